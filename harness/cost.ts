@@ -1,0 +1,66 @@
+/**
+ * Money is arithmetic over real token counts at stated prices.
+ *
+ * @module
+ */
+import type { Usage } from "./messages.ts";
+
+/** USD per million tokens. */
+export interface Prices {
+  inputPerMillion: number;
+  outputPerMillion: number;
+}
+
+/** The default prices: $2.00 per million input tokens, $12.00 per million output tokens. */
+export const DEFAULT_PRICES: Readonly<Prices> = Object.freeze({
+  inputPerMillion: 2.0,
+  outputPerMillion: 12.0,
+});
+
+/** Prices per model name, with a fallback for names not listed. */
+export interface PriceTable {
+  default: Prices;
+  models?: Record<string, Prices>;
+}
+
+/**
+ * The cost in USD of a call (or a run) with these token counts.
+ *
+ * @example
+ * ```ts
+ * import { computeCost } from "./cost.ts";
+ * console.log(computeCost({ prompt_tokens: 815, completion_tokens: 70 })); // 0.00247
+ * ```
+ */
+export function computeCost(usage: Usage, prices: Prices = DEFAULT_PRICES): number {
+  return (usage.prompt_tokens * prices.inputPerMillion +
+    usage.completion_tokens * prices.outputPerMillion) / 1e6;
+}
+
+/**
+ * The prices that apply to a model name.
+ *
+ * @example
+ * ```ts
+ * import { pricesFor } from "./cost.ts";
+ * pricesFor({ default: { inputPerMillion: 2, outputPerMillion: 12 } }, "gpt-x");
+ * ```
+ */
+export function pricesFor(table: PriceTable | Prices | undefined, model: string): Prices {
+  if (!table) return DEFAULT_PRICES;
+  if ("inputPerMillion" in table) return table;
+  return table.models?.[model] ?? table.default;
+}
+
+/**
+ * Rounds a USD amount to micro-dollars for display and comparison without float noise.
+ *
+ * @example
+ * ```ts
+ * import { roundUsd } from "./cost.ts";
+ * console.log(roundUsd(0.1 + 0.2)); // 0.3
+ * ```
+ */
+export function roundUsd(usd: number): number {
+  return Math.round(usd * 1e9) / 1e9;
+}

@@ -1,0 +1,154 @@
+/**
+ * The error family callers catch. Bad arguments are plain `TypeError`/`RangeError`;
+ * these are for the harness's own, nameable failures.
+ *
+ * @module
+ */
+
+/**
+ * Base class of every error reins throws on purpose.
+ *
+ * @example
+ * ```ts
+ * import { ReinsError, RunStateError } from "./errors.ts";
+ * const e = new RunStateError("r1", "completed", "resume");
+ * console.log(e instanceof ReinsError, e.message);
+ * ```
+ */
+export class ReinsError extends Error {
+  /** Creates a reins error with a message. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * An operation is not allowed in the run's current status, e.g.
+ * `Cannot resume run "x": status is completed`.
+ *
+ * @example
+ * ```ts
+ * import { RunStateError } from "./errors.ts";
+ * throw new RunStateError("r1", "completed", "resume");
+ * ```
+ */
+export class RunStateError extends ReinsError {
+  /** The run concerned. */
+  readonly runId: string;
+  /** The run's status when the operation was refused. */
+  readonly status: string;
+  /** Creates the error; `action` is a verb phrase such as `resume` or `approve call "c2" of`. */
+  constructor(runId: string, status: string, action: string, detail?: string) {
+    super(`Cannot ${action} run "${runId}": ${detail ?? `status is ${status}`}`);
+    this.runId = runId;
+    this.status = status;
+  }
+}
+
+/**
+ * Another executor advanced the run first (its stored version changed under us).
+ *
+ * @example
+ * ```ts
+ * import { RunConflictError } from "./errors.ts";
+ * throw new RunConflictError("r1");
+ * ```
+ */
+export class RunConflictError extends ReinsError {
+  /** The run concerned. */
+  readonly runId: string;
+  /** Creates the error. */
+  constructor(runId: string, detail = "another process advanced it first") {
+    super(`Run "${runId}" was changed concurrently: ${detail}`);
+    this.runId = runId;
+  }
+}
+
+/**
+ * No run with that id exists in the store.
+ *
+ * @example
+ * ```ts
+ * import { RunNotFoundError } from "./errors.ts";
+ * throw new RunNotFoundError("r1");
+ * ```
+ */
+export class RunNotFoundError extends ReinsError {
+  /** The run concerned. */
+  readonly runId: string;
+  /** Creates the error. */
+  constructor(runId: string) {
+    super(`Run "${runId}" not found`);
+    this.runId = runId;
+  }
+}
+
+/**
+ * A stored record failed validation: it names the run and the field.
+ *
+ * @example
+ * ```ts
+ * import { RecordError } from "./errors.ts";
+ * throw new RecordError("r1", "status", "expected one of running, completed, …");
+ * ```
+ */
+export class RecordError extends ReinsError {
+  /** The run concerned. */
+  readonly runId: string;
+  /** Dotted path of the invalid field. */
+  readonly field: string;
+  /** Creates the error. */
+  constructor(runId: string, field: string, problem: string) {
+    super(`Stored run "${runId}" is invalid at "${field}": ${problem}`);
+    this.runId = runId;
+    this.field = field;
+  }
+}
+
+/**
+ * The model endpoint failed in a way retrying did not fix (auth, malformed
+ * reply, retries exhausted). The loop turns it into a `failed` run.
+ *
+ * @example
+ * ```ts
+ * import { ModelError } from "./errors.ts";
+ * throw new ModelError("auth", "401 Unauthorized from http://x/chat/completions");
+ * ```
+ */
+export class ModelError extends ReinsError {
+  /** What went wrong, for callers that branch on it. */
+  readonly kind: "auth" | "rate_limited" | "server" | "network" | "malformed" | "bad_request";
+  /** HTTP status, when there was one. */
+  readonly status?: number;
+  /** Creates the error. */
+  constructor(kind: ModelError["kind"], message: string, status?: number) {
+    super(message);
+    this.kind = kind;
+    this.status = status;
+  }
+}
+
+/**
+ * Thrown by a tool for a failure that no message to the model can fix (a
+ * permission the process lacks, a resource that is gone). It stops the run
+ * `failed` with the message as the reason.
+ *
+ * @example
+ * ```ts
+ * import { PermanentToolError } from "./errors.ts";
+ * throw new PermanentToolError("permission denied: /etc/shadow");
+ * ```
+ */
+export class PermanentToolError extends ReinsError {}
+
+/**
+ * A configuration file or value is invalid; the message names the file and field.
+ *
+ * @example
+ * ```ts
+ * import { ConfigError } from "./errors.ts";
+ * throw new ConfigError("reins.jsonc: limits.maxTurns: expected a positive integer");
+ * ```
+ */
+export class ConfigError extends ReinsError {}

@@ -1,0 +1,38 @@
+/**
+ * The one seam between the loop and a model. The loop never sees `fetch`:
+ * adapters (the OpenAI-compatible client, the in-process scripted provider)
+ * implement this.
+ *
+ * @module
+ */
+import type { AssistantMessage, ChatMessage, ToolDefinition, Usage } from "./messages.ts";
+
+/** What the loop asks a model for. */
+export interface ModelRequest {
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+  /** Cap on the reply's tokens (hard budget mode sets it). */
+  maxTokens?: number;
+}
+
+/** What a model call returns. */
+export interface ModelReply {
+  message: AssistantMessage;
+  /** Real token counts of this call. */
+  usage: Usage;
+  /** `stop`, `tool_calls`, `length`, … as the endpoint said. */
+  finishReason: string;
+  /** The model name the endpoint reported, if any. */
+  model?: string;
+}
+
+/**
+ * A chat model. Implementations throw `ModelError` for failures retrying did
+ * not fix, and reject with the signal's reason when it aborts.
+ */
+export interface Model {
+  /** Model name, used for pricing lookups. */
+  readonly name: string;
+  /** Makes one billed call. */
+  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply>;
+}

@@ -1,0 +1,276 @@
+/**
+ * A run is plain, serializable data: `JSON.stringify` it, store it anywhere,
+ * and `run()` it again in another process. Nothing about a run lives in a closure.
+ *
+ * @module
+ */
+import type { AssistantMessage, ChatMessage, ToolCall, Usage } from "./messages.ts";
+import { RunStateError } from "./errors.ts";
+
+/** Where a run is. Every status but `running` is an exit. */
+export type RunStatus =
+  | "running"
+  | "completed"
+  | "failed"
+  | "max_turns_exceeded"
+  | "budget_exceeded"
+  | "interrupted";
+
+/** The exits a run can be continued from (with new limits, a verdict, or a resume). */
+export const RESUMABLE_STATUSES: readonly RunStatus[] = [
+  "running",
+  "max_turns_exceeded",
+  "budget_exceeded",
+  "interrupted",
+];
+
+/** Why a resumable run stopped, as data. */
+export type Interruption =
+  | {
+    type: "approval";
+    /** The call awaiting a verdict. */
+    callId: string;
+    toolName: string;
+    /** Parsed arguments (the raw text when they are not JSON). */
+    args: unknown;
+    /** Why a person must decide: the tool needs approval, or a write may or may not have happened. */
+    why: "needs_approval" | "uncertain_effect";
+    /** The run that holds the call, when it is a descendant of this one (subagents). */
+    runId?: string;
+  }
+  | { type: "max_turns" }
+  | { type: "max_budget" }
+  | { type: "cancelled"; reason: string };
+
+/** A rejected call and the words written into the transcript for it. */
+export interface Rejection {
+  callId: string;
+  reason: string;
+}
+
+/** The current schema version of {@link RunState}. */
+export const RUN_SCHEMA_VERSION = 1;
+
+/** The whole state of one run. Plain data: safe to `JSON.stringify` and store. */
+export interface RunState {
+  $schemaVersion: typeof RUN_SCHEMA_VERSION;
+  runId: string;
+  /** The run whose tool call started this one (subagents), else null. */
+  parentId: string | null;
+  /** The call id in the parent that started this run, else null. */
+  parentCallId: string | null;
+  /** The root of this run's tree (itself for a top-level run). */
+  rootId: string;
+  status: RunStatus;
+  interruption: Interruption | null;
+  /** One sentence on why the run stopped (null while running). */
+  stopReason: string | null;
+  messages: ChatMessage[];
+  /** Model calls made (each one billed). */
+  turns: number;
+  /** Tool executions (cached and rejected calls do not count). */
+  toolRuns: number;
+  /** Tokens of this run's own model calls. */
+  usage: Usage;
+  /** USD spent by this run and, added as it is spent, by its descendants. */
+  costUsd: number;
+  /** Part of `costUsd` spent by descendants. */
+  childCostUsd: number;
+  /** Calls a person approved (they may now run). */
+  approved: string[];
+  /** Calls a person rejected, with the words written for the model. */
+  rejected: Rejection[];
+  /** Write calls that started but have no result yet (the effect is uncertain after a crash). */
+  inFlight: string[];
+  /** The final answer, when the model gave one. */
+  output: string | null;
+  /** The failure, when the run failed. */
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Options of {@link newRun}. */
+export interface NewRunOptions {
+  /** A system prompt put first in the transcript. */
+  system?: string;
+  /** An explicit id (default: a random UUID, unguessable). */
+  runId?: string;
+  /** For child runs: the parent's id, root id and call id. */
+  parent?: { runId: string; rootId: string; callId: string };
+}
+
+/**
+ * Creates a fresh run for a task.
+ *
+ * @example
+ * ```ts
+ * import { newRun } from "./state.ts";
+ * const state = newRun("Which file mentions a timeout?", { system: "Be brief." });
+ * console.log(state.status, state.messages.length); // running 2
+ * ```
+ */
+export function newRun(task: string, options: NewRunOptions = {}): RunState {
+  if (typeof task !== "string" || task.trim() === "") {
+    throw new TypeError("newRun(task): task must be a non-empty string");
+  }
+  const runId = options.runId ?? crypto.randomUUID();
+  const now = new Date().toISOString();
+  const messages: ChatMessage[] = [];
+  if (options.system) messages.push({ role: "system", content: options.system });
+  messages.push({ role: "user", content: task });
+  return {
+    $schemaVersion: RUN_SCHEMA_VERSION,
+    runId,
+    parentId: options.parent?.runId ?? null,
+    parentCallId: options.parent?.callId ?? null,
+    rootId: options.parent?.rootId ?? runId,
+    status: "running",
+    interruption: null,
+    stopReason: null,
+    messages,
+    turns: 0,
+    toolRuns: 0,
+    usage: { prompt_tokens: 0, completion_tokens: 0 },
+    costUsd: 0,
+    childCostUsd: 0,
+    approved: [],
+    rejected: [],
+    inFlight: [],
+    output: null,
+    error: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
+ * The tool calls of the last assistant message that have no result yet.
+ * A run always runs these before it asks the model anything, which is what
+ * makes resume and approval the same code path as a normal turn.
+ *
+ * @example
+ * ```ts
+ * import { newRun, pending } from "./state.ts";
+ * const s = newRun("hi");
+ * s.messages.push({ role: "assistant", content: null, tool_calls: [
+ *   { id: "c1", type: "function", function: { name: "list_files", arguments: "{}" } },
+ * ] });
+ * console.log(pending(s).map((c) => c.id)); // ["c1"]
+ * ```
+ */
+export function pending(state: Pick<RunState, "messages">): ToolCall[] {
+  const messages = state.messages;
+  // Walk back to the last assistant message; tool messages after it answer its calls.
+  const answered = new Set<string>();
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role === "tool") answered.add(m.tool_call_id);
+    else if (m.role === "assistant") {
+      return (m.tool_calls ?? []).filter((c) => !answered.has(c.id));
+    } else return [];
+  }
+  return [];
+}
+
+/** The last assistant message, if the transcript has one. */
+export function lastAssistant(state: Pick<RunState, "messages">): AssistantMessage | undefined {
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    const m = state.messages[i];
+    if (m.role === "assistant") return m;
+  }
+  return undefined;
+}
+
+function awaitingCall(state: RunState, callId: string, action: string): ToolCall {
+  if (typeof callId !== "string" || callId === "") {
+    throw new TypeError(`${action}(state, callId): callId must be a non-empty string`);
+  }
+  const verb = `${action} call "${callId}" of`;
+  const i = state.interruption;
+  if (state.status !== "interrupted" || i?.type !== "approval") {
+    throw new RunStateError(
+      state.runId,
+      state.status,
+      verb,
+      `status is ${state.status}, not awaiting a verdict`,
+    );
+  }
+  if (i.runId && i.runId !== state.runId) {
+    throw new RunStateError(
+      state.runId,
+      state.status,
+      verb,
+      `the call awaiting a verdict belongs to child run "${i.runId}"`,
+    );
+  }
+  const call = pending(state).find((c) => c.id === callId);
+  if (!call || i.callId !== callId) {
+    throw new RunStateError(
+      state.runId,
+      state.status,
+      verb,
+      `the call awaiting a verdict is "${i.callId}"`,
+    );
+  }
+  return call;
+}
+
+/**
+ * Approves the call a run is waiting on. Returns a new state; `run()` it to continue.
+ *
+ * @example
+ * ```ts
+ * import { approve, newRun } from "./state.ts";
+ * const s = newRun("clean up");
+ * s.messages.push({ role: "assistant", content: null, tool_calls: [
+ *   { id: "c2", type: "function", function: { name: "delete_file", arguments: '{"path":"a"}' } },
+ * ] });
+ * s.status = "interrupted";
+ * s.interruption = { type: "approval", callId: "c2", toolName: "delete_file", args: { path: "a" }, why: "needs_approval" };
+ * console.log(approve(s, "c2").approved); // ["c2"]
+ * ```
+ */
+export function approve(state: RunState, callId: string): RunState {
+  awaitingCall(state, callId, "approve");
+  const next = structuredClone(state);
+  next.approved.push(callId);
+  return next;
+}
+
+/** The words written for a rejected call when the person gave no reason. */
+export function defaultRejectionText(toolName: string): string {
+  return `The user declined this ${toolName} call, so it was not run and nothing was changed. ` +
+    `Do not report it as done.`;
+}
+
+/**
+ * Rejects the call a run is waiting on. The rejection is written into the
+ * transcript under the call's id, in words, so the model cannot report the
+ * action as done. Returns a new state; `run()` it to continue.
+ *
+ * @example
+ * ```ts
+ * import { newRun, reject } from "./state.ts";
+ * const s = newRun("clean up");
+ * s.messages.push({ role: "assistant", content: null, tool_calls: [
+ *   { id: "c2", type: "function", function: { name: "delete_file", arguments: '{"path":"a"}' } },
+ * ] });
+ * s.status = "interrupted";
+ * s.interruption = { type: "approval", callId: "c2", toolName: "delete_file", args: { path: "a" }, why: "needs_approval" };
+ * console.log(reject(s, "c2", "keep the logs").messages.at(-1)?.content);
+ * ```
+ */
+export function reject(state: RunState, callId: string, reason?: string): RunState {
+  const call = awaitingCall(state, callId, "reject");
+  const name = call.function.name;
+  const trimmed = reason?.trim();
+  const text = trimmed
+    ? `The user declined this ${name} call: ${trimmed}. It was not run and nothing was changed.`
+    : defaultRejectionText(name);
+  const next = structuredClone(state);
+  next.rejected.push({ callId, reason: text });
+  next.inFlight = next.inFlight.filter((id) => id !== callId);
+  next.messages.push({ role: "tool", tool_call_id: callId, name, content: text });
+  return next;
+}

@@ -1,0 +1,157 @@
+/**
+ * Tools: a name, a description, a zod schema for the arguments, and a `run`.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { ToolDefinition } from "../harness/messages.ts";
+
+/** One validation problem, as zod reports it. */
+export interface SchemaIssue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
+/** The part of a zod schema reins uses (any zod v4 schema fits). */
+export interface ToolSchema<T> {
+  safeParse(
+    data: unknown,
+  ): { success: true; data: T } | { success: false; error: { issues: readonly SchemaIssue[] } };
+}
+
+/** What a tool receives besides its arguments. */
+export interface ToolContext {
+  /** Aborts when the run is cancelled: pass it to every wait and fetch. */
+  signal: AbortSignal;
+  /** Reports progress (a `tool_progress` trace event); `fraction` in [0, 1] if known. */
+  progress(label: string, fraction?: number): void;
+  runId: string;
+  callId: string;
+  /**
+   * Stable for this call across retries and resumes (`runId:callId`): pass it to
+   * the system the tool writes to, so a retried write is applied once.
+   */
+  idempotencyKey: string;
+  /** USD the run (and its ancestors) can still spend; subagents use it. */
+  remainingBudgetUsd(): number;
+  /** Adds spend by work this tool started (a child run) to the run's cost, as it happens. */
+  spend(usd: number): Promise<void>;
+  /**
+   * The options the run was started with, so a tool can start child runs
+   * under the same model, store and trace (see `agentTool`).
+   */
+  readonly runOptions: unknown;
+}
+
+/** A tool as the loop sees it. */
+export interface Tool<T = unknown> {
+  readonly name: string;
+  readonly description: string;
+  /** Validates the model's arguments. */
+  readonly parameters: ToolSchema<T>;
+  /** The JSON schema sent to the model. */
+  readonly jsonSchema: Record<string, unknown>;
+  /** Reads only: safe to run again and to serve from the dedupe cache. */
+  readonly readOnly: boolean;
+  /** A write that is safe to repeat with the same idempotency key (retried after a crash). */
+  readonly idempotent: boolean;
+  /** Stop the run for a person's verdict before running. */
+  readonly needsApproval: boolean | ((args: T) => boolean);
+  /** Does the work. Return text (or JSON-able data); throw to report an error. */
+  run(args: T, ctx: ToolContext): Promise<unknown> | unknown;
+}
+
+/** What {@link defineTool} takes. */
+export interface ToolSpec<T> {
+  name: string;
+  description: string;
+  parameters: ToolSchema<T>;
+  readOnly?: boolean;
+  idempotent?: boolean;
+  needsApproval?: boolean | ((args: T) => boolean);
+  run(args: T, ctx: ToolContext): Promise<unknown> | unknown;
+}
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Defines a tool. The JSON schema the model sees is derived from the zod schema.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { defineTool } from "./define_tool.ts";
+ * const shout = defineTool({
+ *   name: "shout",
+ *   description: "Upper-cases a text.",
+ *   parameters: z.object({ text: z.string() }),
+ *   readOnly: true,
+ *   run: ({ text }) => text.toUpperCase(),
+ * });
+ * console.log(shout.jsonSchema.type); // "object"
+ * ```
+ */
+export function defineTool<T>(spec: ToolSpec<T>): Tool<T> {
+  if (!spec || typeof spec !== "object") {
+    throw new TypeError("defineTool(spec): spec must be an object");
+  }
+  if (typeof spec.name !== "string" || !NAME.test(spec.name)) {
+    throw new TypeError(`defineTool: name must match ${NAME}, got ${JSON.stringify(spec.name)}`);
+  }
+  if (typeof spec.description !== "string") {
+    throw new TypeError(`defineTool(${spec.name}): description must be a string`);
+  }
+  if (typeof spec.run !== "function") {
+    throw new TypeError(`defineTool(${spec.name}): run must be a function`);
+  }
+  if (!spec.parameters || typeof spec.parameters.safeParse !== "function") {
+    throw new TypeError(`defineTool(${spec.name}): parameters must be a zod schema`);
+  }
+  // deno-lint-ignore no-explicit-any
+  const { $schema: _drop, ...jsonSchema } = z.toJSONSchema(spec.parameters as any) as Record<
+    string,
+    unknown
+  >;
+  return {
+    name: spec.name,
+    description: spec.description,
+    parameters: spec.parameters,
+    jsonSchema,
+    readOnly: spec.readOnly ?? false,
+    idempotent: spec.idempotent ?? spec.readOnly ?? false,
+    needsApproval: spec.needsApproval ?? false,
+    run: spec.run,
+  };
+}
+
+/**
+ * The `tools` array of a chat-completions request.
+ *
+ * @example
+ * ```ts
+ * import { toolDefinitions } from "./define_tool.ts";
+ * console.log(toolDefinitions([])); // []
+ * ```
+ */
+export function toolDefinitions(tools: readonly Tool<never>[]): ToolDefinition[] {
+  return tools.map((t) => ({
+    type: "function",
+    function: { name: t.name, description: t.description, parameters: t.jsonSchema },
+  }));
+}
+
+/**
+ * One line naming each problem of a failed validation, for the model to read.
+ *
+ * @example
+ * ```ts
+ * import { describeIssues } from "./define_tool.ts";
+ * console.log(describeIssues([{ path: ["path"], message: "expected string, received number" }]));
+ * ```
+ */
+export function describeIssues(issues: readonly SchemaIssue[]): string {
+  return issues.map((i) =>
+    `${i.path.length ? i.path.map(String).join(".") : "(root)"}: ${i.message}`
+  )
+    .join("; ");
+}
