@@ -6,6 +6,7 @@
  */
 import type { AssistantMessage, ChatMessage, ToolCall, Usage } from "./messages.ts";
 import { RunStateError } from "./errors.ts";
+import { checkLimits, type RunLimits } from "./limits.ts";
 
 /** Where a run is. Every status but `running` is an exit. */
 export type RunStatus =
@@ -66,6 +67,8 @@ export interface RunState {
   /** One sentence on why the run stopped (null while running). */
   stopReason: string | null;
   messages: ChatMessage[];
+  /** The limits in force (the last `run()` call's, else the defaults). */
+  limits: RunLimits;
   /** Model calls made (each one billed). */
   turns: number;
   /** Tool executions (cached and rejected calls do not count). */
@@ -82,6 +85,11 @@ export interface RunState {
   rejected: Rejection[];
   /** Write calls that started but have no result yet (the effect is uncertain after a crash). */
   inFlight: string[];
+  /**
+   * Dedupe index: call signature (tool + canonical args) -> id of the call whose
+   * successful result answers it. Filled only when `dedupe` is on.
+   */
+  resultCache: Record<string, string>;
   /** The final answer, when the model gave one. */
   output: string | null;
   /** The failure, when the run failed. */
@@ -98,6 +106,8 @@ export interface NewRunOptions {
   runId?: string;
   /** For child runs: the parent's id, root id and call id. */
   parent?: { runId: string; rootId: string; callId: string };
+  /** Limits stored with the run (default: `DEFAULT_LIMITS`). */
+  limits?: Partial<RunLimits>;
 }
 
 /**
@@ -129,6 +139,7 @@ export function newRun(task: string, options: NewRunOptions = {}): RunState {
     interruption: null,
     stopReason: null,
     messages,
+    limits: checkLimits(options.limits ?? {}),
     turns: 0,
     toolRuns: 0,
     usage: { prompt_tokens: 0, completion_tokens: 0 },
@@ -137,6 +148,7 @@ export function newRun(task: string, options: NewRunOptions = {}): RunState {
     approved: [],
     rejected: [],
     inFlight: [],
+    resultCache: {},
     output: null,
     error: null,
     createdAt: now,
@@ -265,7 +277,12 @@ export function reject(state: RunState, callId: string, reason?: string): RunSta
   const call = awaitingCall(state, callId, "reject");
   const name = call.function.name;
   const trimmed = reason?.trim();
-  const text = trimmed
+  // A call in flight may have acted before the crash: never claim it did nothing.
+  const text = state.inFlight.includes(callId)
+    ? `This ${name} call was interrupted before its result was recorded, so it may or may not ` +
+      `have taken effect; the user declined to retry it${trimmed ? `: ${trimmed}` : ""}. ` +
+      `Do not report it as done.`
+    : trimmed
     ? `The user declined this ${name} call: ${trimmed}. It was not run and nothing was changed.`
     : defaultRejectionText(name);
   const next = structuredClone(state);

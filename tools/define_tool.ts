@@ -133,7 +133,8 @@ export function defineTool<T>(spec: ToolSpec<T>): Tool<T> {
  * console.log(toolDefinitions([])); // []
  * ```
  */
-export function toolDefinitions(tools: readonly Tool<never>[]): ToolDefinition[] {
+// deno-lint-ignore no-explicit-any
+export function toolDefinitions(tools: readonly Tool<any>[]): ToolDefinition[] {
   return tools.map((t) => ({
     type: "function",
     function: { name: t.name, description: t.description, parameters: t.jsonSchema },

@@ -1,0 +1,125 @@
+/**
+ * Turning one tool call into data: parse and validate the arguments, run the
+ * tool under the run's signal, and report a result or an error, never a throw.
+ *
+ * @module
+ */
+import type { ToolCall } from "./messages.ts";
+import { describeIssues, type ToolContext } from "../tools/define_tool.ts";
+import type { AnyTool } from "./run_options.ts";
+import { PermanentToolError } from "./errors.ts";
+
+/** A tool call's outcome, as data. */
+export type ToolOutcome =
+  | { type: "tool-result"; output: string }
+  | { type: "tool-error"; error: string; permanent: boolean; cause?: unknown };
+
+/** A call whose tool and arguments are known good, or the error the model should read. */
+export type PreparedCall =
+  | { type: "ready"; call: ToolCall; tool: AnyTool; args: unknown }
+  | { type: "invalid"; call: ToolCall; error: string };
+
+/**
+ * Looks the tool up and validates the model's arguments against its schema.
+ *
+ * @example
+ * ```ts
+ * import { prepareCall } from "./execute_tool.ts";
+ * const p = prepareCall({ id: "c1", type: "function", function: { name: "nope", arguments: "{}" } }, new Map());
+ * console.log(p.type); // "invalid"
+ * ```
+ */
+export function prepareCall(call: ToolCall, tools: ReadonlyMap<string, AnyTool>): PreparedCall {
+  const name = call.function?.name;
+  const tool = tools.get(name);
+  if (!tool) {
+    const known = [...tools.keys()].join(", ") || "none";
+    return { type: "invalid", call, error: `Unknown tool "${name}". Available tools: ${known}.` };
+  }
+  const raw = call.function.arguments;
+  let parsed: unknown;
+  try {
+    parsed = raw === undefined || raw === "" ? {} : JSON.parse(raw);
+  } catch (e) {
+    return {
+      type: "invalid",
+      call,
+      error: `Invalid arguments for ${name}: not valid JSON (${(e as Error).message}). ` +
+        `Send a JSON object matching the tool's schema.`,
+    };
+  }
+  const checked = tool.parameters.safeParse(parsed);
+  if (!checked.success) {
+    return {
+      type: "invalid",
+      call,
+      error: `Invalid arguments for ${name}: ${describeIssues(checked.error.issues)}.`,
+    };
+  }
+  return { type: "ready", call, tool, args: checked.data };
+}
+
+/** The args of a call as a person should see them: parsed JSON, else the raw text. */
+export function displayArgs(call: ToolCall): unknown {
+  try {
+    return JSON.parse(call.function.arguments);
+  } catch {
+    return call.function.arguments;
+  }
+}
+
+function messageOf(e: unknown): string {
+  if (e instanceof Error) return e.message || e.name;
+  return typeof e === "string" ? e : JSON.stringify(e) ?? String(e);
+}
+
+/** True when a tool's error can be fixed by no message (the run should stop). */
+export function isPermanent(e: unknown): boolean {
+  return e instanceof PermanentToolError ||
+    (typeof e === "object" && e !== null && (e as { permanent?: unknown }).permanent === true);
+}
+
+/**
+ * Runs a tool, racing its promise against the signal so a tool that ignores
+ * the signal still cannot hold the run past a Stop. Rejects with the signal's
+ * reason when aborted; every other failure is returned as a `tool-error`.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { invokeTool } from "./execute_tool.ts";
+ * import { defineTool } from "../tools/define_tool.ts";
+ * const t = defineTool({ name: "t", description: "", parameters: z.object({}), run: () => "ok" });
+ * const ctx = { signal: new AbortController().signal, progress() {}, runId: "r", callId: "c",
+ *   idempotencyKey: "r:c", remainingBudgetUsd: () => 1, spend: async () => {}, runOptions: {} };
+ * console.log(await invokeTool(t, {}, ctx)); // { type: "tool-result", output: "ok" }
+ * ```
+ */
+export async function invokeTool(
+  tool: AnyTool,
+  args: unknown,
+  ctx: ToolContext,
+): Promise<ToolOutcome> {
+  const signal = ctx.signal;
+  signal.throwIfAborted();
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    const value = await Promise.race([Promise.resolve().then(() => tool.run(args, ctx)), aborted]);
+    const output = typeof value === "string"
+      ? value
+      : value === undefined
+      ? ""
+      : JSON.stringify(value);
+    return { type: "tool-result", output };
+  } catch (e) {
+    if (signal.aborted) throw signal.reason;
+    return { type: "tool-error", error: messageOf(e), permanent: isPermanent(e), cause: e };
+  } finally {
+    signal.removeEventListener("abort", onAbort!);
+    aborted.catch(() => {});
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * The loop: run what is pending, else ask the model; stop on any limit or
+ * condition, recording why as data. Resume and approval are the same path.
+ *
+ * @module
+ */
+import type { AssistantMessage, ToolCall, Usage } from "./messages.ts";
+import type { RunOptions } from "./run_options.ts";
+import {
+  type Interruption,
+  pending,
+  RESUMABLE_STATUSES,
+  type RunState,
+  type RunStatus,
+} from "./state.ts";
+import { RunStateError } from "./errors.ts";
+import { checkLimits, firstStop, isBudgetSpent, isStepCount, type StopVerdict } from "./limits.ts";
+import { computeCost, pricesFor } from "./cost.ts";
+import type { TraceEvent } from "./trace.ts";
+import { cancelled, type RunContext, type Stop } from "./run_context.ts";
+import { countPromptTokens } from "./tokens.ts";
+import { toolDefinitions } from "../tools/define_tool.ts";
+import { runToolCalls } from "./tool_step.ts";
+import type { ModelError } from "./errors.ts";
+
+/**
+ * Runs (or continues) a run until it exits: `completed`, `failed`,
+ * `max_turns_exceeded`, `budget_exceeded` or `interrupted`. Never throws for a
+ * model or tool failure (those are exits); throws `RunStateError` when the run
+ * cannot continue and `RunConflictError` when its store lost a race. The input
+ * is not mutated; the returned state is new.
+ *
+ * @example
+ * ```ts
+ * import { newRun, run } from "../mod.ts";
+ * const model = { name: "m", complete: async () => ({
+ *   message: { role: "assistant" as const, content: "hi" },
+ *   usage: { prompt_tokens: 10, completion_tokens: 2 }, finishReason: "stop" }) };
+ * const done = await run(newRun("say hi"), { model });
+ * console.log(done.status, done.output, done.costUsd); // completed hi 0.000044
+ * ```
+ */
+export async function run(initial: RunState, options: RunOptions): Promise<RunState> {
+  if (!options || typeof options.model?.complete !== "function") {
+    throw new TypeError("run(state, options): options.model must be a Model");
+  }
+  if (!RESUMABLE_STATUSES.includes(initial.status)) {
+    throw new RunStateError(initial.runId, initial.status, "resume");
+  }
+  const state: RunState = structuredClone(initial);
+  state.limits = checkLimits({ ...state.limits, ...options.limits });
+  const signal = options.signal ?? new AbortController().signal;
+  let emitted: Promise<void> = Promise.resolve();
+  const ctx: RunContext = {
+    state,
+    options,
+    signal,
+    emit: (e) => {
+      const sink = options.trace;
+      if (!sink) return Promise.resolve();
+      const event = { ...e, at: new Date().toISOString() } as TraceEvent;
+      // Chained so async sinks (KV) keep events in emission order.
+      emitted = emitted.then(() => sink(event));
+      return emitted;
+    },
+    save: async () => {
+      state.updatedAt = new Date().toISOString();
+      await options.store?.save(state);
+    },
+    remainingUsd: () => {
+      const own = state.limits.maxBudgetUsd - state.costUsd;
+      return Math.min(own, options.budgetLink?.remainingUsd() ?? Infinity);
+    },
+    spend: async (usd, fromChild) => {
+      state.costUsd += usd;
+      if (fromChild) state.childCostUsd += usd;
+      await options.budgetLink?.spend(usd);
+    },
+  };
+  // An approval interruption is resolved by the verdict already written into
+  // state; every other interruption simply resumes.
+  state.status = "running";
+  state.interruption = null;
+  state.stopReason = null;
+
+  const stop = await loop(ctx);
+  state.status = stop.status;
+  state.interruption = stop.interruption;
+  state.stopReason = stop.reason;
+  if (stop.error !== undefined) state.error = stop.error;
+  await ctx.save();
+  await ctx.emit({
+    type: "run_stopped",
+    runId: state.runId,
+    status: stop.status,
+    reason: stop.reason,
+    interruption: stop.interruption,
+    turns: state.turns,
+    costUsd: state.costUsd,
+  });
+  return state;
+}
+
+async function loop(ctx: RunContext): Promise<Stop> {
+  const { state, options, signal } = ctx;
+  const tools = new Map((options.tools ?? []).map((t) => [t.name, t]));
+  const definitions = toolDefinitions(options.tools ?? []);
+  const conditions = [
+    isStepCount(state.limits.maxTurns),
+    isBudgetSpent(state.limits.maxBudgetUsd),
+    ...(options.stopWhen ?? []),
+  ];
+  const session = { lastFailure: null as string | null };
+  for (;;) {
+    if (signal.aborted) return cancelled(signal);
+    const calls = pending(state);
+    if (calls.length) {
+      const stopped = await runToolCalls(ctx, calls, tools, session);
+      if (stopped) return stopped;
+      continue;
+    }
+    const last = state.messages.at(-1);
+    if (last?.role === "assistant") {
+      // Nothing pending and the model spoke last: it answered.
+      state.output = last.content ?? "";
+      return { status: "completed", interruption: null, reason: "the model answered" };
+    }
+    const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx);
+    if (verdict) return fromVerdict(verdict);
+    const stopped = await modelTurn(ctx, definitions);
+    if (stopped) return stopped;
+  }
+}
+
+function fromVerdict(v: StopVerdict): Stop {
+  return { status: v.status, interruption: v.interruption ?? null, reason: v.reason };
+}
+
+function ancestorsBroke(ctx: RunContext): StopVerdict | null {
+  const left = ctx.options.budgetLink?.remainingUsd() ?? Infinity;
+  return left <= 0
+    ? {
+      status: "budget_exceeded",
+      interruption: { type: "max_budget" },
+      reason: "budget spent: the parent run's budget is used up",
+    }
+    : null;
+}
+
+async function modelTurn(
+  ctx: RunContext,
+  definitions: ReturnType<typeof toolDefinitions>,
+): Promise<Stop | null> {
+  const { state, options, signal } = ctx;
+  const prices = pricesFor(options.prices, options.model.name);
+  let maxTokens: number | undefined;
+  if (options.budgetMode === "hard") {
+    const remaining = ctx.remainingUsd();
+    const promptUsd = computeCost({
+      prompt_tokens: countPromptTokens(state.messages, definitions),
+      completion_tokens: 0,
+    }, prices);
+    maxTokens = Math.floor(((remaining - promptUsd) * 1e6) / prices.outputPerMillion);
+    if (!(maxTokens >= 1)) {
+      return {
+        status: "budget_exceeded",
+        interruption: { type: "max_budget" },
+        reason: `budget spent: the next prompt alone costs $${promptUsd.toFixed(6)} and $${
+          Math.max(0, remaining).toFixed(6)
+        } is left (hard budget, not called)`,
+      };
+    }
+  }
+  const started = performance.now();
+  let reply;
+  try {
+    reply = await options.model.complete({
+      messages: state.messages,
+      tools: definitions,
+      maxTokens,
+    }, signal);
+  } catch (e) {
+    if (signal.aborted) return cancelled(signal);
+    const message = e instanceof Error ? e.message : String(e);
+    const kind = (e as ModelError).kind;
+    return {
+      status: "failed",
+      interruption: null,
+      reason: `model call failed${kind ? ` (${kind})` : ""}: ${message}`,
+      error: message,
+    };
+  }
+  const ms = performance.now() - started;
+  const message = normalizeReply(reply.message, state);
+  const usage: Usage = reply.usage;
+  const turnCost = computeCost(usage, prices);
+  state.turns += 1;
+  state.usage.prompt_tokens += usage.prompt_tokens;
+  state.usage.completion_tokens += usage.completion_tokens;
+  await ctx.spend(turnCost, false);
+  state.messages.push(message);
+  // Committed before any of its tool calls run: a resume never asks (and pays) again.
+  await ctx.save();
+  await ctx.emit({
+    type: "turn",
+    runId: state.runId,
+    turn: state.turns,
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    total_tokens: usage.prompt_tokens + usage.completion_tokens,
+    turnCostUsd: turnCost,
+    costUsd: state.costUsd,
+    finish: reply.finishReason,
+    ms,
+  });
+  if (
+    reply.finishReason === "length" && !message.tool_calls?.length && options.budgetMode === "hard"
+  ) {
+    state.output = message.content ?? "";
+    return {
+      status: "budget_exceeded",
+      interruption: { type: "max_budget" },
+      reason: "budget spent: the reply was cut at the tokens the budget could buy (hard budget)",
+    };
+  }
+  return null;
+}
+
+/**
+ * Keeps only the fields the protocol defines, and gives every call of the
+ * message a unique id (models do send missing and duplicate ids).
+ */
+function normalizeReply(m: AssistantMessage, state: RunState): AssistantMessage {
+  const seen = new Set<string>();
+  const calls: ToolCall[] = (m.tool_calls ?? []).map((c, i) => {
+    let id = typeof c.id === "string" && c.id ? c.id : `call_${state.turns}_${i}`;
+    if (seen.has(id)) id = `${id}_${state.turns}_${i}`;
+    seen.add(id);
+    return {
+      id,
+      type: "function",
+      function: {
+        name: String(c.function?.name ?? ""),
+        arguments: String(c.function?.arguments ?? ""),
+      },
+    };
+  });
+  return calls.length
+    ? { role: "assistant", content: m.content ?? null, tool_calls: calls }
+    : { role: "assistant", content: m.content ?? "" };
+}

@@ -1,0 +1,77 @@
+/**
+ * The options of `run()`: the model, the tools, the limits and the policies.
+ *
+ * @module
+ */
+import type { Model } from "./model.ts";
+import type { Tool } from "../tools/define_tool.ts";
+import type { RunLimits, StopCondition } from "./limits.ts";
+import type { Prices, PriceTable } from "./cost.ts";
+import type { TraceSink } from "./trace.ts";
+import type { RunStore } from "./run_store.ts";
+import type { ToolCall } from "./messages.ts";
+
+/** A tool of any argument type, as catalogs hold them. */
+// deno-lint-ignore no-explicit-any
+export type AnyTool = Tool<any>;
+
+/**
+ * What a failed tool call puts into the transcript:
+ * - `describe` (default): `Error: <the error's message>`, written for the model;
+ * - `generic`: just `Error` (the model learns something failed, not what);
+ * - `fatal`: the run stops `failed` with the error as the reason;
+ * - a function: your own text.
+ */
+export type ToolErrorPolicy =
+  | "describe"
+  | "generic"
+  | "fatal"
+  | ((error: unknown, call: ToolCall) => string);
+
+/** How the budget is enforced. */
+export type BudgetMode =
+  /** Check before each call: overshoot is bounded by one turn. */
+  | "soft"
+  /** Also count the prompt first and cap `max_tokens` at what the rest buys: no overshoot. */
+  | "hard";
+
+/** A spend hook linking a child run to its ancestors' budgets. */
+export interface BudgetLink {
+  /** USD the ancestors can still spend (Infinity when unbounded). */
+  remainingUsd(): number;
+  /** Adds spend to every ancestor, as it happens. */
+  spend(usd: number): Promise<void>;
+}
+
+/** Options of `run()`. Only `model` is required. */
+export interface RunOptions {
+  model: Model;
+  tools?: readonly AnyTool[];
+  /** Overrides the limits stored in the run (stored back). */
+  limits?: Partial<RunLimits>;
+  /** More stop conditions, combined by "any" with the turn cap and the budget. */
+  stopWhen?: readonly StopCondition[];
+  /** Default `soft`. */
+  budgetMode?: BudgetMode;
+  /** Default $2.00 / M input, $12.00 / M output. */
+  prices?: Prices | PriceTable;
+  /** Default `describe`. */
+  toolErrors?: ToolErrorPolicy;
+  /**
+   * Stop `failed` on a `PermanentToolError`, and when the same call fails the
+   * same way twice in a row. Default true.
+   */
+  stopOnPermanentError?: boolean;
+  /** Serve repeated identical read-only calls from cache. Default false. */
+  dedupe?: boolean;
+  /** Cache writes too (naive; for comparison only). Default false. */
+  dedupeAll?: boolean;
+  /** Most read-only calls of one message run at once. Default 4. */
+  concurrency?: number;
+  /** Aborting it stops the run `interrupted/cancelled` with its reason, mid-tool too. */
+  signal?: AbortSignal;
+  trace?: TraceSink;
+  store?: RunStore;
+  /** Set by `agentTool` for child runs. */
+  budgetLink?: BudgetLink;
+}

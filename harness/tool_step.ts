@@ -1,0 +1,271 @@
+/**
+ * Running the pending calls of the last assistant message: validation,
+ * approval, dedupe, intents for writes, error policy. Outcomes become
+ * transcript messages; only exits become a `Stop`.
+ *
+ * @module
+ */
+import type { ToolCall } from "./messages.ts";
+import type { AnyTool } from "./run_options.ts";
+import { cancelled, type RunContext, type Stop } from "./run_context.ts";
+import { displayArgs, invokeTool, prepareCall, type ToolOutcome } from "./execute_tool.ts";
+import type { ToolContext } from "../tools/define_tool.ts";
+
+/** What lives for one `run()` call only. */
+export interface ToolSession {
+  /** Signature + error of the last failed execution, for "twice in a row". */
+  lastFailure: string | null;
+}
+
+type Runnable = { call: ToolCall; tool: AnyTool; args: unknown; signature: string };
+
+/** JSON with sorted keys, so `{a,b}` and `{b,a}` are the same call. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_k, v) =>
+      v && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : v,
+  );
+}
+
+/** Runs pending calls in order; returns a Stop when the run must exit. */
+export async function runToolCalls(
+  ctx: RunContext,
+  calls: ToolCall[],
+  tools: ReadonlyMap<string, AnyTool>,
+  session: ToolSession,
+): Promise<Stop | null> {
+  const { state, options, signal } = ctx;
+  const concurrency = Math.max(1, options.concurrency ?? 4);
+  let batch: Runnable[] = [];
+  const flush = async (): Promise<Stop | null> => {
+    const todo = batch;
+    batch = [];
+    if (!todo.length) return null;
+    const outcomes = await Promise.allSettled(todo.map((r) => execute(ctx, r)));
+    if (signal.aborted) return cancelled(signal);
+    for (let i = 0; i < todo.length; i++) {
+      const o = outcomes[i];
+      if (o.status === "rejected") throw o.reason;
+      const stopped = await record(ctx, session, todo[i], o.value.outcome);
+      if (stopped) return stopped;
+    }
+    return null;
+  };
+
+  for (const call of calls) {
+    if (signal.aborted) return cancelled(signal);
+    const prepared = prepareCall(call, tools);
+    if (prepared.type === "invalid") {
+      const stopped = (await flush()) ??
+        await record(ctx, session, { call, tool: undefined, signature: "" }, {
+          type: "tool-error",
+          error: prepared.error,
+          permanent: false,
+        });
+      if (stopped) return stopped;
+      continue;
+    }
+    const { tool, args } = prepared;
+    const r: Runnable = { call, tool, args, signature: `${tool.name}\u0000${canonicalJson(args)}` };
+    const approved = state.approved.includes(call.id);
+    const uncertain = state.inFlight.includes(call.id) && !tool.idempotent;
+    const needs = typeof tool.needsApproval === "function"
+      ? tool.needsApproval(args)
+      : tool.needsApproval;
+    if ((needs || uncertain) && !approved) {
+      return (await flush()) ??
+        await askApproval(ctx, call, tool, uncertain ? "uncertain_effect" : "needs_approval");
+    }
+    const cachedId = options.dedupe && (tool.readOnly || options.dedupeAll)
+      ? state.resultCache[r.signature]
+      : undefined;
+    const cached = cachedId === undefined ? undefined : resultOf(state, cachedId);
+    if (cached !== undefined) {
+      const stopped = (await flush()) ?? await serveCached(ctx, call, cached);
+      if (stopped) return stopped;
+      continue;
+    }
+    if (tool.readOnly && !needs) {
+      batch.push(r);
+      if (batch.length >= concurrency) {
+        const stopped = await flush();
+        if (stopped) return stopped;
+      }
+      continue;
+    }
+    const stopped = await flush();
+    if (stopped) return stopped;
+    // A write: commit the intent first, and spend the approval, so a crash
+    // mid-tool is known on resume and a non-idempotent retry needs a new verdict.
+    state.inFlight.push(call.id);
+    state.approved = state.approved.filter((id) => id !== call.id);
+    await ctx.save();
+    const { outcome } = await execute(ctx, r);
+    if (signal.aborted) return cancelled(signal);
+    const after = await record(ctx, session, r, outcome);
+    if (after) return after;
+  }
+  return await flush();
+}
+
+function resultOf(state: RunContext["state"], callId: string): string | undefined {
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    const m = state.messages[i];
+    if (m.role === "tool" && m.tool_call_id === callId) return m.content;
+  }
+  return undefined;
+}
+
+async function askApproval(
+  ctx: RunContext,
+  call: ToolCall,
+  tool: AnyTool,
+  why: "needs_approval" | "uncertain_effect",
+): Promise<Stop> {
+  await ctx.emit({
+    type: "approval_required",
+    runId: ctx.state.runId,
+    toolName: tool.name,
+    callId: call.id,
+    args: call.function.arguments,
+    why,
+  });
+  const what = why === "uncertain_effect"
+    ? `${tool.name} (${call.id}) was interrupted before its result was recorded; its effect is uncertain`
+    : `${tool.name} (${call.id}) needs approval`;
+  return {
+    status: "interrupted",
+    interruption: {
+      type: "approval",
+      callId: call.id,
+      toolName: tool.name,
+      args: displayArgs(call),
+      why,
+    },
+    reason: `awaiting a verdict: ${what}`,
+  };
+}
+
+async function serveCached(ctx: RunContext, call: ToolCall, output: string): Promise<null> {
+  const { state } = ctx;
+  state.messages.push({
+    role: "tool",
+    tool_call_id: call.id,
+    name: call.function.name,
+    content: output,
+  });
+  await ctx.save();
+  await ctx.emit({
+    type: "tool_result",
+    runId: state.runId,
+    toolName: call.function.name,
+    callId: call.id,
+    ms: 0,
+    ok: true,
+    cached: true,
+  });
+  return null;
+}
+
+async function execute(ctx: RunContext, r: Runnable): Promise<{ outcome: ToolOutcome }> {
+  const { state, signal } = ctx;
+  const { call, tool } = r;
+  await ctx.emit({
+    type: "tool_start",
+    runId: state.runId,
+    toolName: tool.name,
+    callId: call.id,
+    args: call.function.arguments,
+  });
+  const toolCtx: ToolContext = {
+    signal,
+    progress: (label, fraction) =>
+      void ctx.emit({
+        type: "tool_progress",
+        runId: state.runId,
+        toolName: tool.name,
+        callId: call.id,
+        label,
+        fraction,
+      }),
+    runId: state.runId,
+    callId: call.id,
+    idempotencyKey: `${state.runId}:${call.id}`,
+    remainingBudgetUsd: () => ctx.remainingUsd(),
+    spend: (usd) => ctx.spend(usd, true),
+    runOptions: ctx.options,
+  };
+  const started = performance.now();
+  state.toolRuns += 1;
+  const outcome = await invokeTool(tool, r.args, toolCtx).catch((e) => {
+    if (signal.aborted) return null;
+    throw e;
+  });
+  const ms = performance.now() - started;
+  if (!outcome) return { outcome: { type: "tool-error", error: "cancelled", permanent: false } };
+  await ctx.emit({
+    type: "tool_result",
+    runId: state.runId,
+    toolName: tool.name,
+    callId: call.id,
+    ms,
+    ok: outcome.type === "tool-result",
+    ...(outcome.type === "tool-error" ? { error: outcome.error } : {}),
+  });
+  return { outcome };
+}
+
+function errorText(
+  ctx: RunContext,
+  outcome: Extract<ToolOutcome, { type: "tool-error" }>,
+  call: ToolCall,
+): string {
+  const policy = ctx.options.toolErrors ?? "describe";
+  if (typeof policy === "function") return policy(outcome.cause ?? new Error(outcome.error), call);
+  return policy === "generic" ? "Error" : `Error: ${outcome.error}`;
+}
+
+/** Writes an outcome under its call id; returns a Stop when the outcome ends the run. */
+async function record(
+  ctx: RunContext,
+  session: ToolSession,
+  r: { call: ToolCall; tool: AnyTool | undefined; signature: string },
+  outcome: ToolOutcome,
+): Promise<Stop | null> {
+  const { state, options } = ctx;
+  const { call, tool } = r;
+  const name = call.function.name;
+  let content: string;
+  let stop: Stop | null = null;
+  if (outcome.type === "tool-result") {
+    content = outcome.output;
+    session.lastFailure = null;
+    if (tool && options.dedupe && (tool.readOnly || options.dedupeAll)) {
+      state.resultCache[r.signature] = call.id;
+    }
+  } else {
+    content = errorText(ctx, outcome, call);
+    const strict = options.stopOnPermanentError ?? true;
+    const failure = `${r.signature}\u0000${outcome.error}`;
+    const fail = (reason: string): Stop => ({
+      status: "failed",
+      interruption: null,
+      reason,
+      error: outcome.error,
+    });
+    if (outcome.permanent && strict) stop = fail(`${name} failed permanently: ${outcome.error}`);
+    else if ((options.toolErrors ?? "describe") === "fatal") {
+      stop = fail(`${name} failed (tool errors are fatal): ${outcome.error}`);
+    } else if (strict && r.signature && session.lastFailure === failure) {
+      stop = fail(`${name} failed the same way twice in a row: ${outcome.error}`);
+    }
+    session.lastFailure = failure;
+  }
+  state.inFlight = state.inFlight.filter((id) => id !== call.id);
+  state.messages.push({ role: "tool", tool_call_id: call.id, name, content });
+  if (!stop) await ctx.save(); // an exit saves once, in run()
+  return stop;
+}
