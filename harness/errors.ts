@@ -152,3 +152,24 @@ export class PermanentToolError extends ReinsError {}
  * ```
  */
 export class ConfigError extends ReinsError {}
+
+/**
+ * Thrown by a tool to stop its run `interrupted` with the call left pending,
+ * e.g. when a child run it started awaits a person's verdict. Resuming the
+ * run runs the call again (and the tool resumes its child).
+ *
+ * @example
+ * ```ts
+ * import { SuspendRun } from "./errors.ts";
+ * throw new SuspendRun({ type: "cancelled", reason: "child stopped" }, "child stopped");
+ * ```
+ */
+export class SuspendRun extends ReinsError {
+  /** The interruption the run stops with. */
+  readonly interruption: import("./state.ts").Interruption;
+  /** Creates the signal-like error. */
+  constructor(interruption: import("./state.ts").Interruption, reason: string) {
+    super(reason);
+    this.interruption = interruption;
+  }
+}

@@ -7,12 +7,15 @@
 import type { ToolCall } from "./messages.ts";
 import { describeIssues, type ToolContext } from "../tools/define_tool.ts";
 import type { AnyTool } from "./run_options.ts";
-import { PermanentToolError } from "./errors.ts";
+import { PermanentToolError, SuspendRun } from "./errors.ts";
+import type { Interruption } from "./state.ts";
 
 /** A tool call's outcome, as data. */
 export type ToolOutcome =
   | { type: "tool-result"; output: string }
-  | { type: "tool-error"; error: string; permanent: boolean; cause?: unknown };
+  | { type: "tool-error"; error: string; permanent: boolean; cause?: unknown }
+  /** The tool stopped its run for now (the call stays pending), e.g. a child awaits approval. */
+  | { type: "tool-suspended"; interruption: Interruption; reason: string };
 
 /** A call whose tool and arguments are known good, or the error the model should read. */
 export type PreparedCall =
@@ -117,6 +120,7 @@ export async function invokeTool(
     return { type: "tool-result", output };
   } catch (e) {
     if (signal.aborted) throw signal.reason;
+    if (e instanceof SuspendRun) return { type: "tool-suspended", interruption: e.interruption, reason: e.message };
     return { type: "tool-error", error: messageOf(e), permanent: isPermanent(e), cause: e };
   } finally {
     signal.removeEventListener("abort", onAbort!);

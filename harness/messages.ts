@@ -9,8 +9,11 @@
 export interface ToolCall {
   /** Provider-assigned id; the matching `tool` message carries it as `tool_call_id`. */
   id: string;
+  /** Always `function`. */
   type: "function";
+  /** The function to call. */
   function: {
+    /** The tool's name. */
     name: string;
     /** JSON text, exactly as the model wrote it (it may be invalid). */
     arguments: string;
@@ -19,28 +22,39 @@ export interface ToolCall {
 
 /** The system prompt. */
 export interface SystemMessage {
+  /** Always `system`. */
   role: "system";
+  /** The instructions. */
   content: string;
 }
 
 /** A user turn. */
 export interface UserMessage {
+  /** Always `user`. */
   role: "user";
+  /** The user's text. */
   content: string;
 }
 
 /** A model reply: prose, tool calls, or both. */
 export interface AssistantMessage {
+  /** Always `assistant`. */
   role: "assistant";
+  /** Prose, or null when the reply is only tool calls. */
   content: string | null;
+  /** Calls the model asks for. */
   tool_calls?: ToolCall[];
 }
 
 /** The result of one tool call, keyed by the call's id. */
 export interface ToolMessage {
+  /** Always `tool`. */
   role: "tool";
+  /** The id of the call this answers. */
   tool_call_id: string;
+  /** The tool's name. */
   name: string;
+  /** The result, or the error written for the model. */
   content: string;
 }
 
@@ -49,15 +63,21 @@ export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolM
 
 /** Token counts of one model call, or summed over a run. */
 export interface Usage {
+  /** Tokens sent (messages and tool definitions). */
   prompt_tokens: number;
+  /** Tokens generated. */
   completion_tokens: number;
 }
 
 /** A tool as the model sees it (`tools[]` of a chat-completions request). */
 export interface ToolDefinition {
+  /** Always `function`. */
   type: "function";
+  /** Name, description and parameter schema. */
   function: {
+    /** The tool's name. */
     name: string;
+    /** What the tool does, for the model. */
     description: string;
     /** A JSON Schema object. */
     parameters: Record<string, unknown>;

@@ -49,6 +49,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   }
   const state: RunState = structuredClone(initial);
   state.limits = checkLimits({ ...state.limits, ...options.limits });
+  state.model = options.model.name;
   const signal = options.signal ?? new AbortController().signal;
   let emitted: Promise<void> = Promise.resolve();
   const ctx: RunContext = {

@@ -67,6 +67,8 @@ export interface RunState {
   /** One sentence on why the run stopped (null while running). */
   stopReason: string | null;
   messages: ChatMessage[];
+  /** The model that last ran it (a scenario name for the scripted provider). */
+  model: string | null;
   /** The limits in force (the last `run()` call's, else the defaults). */
   limits: RunLimits;
   /** Model calls made (each one billed). */
@@ -106,6 +108,8 @@ export interface NewRunOptions {
   runId?: string;
   /** For child runs: the parent's id, root id and call id. */
   parent?: { runId: string; rootId: string; callId: string };
+  /** The model name, if known up front. */
+  model?: string;
   /** Limits stored with the run (default: `DEFAULT_LIMITS`). */
   limits?: Partial<RunLimits>;
 }
@@ -139,6 +143,7 @@ export function newRun(task: string, options: NewRunOptions = {}): RunState {
     interruption: null,
     stopReason: null,
     messages,
+    model: options.model ?? null,
     limits: checkLimits(options.limits ?? {}),
     turns: 0,
     toolRuns: 0,

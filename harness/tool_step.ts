@@ -212,7 +212,7 @@ async function execute(ctx: RunContext, r: Runnable): Promise<{ outcome: ToolOut
     toolName: tool.name,
     callId: call.id,
     ms,
-    ok: outcome.type === "tool-result",
+    ok: outcome.type !== "tool-error",
     ...(outcome.type === "tool-error" ? { error: outcome.error } : {}),
   });
   return { outcome };
@@ -238,6 +238,9 @@ async function record(
   const { state, options } = ctx;
   const { call, tool } = r;
   const name = call.function.name;
+  if (outcome.type === "tool-suspended") {
+    return { status: "interrupted", interruption: outcome.interruption, reason: outcome.reason };
+  }
   let content: string;
   let stop: Stop | null = null;
   if (outcome.type === "tool-result") {

@@ -1,0 +1,187 @@
+/**
+ * Flags of `deno task run`: parsed strictly, so a wrong flag or value is a
+ * one-line error (the caller prints it and exits 2).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import type { BudgetMode } from "../harness/run_options.ts";
+
+/** A usage error: one line, exit code 2. */
+export class UsageError extends Error {
+  /** Creates the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** What `deno task run` was asked to do. */
+export type RunCommand =
+  | { kind: "help" }
+  | { kind: "demo" }
+  | { kind: "new"; task: string }
+  | { kind: "resume"; runId: string }
+  | { kind: "approve"; runId: string; callId: string }
+  | { kind: "reject"; runId: string; callId: string; reason?: string }
+  | { kind: "stop"; runId: string; reason: string };
+
+/** Parsed flags shared by every command. */
+export interface RunFlags {
+  command: RunCommand;
+  scenario?: string;
+  baseUrl?: string;
+  model?: string;
+  maxTurns?: number;
+  budget?: number;
+  budgetMode?: BudgetMode;
+  dedupe: boolean;
+  toolErrors?: "describe" | "generic" | "fatal";
+  json: boolean;
+  trace?: string;
+  kv?: string;
+  config?: string;
+  workspace?: string;
+  latencyMs?: number;
+}
+
+/** `--help` text. */
+export const RUN_USAGE = `Usage: deno task run [flags] [TASK]
+
+With no arguments: reproduce the chapter's experiments against the in-process
+scripted provider and print one table per experiment.
+
+A run (persisted in Deno KV; prints its id):
+  deno task run --scenario plan "Which file mentions a timeout?"
+  deno task run --base-url URL --model M "Which file mentions a timeout?"
+
+Continue a run (in this process):
+  --resume ID                 run what is pending, then continue
+  --approve ID CALL           approve the call run ID awaits, then continue
+  --reject ID CALL            reject it (the reason is written into the transcript)
+  --reason TEXT               reason for --reject / --stop
+  --stop ID                   stop the whole tree of run ID (from any process)
+
+Flags:
+  --scenario NAME             scripted provider scenario (default: plan when no --base-url)
+  --base-url URL              OpenAI-compatible endpoint (env LLM_BASE_URL)
+  --model NAME                model name (env LLM_MODEL); the API key is env LLM_API_KEY
+  --max-turns N               turn cap (default 20)
+  --budget USD                budget in USD (default 1.00)
+  --budget-mode soft|hard     soft: checked before each call; hard: never exceeded
+  --dedupe                    serve repeated identical read-only calls from cache
+  --tool-errors describe|generic|fatal
+  --json                      print the final run summary as JSON on the last line
+  --trace FILE                append the trace (JSONL) to FILE
+  --kv PATH                   Deno KV file (env REINS_KV_PATH, default .reins/runs.sqlite)
+  --config FILE               configuration file (default reins.jsonc if present)
+  --workspace DIR             folder the tools work in (default: a fresh copy of the demo files)
+  --latency-ms N              scripted provider latency per request
+  -h, --help                  this text
+`;
+
+function num(flag: string, v: string | undefined, integer: boolean): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`--${flag}: expected a non-negative ${integer ? "integer" : "number"}, got "${v}"`);
+  }
+  return n;
+}
+
+function oneOf<T extends string>(flag: string, v: string | undefined, allowed: readonly T[]): T | undefined {
+  if (v === undefined) return undefined;
+  if (!allowed.includes(v as T)) throw new UsageError(`--${flag}: expected ${allowed.join("|")}, got "${v}"`);
+  return v as T;
+}
+
+/**
+ * Parses the arguments of `deno task run`.
+ *
+ * @example
+ * ```ts
+ * import { parseRunArgs } from "./args.ts";
+ * console.log(parseRunArgs(["--scenario", "runaway", "--max-turns", "8", "go"]).maxTurns); // 8
+ * ```
+ */
+export function parseRunArgs(argv: readonly string[]): RunFlags {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        help: { type: "boolean", short: "h" },
+        scenario: { type: "string" },
+        "base-url": { type: "string" },
+        model: { type: "string" },
+        "max-turns": { type: "string" },
+        budget: { type: "string" },
+        "budget-mode": { type: "string" },
+        dedupe: { type: "boolean" },
+        "tool-errors": { type: "string" },
+        json: { type: "boolean" },
+        trace: { type: "string" },
+        kv: { type: "string" },
+        config: { type: "string" },
+        workspace: { type: "string" },
+        "latency-ms": { type: "string" },
+        resume: { type: "string" },
+        approve: { type: "string" },
+        reject: { type: "string" },
+        stop: { type: "string" },
+        reason: { type: "string" },
+      },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message.split("\n")[0]);
+  }
+  const v = parsed.values;
+  const pos = parsed.positionals;
+  const actions = (["resume", "approve", "reject", "stop"] as const).filter((k) => v[k] !== undefined);
+  if (actions.length > 1) throw new UsageError(`--${actions[0]} and --${actions[1]} cannot be combined`);
+  let command: RunCommand;
+  const callArg = (flag: string) => {
+    if (pos.length !== 1) throw new UsageError(`--${flag} ID CALL: expected one call id after the run id`);
+    return pos[0];
+  };
+  const noTask = (flag: string) => {
+    if (pos.length) throw new UsageError(`--${flag} takes no task text, got "${pos.join(" ")}"`);
+  };
+  if (v.help) command = { kind: "help" };
+  else if (v.resume !== undefined) (noTask("resume"), command = { kind: "resume", runId: v.resume });
+  else if (v.approve !== undefined) command = { kind: "approve", runId: v.approve, callId: callArg("approve") };
+  else if (v.reject !== undefined) {
+    command = { kind: "reject", runId: v.reject, callId: callArg("reject"), reason: v.reason };
+  } else if (v.stop !== undefined) {
+    noTask("stop");
+    command = { kind: "stop", runId: v.stop, reason: v.reason ?? "stopped from the command line" };
+  } else if (pos.length) command = { kind: "new", task: pos.join(" ") };
+  else if (argv.length === 0) command = { kind: "demo" };
+  else if (v.scenario !== undefined) command = { kind: "new", task: "Which file mentions a timeout?" };
+  else throw new UsageError("missing TASK text (or --scenario NAME); see --help");
+  if (v.reason !== undefined && command.kind !== "reject" && command.kind !== "stop") {
+    throw new UsageError("--reason goes with --reject or --stop");
+  }
+  if (v.scenario !== undefined && v["base-url"] !== undefined) {
+    throw new UsageError("--scenario and --base-url cannot be combined (a scenario is the scripted provider)");
+  }
+  return {
+    command,
+    scenario: v.scenario,
+    baseUrl: v["base-url"],
+    model: v.model,
+    maxTurns: num("max-turns", v["max-turns"], true),
+    budget: num("budget", v.budget, false),
+    budgetMode: oneOf("budget-mode", v["budget-mode"], ["soft", "hard"] as const),
+    dedupe: v.dedupe ?? false,
+    toolErrors: oneOf("tool-errors", v["tool-errors"], ["describe", "generic", "fatal"] as const),
+    json: v.json ?? false,
+    trace: v.trace,
+    kv: v.kv,
+    config: v.config,
+    workspace: v.workspace,
+    latencyMs: num("latency-ms", v["latency-ms"], true),
+  };
+}

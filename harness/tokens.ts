@@ -1,0 +1,210 @@
+/**
+ * Real token counts with the `o200k_base` encoding (js-tiktoken). The scripted
+ * provider reports `usage` with these functions and the harness's hard budget
+ * mode counts prompts with them before calling, so both sides agree exactly.
+ *
+ * The prompt formula (OpenAI-style, documented so the numbers can be checked by hand):
+ *
+ * ```text
+ * prompt     = Σ messages [ 3 + tok(role) + tok(content ?? "")
+ *                           + Σ tool_calls (3 + tok(name) + tok(arguments)) ]
+ *            + Σ tools    [ 3 + tok(name) + tok(description ?? "")
+ *                           + tok(JSON.stringify(parameters ?? {})) ]
+ *            + 3                                   (reply priming)
+ * completion = tok(content ?? "") + Σ tool_calls (3 + tok(name) + tok(arguments))
+ * ```
+ *
+ * Ids (`tool_call_id`, call ids) and tool message names are not counted, so a
+ * transcript counts the same before and after a JSON round trip over the wire.
+ *
+ * @module
+ */
+import { Tiktoken } from "js-tiktoken/lite";
+import o200k_base from "js-tiktoken/ranks/o200k_base";
+import type { AssistantMessage, ChatMessage, ToolCall, ToolDefinition } from "./messages.ts";
+
+/** Fixed tokens per message (message framing). */
+export const TOKENS_PER_MESSAGE = 3;
+/** Fixed tokens per tool call (call framing), in prompts and completions alike. */
+export const TOKENS_PER_TOOL_CALL = 3;
+/** Fixed tokens per tool definition. */
+export const TOKENS_PER_TOOL = 3;
+/** Tokens that prime the reply (`<|start|>assistant<|message|>`). */
+export const REPLY_PRIMING_TOKENS = 3;
+
+let encoder: Tiktoken | undefined;
+function enc(): Tiktoken {
+  return encoder ??= new Tiktoken(o200k_base);
+}
+
+// Strings seen before (the provider re-parses the same transcript every turn) are
+// looked up instead of re-encoded. FIFO eviction bounds the memory held.
+const MIN_CACHED_LENGTH = 32;
+const MAX_CACHED_CHARS = 16_000_000;
+const stringCache = new Map<string, number>();
+let cachedChars = 0;
+
+/**
+ * The number of `o200k_base` tokens in `text`. Special-token markers such as
+ * `<|endoftext|>` are counted as plain text, never rejected.
+ *
+ * @example
+ * ```ts
+ * import { countTokens } from "./tokens.ts";
+ * console.log(countTokens("hello world")); // 2
+ * ```
+ */
+export function countTokens(text: string): number {
+  if (text.length === 0) return 0;
+  if (text.length < MIN_CACHED_LENGTH) return enc().encode(text, [], []).length;
+  const hit = stringCache.get(text);
+  if (hit !== undefined) return hit;
+  const n = enc().encode(text, [], []).length;
+  if (text.length <= MAX_CACHED_CHARS / 4) {
+    for (const [key] of stringCache) {
+      if (cachedChars + text.length <= MAX_CACHED_CHARS) break;
+      stringCache.delete(key);
+      cachedChars -= key.length;
+    }
+    stringCache.set(text, n);
+    cachedChars += text.length;
+  }
+  return n;
+}
+
+/**
+ * The longest prefix of `text` that is at most `maxTokens` tokens long
+ * (cut on a token boundary, never inside a character).
+ *
+ * @example
+ * ```ts
+ * import { countTokens, truncateToTokens } from "./tokens.ts";
+ * const cut = truncateToTokens("one two three four five", 2);
+ * console.log(cut, countTokens(cut) <= 2); // "one two" true
+ * ```
+ */
+export function truncateToTokens(text: string, maxTokens: number): string {
+  if (maxTokens <= 0) return "";
+  const tokens = enc().encode(text, [], []);
+  if (tokens.length <= maxTokens) return text;
+  for (let n = maxTokens; n > 0; n--) {
+    const prefix = enc().decode(tokens.slice(0, n));
+    if (text.startsWith(prefix) && countTokens(prefix) <= maxTokens) return prefix;
+  }
+  return "";
+}
+
+function toolCallsTokens(calls: readonly ToolCall[] | undefined): number {
+  let n = 0;
+  for (const call of calls ?? []) {
+    n += TOKENS_PER_TOOL_CALL + countTokens(call.function.name) +
+      countTokens(call.function.arguments);
+  }
+  return n;
+}
+
+interface CachedCount {
+  content: string | null | undefined;
+  toolCalls: readonly ToolCall[] | undefined;
+  toolCallCount: number;
+  tokens: number;
+}
+const messageCache = new WeakMap<object, CachedCount>();
+const toolCache = new WeakMap<object, number>();
+
+/**
+ * The tokens one message adds to a prompt. Cached per message object (a growing
+ * transcript is not re-encoded every turn); the cache is dropped if the
+ * message's `content` or `tool_calls` were replaced since. Treat counted
+ * messages as immutable: edits inside a tool call's `function` are not noticed.
+ *
+ * @example
+ * ```ts
+ * import { countMessageTokens } from "./tokens.ts";
+ * console.log(countMessageTokens({ role: "user", content: "hello world" })); // 6
+ * ```
+ */
+export function countMessageTokens(message: ChatMessage): number {
+  const toolCalls = message.role === "assistant" ? message.tool_calls : undefined;
+  const cached = messageCache.get(message);
+  if (
+    cached && cached.content === message.content && cached.toolCalls === toolCalls &&
+    cached.toolCallCount === (toolCalls?.length ?? 0)
+  ) {
+    return cached.tokens;
+  }
+  const tokens = TOKENS_PER_MESSAGE + countTokens(message.role) +
+    countTokens(message.content ?? "") + toolCallsTokens(toolCalls);
+  messageCache.set(message, {
+    content: message.content,
+    toolCalls,
+    toolCallCount: toolCalls?.length ?? 0,
+    tokens,
+  });
+  return tokens;
+}
+
+/**
+ * The tokens one tool definition adds to a prompt (cached per definition object).
+ *
+ * @example
+ * ```ts
+ * import { countToolTokens } from "./tokens.ts";
+ * countToolTokens({
+ *   type: "function",
+ *   function: { name: "list_files", description: "List files.", parameters: { type: "object" } },
+ * });
+ * ```
+ */
+export function countToolTokens(tool: ToolDefinition): number {
+  const cached = toolCache.get(tool);
+  if (cached !== undefined) return cached;
+  const fn = tool.function;
+  const tokens = TOKENS_PER_TOOL + countTokens(fn.name) + countTokens(fn.description ?? "") +
+    countTokens(JSON.stringify(fn.parameters ?? {}));
+  toolCache.set(tool, tokens);
+  return tokens;
+}
+
+/**
+ * The prompt tokens of a chat-completions request: every message, every tool
+ * definition, plus the reply priming (see the module doc for the formula).
+ *
+ * @example
+ * ```ts
+ * import { countPromptTokens } from "./tokens.ts";
+ * const n = countPromptTokens([
+ *   { role: "system", content: "You are terse." },
+ *   { role: "user", content: "What is in errors.log?" },
+ * ]);
+ * console.log(n > 0);
+ * ```
+ */
+export function countPromptTokens(
+  messages: readonly ChatMessage[],
+  tools?: readonly ToolDefinition[],
+): number {
+  let n = REPLY_PRIMING_TOKENS;
+  for (const message of messages) n += countMessageTokens(message);
+  for (const tool of tools ?? []) n += countToolTokens(tool);
+  return n;
+}
+
+/**
+ * The completion tokens of a model reply: its content plus, per tool call,
+ * a fixed overhead and the call's name and arguments.
+ *
+ * @example
+ * ```ts
+ * import { countCompletionTokens } from "./tokens.ts";
+ * const n = countCompletionTokens({
+ *   role: "assistant",
+ *   content: null,
+ *   tool_calls: [{ id: "c1", type: "function", function: { name: "list_files", arguments: "{}" } }],
+ * });
+ * console.log(n); // 3 + tok("list_files") + tok("{}")
+ * ```
+ */
+export function countCompletionTokens(message: AssistantMessage): number {
+  return countTokens(message.content ?? "") + toolCallsTokens(message.tool_calls);
+}

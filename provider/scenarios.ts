@@ -1,0 +1,214 @@
+/**
+ * The scripted model's scenarios. A reply is a pure function of the request: the
+ * turn index (how many assistant messages it holds), the `tool` messages'
+ * texts, and the messages themselves. Nothing is remembered between requests,
+ * so a resumed run gets exactly the replies an uninterrupted one would.
+ *
+ * To add a scenario, add a function to {@linkcode SCENARIOS} (or pass
+ * `scenarios` to `createScriptedProvider`); the model name selects it.
+ *
+ * @module
+ */
+import type { ChatMessage } from "../harness/messages.ts";
+
+/** What a scenario sees of a request. */
+export interface ScenarioInput {
+  /** Number of assistant messages in the request: 0 for the first call of a run. */
+  turn: number;
+  /** The `tool` messages' contents, in transcript order. */
+  toolTexts: readonly string[];
+  /** The full request transcript. */
+  messages: readonly ChatMessage[];
+}
+
+/** One tool call a scenario asks for; `args` is sent JSON-encoded. */
+export interface ScriptedToolCall {
+  /** Deterministic in the turn, e.g. `call_2_0`, so a resumed run sees the same ids. */
+  id: string;
+  /** The tool's name. */
+  name: string;
+  /** The arguments (sent as `JSON.stringify(args)`). */
+  args: Record<string, unknown>;
+}
+
+/** A scenario's reply: prose, tool calls, or both. */
+export interface ScriptedReply {
+  /** The reply's text, or `null` for tool calls only. */
+  content: string | null;
+  /** The tool calls, if any. */
+  tool_calls?: ScriptedToolCall[];
+}
+
+/**
+ * A scripted model: a pure function from the request to the reply.
+ *
+ * @example
+ * ```ts
+ * import type { Scenario } from "./scenarios.ts";
+ * const hello: Scenario = ({ turn }) => ({ content: `hello from turn ${turn}` });
+ * console.log(hello({ turn: 0, toolTexts: [], messages: [] }).content);
+ * ```
+ */
+export type Scenario = (input: ScenarioInput) => ScriptedReply;
+
+/**
+ * The id of the `index`-th call of turn `turn`: `call_<turn>_<index>`.
+ *
+ * @example
+ * ```ts
+ * import { callId } from "./scenarios.ts";
+ * console.log(callId(1, 0)); // "call_1_0"
+ * ```
+ */
+export function callId(turn: number, index = 0): string {
+  return `call_${turn}_${index}`;
+}
+
+/**
+ * A reply that makes one tool call (id from {@linkcode callId}).
+ *
+ * @example
+ * ```ts
+ * import { callTool } from "./scenarios.ts";
+ * console.log(callTool(0, "read_file", { path: "errors.log" }).tool_calls?.[0].id); // "call_0_0"
+ * ```
+ */
+export function callTool(
+  turn: number,
+  name: string,
+  args: Record<string, unknown> = {},
+): ScriptedReply {
+  return { content: null, tool_calls: [{ id: callId(turn), name, args }] };
+}
+
+/**
+ * A reply with text only.
+ *
+ * @example
+ * ```ts
+ * import { say } from "./scenarios.ts";
+ * console.log(say("done").content); // "done"
+ * ```
+ */
+export function say(content: string): ScriptedReply {
+  return { content };
+}
+
+/** The text of `plan`'s final answer. */
+export const PLAN_ANSWER = "errors.log mentions a timeout: worker 7 timed out after 30000 ms.";
+/** The short answer of `recover` and `repeat`. */
+export const TIMEOUT_ANSWER = "errors.log mentions a timeout.";
+/** `recover`'s answer when the tool error gave no hint. */
+export const GIVE_UP_ANSWER = "I could not read the file, so I do not know.";
+/** `destructive`'s answer when the deletion was declined. */
+export const DECLINED_ANSWER = "I did not delete anything: you declined the deletion.";
+/** `destructive`'s answer when the deletion ran. */
+export const DELETED_ANSWER = "Deleted access.log to free space.";
+/** `destructive-twice`'s answer. */
+export const DELETED_TWICE_ANSWER = "Deleted access.log twice.";
+/** The prefix of `slow`'s answer, followed by the first line of the tool's output. */
+export const SCANNED_PREFIX = "Scanned the archive: ";
+
+function firstLine(text: string | undefined): string {
+  const line = (text ?? "").split("\n").map((l) => l.trim()).find((l) => l.length > 0);
+  return line ?? "(no output)";
+}
+
+function lastUserText(messages: readonly ChatMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role === "user") return m.content ?? "";
+  }
+  return "";
+}
+
+/**
+ * Every built-in scenario by name. A plain record: add entries freely.
+ *
+ * - `plan`: list_files, read_file errors.log, then {@linkcode PLAN_ANSWER}.
+ * - `runaway`: list_files every turn, never answers.
+ * - `recover`: read_file timeout.log; if a tool text says "Call list_files",
+ *   list_files, read_file errors.log, {@linkcode TIMEOUT_ANSWER}; else {@linkcode GIVE_UP_ANSWER}.
+ * - `repeat`: read_file errors.log twice (new call id), then {@linkcode TIMEOUT_ANSWER}.
+ * - `destructive`: list_files, delete_file access.log, then {@linkcode DECLINED_ANSWER} if
+ *   the last tool text says declined/rejected/denied, else {@linkcode DELETED_ANSWER}.
+ * - `destructive-twice`: delete_file access.log twice, then {@linkcode DELETED_TWICE_ANSWER}.
+ * - `forbidden`: read_file /etc/shadow every turn, never answers.
+ * - `slow`: scan_archive, then {@linkcode SCANNED_PREFIX} + the output's first line.
+ * - `echo`: answers the last user message verbatim.
+ *
+ * @example
+ * ```ts
+ * import { SCENARIOS } from "./scenarios.ts";
+ * const reply = SCENARIOS.plan({ turn: 0, toolTexts: [], messages: [] });
+ * console.log(reply.tool_calls?.[0].name); // "list_files"
+ * ```
+ */
+export const SCENARIOS: Record<string, Scenario> = {
+  plan: ({ turn }) => {
+    if (turn === 0) return callTool(turn, "list_files");
+    if (turn === 1) return callTool(turn, "read_file", { path: "errors.log" });
+    return say(PLAN_ANSWER);
+  },
+  runaway: ({ turn }) => callTool(turn, "list_files"),
+  recover: ({ turn, toolTexts }) => {
+    if (turn === 0) return callTool(turn, "read_file", { path: "timeout.log" });
+    if (!toolTexts.some((t) => /Call list_files/.test(t))) return say(GIVE_UP_ANSWER);
+    if (turn === 1) return callTool(turn, "list_files");
+    if (turn === 2) return callTool(turn, "read_file", { path: "errors.log" });
+    return say(TIMEOUT_ANSWER);
+  },
+  repeat: ({ turn }) => {
+    if (turn <= 1) return callTool(turn, "read_file", { path: "errors.log" });
+    return say(TIMEOUT_ANSWER);
+  },
+  destructive: ({ turn, toolTexts }) => {
+    if (turn === 0) return callTool(turn, "list_files");
+    if (turn === 1) return callTool(turn, "delete_file", { path: "access.log" });
+    const last = toolTexts.at(-1) ?? "";
+    return say(/declined|rejected|denied/i.test(last) ? DECLINED_ANSWER : DELETED_ANSWER);
+  },
+  "destructive-twice": ({ turn }) => {
+    if (turn <= 1) return callTool(turn, "delete_file", { path: "access.log" });
+    return say(DELETED_TWICE_ANSWER);
+  },
+  forbidden: ({ turn }) => callTool(turn, "read_file", { path: "/etc/shadow" }),
+  slow: ({ turn, toolTexts }) => {
+    if (turn === 0) return callTool(turn, "scan_archive");
+    return say(SCANNED_PREFIX + firstLine(toolTexts.at(-1)));
+  },
+  echo: ({ messages }) => say(lastUserText(messages)),
+};
+
+/**
+ * The names of the built-in scenarios (the provider's model names), sorted.
+ *
+ * @example
+ * ```ts
+ * import { scenarioNames } from "./scenarios.ts";
+ * console.log(scenarioNames().includes("plan")); // true
+ * ```
+ */
+export function scenarioNames(): string[] {
+  return Object.keys(SCENARIOS).sort();
+}
+
+/**
+ * Builds a scenario's input from a request transcript.
+ *
+ * @example
+ * ```ts
+ * import { scenarioInput } from "./scenarios.ts";
+ * const input = scenarioInput([{ role: "user", content: "hi" }]);
+ * console.log(input.turn); // 0
+ * ```
+ */
+export function scenarioInput(messages: readonly ChatMessage[]): ScenarioInput {
+  let turn = 0;
+  const toolTexts: string[] = [];
+  for (const m of messages) {
+    if (m.role === "assistant") turn++;
+    else if (m.role === "tool") toolTexts.push(m.content);
+  }
+  return { turn, toolTexts, messages };
+}

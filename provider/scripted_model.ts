@@ -1,0 +1,42 @@
+/**
+ * The scripted provider as a `Model`, in process: the real OpenAI-compatible
+ * client talking HTTP shapes to the provider's `fetch`, with no port.
+ *
+ * @module
+ */
+import type { Model } from "../harness/model.ts";
+import { createOpenAIModel } from "../harness/openai_model.ts";
+import { scriptedFetch, type ScriptedProviderOptions } from "./scripted_provider.ts";
+
+/** Base URL the in-process scripted model pretends to call. */
+export const SCRIPTED_BASE_URL = "http://scripted.reins.local/v1";
+
+/** Options of {@link scriptedModel}: the provider's, plus the client's retry bound. */
+export interface ScriptedModelOptions extends ScriptedProviderOptions {
+  /** Retries of the model client (default 3). */
+  maxRetries?: number;
+  /** Base backoff of the model client in ms (default 250). */
+  retryBaseMs?: number;
+}
+
+/**
+ * A model that plays a scenario (`plan`, `runaway`, `recover`, …).
+ *
+ * @example
+ * ```ts
+ * import { scriptedModel } from "./scripted_model.ts";
+ * import { newRun, run } from "../mod.ts";
+ * const done = await run(newRun("hi"), { model: scriptedModel("echo") });
+ * console.log(done.output); // "hi"
+ * ```
+ */
+export function scriptedModel(scenario: string, options: ScriptedModelOptions = {}): Model {
+  const { maxRetries, retryBaseMs, ...provider } = options;
+  return createOpenAIModel({
+    baseUrl: SCRIPTED_BASE_URL,
+    model: scenario,
+    fetch: scriptedFetch(provider),
+    maxRetries,
+    retryBaseMs,
+  });
+}

@@ -1,0 +1,291 @@
+/**
+ * The scripted provider: an OpenAI-compatible chat-completions endpoint whose
+ * "model" is a scenario script. It reports real token counts (o200k_base),
+ * honours `max_tokens`, streams SSE, and injects latency and faults on request.
+ * It keeps no state between requests.
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import type { AssistantMessage } from "../harness/messages.ts";
+import { countCompletionTokens, countPromptTokens, truncateToTokens } from "../harness/tokens.ts";
+import { type Scenario, scenarioInput, SCENARIOS } from "./scenarios.ts";
+import {
+  type Completion,
+  completionBody,
+  errorResponse,
+  parseChatRequest,
+  streamBody,
+} from "./wire.ts";
+
+/** The faults the provider can inject (header `x-reins-fault`, or options). */
+export const FAULTS = [
+  "429",
+  "429-no-retry-after",
+  "500",
+  "401",
+  "malformed",
+  "bad-shape",
+] as const;
+
+/**
+ * A fault: `429` (with `Retry-After`, seconds from header `x-reins-retry-after`, default 1),
+ * `429-no-retry-after`, `500`, `401`, `malformed` (200, body not JSON) or
+ * `bad-shape` (200, JSON without `choices`).
+ */
+export type Fault = typeof FAULTS[number];
+
+/** What the provider tells `onRequest` and `faults` about a chat request. */
+export interface ProviderRequestInfo {
+  /** The model name, i.e. the scenario. */
+  model: string;
+  /** Number of assistant messages in the request. */
+  turn: number;
+}
+
+/** Options of {@linkcode createScriptedProvider}. */
+export interface ScriptedProviderOptions {
+  /** Delay before each chat reply, in ms (header `x-reins-latency-ms` or query `latency_ms` override it). */
+  latencyMs?: number;
+  /** Inject this fault into every chat request (header `x-reins-fault` overrides it). */
+  fault?: Fault;
+  /**
+   * Decide a fault per chat request; `undefined` means none. The provider is
+   * stateless: to fault only the first K requests, count in this closure.
+   */
+  faults?: (request: ProviderRequestInfo) => Fault | undefined;
+  /** Called once per valid chat request (faulted ones included), e.g. to count model calls. */
+  onRequest?: (info: ProviderRequestInfo) => void;
+  /** Extra or replacement scenarios, merged over the built-in ones. */
+  scenarios?: Record<string, Scenario>;
+}
+
+/** An in-process HTTP handler; pass `fetch` to `Deno.serve` or call it directly. */
+export interface ScriptedProvider {
+  /** Answers one HTTP request. */
+  fetch(request: Request): Promise<Response>;
+}
+
+/** Waits `ms`, rejecting with the signal's reason if it aborts; leaves no timer behind. */
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function latencyOf(req: Request, fallback: number | undefined): number | string {
+  const raw = req.headers.get("x-reins-latency-ms") ??
+    new URL(req.url).searchParams.get("latency_ms");
+  if (raw === null) return fallback ?? 0;
+  const ms = Number(raw);
+  return Number.isFinite(ms) && ms >= 0 && raw.trim() !== ""
+    ? ms
+    : `Invalid latency "${raw}": expected milliseconds >= 0`;
+}
+
+function faultResponse(fault: Fault, req: Request, model: string): Response {
+  switch (fault) {
+    case "429":
+    case "429-no-retry-after": {
+      const headers: Record<string, string> = {};
+      if (fault === "429") headers["retry-after"] = req.headers.get("x-reins-retry-after") ?? "1";
+      return errorResponse(
+        429,
+        "Rate limit reached (injected fault)",
+        "rate_limit_error",
+        "rate_limit_exceeded",
+        headers,
+      );
+    }
+    case "500":
+      return errorResponse(
+        500,
+        "The server had an error (injected fault)",
+        "server_error",
+        "internal_error",
+      );
+    case "401":
+      return errorResponse(
+        401,
+        "Incorrect API key provided (injected fault)",
+        "invalid_request_error",
+        "invalid_api_key",
+      );
+    case "malformed":
+      return new Response("{this is not json", { headers: { "content-type": "application/json" } });
+    case "bad-shape":
+      return Response.json({ id: "chatcmpl-bad-shape", object: "chat.completion", model });
+  }
+}
+
+/** Applies `max_tokens`: a reply over the cap loses its tool calls and is cut to the cap. */
+function capReply(
+  message: AssistantMessage,
+  maxTokens: number | undefined,
+): Completion["finishReason"] {
+  const calls = message.tool_calls?.length ?? 0;
+  if (maxTokens !== undefined && countCompletionTokens(message) > maxTokens) {
+    message.content = truncateToTokens(message.content ?? "", maxTokens);
+    delete message.tool_calls;
+    return "length";
+  }
+  return calls > 0 ? "tool_calls" : "stop";
+}
+
+/**
+ * Creates the scripted provider. Routes: `POST /v1/chat/completions` (the
+ * `model` names the scenario), `GET /v1/models`.
+ *
+ * @example
+ * ```ts
+ * import { createScriptedProvider } from "./scripted_provider.ts";
+ * const provider = createScriptedProvider();
+ * const res = await provider.fetch(new Request("http://reins/v1/chat/completions", {
+ *   method: "POST",
+ *   body: JSON.stringify({ model: "echo", messages: [{ role: "user", content: "hi" }] }),
+ * }));
+ * console.log((await res.json()).choices[0].message.content); // "hi"
+ * ```
+ */
+export function createScriptedProvider(options: ScriptedProviderOptions = {}): ScriptedProvider {
+  const scenarios: Record<string, Scenario> = { ...SCENARIOS, ...options.scenarios };
+  const names = () => Object.keys(scenarios).sort();
+  const app = new Hono();
+
+  app.get("/v1/models", () => {
+    const created = Math.floor(Date.now() / 1000);
+    return Response.json({
+      object: "list",
+      data: names().map((id) => ({ id, object: "model", created, owned_by: "reins" })),
+    });
+  });
+
+  app.post("/v1/chat/completions", async (c) => {
+    const req = c.req.raw;
+    let body: unknown;
+    try {
+      body = await req.json();
+    } catch {
+      return errorResponse(
+        400,
+        "Request body is not valid JSON",
+        "invalid_request_error",
+        "invalid_json",
+      );
+    }
+    const request = parseChatRequest(body);
+    if ("error" in request) {
+      return errorResponse(400, request.error, "invalid_request_error", "invalid_request");
+    }
+    const scenario = Object.hasOwn(scenarios, request.model) ? scenarios[request.model] : undefined;
+    if (!scenario) {
+      const message = `The model "${request.model}" does not exist. Known scenarios: ${
+        names().join(", ")
+      }`;
+      return errorResponse(404, message, "invalid_request_error", "model_not_found");
+    }
+    const latency = latencyOf(req, options.latencyMs);
+    if (typeof latency === "string") {
+      return errorResponse(400, latency, "invalid_request_error", "invalid_latency");
+    }
+    const header = req.headers.get("x-reins-fault");
+    if (header !== null && !(FAULTS as readonly string[]).includes(header)) {
+      const message = `Unknown fault "${header}". Known faults: ${FAULTS.join(", ")}`;
+      return errorResponse(400, message, "invalid_request_error", "invalid_fault");
+    }
+
+    const input = scenarioInput(request.messages);
+    const info = { model: request.model, turn: input.turn };
+    options.onRequest?.(info);
+    await delay(latency, req.signal);
+    const fault = (header as Fault | null) ?? options.faults?.(info) ?? options.fault;
+    if (fault) return faultResponse(fault, req, request.model);
+
+    const reply = scenario(input);
+    const message: AssistantMessage = { role: "assistant", content: reply.content };
+    if (reply.tool_calls?.length) {
+      message.tool_calls = reply.tool_calls.map((t) => ({
+        id: t.id,
+        type: "function",
+        function: { name: t.name, arguments: JSON.stringify(t.args) },
+      }));
+    }
+    const finishReason = capReply(message, request.maxTokens);
+    const completion: Completion = {
+      id: `chatcmpl-${request.model}-${input.turn}`,
+      created: Math.floor(Date.now() / 1000),
+      model: request.model,
+      message,
+      finishReason,
+      usage: {
+        prompt_tokens: countPromptTokens(request.messages, request.tools),
+        completion_tokens: countCompletionTokens(message),
+      },
+    };
+    if (!request.stream) return Response.json(completionBody(completion));
+    return new Response(streamBody(completion, request.includeUsage), {
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+    });
+  });
+
+  app.notFound((c) =>
+    errorResponse(
+      404,
+      `Unknown route ${c.req.method} ${new URL(c.req.url).pathname}`,
+      "invalid_request_error",
+      "unknown_route",
+    )
+  );
+  app.onError((err, c) => {
+    if (c.req.raw.signal.aborted) {
+      return errorResponse(499, "The client closed the request", "client_closed", "aborted");
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    return errorResponse(
+      500,
+      `Scripted provider error: ${message}`,
+      "server_error",
+      "internal_error",
+    );
+  });
+
+  return { fetch: (request) => Promise.resolve(app.fetch(request)) };
+}
+
+/**
+ * A `fetch` that answers in process from a scripted provider: no port, no
+ * network. Pass it to the OpenAI-compatible model client with any base URL
+ * (e.g. `http://reins.local/v1`). Like `fetch`, it rejects with the signal's
+ * reason when the request's signal aborts.
+ *
+ * @example
+ * ```ts
+ * import { scriptedFetch } from "./scripted_provider.ts";
+ * const fetch = scriptedFetch({ latencyMs: 0 });
+ * const res = await fetch("http://reins.local/v1/models");
+ * console.log((await res.json()).data.length > 0); // true
+ * ```
+ */
+export function scriptedFetch(options: ScriptedProviderOptions = {}): typeof fetch {
+  const provider = createScriptedProvider(options);
+  return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    request.signal.throwIfAborted();
+    const response = await provider.fetch(request);
+    if (request.signal.aborted) {
+      await response.body?.cancel();
+      throw request.signal.reason;
+    }
+    return response;
+  };
+}
