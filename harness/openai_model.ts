@@ -1,0 +1,315 @@
+/**
+ * A `Model` backed by any OpenAI-compatible `POST /chat/completions` endpoint,
+ * with bounded retries (429, 5xx, network errors, timeouts), abort support and
+ * strict validation of the reply.
+ *
+ * @module
+ */
+import type { AssistantMessage, ToolCall, Usage } from "./messages.ts";
+import type { Model, ModelReply, ModelRequest } from "./model.ts";
+import { ConfigError, ModelError } from "./errors.ts";
+import { countCompletionTokens, countPromptTokens } from "./tokens.ts";
+
+/** Options of {@linkcode createOpenAIModel}. */
+export interface OpenAIModelOptions {
+  /** Endpoint base, e.g. `http://127.0.0.1:8788/v1` (a trailing slash is ignored). */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>` when set. */
+  apiKey?: string;
+  /** Model name sent in the request and used for pricing. */
+  model: string;
+  /** The `fetch` to use (tests pass an in-process fake). Default: global `fetch`. */
+  fetch?: typeof fetch;
+  /** Retries after the first attempt. Default 3. */
+  maxRetries?: number;
+  /** Base of the exponential backoff, in ms. Default 250. */
+  retryBaseMs?: number;
+  /** Longest wait honoured from a `Retry-After` header, in ms. Default 30000. */
+  maxRetryAfterMs?: number;
+  /** Timeout of each attempt (request and body), in ms. Default 120000. */
+  timeoutMs?: number;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+/** A failed attempt worth retrying. */
+interface Retryable {
+  kind: "rate_limited" | "server" | "network";
+  /** What failed, e.g. `500 Internal Server Error from <url>` or `Network error calling <url>`. */
+  what: string;
+  /** The body's first 200 characters, or the network error. */
+  detail: string;
+  status?: number;
+  retryAfterMs?: number;
+}
+
+function nonNegative(name: string, value: number, integer: boolean): number {
+  if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
+    throw new RangeError(
+      `createOpenAIModel: ${name} must be a non-negative ${
+        integer ? "integer" : "number"
+      }, got ${value}`,
+    );
+  }
+  return value;
+}
+
+/** Sleeps `ms`, rejecting with `signal.reason` on abort; the timer never outlives it. */
+async function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await race(new Promise<void>((resolve) => timer = setTimeout(resolve, ms)), signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Settles with `p`, or rejects with `signal.reason` first; a late value goes to `onLate`. */
+function race<T>(p: Promise<T>, signal: AbortSignal, onLate?: (v: T) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const onAbort = () => {
+      done = true;
+      reject(signal.reason);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    p.then((v) => {
+      signal.removeEventListener("abort", onAbort);
+      if (done) onLate?.(v);
+      else resolve(v);
+    }, (e) => {
+      signal.removeEventListener("abort", onAbort);
+      if (!done) reject(e);
+    });
+  });
+}
+
+/** Parses `Retry-After` (delta seconds, possibly fractional, or an HTTP date) to ms. */
+function retryAfterMs(header: string | null): number | undefined {
+  if (header === null || header.trim() === "") return undefined;
+  const seconds = Number(header.trim());
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** The error message an error body carries (`{error: {message}}`, `{error}`, `{message}`). */
+function errorMessage(text: string): string {
+  try {
+    const body = JSON.parse(text);
+    const m = body?.error?.message ?? body?.error ?? body?.message;
+    if (typeof m === "string" && m) return m;
+  } catch { /* not JSON: use the text */ }
+  return text.slice(0, 200);
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Validates a chat-completions reply body into a `ModelReply`. */
+function parseReply(text: string, url: string, request: ModelRequest): ModelReply {
+  const bad = (what: string) => new ModelError("malformed", `Malformed reply from ${url}: ${what}`);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw bad(`body is not JSON: ${JSON.stringify(text.slice(0, 200))}`);
+  }
+  if (!isObject(body)) throw bad("body is not a JSON object");
+  if (!Array.isArray(body.choices) || body.choices.length === 0) throw bad("no choices");
+  const choice = body.choices[0];
+  if (!isObject(choice) || !isObject(choice.message)) throw bad("choices[0] has no message");
+  const raw = choice.message;
+  let content: string | null;
+  if (raw.content === undefined || raw.content === null) content = null;
+  else if (typeof raw.content === "string") content = raw.content;
+  else throw bad("choices[0].message.content is not a string");
+  const message: AssistantMessage = { role: "assistant", content };
+  if (raw.tool_calls !== undefined && raw.tool_calls !== null) {
+    if (!Array.isArray(raw.tool_calls)) throw bad("choices[0].message.tool_calls is not an array");
+    const calls = raw.tool_calls.map((c: unknown, i: number): ToolCall => {
+      const at = `choices[0].message.tool_calls[${i}]`;
+      if (!isObject(c)) throw bad(`${at} is not an object`);
+      if (typeof c.id !== "string" || !c.id) throw bad(`${at}.id is missing`);
+      if (!isObject(c.function)) throw bad(`${at}.function is missing`);
+      const { name, arguments: args } = c.function;
+      if (typeof name !== "string" || !name) throw bad(`${at}.function.name is missing`);
+      if (isObject(args)) return fn(c.id, name, JSON.stringify(args));
+      if (typeof args !== "string") throw bad(`${at}.function.arguments is not a string`);
+      return fn(c.id, name, args);
+    });
+    if (calls.length > 0) message.tool_calls = calls;
+  }
+  let usage: Usage;
+  if (body.usage === undefined || body.usage === null) {
+    usage = {
+      prompt_tokens: countPromptTokens(request.messages, request.tools),
+      completion_tokens: countCompletionTokens(message),
+    };
+  } else {
+    if (!isObject(body.usage)) throw bad("usage is not an object");
+    for (const k of ["prompt_tokens", "completion_tokens"] as const) {
+      const n = body.usage[k];
+      if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
+        throw bad(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
+      }
+    }
+    usage = {
+      prompt_tokens: body.usage.prompt_tokens as number,
+      completion_tokens: body.usage.completion_tokens as number,
+    };
+  }
+  const finishReason = typeof choice.finish_reason === "string"
+    ? choice.finish_reason
+    : message.tool_calls
+    ? "tool_calls"
+    : "stop";
+  const reply: ModelReply = { message, usage, finishReason };
+  if (typeof body.model === "string") reply.model = body.model;
+  return reply;
+}
+
+function fn(id: string, name: string, args: string): ToolCall {
+  return { id, type: "function", function: { name, arguments: args } };
+}
+
+/**
+ * Creates a `Model` that calls `POST {baseUrl}/chat/completions`. 429, 5xx,
+ * network errors and per-attempt timeouts are retried (honouring `Retry-After`,
+ * else exponential backoff with jitter) up to `maxRetries` times; 401/403 and
+ * other 4xx fail at once. Failures throw `ModelError`; an abort of the signal
+ * given to `complete()` rejects with its reason and stops all retrying.
+ *
+ * @example
+ * ```ts
+ * import { createOpenAIModel } from "./openai_model.ts";
+ * const model = createOpenAIModel({ baseUrl: "http://127.0.0.1:8788/v1", model: "gpt-x" });
+ * console.log(model.name); // "gpt-x"
+ * ```
+ */
+export function createOpenAIModel(options: OpenAIModelOptions): Model {
+  if (typeof options.baseUrl !== "string" || !options.baseUrl) {
+    throw new TypeError("createOpenAIModel: baseUrl must be a non-empty string");
+  }
+  if (typeof options.model !== "string" || !options.model) {
+    throw new TypeError("createOpenAIModel: model must be a non-empty string");
+  }
+  const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const maxRetries = nonNegative("maxRetries", options.maxRetries ?? 3, true);
+  const baseMs = nonNegative("retryBaseMs", options.retryBaseMs ?? 250, false);
+  const maxRetryAfter = nonNegative("maxRetryAfterMs", options.maxRetryAfterMs ?? 30_000, false);
+  const timeoutMs = nonNegative("timeoutMs", options.timeoutMs ?? 120_000, false);
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json",
+    ...options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    ...options.headers,
+  };
+
+  /** One attempt: a reply, a retryable failure, or a thrown final error. */
+  async function attempt(body: string, signal: AbortSignal, request: ModelRequest) {
+    const ctrl = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctrl.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError"));
+    }, timeoutMs);
+    const onOuterAbort = () => ctrl.abort(signal.reason);
+    signal.addEventListener("abort", onOuterAbort, { once: true });
+    let status: number, statusText: string, text: string, retryAfter: string | null;
+    try {
+      const init = { method: "POST", headers, body, signal: ctrl.signal };
+      const res = await race(doFetch(url, init), ctrl.signal, (r) => void r.body?.cancel());
+      ({ status, statusText } = res);
+      retryAfter = res.headers.get("retry-after");
+      text = await race(res.text(), ctrl.signal);
+    } catch (e) {
+      if (signal.aborted) throw signal.reason;
+      const detail = timedOut
+        ? `timed out after ${timeoutMs} ms`
+        : e instanceof Error
+        ? e.message
+        : String(e);
+      return { kind: "network", what: `Network error calling ${url}`, detail } satisfies Retryable;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onOuterAbort);
+    }
+    if (status >= 200 && status < 300) return parseReply(text, url, request);
+    const line = `${status} ${statusText || STATUS_TEXT[status] || "Error"} from ${url}`;
+    if (status === 401 || status === 403) {
+      throw new ModelError("auth", `${line}: check LLM_API_KEY`, status);
+    }
+    if (status === 429 || status >= 500) {
+      const kind = status === 429 ? "rate_limited" : "server";
+      const detail = text.slice(0, 200);
+      const wait = retryAfterMs(retryAfter);
+      return { kind, what: line, detail, status, retryAfterMs: wait } satisfies Retryable;
+    }
+    throw new ModelError("bad_request", `${line}: ${errorMessage(text)}`, status);
+  }
+
+  return {
+    name: options.model,
+    async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply> {
+      signal.throwIfAborted();
+      const payload: Record<string, unknown> = { model: options.model, messages: request.messages };
+      if (request.tools.length > 0) payload.tools = request.tools;
+      if (request.maxTokens !== undefined) payload.max_tokens = request.maxTokens;
+      const body = JSON.stringify(payload);
+      for (let n = 1;; n++) {
+        const outcome = await attempt(body, signal, request);
+        if ("message" in outcome) return outcome;
+        if (n > maxRetries) {
+          const attempts = `${n} attempt${n === 1 ? "" : "s"}`;
+          const message = `${outcome.what} after ${attempts}: ${outcome.detail}`;
+          throw new ModelError(outcome.kind, message, outcome.status);
+        }
+        const backoff = baseMs * 2 ** (n - 1) * (0.5 + Math.random() / 2);
+        await sleep(Math.min(outcome.retryAfterMs ?? backoff, maxRetryAfter), signal);
+      }
+    },
+  };
+}
+
+/**
+ * Creates the OpenAI-compatible model from `LLM_BASE_URL`, `LLM_API_KEY` and
+ * `LLM_MODEL` (`overrides` win over the environment). Throws `ConfigError`
+ * when the base URL or model name is set nowhere.
+ *
+ * @example
+ * ```ts
+ * import { modelFromEnv } from "./openai_model.ts";
+ * const env = new Map([["LLM_BASE_URL", "http://127.0.0.1:8788/v1"], ["LLM_MODEL", "gpt-x"]]);
+ * const model = modelFromEnv(env, { maxRetries: 1 });
+ * console.log(model.name); // "gpt-x"
+ * ```
+ */
+export function modelFromEnv(
+  env: { get(key: string): string | undefined } = Deno.env,
+  overrides: Partial<OpenAIModelOptions> = {},
+): Model {
+  const baseUrl = overrides.baseUrl ?? (env.get("LLM_BASE_URL") || undefined);
+  const model = overrides.model ?? (env.get("LLM_MODEL") || undefined);
+  const apiKey = overrides.apiKey ?? (env.get("LLM_API_KEY") || undefined);
+  if (!baseUrl) {
+    throw new ConfigError("LLM_BASE_URL is not set (e.g. LLM_BASE_URL=http://127.0.0.1:8788/v1)");
+  }
+  if (!model) throw new ConfigError("LLM_MODEL is not set (the model name to request)");
+  return createOpenAIModel({ ...overrides, baseUrl, model, apiKey });
+}
