@@ -1,0 +1,143 @@
+/**
+ * Plain-text tables for the demo: columns aligned, numbers right-aligned,
+ * thousands separators, USD with six decimals.
+ *
+ * @module
+ */
+
+/** A table cell: numbers are formatted with thousands separators. */
+export type Cell = string | number;
+
+/** Options of {@link table}. */
+export interface TableOptions {
+  /** Put before every line. Default two spaces. */
+  indent?: string;
+  /** Spaces between columns. Default 2. */
+  gap?: number;
+}
+
+/** Text that reads as a number (`1,234`, `$0.002470`, `+$0.000780`, `3.7x`, `12 ms`, `75%`). */
+const NUMERIC = /^[+\-]?\$?\d[\d,]*(\.\d+)?( ?(ms|x|%|s))?$/;
+
+/**
+ * An integer with thousands separators.
+ *
+ * @example
+ * ```ts
+ * import { int } from "./table.ts";
+ * console.log(int(337299)); // "337,299"
+ * ```
+ */
+export function int(n: number): string {
+  return Math.round(n).toLocaleString("en-US");
+}
+
+/**
+ * USD with six decimals (and thousands separators).
+ *
+ * @example
+ * ```ts
+ * import { usd } from "./table.ts";
+ * console.log(usd(0.00247)); // "$0.002470"
+ * ```
+ */
+export function usd(n: number): string {
+  const text = Math.abs(n).toLocaleString("en-US", {
+    minimumFractionDigits: 6,
+    maximumFractionDigits: 6,
+  });
+  return `${n < 0 && text !== "0.000000" ? "-" : ""}$${text}`;
+}
+
+/**
+ * USD with an explicit sign, for overshoot and differences.
+ *
+ * @example
+ * ```ts
+ * import { signedUsd } from "./table.ts";
+ * console.log(signedUsd(0.00078), signedUsd(-0.00001)); // "+$0.000780" "-$0.000010"
+ * ```
+ */
+export function signedUsd(n: number): string {
+  const text = usd(n);
+  return text.startsWith("-") ? text : `+${text}`;
+}
+
+/**
+ * A ratio such as `3.7x`.
+ *
+ * @example
+ * ```ts
+ * import { ratio } from "./table.ts";
+ * console.log(ratio(0.37, 0.1)); // "3.7x"
+ * ```
+ */
+export function ratio(a: number, b: number, digits = 1): string {
+  return `${(a / b).toFixed(digits)}x`;
+}
+
+/**
+ * Milliseconds, rounded, with separators: `3,015 ms`.
+ *
+ * @example
+ * ```ts
+ * import { ms } from "./table.ts";
+ * console.log(ms(3014.6)); // "3,015 ms"
+ * ```
+ */
+export function ms(n: number): string {
+  return `${int(n)} ms`;
+}
+
+/**
+ * A string in double quotes, cut to `max` characters with an ellipsis.
+ *
+ * @example
+ * ```ts
+ * import { quote } from "./table.ts";
+ * console.log(quote("hello")); // "\"hello\""
+ * ```
+ */
+export function quote(text: string | null | undefined, max = 72): string {
+  if (text === null || text === undefined) return "-";
+  const one = text.replace(/\s+/g, " ");
+  return JSON.stringify(one.length > max ? one.slice(0, max - 1) + "…" : one);
+}
+
+/**
+ * Renders rows under headers, one string per line. A column whose cells are
+ * all numbers (or read as numbers) is right-aligned; the rest left-aligned.
+ * The last column is never padded, so long answers do not add trailing spaces.
+ *
+ * @example
+ * ```ts
+ * import { table } from "./table.ts";
+ * for (const line of table(["cap", "cost"], [[8, "$0.006056"], [100, "$0.379300"]])) {
+ *   console.log(line);
+ * }
+ * ```
+ */
+export function table(headers: string[], rows: Cell[][], options: TableOptions = {}): string[] {
+  const indent = options.indent ?? "  ";
+  const gap = " ".repeat(options.gap ?? 2);
+  const text = rows.map((row) => headers.map((_, i) => cellText(row[i])));
+  const right = headers.map((_, i) =>
+    rows.length > 0 &&
+    rows.every((row, r) =>
+      typeof row[i] === "number" || text[r][i] === "" || text[r][i] === "-" ||
+      NUMERIC.test(text[r][i])
+    )
+  );
+  const widths = headers.map((h, i) => Math.max(h.length, ...text.map((row) => row[i].length)));
+  const line = (cells: string[]) =>
+    (indent + cells.map((c, i) => {
+      if (right[i]) return c.padStart(widths[i]);
+      return i === cells.length - 1 ? c : c.padEnd(widths[i]);
+    }).join(gap)).trimEnd();
+  return [line(headers), ...text.map(line)];
+}
+
+function cellText(cell: Cell | undefined): string {
+  if (cell === undefined) return "";
+  return typeof cell === "number" ? int(cell) : cell;
+}

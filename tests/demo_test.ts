@@ -1,0 +1,144 @@
+import assert from "node:assert/strict";
+import { runDemo } from "../cli/demo.ts";
+import { int, quote, signedUsd, table, usd } from "../cli/table.ts";
+import { DECLINED_ANSWER, DELETED_ANSWER, PLAN_ANSWER } from "../provider/scenarios.ts";
+
+/** The lines of section `n` (from its `== n.` title to the next title). */
+function section(lines: string[], n: number): string[] {
+  const start = lines.findIndex((l) => l.startsWith(`== ${n}.`));
+  assert.ok(start >= 0, `section ${n} missing`);
+  const end = lines.findIndex((l, i) => i > start && l.startsWith("== "));
+  return lines.slice(start + 1, end < 0 ? undefined : end);
+}
+
+/** A table row's cells (columns are separated by two or more spaces). */
+function cells(line: string): string[] {
+  return line.trim().split(/\s{2,}/);
+}
+
+/** The rows of the table whose header starts with `first`, as header -> cell. */
+function rows(lines: string[], first: string): Record<string, string>[] {
+  const at = lines.findIndex((l) => cells(l)[0] === first);
+  assert.ok(at >= 0, `no table with column "${first}" in:\n${lines.join("\n")}`);
+  const header = cells(lines[at]);
+  const out = [];
+  for (const line of lines.slice(at + 1)) {
+    const c = cells(line);
+    if (c.length !== header.length) break;
+    out.push(Object.fromEntries(header.map((h, i) => [h, c[i]])));
+  }
+  return out;
+}
+
+function dollars(text: string): number {
+  return Number(text.replace(/[$,+]/g, ""));
+}
+
+Deno.test("runDemo (quick) prints every experiment with the facts the chapter reports", async () => {
+  const lines: string[] = [];
+  await runDemo((line) => lines.push(line), { quick: true });
+  for (let n = 1; n <= 11; n++) assert.ok(section(lines, n).length > 0, `section ${n} empty`);
+
+  // 1. plan: completed in 3 turns, 2 tool runs; prompt tokens grow every turn.
+  const [plan] = rows(section(lines, 1), "turns");
+  assert.equal(plan.turns, "3");
+  assert.equal(plan.tools, "2");
+  assert.equal(plan.status, "completed");
+  assert.equal(plan.answer, JSON.stringify(PLAN_ANSWER));
+  const perTurn = section(lines, 1).find((l) => l.includes("per-turn prompt tokens:"))!;
+  const prompts = perTurn.split(":")[1].split(", ").map((t) => Number(t.replace(/,/g, "")));
+  assert.equal(prompts.length, 3);
+  assert.ok(prompts[0] < prompts[1] && prompts[1] < prompts[2], perTurn);
+
+  // 2. runaway: doubling the cap from 50 to 100 more than doubles the cost.
+  const caps = rows(section(lines, 2), "cap");
+  assert.deepEqual(caps.map((r) => r.turns), ["8", "20", "50", "100"]);
+  assert.ok(dollars(caps[3].cost) > 2 * dollars(caps[2].cost));
+
+  // 3. budgets: soft overshoots by less than a turn, hard never exceeds.
+  const budgets = rows(section(lines, 3), "budget");
+  assert.equal(budgets.length, 3);
+  for (const r of budgets) {
+    const budget = dollars(r.budget);
+    assert.ok(dollars(r["hard spent"]) <= budget, `hard ${r["hard spent"]} > ${r.budget}`);
+    assert.ok(dollars(r["hard spent"]) > budget * 0.8, `hard spent too little of ${r.budget}`);
+    assert.ok(dollars(r["soft spent"]) >= budget, `soft ${r["soft spent"]} < ${r.budget}`);
+    assert.ok(r["soft over"].startsWith("+$"), r["soft over"]);
+    assert.ok(!r["hard over"].startsWith("+") || dollars(r["hard over"]) === 0, r["hard over"]);
+  }
+
+  // 4. only describe answers; 5. the permanent-error stop ends at turn 1.
+  const policies = rows(section(lines, 4), "policy");
+  assert.deepEqual(policies.map((r) => r.status), ["completed", "completed", "failed"]);
+  assert.equal(policies[0].answer, JSON.stringify("errors.log mentions a timeout."));
+  const forbidden = rows(section(lines, 5), "policy");
+  assert.deepEqual(forbidden.map((r) => [r.turns, r.status]), [
+    ["12", "max_turns_exceeded"],
+    ["1", "failed"],
+  ]);
+
+  // 6. dedupe saves a tool run, not a turn (nor a cent).
+  const [, plain, deduped] = rows(section(lines, 6), "run");
+  assert.equal(plain.turns, deduped.turns);
+  assert.equal(plain.cost, deduped.cost);
+  assert.deepEqual([plain["tool runs"], deduped["tool runs"]], ["2", "1"]);
+
+  // 7. the naive cache runs one delete; the read-only gate runs both.
+  const caches = rows(section(lines, 7), "cache");
+  assert.deepEqual(caches.map((r) => r["deletes run"]), ["1", "2"]);
+
+  // 8. approval: the default sentence tells the truth, the naive empty result lies.
+  const approval = section(lines, 8);
+  assert.ok(
+    approval.some((l) =>
+      l.includes('interrupted / approval -> delete_file({"path":"access.log"})')
+    ),
+  );
+  const verdicts = rows(approval, "verdict");
+  const byVerdict = Object.fromEntries(verdicts.map((r) => [r.verdict, r]));
+  assert.equal(byVerdict["approve"].deleted, '["access.log"]');
+  const truthful = byVerdict["reject, no reason (reins default)"];
+  assert.equal(truthful.deleted, "[]");
+  assert.equal(truthful["agent told the user"], JSON.stringify(DECLINED_ANSWER));
+  assert.equal(truthful.report, "true");
+  const naive = byVerdict["NAIVE harness: empty tool result"];
+  assert.equal(naive.deleted, "[]");
+  assert.equal(naive["model read"], '""');
+  assert.equal(naive["agent told the user"], JSON.stringify(DELETED_ANSWER));
+  assert.equal(naive.report, "LIE");
+
+  // 9. crash and resume: two tool runs across both processes, same cost as no crash.
+  const crash = section(lines, 9).join("\n");
+  assert.match(crash, /restored from KV: turns=2 .* status=running/);
+  assert.match(
+    crash,
+    /tool runs across BOTH processes \(the KV trace\): list_files, read_file:errors.log$/m,
+  );
+  assert.match(crash, /model calls in process 2: 1; tool runs in process 2: none/);
+  assert.match(crash, /-> identical/);
+
+  // 10. progress lines, and Stop lands as interrupted with the user's reason.
+  const cancel = section(lines, 10);
+  assert.ok(
+    cancel.some((l) => /^ {2}progress: scanned \d+ of 1200 files {2}\(t\+[\d,]+ ms\)$/.test(l)),
+  );
+  const stops = rows(cancel, "run");
+  assert.equal(stops[0].status, "completed");
+  assert.equal(stops[1].status, "interrupted");
+  assert.equal(stops[1]["reason / answer"], '"user pressed Stop"');
+
+  // 11. latency: wall time grows with the provider's latency.
+  const latency = rows(section(lines, 11), "latency");
+  assert.ok(latency.length >= 2);
+});
+
+Deno.test("table() aligns columns and right-aligns numbers; formatters", () => {
+  assert.deepEqual(table(["name", "n", "cost"], [["a", 1234, usd(0.00247)], ["bb", 5, usd(1)]]), [
+    "  name      n       cost",
+    "  a     1,234  $0.002470",
+    "  bb        5  $1.000000",
+  ]);
+  assert.equal(int(337299), "337,299");
+  assert.equal(signedUsd(-0.00001), "-$0.000010");
+  assert.equal(quote("x".repeat(10), 5), '"xxxx…"');
+});
