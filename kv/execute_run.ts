@@ -1,0 +1,122 @@
+/**
+ * Executing a stored run: one executor at a time per run (a lease, renewed
+ * while the run goes on), every checkpoint saved to KV, every trace event
+ * stored under the run.
+ *
+ * @module
+ */
+import type { RunOptions } from "../harness/run_options.ts";
+import type { RunState } from "../harness/state.ts";
+import { run } from "../harness/run.ts";
+import { combineSinks } from "../harness/trace.ts";
+import { RunConflictError } from "../harness/errors.ts";
+import type { KvRunStore } from "./kv_run_store.ts";
+
+/** Options of {@link executeRun}: `run()`'s, plus who holds the lease. */
+export interface ExecuteRunOptions extends RunOptions {
+  /** The lease owner (default: the store's `owner`). */
+  owner?: string;
+}
+
+/** Executions going on in this process, so one owner cannot run a run twice at once. */
+const active = new Set<string>();
+
+/**
+ * Runs (or continues) a stored run under its lease: throws `RunConflictError`
+ * when another live owner executes it. Given an id, the run is loaded first;
+ * given a state, it must be what this store last loaded or saved of that run
+ * (or a new run). `options.store` is replaced by `store`, and `options.trace`
+ * is kept alongside the store's own trace sink. If the lease is lost midway
+ * (renewals failed for a whole lease time), the run is cancelled.
+ *
+ * @example
+ * ```ts
+ * import { KvRunStore } from "./kv_run_store.ts";
+ * import { executeRun } from "./execute_run.ts";
+ * import { newRun } from "../harness/state.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const store = new KvRunStore(kv);
+ * const s = newRun("say hi");
+ * await store.save(s);
+ * const model = { name: "m", complete: () => Promise.resolve({
+ *   message: { role: "assistant" as const, content: "hi" },
+ *   usage: { prompt_tokens: 10, completion_tokens: 2 }, finishReason: "stop" }) };
+ * console.log((await executeRun(store, s.runId, { model })).status); // completed
+ * kv.close();
+ * ```
+ */
+export async function executeRun(
+  store: KvRunStore,
+  runIdOrState: string | RunState,
+  options: ExecuteRunOptions,
+): Promise<RunState> {
+  const id = typeof runIdOrState === "string" ? runIdOrState : runIdOrState?.runId;
+  if (typeof id !== "string" || id === "") {
+    throw new TypeError("executeRun(store, runIdOrState): expected a run id or a RunState");
+  }
+  const { owner = store.owner, ...runOptions } = options;
+  const local = `${owner}\u0000${id}`;
+  if (active.has(local)) throw new RunConflictError(id, `run is being executed by ${owner}`);
+  active.add(local); // before any await: a second call in this process must see it
+  try {
+    if (!(await store.acquireLease(id, owner))) {
+      const holder = (await store.leaseHolder(id))?.owner ?? "another owner";
+      throw new RunConflictError(id, `run is being executed by ${holder}`);
+    }
+  } catch (e) {
+    active.delete(local);
+    throw e;
+  }
+  const lost = new AbortController();
+  let renewing: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    renewing = renewing.then(async () => {
+      // A failed renewal is retried next tick; only a lease taken by someone else stops us.
+      const held = await store.renewLease(id, owner).catch(() => true);
+      if (!held && !lost.signal.aborted) lost.abort(`lease on run "${id}" was lost`);
+    });
+  }, Math.max(1, Math.floor(store.leaseMs / 3)));
+  try {
+    const state = typeof runIdOrState === "string" ? await store.load(id) : runIdOrState;
+    const signal = options.signal ? AbortSignal.any([options.signal, lost.signal]) : lost.signal;
+    return await run(state, {
+      ...runOptions,
+      signal,
+      store,
+      trace: combineSinks(options.trace, store.traceSink()),
+    });
+  } finally {
+    clearInterval(timer);
+    await renewing;
+    active.delete(local);
+    // Not releasing only delays the next executor by one lease time: never mask the run's result.
+    await store.releaseLease(id, owner).catch(() => false);
+  }
+}
+
+/**
+ * Saves a new run (`RunConflictError` if its id exists) and executes it.
+ *
+ * @example
+ * ```ts
+ * import { KvRunStore } from "./kv_run_store.ts";
+ * import { startRun } from "./execute_run.ts";
+ * import { newRun } from "../harness/state.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const store = new KvRunStore(kv);
+ * const model = { name: "m", complete: () => Promise.resolve({
+ *   message: { role: "assistant" as const, content: "hi" },
+ *   usage: { prompt_tokens: 10, completion_tokens: 2 }, finishReason: "stop" }) };
+ * const done = await startRun(store, newRun("say hi"), { model });
+ * console.log((await store.events(done.runId)).length > 0); // true
+ * kv.close();
+ * ```
+ */
+export async function startRun(
+  store: KvRunStore,
+  state: RunState,
+  options: ExecuteRunOptions,
+): Promise<RunState> {
+  await store.save(state);
+  return await executeRun(store, state, options);
+}

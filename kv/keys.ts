@@ -1,0 +1,183 @@
+/**
+ * The Deno KV key layout of runs. Everything of one run lives under
+ * `["run", id]`; the third element names the kind, so listing one kind
+ * (`["run", id, "msg"]`) never catches another. Indexes live under their own
+ * top-level prefixes and carry `createdAtMs` so a reverse listing is newest first.
+ *
+ * @module
+ */
+import type { RunStatus } from "../harness/state.ts";
+
+/**
+ * The run's header: the state without its messages.
+ *
+ * @example
+ * ```ts
+ * import { runKey } from "./keys.ts";
+ * console.log(runKey("r1")); // ["run", "r1"]
+ * ```
+ */
+export function runKey(id: string): Deno.KvKey {
+  return ["run", id];
+}
+
+/**
+ * Prefix of every message chunk of a run.
+ *
+ * @example
+ * ```ts
+ * import { messagePrefix } from "./keys.ts";
+ * console.log(messagePrefix("r1")); // ["run", "r1", "msg"]
+ * ```
+ */
+export function messagePrefix(id: string): Deno.KvKey {
+  return ["run", id, "msg"];
+}
+
+/**
+ * One chunk (`part`) of the JSON text of message number `seq`.
+ *
+ * @example
+ * ```ts
+ * import { messageKey } from "./keys.ts";
+ * console.log(messageKey("r1", 3, 0)); // ["run", "r1", "msg", 3, 0]
+ * ```
+ */
+export function messageKey(id: string, seq: number, part: number): Deno.KvKey {
+  return ["run", id, "msg", seq, part];
+}
+
+/**
+ * Prefix of every trace event of a run.
+ *
+ * @example
+ * ```ts
+ * import { eventPrefix } from "./keys.ts";
+ * console.log(eventPrefix("r1")); // ["run", "r1", "event"]
+ * ```
+ */
+export function eventPrefix(id: string): Deno.KvKey {
+  return ["run", id, "event"];
+}
+
+/**
+ * Trace event number `seq` of a run.
+ *
+ * @example
+ * ```ts
+ * import { eventKey } from "./keys.ts";
+ * console.log(eventKey("r1", 0)); // ["run", "r1", "event", 0]
+ * ```
+ */
+export function eventKey(id: string, seq: number): Deno.KvKey {
+  return ["run", id, "event", seq];
+}
+
+/**
+ * Who executes the run, until when.
+ *
+ * @example
+ * ```ts
+ * import { leaseKey } from "./keys.ts";
+ * console.log(leaseKey("r1")); // ["run", "r1", "lease"]
+ * ```
+ */
+export function leaseKey(id: string): Deno.KvKey {
+  return ["run", id, "lease"];
+}
+
+/**
+ * Claimed by a save too large for one atomic, so two such saves cannot
+ * interleave their message chunks.
+ *
+ * @example
+ * ```ts
+ * import { stagingKey } from "./keys.ts";
+ * console.log(stagingKey("r1")); // ["run", "r1", "staging"]
+ * ```
+ */
+export function stagingKey(id: string): Deno.KvKey {
+  return ["run", id, "staging"];
+}
+
+/**
+ * Index of every run by creation time.
+ *
+ * @example
+ * ```ts
+ * import { runsByTimeKey } from "./keys.ts";
+ * console.log(runsByTimeKey(1700000000000, "r1")); // ["runs_by_time", 1700000000000, "r1"]
+ * ```
+ */
+export function runsByTimeKey(createdAtMs: number, id: string): Deno.KvKey {
+  return ["runs_by_time", createdAtMs, id];
+}
+
+/**
+ * Index of runs by status, then creation time.
+ *
+ * @example
+ * ```ts
+ * import { runsByStatusKey } from "./keys.ts";
+ * console.log(runsByStatusKey("completed", 1700000000000, "r1"));
+ * ```
+ */
+export function runsByStatusKey(status: RunStatus, createdAtMs: number, id: string): Deno.KvKey {
+  return ["runs_by_status", status, createdAtMs, id];
+}
+
+/**
+ * Index of child runs by parent, then creation time (so children list newest first).
+ *
+ * @example
+ * ```ts
+ * import { runsByParentKey } from "./keys.ts";
+ * console.log(runsByParentKey("p1", 1700000000000, "c1"));
+ * ```
+ */
+export function runsByParentKey(parentId: string, createdAtMs: number, id: string): Deno.KvKey {
+  return ["runs_by_parent", parentId, createdAtMs, id];
+}
+
+/**
+ * A stop request for a whole run tree, keyed by its root.
+ *
+ * @example
+ * ```ts
+ * import { cancelKey } from "./keys.ts";
+ * console.log(cancelKey("root1")); // ["cancel", "root1"]
+ * ```
+ */
+export function cancelKey(rootId: string): Deno.KvKey {
+  return ["cancel", rootId];
+}
+
+/** What the indexes of a run are computed from. */
+export interface IndexFields {
+  /** The run. */
+  runId: string;
+  /** Its status. */
+  status: RunStatus;
+  /** `Date.parse(createdAt)`. */
+  createdAtMs: number;
+  /** Its parent run, if any. */
+  parentId: string | null;
+}
+
+/**
+ * Every index key of a run.
+ *
+ * @example
+ * ```ts
+ * import { indexKeys } from "./keys.ts";
+ * console.log(indexKeys({ runId: "r1", status: "running", createdAtMs: 1, parentId: null }).length); // 2
+ * ```
+ */
+export function indexKeys(f: IndexFields): Deno.KvKey[] {
+  const keys = [
+    runsByTimeKey(f.createdAtMs, f.runId),
+    runsByStatusKey(f.status, f.createdAtMs, f.runId),
+  ];
+  if (f.parentId !== null) keys.push(runsByParentKey(f.parentId, f.createdAtMs, f.runId));
+  return keys;
+}

@@ -1,0 +1,301 @@
+/**
+ * Runs persisted in Deno KV. A save is one atomic that appends only the new
+ * messages and rewrites the small header, checked against the header's
+ * versionstamp from this instance's last load or save, so bytes per turn do
+ * not grow with the transcript and two executors cannot fork a run.
+ *
+ * @module
+ */
+import type { RunStore } from "../harness/run_store.ts";
+import type { RunState } from "../harness/state.ts";
+import type { ChatMessage } from "../harness/messages.ts";
+import type { TraceSink } from "../harness/trace.ts";
+import { RecordError, RunConflictError, RunNotFoundError } from "../harness/errors.ts";
+import {
+  type IndexFields,
+  indexKeys,
+  messageKey,
+  messagePrefix,
+  runKey,
+  stagingKey,
+} from "./keys.ts";
+import { fromHeader, parseHeader, parseMessage, toHeader } from "./record.ts";
+import { decodeMessage, encodeMessage, planBatches, type Write, write } from "./chunks.ts";
+import { KvEventLog, type StoredEvent } from "./events.ts";
+import { retryLocked } from "./retry.ts";
+import { acquireLease, type Lease, leaseHolder, releaseLease, renewLease } from "./leases.ts";
+import {
+  indexFieldsOf,
+  type ListOptions,
+  listRuns,
+  looseIndexKeys,
+  type RunSummary,
+} from "./indexes.ts";
+
+export type { ListOptions, RunSummary } from "./indexes.ts";
+
+/** Options of {@link KvRunStore}. */
+export interface KvRunStoreOptions {
+  /** Lease time to live in ms (default 30,000); executors renew every third of it. */
+  leaseMs?: number;
+  /** Who this instance is, in leases (default: `pid<pid>-<random>`, unique per instance). */
+  owner?: string;
+}
+
+interface Known {
+  versionstamp: string;
+  count: number;
+  index: IndexFields;
+}
+
+const DELETE_BATCH = 500;
+/** Longest run id: two of them go into a `runs_by_parent` key, and KV keys hold 2,048 bytes. */
+const MAX_ID_BYTES = 512;
+const encoder = new TextEncoder();
+
+/**
+ * A `RunStore` over a `Deno.Kv` you open and close.
+ *
+ * @example
+ * ```ts
+ * import { KvRunStore } from "./kv_run_store.ts";
+ * import { newRun } from "../harness/state.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const store = new KvRunStore(kv);
+ * const s = newRun("hi");
+ * await store.save(s);
+ * console.log((await store.load(s.runId)).messages.length, (await store.list()).length); // 1 1
+ * kv.close();
+ * ```
+ */
+export class KvRunStore implements RunStore {
+  /** This instance's name in leases. */
+  readonly owner: string;
+  /** Lease time to live in ms. */
+  readonly leaseMs: number;
+  /** Estimated bytes (keys + values) written by the last `save` (for benchmarks). */
+  lastCommitBytes = 0;
+  #kv: Deno.Kv;
+  #known = new Map<string, Known>();
+  #events: KvEventLog;
+
+  /** Wraps an open KV handle; closing it stays the caller's job. */
+  constructor(kv: Deno.Kv, options: KvRunStoreOptions = {}) {
+    if (!kv || typeof kv.atomic !== "function") {
+      throw new TypeError("new KvRunStore(kv): kv must be an open Deno.Kv");
+    }
+    this.#kv = kv;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    if (!(this.leaseMs > 0)) throw new RangeError(`leaseMs must be positive, got ${this.leaseMs}`);
+    this.owner = options.owner ?? `pid${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
+    this.#events = new KvEventLog(kv);
+  }
+
+  /**
+   * Commits the new messages, the header and the indexes in one atomic
+   * checked against the version this instance last saw (a run it never saw
+   * must not exist yet). Throws `RunConflictError` when that check fails.
+   */
+  async save(state: Readonly<RunState>): Promise<void> {
+    const id = state?.runId;
+    if (typeof id !== "string" || id === "") {
+      throw new TypeError("save(state): state.runId missing");
+    }
+    for (const [what, value] of [["runId", id], ["parentId", state.parentId ?? ""]]) {
+      if (encoder.encode(value).byteLength > MAX_ID_BYTES) {
+        throw new TypeError(
+          `save: ${what} is longer than ${MAX_ID_BYTES} bytes (KV keys hold 2,048)`,
+        );
+      }
+    }
+    const known = this.#known.get(id);
+    const start = known?.count ?? 0;
+    if (start > state.messages.length) {
+      throw new Error(
+        `save("${id}"): ${start} messages are stored but the state has ${state.messages.length}; ` +
+          `messages are append-only`,
+      );
+    }
+    const header = checked(id, () => parseHeader(id, toHeader(state)));
+    const writes: Write[] = [];
+    for (let seq = start; seq < state.messages.length; seq++) {
+      const message = checked(id, () => parseMessage(id, seq, state.messages[seq]));
+      encodeMessage(message).forEach((c, part) => writes.push(write(messageKey(id, seq, part), c)));
+    }
+    const index: IndexFields = {
+      runId: id,
+      status: header.status,
+      createdAtMs: Date.parse(header.createdAt),
+      parentId: header.parentId,
+    };
+    const oldKeys = known ? indexKeys(known.index) : [];
+    const newKeys = indexKeys(index);
+    const has = (keys: Deno.KvKey[], k: Deno.KvKey) =>
+      keys.some((o) => JSON.stringify(o) === JSON.stringify(k));
+    const final = [
+      write(runKey(id), header),
+      ...newKeys.filter((k) => !has(oldKeys, k)).map((k) => write(k, id)),
+    ];
+    const drops = oldKeys.filter((k) => !has(newKeys, k));
+    const reserve = final.reduce((n, w) => n + w.bytes, 0) + drops.length * 100 + 200;
+    const batches = planBatches(writes, {
+      bytes: reserve,
+      mutations: final.length + drops.length + 1,
+    });
+    const check = { key: runKey(id), versionstamp: known?.versionstamp ?? null };
+    const conflict = () =>
+      new RunConflictError(id, known ? undefined : "a run with this id already exists");
+
+    // Large turns: earlier atomics stage chunks past the stored messageCount
+    // (ignored on load if the final commit fails), holding the staging key so
+    // two such saves cannot interleave.
+    let staging: { key: Deno.KvKey; versionstamp: string | null } | null = null;
+    let bytes = 0;
+    for (const batch of batches.slice(0, -1)) {
+      staging ??= await this.#kv.get(stagingKey(id), { consistency: "strong" });
+      const op = this.#kv.atomic().check(check, staging);
+      for (const w of batch) op.set(w.key, w.value);
+      const res = await commit(id, op.set(stagingKey(id), { owner: this.owner, at: Date.now() }));
+      if (!res.ok) throw conflict();
+      staging = { key: stagingKey(id), versionstamp: res.versionstamp };
+      bytes += batch.reduce((n, w) => n + w.bytes, 0);
+    }
+    const op = this.#kv.atomic().check(check);
+    if (staging) op.check(staging).delete(stagingKey(id));
+    for (const w of [...batches[batches.length - 1], ...final]) {
+      op.set(w.key, w.value);
+      bytes += w.bytes;
+    }
+    for (const k of drops) op.delete(k);
+    const res = await commit(id, op);
+    if (!res.ok) throw conflict();
+    this.#known.set(id, { versionstamp: res.versionstamp, count: state.messages.length, index });
+    this.lastCommitBytes = bytes;
+  }
+
+  /** Loads and validates a run (`RunNotFoundError`, `RecordError`). */
+  async load(id: string): Promise<RunState> {
+    const entry = await this.#kv.get(runKey(id), { consistency: "strong" });
+    if (entry.versionstamp === null) throw new RunNotFoundError(id);
+    const header = parseHeader(id, entry.value);
+    const chunks = new Map<number, unknown[]>();
+    const selector = {
+      prefix: messagePrefix(id),
+      end: [...messagePrefix(id), header.messageCount],
+    };
+    for await (const e of this.#kv.list(selector, { consistency: "strong", batchSize: 500 })) {
+      const [seq, part] = [e.key[3], e.key[4]];
+      if (!Number.isInteger(seq) || !Number.isInteger(part)) {
+        throw new RecordError(id, "messages", `unexpected key ${JSON.stringify(e.key)}`);
+      }
+      const list = chunks.get(seq as number) ?? [];
+      list[part as number] = e.value;
+      chunks.set(seq as number, list);
+    }
+    const messages: ChatMessage[] = [];
+    for (let seq = 0; seq < header.messageCount; seq++) {
+      messages.push(decodeMessage(id, seq, chunks.get(seq) ?? []));
+    }
+    this.#known.set(id, {
+      versionstamp: entry.versionstamp,
+      count: header.messageCount,
+      index: indexFieldsOf(header),
+    });
+    return fromHeader(header, messages);
+  }
+
+  /** Runs newest first, optionally of one status and/or one parent. */
+  list(options: ListOptions = {}): Promise<RunSummary[]> {
+    return listRuns(this.#kv, options);
+  }
+
+  /**
+   * Deletes a run: header and indexes first (one checked atomic), then its
+   * messages, events, lease and staging keys in batches. True if it existed.
+   */
+  async delete(id: string): Promise<boolean> {
+    const entry = await this.#kv.get(runKey(id), { consistency: "strong" });
+    if (entry.versionstamp !== null) {
+      const op = this.#kv.atomic().check(entry).delete(runKey(id));
+      for (const k of looseIndexKeys(id, entry.value)) op.delete(k);
+      if (!(await commit(id, op)).ok) {
+        throw new RunConflictError(id, "it changed while being deleted");
+      }
+    }
+    let keys: Deno.KvKey[] = [];
+    for await (const e of this.#kv.list({ prefix: runKey(id) }, { consistency: "strong" })) {
+      keys.push(e.key);
+      if (keys.length === DELETE_BATCH) keys = await this.#deleteAll(keys);
+    }
+    await this.#deleteAll(keys);
+    this.#known.delete(id);
+    this.#events.forget(id);
+    return entry.versionstamp !== null;
+  }
+
+  /** The stored trace events of a run, in order (after `afterSeq` if given). */
+  events(id: string, options: { afterSeq?: number } = {}): Promise<StoredEvent[]> {
+    return this.#events.read(id, options);
+  }
+
+  /** A sink storing each event under its run (`["run", id, "event", seq]`). */
+  traceSink(): TraceSink {
+    return this.#events.sink();
+  }
+
+  /** Takes the run's lease (see `acquireLease` in leases.ts). */
+  acquireLease(id: string, owner = this.owner, ttlMs = this.leaseMs): Promise<boolean> {
+    return acquireLease(this.#kv, id, owner, ttlMs);
+  }
+
+  /** Extends the run's lease if `owner` holds it. */
+  renewLease(id: string, owner = this.owner, ttlMs = this.leaseMs): Promise<boolean> {
+    return renewLease(this.#kv, id, owner, ttlMs);
+  }
+
+  /** Gives up the run's lease if `owner` holds it. */
+  releaseLease(id: string, owner = this.owner): Promise<boolean> {
+    return releaseLease(this.#kv, id, owner);
+  }
+
+  /** The run's live lease, or null. */
+  leaseHolder(id: string): Promise<Lease | null> {
+    return leaseHolder(this.#kv, id);
+  }
+
+  async #deleteAll(keys: Deno.KvKey[]): Promise<Deno.KvKey[]> {
+    if (!keys.length) return [];
+    const op = this.#kv.atomic();
+    for (const k of keys) op.delete(k);
+    await retryLocked(() => op.commit());
+    return [];
+  }
+}
+
+/** Commits (retrying while the file is locked), naming the run when KV refuses a value as too large. */
+async function commit(
+  id: string,
+  op: Deno.AtomicOperation,
+): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+  try {
+    return await retryLocked(() => op.commit());
+  } catch (e) {
+    if (!(e instanceof Error) || !/too large/i.test(e.message)) throw e;
+    throw new RangeError(
+      `save("${id}"): ${e.message}; the header (the run without its messages: ` +
+        `interruption.args, rejected, resultCache, …) must fit one KV value`,
+      { cause: e },
+    );
+  }
+}
+
+/** Validation of a state about to be saved: a bad state is the caller's error. */
+function checked<T>(id: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    if (!(e instanceof RecordError)) throw e;
+    const problem = e.message.slice(e.message.indexOf(`"${e.field}": `) + e.field.length + 4);
+    throw new TypeError(`save("${id}"): invalid state at "${e.field}": ${problem}`, { cause: e });
+  }
+}

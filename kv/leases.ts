@@ -1,0 +1,122 @@
+/**
+ * Leases: at most one live executor per run. A lease is `{ owner, expiresAt }`
+ * under `leaseKey(id)`, changed only by atomics that check its versionstamp;
+ * an expired lease may be taken over, and KV's `expireIn` removes it as a backstop.
+ *
+ * @module
+ */
+import { leaseKey } from "./keys.ts";
+import { retryLocked } from "./retry.ts";
+
+/** A lease as stored. */
+export interface Lease {
+  /** Who executes the run. */
+  owner: string;
+  /** Epoch ms after which anyone may take the lease over. */
+  expiresAt: number;
+}
+
+function asLease(value: unknown): Lease | null {
+  if (typeof value !== "object" || value === null) return null;
+  const { owner, expiresAt } = value as Partial<Lease>;
+  return typeof owner === "string" && typeof expiresAt === "number" ? { owner, expiresAt } : null;
+}
+
+function checkTtl(ttlMs: number): void {
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new RangeError(`lease ttlMs must be a positive number, got ${ttlMs}`);
+  }
+}
+
+/**
+ * The live (unexpired) lease of a run, or null.
+ *
+ * @example
+ * ```ts
+ * import { leaseHolder } from "./leases.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * console.log(await leaseHolder(kv, "r1")); // null
+ * kv.close();
+ * ```
+ */
+export async function leaseHolder(kv: Deno.Kv, id: string): Promise<Lease | null> {
+  const lease = asLease((await kv.get(leaseKey(id), { consistency: "strong" })).value);
+  return lease && lease.expiresAt > Date.now() ? lease : null;
+}
+
+/**
+ * Takes the lease of a run for `ttlMs`: true when it is free, expired, or
+ * already `owner`'s (then it is extended); false when another owner holds it.
+ *
+ * @example
+ * ```ts
+ * import { acquireLease } from "./leases.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * console.log(await acquireLease(kv, "r1", "a", 1000), await acquireLease(kv, "r1", "b", 1000)); // true false
+ * kv.close();
+ * ```
+ */
+export async function acquireLease(
+  kv: Deno.Kv,
+  id: string,
+  owner: string,
+  ttlMs: number,
+): Promise<boolean> {
+  checkTtl(ttlMs);
+  for (;;) {
+    const entry = await kv.get(leaseKey(id), { consistency: "strong" });
+    const lease = asLease(entry.value);
+    if (lease && lease.owner !== owner && lease.expiresAt > Date.now()) return false;
+    const value: Lease = { owner, expiresAt: Date.now() + ttlMs };
+    const op = kv.atomic().check(entry).set(leaseKey(id), value, { expireIn: ttlMs });
+    const res = await retryLocked(() => op.commit());
+    if (res.ok) return true;
+    // Someone changed it between our read and write: look again.
+  }
+}
+
+/**
+ * Extends `owner`'s lease by `ttlMs`; false when `owner` no longer holds it.
+ *
+ * @example
+ * ```ts
+ * import { acquireLease, renewLease } from "./leases.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * await acquireLease(kv, "r1", "a", 1000);
+ * console.log(await renewLease(kv, "r1", "a", 1000), await renewLease(kv, "r1", "b", 1000)); // true false
+ * kv.close();
+ * ```
+ */
+export async function renewLease(
+  kv: Deno.Kv,
+  id: string,
+  owner: string,
+  ttlMs: number,
+): Promise<boolean> {
+  checkTtl(ttlMs);
+  const entry = await kv.get(leaseKey(id), { consistency: "strong" });
+  const lease = asLease(entry.value);
+  if (!lease || lease.owner !== owner) return false;
+  const value: Lease = { owner, expiresAt: Date.now() + ttlMs };
+  const op = kv.atomic().check(entry).set(leaseKey(id), value, { expireIn: ttlMs });
+  return (await retryLocked(() => op.commit())).ok;
+}
+
+/**
+ * Gives up `owner`'s lease; false (and nothing changes) when someone else holds it.
+ *
+ * @example
+ * ```ts
+ * import { acquireLease, releaseLease } from "./leases.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * await acquireLease(kv, "r1", "a", 1000);
+ * console.log(await releaseLease(kv, "r1", "b"), await releaseLease(kv, "r1", "a")); // false true
+ * kv.close();
+ * ```
+ */
+export async function releaseLease(kv: Deno.Kv, id: string, owner: string): Promise<boolean> {
+  const entry = await kv.get(leaseKey(id), { consistency: "strong" });
+  if (asLease(entry.value)?.owner !== owner) return false;
+  const op = kv.atomic().check(entry).delete(leaseKey(id));
+  return (await retryLocked(() => op.commit())).ok;
+}

@@ -1,0 +1,212 @@
+/**
+ * What a run looks like in KV, and the validation applied on every read: a
+ * stored record that does not match is refused with a `RecordError` naming
+ * the run and the first invalid field, never repaired or overwritten.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { ChatMessage } from "../harness/messages.ts";
+import { RecordError } from "../harness/errors.ts";
+import { RUN_SCHEMA_VERSION, type RunState } from "../harness/state.ts";
+
+/** The stored header: the run without its messages, plus how many messages count. */
+export type StoredHeader = Omit<RunState, "messages"> & {
+  /** Messages `0 .. messageCount - 1` belong to the run; chunks beyond are ignored. */
+  messageCount: number;
+};
+
+const count = z.number().int().nonnegative();
+const usd = z.number().nonnegative().finite();
+const id = z.string().min(1);
+
+const interruptionSchema = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("approval"),
+    callId: id,
+    toolName: z.string(),
+    args: z.unknown(),
+    why: z.enum(["needs_approval", "uncertain_effect"]),
+    runId: id.optional(),
+  }),
+  z.strictObject({ type: z.literal("max_turns") }),
+  z.strictObject({ type: z.literal("max_budget") }),
+  z.strictObject({ type: z.literal("cancelled"), reason: z.string() }),
+]);
+
+const headerSchema = z.strictObject({
+  $schemaVersion: z.literal(RUN_SCHEMA_VERSION),
+  runId: id,
+  parentId: id.nullable(),
+  parentCallId: id.nullable(),
+  rootId: id,
+  status: z.enum([
+    "running",
+    "completed",
+    "failed",
+    "max_turns_exceeded",
+    "budget_exceeded",
+    "interrupted",
+  ]),
+  interruption: interruptionSchema.nullable(),
+  stopReason: z.string().nullable(),
+  messageCount: count,
+  model: z.string().nullable(),
+  limits: z.strictObject({ maxTurns: count, maxBudgetUsd: usd }),
+  turns: count,
+  toolRuns: count,
+  usage: z.strictObject({ prompt_tokens: count, completion_tokens: count }),
+  costUsd: usd,
+  childCostUsd: usd,
+  approved: z.array(id),
+  rejected: z.array(z.strictObject({ callId: id, reason: z.string() })),
+  inFlight: z.array(id),
+  resultCache: z.record(z.string(), z.string()),
+  output: z.string().nullable(),
+  error: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+
+const toolCallSchema = z.strictObject({
+  id: z.string(),
+  type: z.literal("function"),
+  function: z.strictObject({ name: z.string(), arguments: z.string() }),
+});
+
+const messageSchema = z.discriminatedUnion("role", [
+  z.strictObject({ role: z.literal("system"), content: z.string() }),
+  z.strictObject({ role: z.literal("user"), content: z.string() }),
+  z.strictObject({
+    role: z.literal("assistant"),
+    content: z.string().nullable(),
+    tool_calls: z.array(toolCallSchema).optional(),
+  }),
+  z.strictObject({
+    role: z.literal("tool"),
+    tool_call_id: z.string(),
+    name: z.string(),
+    content: z.string(),
+  }),
+]);
+
+// Compile-time guard: a field added to RunState or ChatMessage must be added here too.
+type Flat<T> = { [K in keyof T]: T[K] };
+type Same<A, B> = (<T>() => T extends Flat<A> ? 1 : 2) extends (<T>() => T extends Flat<B> ? 1 : 2)
+  ? true
+  : false;
+const _headerInSync: Same<z.infer<typeof headerSchema>, StoredHeader> = true;
+const _messageInSync: Same<z.infer<typeof messageSchema>, ChatMessage> = true;
+
+interface Issue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+  readonly code?: string;
+  readonly keys?: readonly string[];
+}
+
+function firstProblem(prefix: string, issues: readonly Issue[]): [string, string] {
+  const issue = issues[0];
+  const path = issue.path.map(String);
+  // An unknown key is reported on the object; name the key itself.
+  if (issue.code === "unrecognized_keys" && issue.keys?.length) path.push(issue.keys[0]);
+  const field = [prefix, ...path].filter((p) => p !== "").join(".");
+  return [field || "(root)", issue.message];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Validates a stored header; throws `RecordError(runId, field, problem)` for
+ * the first invalid field (an unknown `$schemaVersion` is refused on that field).
+ *
+ * @example
+ * ```ts
+ * import { parseHeader } from "./record.ts";
+ * try {
+ *   parseHeader("r1", { $schemaVersion: 1, status: "zombie" });
+ * } catch (e) {
+ *   console.log((e as Error).message); // Stored run "r1" is invalid at "runId": …
+ * }
+ * ```
+ */
+export function parseHeader(runId: string, value: unknown): StoredHeader {
+  if (!isObject(value)) {
+    throw new RecordError(runId, "(root)", `expected an object, got ${describe(value)}`);
+  }
+  if (value.$schemaVersion !== RUN_SCHEMA_VERSION) {
+    throw new RecordError(
+      runId,
+      "$schemaVersion",
+      `unknown schema version ${JSON.stringify(value.$schemaVersion)} ` +
+        `(this version of reins reads ${RUN_SCHEMA_VERSION})`,
+    );
+  }
+  const parsed = headerSchema.safeParse(value);
+  if (!parsed.success) throw new RecordError(runId, ...firstProblem("", parsed.error.issues));
+  if (parsed.data.runId !== runId) {
+    throw new RecordError(
+      runId,
+      "runId",
+      `stored under "${runId}" but says "${parsed.data.runId}"`,
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * Validates one stored message (already joined and JSON-parsed); the field
+ * is reported as `messages.<seq>.<path>`.
+ *
+ * @example
+ * ```ts
+ * import { parseMessage } from "./record.ts";
+ * console.log(parseMessage("r1", 0, { role: "user", content: "hi" }).role); // user
+ * ```
+ */
+export function parseMessage(runId: string, seq: number, value: unknown): ChatMessage {
+  const parsed = messageSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new RecordError(runId, ...firstProblem(`messages.${seq}`, parsed.error.issues));
+  }
+  return parsed.data;
+}
+
+/**
+ * The header to store for a state: everything but the messages, plus their count.
+ *
+ * @example
+ * ```ts
+ * import { toHeader } from "./record.ts";
+ * import { newRun } from "../harness/state.ts";
+ * console.log(toHeader(newRun("hi")).messageCount); // 1
+ * ```
+ */
+export function toHeader(state: Readonly<RunState>): StoredHeader {
+  const { messages, ...rest } = state;
+  return { ...structuredClone(rest), messageCount: messages.length };
+}
+
+/**
+ * The state a header and its messages describe.
+ *
+ * @example
+ * ```ts
+ * import { fromHeader, toHeader } from "./record.ts";
+ * import { newRun } from "../harness/state.ts";
+ * const s = newRun("hi");
+ * console.log(fromHeader(toHeader(s), s.messages).messages.length); // 1
+ * ```
+ */
+export function fromHeader(header: StoredHeader, messages: ChatMessage[]): RunState {
+  const { messageCount: _count, ...rest } = header;
+  return { ...rest, messages };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value;
+}

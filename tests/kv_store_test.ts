@@ -1,0 +1,279 @@
+// KvRunStore over a real Deno KV: round trips, constant bytes per turn,
+// chunking, optimistic concurrency, validation, indexes and deletion.
+import assert from "node:assert/strict";
+import { newRun, type RunState } from "../harness/state.ts";
+import { run } from "../harness/run.ts";
+import { RecordError, RunConflictError, RunNotFoundError } from "../harness/errors.ts";
+import type { RunStore } from "../harness/run_store.ts";
+import { KvRunStore } from "../kv/kv_run_store.ts";
+import { messageKey, messagePrefix, runKey } from "../kv/keys.ts";
+import { encodeMessage } from "../kv/chunks.ts";
+import {
+  allKeys,
+  constantTool,
+  countingKv,
+  listFiles,
+  oneCallModel,
+  runawayModel,
+  withKv,
+} from "./kv_helpers.ts";
+
+Deno.test("a run saved after several turns loads back equal to the in-memory state", () =>
+  withKv(async (kv) => {
+    const store = new KvRunStore(kv);
+    const done = await run(newRun("list forever", { system: "Be brief." }), {
+      model: runawayModel(),
+      tools: [listFiles],
+      store,
+      limits: { maxTurns: 5 },
+    });
+    assert.equal(done.status, "max_turns_exceeded");
+    assert.equal(done.messages.length, 12);
+    assert.deepEqual(await new KvRunStore(kv).load(done.runId), done);
+  }));
+
+Deno.test("bytes written per turn do not grow with the transcript", () =>
+  withKv(async (raw) => {
+    const { kv, bytes } = countingKv(raw);
+    const store = new KvRunStore(kv);
+    const measured = new Map<number, number>(); // turn -> bytes actually set
+    const reported = new Map<number, number>(); // turn -> store.lastCommitBytes
+    const recording: RunStore = {
+      load: (id) => store.load(id),
+      async save(state) {
+        const before = bytes.n;
+        await store.save(state);
+        measured.set(state.turns, (measured.get(state.turns) ?? 0) + bytes.n - before);
+        reported.set(state.turns, (reported.get(state.turns) ?? 0) + store.lastCommitBytes);
+      },
+    };
+    const done = await run(newRun("list forever"), {
+      model: runawayModel(),
+      tools: [listFiles],
+      store: recording,
+      limits: { maxTurns: 100, maxBudgetUsd: 100 },
+    });
+    assert.equal(done.turns, 100);
+    const [m1, m100] = [measured.get(1)!, measured.get(100)!];
+    const [r1, r100] = [reported.get(1)!, reported.get(100)!];
+    console.log(
+      `bytes written: turn 1 ${m1} (reported ${r1}), turn 99 ${measured.get(99)}, ` +
+        `turn 100 ${m100} (reported ${r100}, incl. the exit save)`,
+    );
+    assert.ok(m1 > 0 && m100 < 1.5 * m1, `turn 100 wrote ${m100} bytes, turn 1 ${m1}`);
+    assert.ok(r100 < 1.5 * r1, `reported: turn 100 ${r100}, turn 1 ${r1}`);
+    // Turn 100 also carries the exit save; a middle turn costs what turn 1 did.
+    assert.ok(measured.get(99)! < 1.1 * m1, `turn 99 wrote ${measured.get(99)}, turn 1 ${m1}`);
+    assert.deepEqual(await new KvRunStore(raw).load(done.runId), done);
+  }));
+
+Deno.test("a 200 KB tool result round-trips exactly, split into chunks", () =>
+  withKv(async (kv) => {
+    const big = ("é🙂 line of a large log\n" + "x".repeat(977)).repeat(200);
+    assert.ok(new TextEncoder().encode(big).byteLength > 200_000);
+    const store = new KvRunStore(kv);
+    const done = await run(newRun("read the log"), {
+      model: oneCallModel("read_log"),
+      tools: [constantTool("read_log", big)],
+      store,
+    });
+    assert.equal(done.status, "completed");
+    const loaded = await new KvRunStore(kv).load(done.runId);
+    const seq = loaded.messages.findIndex((m) => m.role === "tool");
+    assert.equal(loaded.messages[seq].content, big);
+    let parts = 0;
+    for await (const _ of kv.list({ prefix: [...messagePrefix(done.runId), seq] })) parts++;
+    assert.ok(parts >= 4, `expected the result in several chunks, got ${parts}`);
+  }));
+
+Deno.test("a turn larger than one atomic is split across atomics and round-trips", () =>
+  withKv(async (kv) => {
+    const store = new KvRunStore(kv);
+    const s = newRun("big");
+    await store.save(s);
+    for (let i = 0; i < 12; i++) {
+      s.messages.push({ role: "user", content: `${i}:` + "y".repeat(100_000) });
+    }
+    await store.save(s); // ~1.2 MB in one save: over KV's 800 KiB per atomic
+    assert.deepEqual(await new KvRunStore(kv).load(s.runId), s);
+  }));
+
+Deno.test("two stores saving the same run: one wins, the other gets RunConflictError", () =>
+  withKv(async (kv) => {
+    const s = newRun("race");
+    await new KvRunStore(kv).save(s);
+    const [a, b] = [new KvRunStore(kv), new KvRunStore(kv)];
+    const [sa, sb] = [await a.load(s.runId), await b.load(s.runId)];
+    sa.messages.push({ role: "assistant", content: "from a" });
+    sb.messages.push({ role: "assistant", content: "from b" }, { role: "user", content: "more" });
+    const results = await Promise.allSettled([a.save(sa), b.save(sb)]);
+    const won = results.filter((r) => r.status === "fulfilled");
+    const lost = results.filter((r) => r.status === "rejected");
+    assert.equal(won.length, 1);
+    assert.ok(lost[0].status === "rejected" && lost[0].reason instanceof RunConflictError);
+    const winner = results[0].status === "fulfilled" ? sa : sb;
+    assert.deepEqual((await new KvRunStore(kv).load(s.runId)).messages, winner.messages);
+    // The loser stays refused until it reloads.
+    const loser = winner === sa ? b : a;
+    await assert.rejects(loser.save(winner === sa ? sb : sa), RunConflictError);
+  }));
+
+Deno.test("saving a run id this store never saw is a create: refused when it exists", () =>
+  withKv(async (kv) => {
+    const s = newRun("one");
+    await new KvRunStore(kv).save(s);
+    await assert.rejects(new KvRunStore(kv).save(s), RunConflictError);
+    await assert.rejects(new KvRunStore(kv).load("nope"), RunNotFoundError);
+  }));
+
+Deno.test("messages are append-only: saving fewer messages than stored throws", () =>
+  withKv(async (kv) => {
+    const store = new KvRunStore(kv);
+    const s = newRun("x");
+    s.messages.push({ role: "assistant", content: "y" });
+    await store.save(s);
+    await assert.rejects(store.save({ ...s, messages: s.messages.slice(0, 1) }), /append-only/);
+  }));
+
+Deno.test("stray chunks beyond a message's parts (a lost large save) are ignored", () =>
+  withKv(async (kv) => {
+    const store = new KvRunStore(kv);
+    const s = newRun("x");
+    await store.save(s);
+    // A loser staged a 3-chunk message at seq 1, then lost its final commit.
+    const stray = encodeMessage({ role: "user", content: "z".repeat(150_000) });
+    for (const [part, c] of stray.entries()) await kv.set(messageKey(s.runId, 1, part), c);
+    assert.deepEqual(await new KvRunStore(kv).load(s.runId), s); // seq 1 >= messageCount
+    s.messages.push({ role: "assistant", content: "winner" });
+    await store.save(s);
+    assert.deepEqual((await new KvRunStore(kv).load(s.runId)).messages, s.messages);
+  }));
+
+async function refusedRecord(kv: Deno.Kv, id: string, field: string, bad: unknown) {
+  await kv.set(runKey(id), bad);
+  const e = await new KvRunStore(kv).load(id).then(() => null, (e) => e);
+  assert.ok(e instanceof RecordError, `expected RecordError, got ${e}`);
+  assert.equal(e.runId, id);
+  assert.equal(e.field, field);
+  assert.ok(e.message.includes(`"${id}"`) && e.message.includes(`"${field}"`), e.message);
+  assert.deepEqual((await kv.get(runKey(id))).value, bad); // not overwritten
+}
+
+Deno.test("a corrupted header is refused naming the run and field, and left as it is", () =>
+  withKv(async (kv) => {
+    const s = newRun("x");
+    const store = new KvRunStore(kv);
+    await store.save(s);
+    const header = (await kv.get<Record<string, unknown>>(runKey(s.runId))).value!;
+    await refusedRecord(kv, s.runId, "status", { ...header, status: "zombie" });
+    await refusedRecord(kv, s.runId, "turns", { ...header, turns: "x" });
+    await refusedRecord(kv, s.runId, "usage.prompt_tokens", {
+      ...header,
+      usage: { prompt_tokens: -1, completion_tokens: 0 },
+    });
+    await refusedRecord(kv, s.runId, "interruption.why", {
+      ...header,
+      interruption: { type: "approval", callId: "c1", toolName: "t", args: {}, why: "whim" },
+    });
+    await refusedRecord(kv, s.runId, "$schemaVersion", { ...header, $schemaVersion: 2 });
+    // A store that knew the good version cannot overwrite the bad one either.
+    await assert.rejects(store.save(s), RunConflictError);
+    assert.equal(
+      (await kv.get<{ $schemaVersion: number }>(runKey(s.runId))).value!.$schemaVersion,
+      2,
+    );
+  }));
+
+Deno.test("a corrupted message is refused naming the run and the message field", () =>
+  withKv(async (kv) => {
+    const s = newRun("x");
+    await new KvRunStore(kv).save(s);
+    const [bad] = encodeMessage({ role: "robot", content: "x" } as never);
+    await kv.set(messageKey(s.runId, 0, 0), bad);
+    await assert.rejects(new KvRunStore(kv).load(s.runId), (e: RecordError) => {
+      assert.equal(e.field, "messages.0.role");
+      return true;
+    });
+  }));
+
+function at(ms: number, task: string, parent?: RunState): RunState {
+  const s = newRun(task, parent ? { parent: { ...parent, callId: "c1" } } : {});
+  s.createdAt = s.updatedAt = new Date(1_700_000_000_000 + ms).toISOString();
+  return s;
+}
+
+Deno.test("list is newest first, filters by status and parent; the status index moves", () =>
+  withKv(async (kv) => {
+    const store = new KvRunStore(kv);
+    const [a, b, c] = [at(0, "a"), at(1000, "b"), at(2000, "c")];
+    const child = at(3000, "child", b);
+    for (const s of [b, a, c, child]) await store.save(s);
+    const ids = async (o = {}) => (await store.list(o)).map((r) => r.runId);
+    assert.deepEqual(await ids(), [child.runId, c.runId, b.runId, a.runId]);
+    assert.deepEqual(await ids({ limit: 2 }), [child.runId, c.runId]);
+    assert.deepEqual(await ids({ parentId: b.runId }), [child.runId]);
+    b.status = "completed";
+    b.output = "ok";
+    await store.save(b);
+    assert.deepEqual(await ids({ status: "running" }), [child.runId, c.runId, a.runId]);
+    assert.deepEqual(await ids({ status: "completed" }), [b.runId]);
+    const statusKeys = (await allKeys(kv)).filter((k) =>
+      k[0] === "runs_by_status" && k[3] === b.runId
+    );
+    assert.deepEqual(statusKeys, [[
+      "runs_by_status",
+      "completed",
+      Date.parse(b.createdAt),
+      b.runId,
+    ]]);
+    const summary = (await store.list({ status: "completed" }))[0];
+    assert.equal(summary.output, "ok");
+    assert.equal("messages" in summary, false);
+  }));
+
+Deno.test("delete removes the header, messages, events, lease and indexes", () =>
+  withKv(async (kv) => {
+    const store = new KvRunStore(kv);
+    const keep = newRun("keep");
+    await store.save(keep);
+    const parent = newRun("parent");
+    await store.save(parent);
+    const doomed = await run(at(0, "doomed", parent), {
+      model: runawayModel(),
+      tools: [listFiles],
+      store,
+      trace: store.traceSink(),
+      limits: { maxTurns: 3 },
+    });
+    assert.ok(await store.acquireLease(doomed.runId));
+    const mentions = (keys: Deno.KvKey[]) => keys.filter((k) => k.includes(doomed.runId));
+    assert.ok(mentions(await allKeys(kv)).length > 10);
+    assert.equal(await store.delete(doomed.runId), true);
+    assert.deepEqual(mentions(await allKeys(kv)), []);
+    await assert.rejects(store.load(doomed.runId), RunNotFoundError);
+    assert.deepEqual(
+      (await store.list()).map((r) => r.runId).sort(),
+      [keep.runId, parent.runId].sort(),
+    );
+    assert.equal(await store.delete(doomed.runId), false);
+  }));
+
+Deno.test("a header too large for one KV value is refused naming the run, nothing written", () =>
+  withKv(async (kv) => {
+    const s = newRun("x");
+    s.status = "interrupted";
+    s.interruption = {
+      type: "approval",
+      callId: "c1",
+      toolName: "write_file",
+      args: { content: "w".repeat(100_000) },
+      why: "needs_approval",
+    };
+    await assert.rejects(new KvRunStore(kv).save(s), (e: Error) => {
+      assert.ok(e instanceof RangeError && e.message.includes(s.runId), e.message);
+      return true;
+    });
+    assert.deepEqual(await allKeys(kv), []);
+    const long = newRun("y", { runId: "r".repeat(600) });
+    await assert.rejects(new KvRunStore(kv).save(long), /runId is longer than 512 bytes/);
+  }));
