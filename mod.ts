@@ -35,6 +35,8 @@ export * from "./harness/config.ts";
 export * from "./tools/define_tool.ts";
 export * from "./tools/workspace.ts";
 export * from "./tools/catalog.ts";
+export * from "./tools/read_file.ts";
+export * from "./tools/scan_archive.ts";
 export * from "./tools/sleep.ts";
 export * from "./provider/scripted_provider.ts";
 export * from "./provider/scripted_model.ts";

@@ -7,7 +7,9 @@ import type { Usage } from "./messages.ts";
 
 /** USD per million tokens. */
 export interface Prices {
+  /** USD per million prompt (input) tokens. */
   inputPerMillion: number;
+  /** USD per million completion (output) tokens. */
   outputPerMillion: number;
 }
 
@@ -19,7 +21,9 @@ export const DEFAULT_PRICES: Readonly<Prices> = Object.freeze({
 
 /** Prices per model name, with a fallback for names not listed. */
 export interface PriceTable {
+  /** Prices for any model not named in `models`. */
   default: Prices;
+  /** Prices by exact model name; these override `default`. */
   models?: Record<string, Prices>;
 }
 

@@ -120,7 +120,9 @@ export async function invokeTool(
     return { type: "tool-result", output };
   } catch (e) {
     if (signal.aborted) throw signal.reason;
-    if (e instanceof SuspendRun) return { type: "tool-suspended", interruption: e.interruption, reason: e.message };
+    if (e instanceof SuspendRun) {
+      return { type: "tool-suspended", interruption: e.interruption, reason: e.message };
+    }
     return { type: "tool-error", error: messageOf(e), permanent: isPermanent(e), cause: e };
   } finally {
     signal.removeEventListener("abort", onAbort!);

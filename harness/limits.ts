@@ -19,7 +19,9 @@ export const DEFAULT_LIMITS: Readonly<RunLimits> = Object.freeze({ maxTurns: 20,
 
 /** How a stop condition says the run should end. */
 export interface StopVerdict {
+  /** The exit status the run stops with. */
   status: Exclude<RunStatus, "running">;
+  /** Why a resumable run stopped, as data; absent or null for a final exit. */
   interruption?: Interruption | null;
   /** One sentence for the trace and the run record. */
   reason: string;

@@ -9,7 +9,9 @@ import type { AssistantMessage, ChatMessage, ToolDefinition, Usage } from "./mes
 
 /** What the loop asks a model for. */
 export interface ModelRequest {
+  /** The transcript so far, oldest first. */
   messages: ChatMessage[];
+  /** The tools the model may call (empty for none). */
   tools: ToolDefinition[];
   /** Cap on the reply's tokens (hard budget mode sets it). */
   maxTokens?: number;
@@ -17,6 +19,7 @@ export interface ModelRequest {
 
 /** What a model call returns. */
 export interface ModelReply {
+  /** The assistant's reply: text and/or tool calls. */
   message: AssistantMessage;
   /** Real token counts of this call. */
   usage: Usage;

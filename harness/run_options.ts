@@ -45,7 +45,9 @@ export interface BudgetLink {
 
 /** Options of `run()`. Only `model` is required. */
 export interface RunOptions {
+  /** The model that answers each turn. Required. */
   model: Model;
+  /** The tools the model may call. Default none. */
   tools?: readonly AnyTool[];
   /** Overrides the limits stored in the run (stored back). */
   limits?: Partial<RunLimits>;
@@ -70,7 +72,9 @@ export interface RunOptions {
   concurrency?: number;
   /** Aborting it stops the run `interrupted/cancelled` with its reason, mid-tool too. */
   signal?: AbortSignal;
+  /** Receives every trace event, in order. Default none. */
   trace?: TraceSink;
+  /** Where the run is saved after each step, so it can be resumed. Default none. */
   store?: RunStore;
   /** Set by `agentTool` for child runs. */
   budgetLink?: BudgetLink;

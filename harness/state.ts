@@ -45,7 +45,9 @@ export type Interruption =
 
 /** A rejected call and the words written into the transcript for it. */
 export interface Rejection {
+  /** The id of the rejected tool call. */
   callId: string;
+  /** The text written into the transcript as the call's result. */
   reason: string;
 }
 
@@ -54,7 +56,9 @@ export const RUN_SCHEMA_VERSION = 1;
 
 /** The whole state of one run. Plain data: safe to `JSON.stringify` and store. */
 export interface RunState {
+  /** The schema version this state was written with ({@link RUN_SCHEMA_VERSION}). */
   $schemaVersion: typeof RUN_SCHEMA_VERSION;
+  /** This run's unique id (a random UUID unless given). */
   runId: string;
   /** The run whose tool call started this one (subagents), else null. */
   parentId: string | null;
@@ -62,10 +66,13 @@ export interface RunState {
   parentCallId: string | null;
   /** The root of this run's tree (itself for a top-level run). */
   rootId: string;
+  /** Where the run is: `running`, or the exit it took. */
   status: RunStatus;
+  /** Why a resumable run stopped, as data; null while running or after a final exit. */
   interruption: Interruption | null;
   /** One sentence on why the run stopped (null while running). */
   stopReason: string | null;
+  /** The transcript: system prompt, task, replies and tool results, oldest first. */
   messages: ChatMessage[];
   /** The model that last ran it (a scenario name for the scripted provider). */
   model: string | null;
@@ -96,7 +103,9 @@ export interface RunState {
   output: string | null;
   /** The failure, when the run failed. */
   error: string | null;
+  /** ISO time the run was created. */
   createdAt: string;
+  /** ISO time the run was last saved. */
   updatedAt: string;
 }
 

@@ -30,6 +30,19 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
+/**
+ * A 64-bit FNV-1a hash as hex: keeps dedupe keys in the stored header small
+ * whatever the arguments' size (hits are confirmed against the real arguments).
+ */
+export function fnv1a(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) {
+    h ^= BigInt(text.charCodeAt(i));
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h.toString(16).padStart(16, "0");
+}
+
 /** Runs pending calls in order; returns a Stop when the run must exit. */
 export async function runToolCalls(
   ctx: RunContext,
@@ -69,7 +82,12 @@ export async function runToolCalls(
       continue;
     }
     const { tool, args } = prepared;
-    const r: Runnable = { call, tool, args, signature: `${tool.name}\u0000${canonicalJson(args)}` };
+    const r: Runnable = {
+      call,
+      tool,
+      args,
+      signature: `${tool.name}:${fnv1a(canonicalJson(args))}`,
+    };
     const approved = state.approved.includes(call.id);
     const uncertain = state.inFlight.includes(call.id) && !tool.idempotent;
     const needs = typeof tool.needsApproval === "function"
@@ -82,7 +100,7 @@ export async function runToolCalls(
     const cachedId = options.dedupe && (tool.readOnly || options.dedupeAll)
       ? state.resultCache[r.signature]
       : undefined;
-    const cached = cachedId === undefined ? undefined : resultOf(state, cachedId);
+    const cached = cachedId === undefined ? undefined : resultOf(state, cachedId, args);
     if (cached !== undefined) {
       const stopped = (await flush()) ?? await serveCached(ctx, call, cached);
       if (stopped) return stopped;
@@ -111,10 +129,23 @@ export async function runToolCalls(
   return await flush();
 }
 
-function resultOf(state: RunContext["state"], callId: string): string | undefined {
+/** The cached result for a call with these arguments, confirming the hash hit. */
+function resultOf(state: RunContext["state"], callId: string, args: unknown): string | undefined {
+  let content: string | undefined;
   for (let i = state.messages.length - 1; i >= 0; i--) {
     const m = state.messages[i];
-    if (m.role === "tool" && m.tool_call_id === callId) return m.content;
+    if (m.role === "tool" && m.tool_call_id === callId) content = m.content;
+    if (m.role === "assistant" && content !== undefined) {
+      const call = m.tool_calls?.find((c) => c.id === callId);
+      if (!call) continue;
+      try {
+        return canonicalJson(JSON.parse(call.function.arguments)) === canonicalJson(args)
+          ? content
+          : undefined;
+      } catch {
+        return undefined;
+      }
+    }
   }
   return undefined;
 }
@@ -192,6 +223,7 @@ async function execute(ctx: RunContext, r: Runnable): Promise<{ outcome: ToolOut
         fraction,
       }),
     runId: state.runId,
+    rootId: state.rootId,
     callId: call.id,
     idempotencyKey: `${state.runId}:${call.id}`,
     remainingBudgetUsd: () => ctx.remainingUsd(),

@@ -8,6 +8,7 @@ import type { Interruption, RunStatus } from "./state.ts";
 
 /** Fields every event has. */
 export interface TraceBase {
+  /** The run the event belongs to. */
   runId: string;
   /** ISO time the event was emitted. */
   at: string;
@@ -15,15 +16,21 @@ export interface TraceBase {
 
 /** A model call returned. */
 export interface TurnEvent extends TraceBase {
+  /** Event kind. */
   type: "turn";
+  /** The run's turn count after this call (1 for the first model call). */
   turn: number;
+  /** Prompt (input) tokens of this call. */
   prompt_tokens: number;
+  /** Completion (output) tokens of this call. */
   completion_tokens: number;
+  /** `prompt_tokens + completion_tokens`. */
   total_tokens: number;
   /** This call's cost. */
   turnCostUsd: number;
   /** The run's cost so far (running total). */
   costUsd: number;
+  /** The finish reason the endpoint gave (`stop`, `tool_calls`, `length`, …). */
   finish: string;
   /** ms spent waiting for the model. */
   ms: number;
@@ -31,17 +38,25 @@ export interface TurnEvent extends TraceBase {
 
 /** A tool began. */
 export interface ToolStartEvent extends TraceBase {
+  /** Event kind. */
   type: "tool_start";
+  /** The tool's name. */
   toolName: string;
+  /** The model's id for this tool call. */
   callId: string;
+  /** The call's arguments as the model wrote them (raw JSON text). */
   args: string;
 }
 
 /** A tool reported progress. */
 export interface ToolProgressEvent extends TraceBase {
+  /** Event kind. */
   type: "tool_progress";
+  /** The tool's name. */
   toolName: string;
+  /** The model's id for this tool call. */
   callId: string;
+  /** What the tool says it has done so far, e.g. `scanned 200 of 1200 files`. */
   label: string;
   /** Fraction done in [0, 1], when the tool knows it. */
   fraction?: number;
@@ -49,10 +64,15 @@ export interface ToolProgressEvent extends TraceBase {
 
 /** A tool call got its result (or error) into the transcript. */
 export interface ToolResultEvent extends TraceBase {
+  /** Event kind. */
   type: "tool_result";
+  /** The tool's name. */
   toolName: string;
+  /** The model's id for this tool call. */
   callId: string;
+  /** ms the tool took to run (0 when served from cache). */
   ms: number;
+  /** Whether the call succeeded (false: its error went into the transcript). */
   ok: boolean;
   /** Served from the dedupe cache instead of running. */
   cached?: boolean;
@@ -62,20 +82,31 @@ export interface ToolResultEvent extends TraceBase {
 
 /** A call awaits a person's verdict. */
 export interface ApprovalRequiredEvent extends TraceBase {
+  /** Event kind. */
   type: "approval_required";
+  /** The tool's name. */
   toolName: string;
+  /** The model's id for the call awaiting a verdict. */
   callId: string;
+  /** The call's arguments as the model wrote them (raw JSON text). */
   args: string;
+  /** Why a person must decide: the tool needs approval, or a write may or may not have happened. */
   why: "needs_approval" | "uncertain_effect";
 }
 
 /** The run exited (for now). */
 export interface RunStoppedEvent extends TraceBase {
+  /** Event kind. */
   type: "run_stopped";
+  /** The exit the run took. */
   status: RunStatus;
+  /** One sentence on why it stopped. */
   reason: string;
+  /** Why a resumable run stopped, as data; null for a final exit. */
   interruption: Interruption | null;
+  /** Model calls made so far. */
   turns: number;
+  /** USD spent so far, descendants included. */
   costUsd: number;
 }
 

@@ -8,12 +8,15 @@ import type { ToolDefinition } from "../harness/messages.ts";
 
 /** One validation problem, as zod reports it. */
 export interface SchemaIssue {
+  /** Where in the arguments the problem is (empty for the root). */
   readonly path: readonly PropertyKey[];
+  /** What is wrong, in words. */
   readonly message: string;
 }
 
 /** The part of a zod schema reins uses (any zod v4 schema fits). */
 export interface ToolSchema<T> {
+  /** Validates `data`, returning the typed value or the issues found; never throws. */
   safeParse(
     data: unknown,
   ): { success: true; data: T } | { success: false; error: { issues: readonly SchemaIssue[] } };
@@ -25,7 +28,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Reports progress (a `tool_progress` trace event); `fraction` in [0, 1] if known. */
   progress(label: string, fraction?: number): void;
+  /** The id of the run making the call. */
   runId: string;
+  /** The root of the run's tree (subagents); absent means the run is its own root. */
+  rootId?: string;
+  /** The model's id for this tool call. */
   callId: string;
   /**
    * Stable for this call across retries and resumes (`runId:callId`): pass it to
@@ -45,7 +52,9 @@ export interface ToolContext {
 
 /** A tool as the loop sees it. */
 export interface Tool<T = unknown> {
+  /** The name the model calls it by. */
   readonly name: string;
+  /** What it does, written for the model. */
   readonly description: string;
   /** Validates the model's arguments. */
   readonly parameters: ToolSchema<T>;
@@ -63,12 +72,19 @@ export interface Tool<T = unknown> {
 
 /** What {@link defineTool} takes. */
 export interface ToolSpec<T> {
+  /** The name the model calls it by: 1-64 of `a-z A-Z 0-9 _ -`. */
   name: string;
+  /** What it does, written for the model. */
   description: string;
+  /** A zod schema for the arguments; the model sees its JSON schema. */
   parameters: ToolSchema<T>;
+  /** Reads only: safe to run again and to serve from the dedupe cache. Default false. */
   readOnly?: boolean;
+  /** A write that is safe to repeat with the same idempotency key. Default `readOnly`. */
   idempotent?: boolean;
+  /** Stop the run for a person's verdict before running (or decide per call). Default false. */
   needsApproval?: boolean | ((args: T) => boolean);
+  /** Does the work. Return text (or JSON-able data); throw to report an error. */
   run(args: T, ctx: ToolContext): Promise<unknown> | unknown;
 }
 
