@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AssistantMessage, ToolCall, Usage } from "./messages.ts";
+import type { AssistantMessage, ChatMessage, ToolCall, Usage } from "./messages.ts";
 import type { RunOptions } from "./run_options.ts";
 import {
   type Interruption,
@@ -18,7 +18,7 @@ import { checkLimits, firstStop, isBudgetSpent, isStepCount, type StopVerdict } 
 import { computeCost, pricesFor } from "./cost.ts";
 import type { TraceEvent } from "./trace.ts";
 import { cancelled, type RunContext, type Stop } from "./run_context.ts";
-import { countPromptTokens } from "./tokens.ts";
+import { countMessageTokens, countPromptTokens } from "./tokens.ts";
 import { toolDefinitions } from "../tools/define_tool.ts";
 import { runToolCalls } from "./tool_step.ts";
 import type { ModelError } from "./errors.ts";
@@ -65,8 +65,9 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
       return emitted;
     },
     save: async () => {
+      if (!options.store) return;
       state.updatedAt = new Date().toISOString();
-      await options.store?.save(state);
+      await options.store.save(state);
     },
     remainingUsd: () => {
       const own = state.limits.maxBudgetUsd - state.costUsd;
@@ -112,6 +113,7 @@ async function loop(ctx: RunContext): Promise<Stop> {
     ...(options.stopWhen ?? []),
   ];
   const session = { lastFailure: null as string | null };
+  const prompt = promptCounter(definitions);
   for (;;) {
     if (signal.aborted) return cancelled(signal);
     const calls = pending(state);
@@ -128,7 +130,7 @@ async function loop(ctx: RunContext): Promise<Stop> {
     }
     const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx);
     if (verdict) return fromVerdict(verdict);
-    const stopped = await modelTurn(ctx, definitions);
+    const stopped = await modelTurn(ctx, definitions, prompt);
     if (stopped) return stopped;
   }
 }
@@ -148,9 +150,23 @@ function ancestorsBroke(ctx: RunContext): StopVerdict | null {
     : null;
 }
 
+/**
+ * Counts the prompt incrementally: the transcript only grows within a run, so
+ * each turn encodes just the messages added since the last count.
+ */
+function promptCounter(definitions: ReturnType<typeof toolDefinitions>) {
+  let counted = 0;
+  let tokens = countPromptTokens([], definitions);
+  return (messages: readonly ChatMessage[]): number => {
+    for (; counted < messages.length; counted++) tokens += countMessageTokens(messages[counted]);
+    return tokens;
+  };
+}
+
 async function modelTurn(
   ctx: RunContext,
   definitions: ReturnType<typeof toolDefinitions>,
+  promptTokens: (messages: readonly ChatMessage[]) => number,
 ): Promise<Stop | null> {
   const { state, options, signal } = ctx;
   const prices = pricesFor(options.prices, options.model.name);
@@ -158,7 +174,7 @@ async function modelTurn(
   if (options.budgetMode === "hard") {
     const remaining = ctx.remainingUsd();
     const promptUsd = computeCost({
-      prompt_tokens: countPromptTokens(state.messages, definitions),
+      prompt_tokens: promptTokens(state.messages),
       completion_tokens: 0,
     }, prices);
     maxTokens = Math.floor(((remaining - promptUsd) * 1e6) / prices.outputPerMillion);

@@ -1,0 +1,298 @@
+/**
+ * `deno task bench`: measures the harness on this machine and prints one
+ * table, a legend, and one line per target. The targets are reported, never
+ * asserted: a MISS is a finding, not a failure.
+ *
+ * @module
+ */
+import { createWorkspace } from "../tools/workspace.ts";
+import { demoTools } from "../tools/catalog.ts";
+import { toolDefinitions } from "../tools/define_tool.ts";
+import { median, ownMean, progress, type TurnTiming } from "./instrument.ts";
+import { benchOverhead, type LoopRuns } from "./overhead.ts";
+import { benchTokens } from "./tokens_bench.ts";
+import { benchAbort } from "./abort_bench.ts";
+import { benchKv, type KvResult, type TurnPersist } from "./kv_bench.ts";
+import { bytes, dur, int, renderTable, type Row, verdict, x } from "./table.ts";
+
+const RUNAWAY_RUNS = 15;
+const PLAN_RUNS = 30;
+const ABORT_RUNS = 5;
+const KV_RUNS = 5;
+
+const started = performance.now();
+const ws = await createWorkspace();
+let kv: KvResult | Error;
+let lines: string[];
+try {
+  const tools = demoTools(ws); // scan_archive at its real pace (about 3 s), for the abort bench
+  const overhead = await benchOverhead(tools, { runs: RUNAWAY_RUNS, planRuns: PLAN_RUNS });
+  const tokens = benchTokens(toolDefinitions(tools));
+  const abort = await benchAbort(tools, { runs: ABORT_RUNS, afterMs: 300 });
+  try {
+    kv = await benchKv(tools, { runs: KV_RUNS });
+  } catch (e) {
+    kv = e instanceof Error ? e : new Error(String(e));
+    progress(`KV bench failed: ${kv.message}`);
+  }
+  lines = report(overhead, tokens, abort, kv);
+} finally {
+  await ws.remove();
+}
+console.log(lines.join("\n"));
+
+/** Median over runs of one per-run figure. */
+function med(runs: TurnTiming[][], f: (turns: TurnTiming[]) => number): number {
+  return median(runs.map(f));
+}
+
+function report(
+  o: Awaited<ReturnType<typeof benchOverhead>>,
+  t: ReturnType<typeof benchTokens>,
+  a: Awaited<ReturnType<typeof benchAbort>>,
+  kv: KvResult | Error,
+): string[] {
+  const rr = o.runaway.reins.turns;
+  const rb = o.runaway.bare.turns;
+  const rh = o.runawayHard.turns;
+  const r1 = med(rr, (x) => x[0].own);
+  const r100 = med(rr, (x) => x[99].own);
+  const b1 = med(rb, (x) => x[0].own);
+  const b100 = med(rb, (x) => x[99].own);
+  const perTurn = (l: LoopRuns, k: "own" | "wall") => median(l.totals.map((x) => x[k] / x.turns));
+  const runawayOwn = [perTurn(o.runaway.reins, "own"), perTurn(o.runaway.bare, "own")];
+  const runawayWall = [perTurn(o.runaway.reins, "wall"), perTurn(o.runaway.bare, "wall")];
+  const planOwn = [perTurn(o.plan.reins, "own"), perTurn(o.plan.bare, "own")];
+  const planWall = [perTurn(o.plan.reins, "wall"), perTurn(o.plan.bare, "wall")];
+  const win = (runs: TurnTiming[][], from: number, to: number) =>
+    med(runs, (x) => ownMean(x, from, to));
+  const both = (runs: TurnTiming[][], f: (t: TurnTiming) => number) =>
+    `${dur(med(runs, (x) => f(x[0])))} / ${dur(med(runs, (x) => f(x[99])))}`;
+  const provider = (t: TurnTiming) => t.provider;
+  const client = (t: TurnTiming) => t.model - t.provider;
+  const clientPerTurn = (l: LoopRuns) =>
+    median(l.totals.map((x) => (x.model - x.provider) / x.turns));
+  const runawayClient = [clientPerTurn(o.runaway.reins), clientPerTurn(o.runaway.bare)];
+  const planClient = [clientPerTurn(o.plan.reins), clientPerTurn(o.plan.bare)];
+  const lo = o.loopOnly;
+  const mb = t.bytes / 1e6;
+
+  const rows: Row[] = [
+    {
+      section:
+        `1. harness's own time per turn: runaway, 100 turns, latency 0 (median of ${o.runs} runs)`,
+    },
+    ["1", "own time at turn 1", dur(r1), dur(b1), x(r1, b1)],
+    ["1", "own time at turn 100", dur(r100), dur(b100), x(r100, b100)],
+    ["1", "turn 100 / turn 1", x(r100, r1), x(b100, b1), ""],
+    ["1", "own time, mean of turns 1-10", dur(win(rr, 1, 10)), dur(win(rb, 1, 10)), ""],
+    ["1", "own time, mean of turns 91-100", dur(win(rr, 91, 100)), dur(win(rb, 91, 100)), ""],
+    [
+      "1",
+      `budgetMode hard: own, mean turns 1-10 / 91-100 (${rh.length} runs)`,
+      `${dur(win(rh, 1, 10))} / ${dur(win(rh, 91, 100))}`,
+      "",
+      "",
+    ],
+    ["1", "  hard: turns 91-100 / turns 1-10", x(win(rh, 91, 100), win(rh, 1, 10)), "", ""],
+    ["1", "excluded: provider at turn 1 / turn 100", both(rr, provider), both(rb, provider), ""],
+    ["1", "excluded: model client at turn 1 / turn 100", both(rr, client), both(rb, client), ""],
+    { section: `2. reins vs the bare fetch loop (the floor), same process, same provider` },
+    [
+      "2",
+      "loop only (instant model, no-op tool): per turn",
+      dur(lo.reins),
+      dur(lo.bare),
+      x(lo.reins, lo.bare),
+    ],
+    [
+      "2",
+      "  reins without a trace sink",
+      dur(lo.reinsNoTrace),
+      dur(lo.bare),
+      x(lo.reinsNoTrace, lo.bare),
+    ],
+    [
+      "2",
+      `plan, 3 turns: own time per turn (median of ${o.planRuns})`,
+      dur(planOwn[0]),
+      dur(planOwn[1]),
+      x(planOwn[0], planOwn[1]),
+    ],
+    [
+      "2",
+      "plan: model client per turn (provider excluded)",
+      dur(planClient[0]),
+      dur(planClient[1]),
+      x(planClient[0], planClient[1]),
+    ],
+    [
+      "2",
+      "plan: wall time per turn",
+      dur(planWall[0]),
+      dur(planWall[1]),
+      x(planWall[0], planWall[1]),
+    ],
+    [
+      "2",
+      "runaway 100: own time per turn (whole run)",
+      dur(runawayOwn[0]),
+      dur(runawayOwn[1]),
+      x(runawayOwn[0], runawayOwn[1]),
+    ],
+    [
+      "2",
+      "runaway 100: model client per turn",
+      dur(runawayClient[0]),
+      dur(runawayClient[1]),
+      x(runawayClient[0], runawayClient[1]),
+    ],
+    [
+      "2",
+      "runaway 100: wall time per turn",
+      dur(runawayWall[0]),
+      dur(runawayWall[1]),
+      x(runawayWall[0], runawayWall[1]),
+    ],
+    { section: `3. token counting, o200k_base (median of ${t.reps}+)` },
+    ["3", `countTokens, ${(t.bytes / 1_048_576).toFixed(1)} MiB log text, cold`, dur(t.coldMs)],
+    ["3", "  throughput", `${(mb / (t.coldMs / 1000)).toFixed(2)} MB/s`],
+    ["3", "  tokens per second", `${int(t.tokens / (t.coldMs / 1000))} tok/s`],
+    ["3", "countTokens, the same string again (cache)", dur(t.againMs)],
+    [
+      "3",
+      `countPromptTokens, 100 turns (${t.messages} msgs, ${int(t.promptTokens)} tok): cold`,
+      dur(t.promptColdMs),
+    ],
+    ["3", "  new objects, strings seen (provider side)", dur(t.promptNewObjectsMs)],
+    ["3", "  same objects again (cached, harness side)", dur(t.promptCachedMs)],
+    ["3", "  cold / cached", x(t.promptColdMs, t.promptCachedMs)],
+    { section: `4. cancellation (median of ${a.ms.length})` },
+    [
+      "4",
+      `abort -> run_stopped, ${Math.round(a.abortedAfterMs)} ms into scan_archive`,
+      dur(a.median),
+    ],
+    ["4", "  min / max", `${dur(Math.min(...a.ms))} / ${dur(Math.max(...a.ms))}`],
+  ];
+  const targets = [
+    verdict("turn100/turn1, reins own time (runaway)", r100 / r1, 1.5),
+    verdict(
+      "turns 91-100 / turns 1-10, reins own time (runaway)",
+      win(rr, 91, 100) / win(rr, 1, 10),
+      1.5,
+    ),
+    verdict(
+      "turns 91-100 / turns 1-10, reins own time (runaway, budgetMode hard)",
+      win(rh, 91, 100) / win(rh, 1, 10),
+      1.5,
+    ),
+    verdict("reins/bare own time per turn, plan", planOwn[0] / planOwn[1], 1.3),
+    verdict("reins/bare own time per turn, runaway 100", runawayOwn[0] / runawayOwn[1], 1.3),
+    verdict("reins/bare time per turn, loop only", lo.reins / lo.bare, 1.3),
+    verdict("reins/bare wall time per turn, plan", planWall[0] / planWall[1], 1.3),
+    verdict("reins/bare wall time per turn, runaway 100", runawayWall[0] / runawayWall[1], 1.3),
+  ];
+
+  if (kv instanceof Error) {
+    rows.push({ section: "5. Deno KV on a SQLite file" });
+    rows.push(["5", `failed: ${kv.message.slice(0, 70)}`, "n/a"]);
+    targets.push(verdict("KV persist turn100/turn1, bytes", NaN, 1.5));
+    targets.push(verdict("KV reins/bare own time per turn, runaway 100", NaN, 1.3));
+  } else {
+    rows.push({
+      section: `5. Deno KV on a SQLite file, runaway 100 (median of ${kv.runs} runs)`,
+    });
+    const p = (l: TurnPersist[], k: "bytes" | "ms") => median(l.map((v) => v[k]));
+    for (const c of kv.configs) {
+      const tag = c.label === "KV store" ? "" : ` [${c.label}]`;
+      const p1b = p(c.turn1, "bytes"), p100b = p(c.turn100, "bytes");
+      const p1m = p(c.turn1, "ms"), p100m = p(c.turn100, "ms");
+      const k1 = med(c.turns, (x) => x[0].own), k100 = med(c.turns, (x) => x[99].own);
+      const kOwn = median(c.totals.map((x) => x.own / x.turns));
+      const kWall = median(c.totals.map((x) => x.wall / x.turns));
+      if (c.label === "KV store") {
+        rows.push(
+          ["5", "persist turn 1: bytes (reply + tool result)", bytes(p1b)],
+          ["5", "persist turn 100: bytes", bytes(p100b)],
+          ["5", "  turn 100 / turn 1", x(p100b, p1b)],
+          ["5", "persist turn 1: ms (2 commits)", dur(p1m)],
+          ["5", "persist turn 100: ms", dur(p100m)],
+          ["5", "  turn 100 / turn 1", x(p100m, p1m)],
+          [
+            "5",
+            "exit save (header only): bytes / ms",
+            `${bytes(p(c.exit, "bytes"))} / ${dur(p(c.exit, "ms"))}`,
+          ],
+        );
+        targets.push(verdict("KV persist turn100/turn1, bytes", p100b / p1b, 1.5));
+        targets.push(verdict("KV persist turn100/turn1, ms", p100m / p1m, 1.5));
+      }
+      rows.push(
+        ["5", `own time at turn 1${tag}`, dur(k1), dur(b1), x(k1, b1)],
+        [
+          "5",
+          `own time at turn 100, exit save excluded${tag}`,
+          dur(k100),
+          dur(b100),
+          x(k100, b100),
+        ],
+        [
+          "5",
+          `own time per turn, whole run${tag}`,
+          dur(kOwn),
+          dur(runawayOwn[1]),
+          x(kOwn, runawayOwn[1]),
+        ],
+        [
+          "5",
+          `wall time per turn${tag}`,
+          dur(kWall),
+          dur(runawayWall[1]),
+          x(kWall, runawayWall[1]),
+        ],
+      );
+      targets.push(verdict(`KV turn100/turn1 own time${tag}`, k100 / k1, 1.5));
+      targets.push(
+        verdict(
+          `KV turns 91-100 / turns 1-10 own time${tag}`,
+          win(c.turns, 91, 100) / win(c.turns, 1, 10),
+          1.5,
+        ),
+      );
+      targets.push(verdict(`KV reins/bare own time per turn${tag}`, kOwn / runawayOwn[1], 1.3));
+      targets.push(verdict(`KV reins/bare wall time per turn${tag}`, kWall / runawayWall[1], 1.3));
+    }
+    rows.push(
+      ["5", "floor: one bare checked 1 KB commit, same file", dur(kv.commitFloorMs)],
+      ["5", "load a 100-turn run back (validated)", dur(kv.loadMs)],
+      ["5", `SQLite file after ${2 * (kv.runs + 1)} runs`, bytes(kv.fileBytes)],
+    );
+  }
+
+  const cpus = navigator.hardwareConcurrency;
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  return [
+    `reins bench: deno ${Deno.version.deno}, ${Deno.build.os}/${Deno.build.arch}, ${cpus} CPUs; ` +
+    `in-process scripted provider, latency 0; took ${seconds} s`,
+    "",
+    ...renderTable(["#", "measure", "reins / value", "bare loop", "reins/bare"], rows),
+    "",
+    "Legend:",
+    "  own time   = wall time of a turn minus the model call and minus the tools. A turn runs from",
+    "               the start of model call k to the start of call k+1 (the last: to run() returning).",
+    "               The model call is timed around Model.complete(), so request JSON, the provider",
+    "               and its token counting are all excluded. reins runs with an in-memory trace sink.",
+    "  provider   = time inside the in-process provider's fetch; model client = model call minus it",
+    "               (reins: the OpenAI-compatible client; bare: JSON.stringify + fetch + res.json).",
+    "  bare loop  = call model (one fetch), push reply, run tools, push results; nothing else.",
+    "  loop only  = both loops with a model that answers at once from memory and a constant tool.",
+    "  wall time  = whole run / turns, model and tools included.",
+    "  persist    = the commits that append a turn's messages (reply, then tool result); bytes are",
+    "               KvRunStore.lastCommitBytes (keys + values). KV own time includes those commits.",
+    "  Medians over runs; figures are from this machine and vary with its load.",
+    "",
+    "Targets (reported, not asserted):",
+    ...targets.map((l) => `  ${l}`),
+  ];
+}
