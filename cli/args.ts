@@ -84,14 +84,22 @@ function num(flag: string, v: string | undefined, integer: boolean): number | un
   if (v === undefined) return undefined;
   const n = Number(v);
   if (v.trim() === "" || !Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`--${flag}: expected a non-negative ${integer ? "integer" : "number"}, got "${v}"`);
+    throw new UsageError(
+      `--${flag}: expected a non-negative ${integer ? "integer" : "number"}, got "${v}"`,
+    );
   }
   return n;
 }
 
-function oneOf<T extends string>(flag: string, v: string | undefined, allowed: readonly T[]): T | undefined {
+function oneOf<T extends string>(
+  flag: string,
+  v: string | undefined,
+  allowed: readonly T[],
+): T | undefined {
   if (v === undefined) return undefined;
-  if (!allowed.includes(v as T)) throw new UsageError(`--${flag}: expected ${allowed.join("|")}, got "${v}"`);
+  if (!allowed.includes(v as T)) {
+    throw new UsageError(`--${flag}: expected ${allowed.join("|")}, got "${v}"`);
+  }
   return v as T;
 }
 
@@ -139,33 +147,44 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
   }
   const v = parsed.values;
   const pos = parsed.positionals;
-  const actions = (["resume", "approve", "reject", "stop"] as const).filter((k) => v[k] !== undefined);
-  if (actions.length > 1) throw new UsageError(`--${actions[0]} and --${actions[1]} cannot be combined`);
+  const actions = (["resume", "approve", "reject", "stop"] as const).filter((k) =>
+    v[k] !== undefined
+  );
+  if (actions.length > 1) {
+    throw new UsageError(`--${actions[0]} and --${actions[1]} cannot be combined`);
+  }
   let command: RunCommand;
   const callArg = (flag: string) => {
-    if (pos.length !== 1) throw new UsageError(`--${flag} ID CALL: expected one call id after the run id`);
+    if (pos.length !== 1) {
+      throw new UsageError(`--${flag} ID CALL: expected one call id after the run id`);
+    }
     return pos[0];
   };
   const noTask = (flag: string) => {
     if (pos.length) throw new UsageError(`--${flag} takes no task text, got "${pos.join(" ")}"`);
   };
   if (v.help) command = { kind: "help" };
-  else if (v.resume !== undefined) (noTask("resume"), command = { kind: "resume", runId: v.resume });
-  else if (v.approve !== undefined) command = { kind: "approve", runId: v.approve, callId: callArg("approve") };
-  else if (v.reject !== undefined) {
+  else if (v.resume !== undefined) {
+    (noTask("resume"), command = { kind: "resume", runId: v.resume });
+  } else if (v.approve !== undefined) {
+    command = { kind: "approve", runId: v.approve, callId: callArg("approve") };
+  } else if (v.reject !== undefined) {
     command = { kind: "reject", runId: v.reject, callId: callArg("reject"), reason: v.reason };
   } else if (v.stop !== undefined) {
     noTask("stop");
     command = { kind: "stop", runId: v.stop, reason: v.reason ?? "stopped from the command line" };
   } else if (pos.length) command = { kind: "new", task: pos.join(" ") };
   else if (argv.length === 0) command = { kind: "demo" };
-  else if (v.scenario !== undefined) command = { kind: "new", task: "Which file mentions a timeout?" };
-  else throw new UsageError("missing TASK text (or --scenario NAME); see --help");
+  else if (v.scenario !== undefined) {
+    command = { kind: "new", task: "Which file mentions a timeout?" };
+  } else throw new UsageError("missing TASK text (or --scenario NAME); see --help");
   if (v.reason !== undefined && command.kind !== "reject" && command.kind !== "stop") {
     throw new UsageError("--reason goes with --reject or --stop");
   }
   if (v.scenario !== undefined && v["base-url"] !== undefined) {
-    throw new UsageError("--scenario and --base-url cannot be combined (a scenario is the scripted provider)");
+    throw new UsageError(
+      "--scenario and --base-url cannot be combined (a scenario is the scripted provider)",
+    );
   }
   return {
     command,

@@ -73,15 +73,17 @@ export function progressLine(e: TraceEvent, t0: number): string | null {
   const t = `(t+${Math.round(performance.now() - t0)} ms)`;
   switch (e.type) {
     case "turn":
-      return `  turn ${e.turn}: in=${e.prompt_tokens} out=${e.completion_tokens} cost=$${e.costUsd.toFixed(6)} ${e.finish}  ${t}`;
+      return `  turn ${e.turn}: in=${e.prompt_tokens} out=${e.completion_tokens} cost=$${
+        e.costUsd.toFixed(6)
+      } ${e.finish}  ${t}`;
     case "tool_start":
       return `  tool ${e.toolName}(${e.args})  ${t}`;
     case "tool_progress":
       return `  progress: ${e.label}  ${t}`;
     case "tool_result":
-      return `  tool ${e.toolName} ${e.ok ? "ok" : `error: ${e.error}`}${e.cached ? " (cached)" : ""} in ${
-        Math.round(e.ms)
-      } ms`;
+      return `  tool ${e.toolName} ${e.ok ? "ok" : `error: ${e.error}`}${
+        e.cached ? " (cached)" : ""
+      } in ${Math.round(e.ms)} ms`;
     default:
       return null;
   }

@@ -90,6 +90,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.interruption = stop.interruption;
   state.stopReason = stop.reason;
   if (stop.error !== undefined) state.error = stop.error;
+  state.updatedAt = new Date().toISOString();
   await ctx.save();
   await ctx.emit({
     type: "run_stopped",
