@@ -118,7 +118,7 @@ export async function runToolCalls(
     if (stopped) return stopped;
     // A write: commit the intent first, and spend the approval, so a crash
     // mid-tool is known on resume and a non-idempotent retry needs a new verdict.
-    state.inFlight.push(call.id);
+    if (!state.inFlight.includes(call.id)) state.inFlight.push(call.id);
     state.approved = state.approved.filter((id) => id !== call.id);
     await ctx.save();
     const { outcome } = await execute(ctx, r);
