@@ -147,6 +147,22 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
   }
   const v = parsed.values;
   const pos = parsed.positionals;
+  const flags = {
+    scenario: v.scenario,
+    baseUrl: v["base-url"],
+    model: v.model,
+    maxTurns: num("max-turns", v["max-turns"], true),
+    budget: num("budget", v.budget, false),
+    budgetMode: oneOf("budget-mode", v["budget-mode"], ["soft", "hard"] as const),
+    dedupe: v.dedupe ?? false,
+    toolErrors: oneOf("tool-errors", v["tool-errors"], ["describe", "generic", "fatal"] as const),
+    json: v.json ?? false,
+    trace: v.trace,
+    kv: v.kv,
+    config: v.config,
+    workspace: v.workspace,
+    latencyMs: num("latency-ms", v["latency-ms"], true),
+  };
   const actions = (["resume", "approve", "reject", "stop"] as const).filter((k) =>
     v[k] !== undefined
   );
@@ -186,21 +202,5 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
       "--scenario and --base-url cannot be combined (a scenario is the scripted provider)",
     );
   }
-  return {
-    command,
-    scenario: v.scenario,
-    baseUrl: v["base-url"],
-    model: v.model,
-    maxTurns: num("max-turns", v["max-turns"], true),
-    budget: num("budget", v.budget, false),
-    budgetMode: oneOf("budget-mode", v["budget-mode"], ["soft", "hard"] as const),
-    dedupe: v.dedupe ?? false,
-    toolErrors: oneOf("tool-errors", v["tool-errors"], ["describe", "generic", "fatal"] as const),
-    json: v.json ?? false,
-    trace: v.trace,
-    kv: v.kv,
-    config: v.config,
-    workspace: v.workspace,
-    latencyMs: num("latency-ms", v["latency-ms"], true),
-  };
+  return { command, ...flags };
 }

@@ -10,6 +10,7 @@ import { Hono } from "hono";
 import type { AssistantMessage } from "../harness/messages.ts";
 import { countCompletionTokens, countPromptTokens, truncateToTokens } from "../harness/tokens.ts";
 import { type Scenario, scenarioInput, SCENARIOS } from "./scenarios.ts";
+import { TREE_SCENARIOS } from "./tree_scenarios.ts";
 import {
   type Completion,
   completionBody,
@@ -42,6 +43,12 @@ export interface ProviderRequestInfo {
   /** Number of assistant messages in the request. */
   turn: number;
 }
+
+/** Every scenario the provider knows without options: the single-run ones and the tree ones. */
+export const BUILT_IN_SCENARIOS: Readonly<Record<string, Scenario>> = Object.freeze({
+  ...SCENARIOS,
+  ...TREE_SCENARIOS,
+});
 
 /** Options of {@linkcode createScriptedProvider}. */
 export interface ScriptedProviderOptions {
@@ -158,7 +165,7 @@ function capReply(
  * ```
  */
 export function createScriptedProvider(options: ScriptedProviderOptions = {}): ScriptedProvider {
-  const scenarios: Record<string, Scenario> = { ...SCENARIOS, ...options.scenarios };
+  const scenarios: Record<string, Scenario> = { ...BUILT_IN_SCENARIOS, ...options.scenarios };
   const names = () => Object.keys(scenarios).sort();
   const app = new Hono();
 

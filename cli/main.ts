@@ -1,0 +1,130 @@
+/**
+ * `deno task run`: the demo with no arguments; otherwise one run, persisted in
+ * Deno KV, or a continuation of one (resume, approve, reject, stop).
+ *
+ * @module
+ */
+import { parseRunArgs, RUN_USAGE, type RunFlags, UsageError } from "./args.ts";
+import { describeRun, progressLine, summarize } from "./summary.ts";
+import { loadConfig, type ReinsConfig } from "../harness/config.ts";
+import { newRun, type RunState } from "../harness/state.ts";
+import { ReinsError } from "../harness/errors.ts";
+import type { Model } from "../harness/model.ts";
+import { createOpenAIModel } from "../harness/openai_model.ts";
+import { scriptedModel } from "../provider/scripted_model.ts";
+import { BUILT_IN_SCENARIOS as SCENARIOS } from "../provider/scripted_provider.ts";
+import { combineSinks, fileSink, type TraceSink } from "../harness/trace.ts";
+import { createWorkspace, openWorkspace } from "../tools/workspace.ts";
+import { demoTools } from "../tools/catalog.ts";
+import { researchTool } from "../subagents/research.ts";
+import { approveInTree, rejectInTree } from "../subagents/tree.ts";
+import { executeTree } from "../subagents/execute_tree.ts";
+import type { RunOptions } from "../harness/run_options.ts";
+import { defaultKvPath, openKv } from "../kv/open_kv.ts";
+import { KvRunStore } from "../kv/kv_run_store.ts";
+import { requestStop, treeRootId } from "../kv/cancel.ts";
+import { runDemo } from "./demo.ts";
+
+const env = (k: string) => Deno.env.get(k);
+
+function chooseModel(flags: RunFlags, config: ReinsConfig, stored: string | null): Model {
+  const baseUrl = flags.baseUrl ??
+    (flags.scenario ? undefined : config.baseUrl ?? env("LLM_BASE_URL"));
+  if (baseUrl) {
+    const model = flags.model ?? config.model ?? env("LLM_MODEL") ?? stored;
+    if (!model) throw new UsageError("--base-url needs --model (or LLM_MODEL)");
+    return createOpenAIModel({ baseUrl, model, apiKey: env(config.apiKeyEnv ?? "LLM_API_KEY") });
+  }
+  const scenario = flags.scenario ?? flags.model ??
+    (stored && stored in SCENARIOS ? stored : "plan");
+  if (!(scenario in SCENARIOS)) {
+    throw new UsageError(
+      `unknown scenario "${scenario}"; known: ${Object.keys(SCENARIOS).join(", ")}`,
+    );
+  }
+  return scriptedModel(scenario, { latencyMs: flags.latencyMs });
+}
+
+async function main(argv: string[]): Promise<number> {
+  const flags = parseRunArgs(argv);
+  const cmd = flags.command;
+  if (cmd.kind === "help") return (console.log(RUN_USAGE), 0);
+  if (cmd.kind === "demo") return (await runDemo(), 0);
+  const config = await loadConfig(flags.config);
+  await using kvHandle = await openKvDisposable(flags.kv);
+  const kv = kvHandle.kv;
+  const store = new KvRunStore(kv);
+  if (cmd.kind === "stop") {
+    const rootId = await requestStop(kv, cmd.runId, cmd.reason);
+    console.log(`stop requested for the tree of run ${cmd.runId} (root ${rootId}): ${cmd.reason}`);
+    return 0;
+  }
+  let state: RunState;
+  if (cmd.kind === "new") {
+    state = newRun(cmd.task, {
+      limits: {
+        ...config.limits,
+        ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
+        ...(flags.budget !== undefined ? { maxBudgetUsd: flags.budget } : {}),
+      },
+    });
+    if (!flags.json) console.log(`run ${state.runId}`);
+    await store.save(state);
+  } else {
+    // A verdict lands on whichever run of the tree holds the call; then the root resumes.
+    if (cmd.kind === "approve") await approveInTree(store, cmd.runId, cmd.callId);
+    if (cmd.kind === "reject") await rejectInTree(store, cmd.runId, cmd.callId, cmd.reason);
+    state = await store.load(await treeRootId(kv, cmd.runId));
+  }
+  const model = chooseModel(flags, config, state.model);
+  const wsDir = flags.workspace ?? config.workspace ?? `.reins/workspaces/${state.runId}`;
+  const ws = cmd.kind === "new" && !flags.workspace && !config.workspace
+    ? await createWorkspace({ dir: wsDir })
+    : openWorkspace(wsDir);
+  const t0 = performance.now();
+  const printer: TraceSink | undefined = flags.json ? undefined : (e) => {
+    const line = progressLine(e, t0);
+    if (line) console.log(line);
+  };
+  const ac = new AbortController();
+  const onSigint = () => ac.abort("interrupted by Ctrl-C");
+  Deno.addSignalListener("SIGINT", onSigint);
+  const options: RunOptions = {
+    model,
+    tools: [...demoTools(ws), researchTool({ workspace: ws, depth: 2 })],
+    limits: cmd.kind === "new" ? undefined : {
+      ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
+      ...(flags.budget !== undefined ? { maxBudgetUsd: flags.budget } : {}),
+    },
+    budgetMode: flags.budgetMode ?? config.budgetMode,
+    dedupe: flags.dedupe || (config.dedupe ?? false),
+    toolErrors: flags.toolErrors ?? config.toolErrors,
+    prices: config.prices,
+    signal: ac.signal,
+    trace: combineSinks(printer, flags.trace ? fileSink(flags.trace) : undefined),
+  };
+  try {
+    const done = await executeTree(store, kv, state.runId, options);
+    if (flags.json) console.log(JSON.stringify(summarize(done)));
+    else for (const line of describeRun(done)) console.log(line);
+    return done.status === "failed" ? 1 : 0;
+  } finally {
+    Deno.removeSignalListener("SIGINT", onSigint);
+  }
+}
+
+async function openKvDisposable(path?: string) {
+  const kv = await openKv(path ?? await defaultKvPath());
+  return { kv, [Symbol.asyncDispose]: () => Promise.resolve(kv.close()) };
+}
+
+if (import.meta.main) {
+  try {
+    Deno.exitCode = await main(Deno.args);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof ReinsError) {
+      console.error(`error: ${e.message}`);
+      Deno.exitCode = 2;
+    } else throw e;
+  }
+}

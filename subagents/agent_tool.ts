@@ -1,0 +1,258 @@
+/**
+ * Subagents: a tool whose work is a child run with its own transcript, its
+ * own limits under the parent's budget, and the parent's signal. The parent's
+ * transcript receives only the child's answer, or a sentence saying how it stopped.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { run } from "../harness/run.ts";
+import { newRun, type RunState } from "../harness/state.ts";
+import { checkLimits, type RunLimits } from "../harness/limits.ts";
+import { RunNotFoundError, SuspendRun } from "../harness/errors.ts";
+import type { Model } from "../harness/model.ts";
+import type { AnyTool, RunOptions } from "../harness/run_options.ts";
+import type { RunStore } from "../harness/run_store.ts";
+import { defineTool, type Tool, type ToolContext, type ToolSchema } from "../tools/define_tool.ts";
+
+/** Arguments of an agent tool without custom parameters. */
+export interface QuestionArgs {
+  /** The task for the child run (its first user message). */
+  question: string;
+}
+
+/** What {@link agentTool} takes. */
+export interface AgentToolOptions<T = QuestionArgs> {
+  /** The tool's name, as the model calls it. */
+  name: string;
+  /** What the tool does, for the model. */
+  description: string;
+  /** The child run's system prompt. */
+  system: string;
+  /** The child run's tools (put another agent tool here for a deeper tree). */
+  tools: readonly AnyTool[];
+  /** The child's own limits; its budget is further capped by what the parent has left. */
+  limits?: Partial<RunLimits>;
+  /** Custom arguments (default `{ question: string }`); give `task` with them. */
+  parameters?: ToolSchema<T>;
+  /** The child's task from the arguments (default `args.question`). */
+  task?: (args: T) => string;
+  /** The child's model (default: the parent's). */
+  model?: Model;
+}
+
+/** In-flight child runs per tree root, so an executor can wait for every descendant. */
+const active = new Map<string, Set<Promise<unknown>>>();
+
+function track<T>(rootId: string, p: Promise<T>): Promise<T> {
+  let set = active.get(rootId);
+  if (!set) active.set(rootId, set = new Set());
+  const settled = p.then(() => {}, () => {}).finally(() => {
+    set.delete(settled);
+    if (!set.size && active.get(rootId) === set) active.delete(rootId);
+  });
+  set.add(settled);
+  return p;
+}
+
+/**
+ * Resolves once no child run of the tree `rootId` (of any tree, without it)
+ * is running in this process. A Stop ends the parent at once while its
+ * children save and emit `run_stopped` a few ms later: await this before
+ * reading the tree back or closing the store.
+ *
+ * @example
+ * ```ts
+ * import { treeSettled } from "./agent_tool.ts";
+ * await treeSettled("no-such-root"); // resolves at once
+ * ```
+ */
+export async function treeSettled(rootId?: string): Promise<void> {
+  for (;;) {
+    const sets = rootId === undefined ? [...active.values()] : [active.get(rootId)];
+    const pending = sets.flatMap((s) => (s ? [...s] : []));
+    if (!pending.length) return;
+    await Promise.all(pending);
+  }
+}
+
+/**
+ * The id of the child run started by call `callId` of run `parentId`. It is
+ * deterministic so a resumed parent finds (and resumes) the same child.
+ *
+ * @example
+ * ```ts
+ * import { childRunId } from "./agent_tool.ts";
+ * console.log(childRunId("root", "call_0_1")); // "root.call_0_1"
+ * ```
+ */
+export function childRunId(parentId: string, callId: string): string {
+  return `${parentId}.${callId}`;
+}
+
+/**
+ * What the parent's transcript receives for a child that stopped: its answer
+ * when it completed, else one sentence saying how it stopped and, for a cap
+ * or a budget, its last words ("partial finding").
+ *
+ * @example
+ * ```ts
+ * import { describeChildStop } from "./agent_tool.ts";
+ * import { newRun } from "../harness/state.ts";
+ * const s = { ...newRun("q"), status: "max_turns_exceeded" as const, turns: 6 };
+ * console.log(describeChildStop("research", s));
+ * // research stopped at its turn cap after 6 turns; partial finding: none
+ * ```
+ */
+export function describeChildStop(name: string, child: Readonly<RunState>): string {
+  const partial = partialFinding(child);
+  switch (child.status) {
+    case "completed":
+      return child.output || `${name} finished without an answer.`;
+    case "max_turns_exceeded":
+      return `${name} stopped at its turn cap after ${child.turns} turns; partial finding: ${partial}`;
+    case "budget_exceeded":
+      return `${name} stopped at its budget after ${child.turns} turns ($${
+        child.costUsd.toFixed(6)
+      } spent); partial finding: ${partial}`;
+    case "failed":
+      return `${name} failed: ${child.stopReason ?? child.error ?? "unknown error"}`;
+    default:
+      return `${name} stopped (${child.status}): ${child.stopReason ?? "no reason given"}`;
+  }
+}
+
+function partialFinding(child: Readonly<RunState>): string {
+  for (let i = child.messages.length - 1; i >= 0; i--) {
+    const m = child.messages[i];
+    if (m.role === "assistant" && m.content?.trim()) return m.content.trim();
+  }
+  return "none";
+}
+
+async function loadChild(
+  store: RunStore | undefined,
+  id: string,
+  parentId: string,
+): Promise<RunState | null> {
+  if (!store) return null;
+  try {
+    const child = await store.load(id);
+    if (child.parentId !== parentId) {
+      throw new Error(`run "${id}" exists but is not a child of "${parentId}"`);
+    }
+    return child;
+  } catch (e) {
+    if (e instanceof RunNotFoundError) return null;
+    throw e;
+  }
+}
+
+/**
+ * Makes a tool (read-only) that runs a child run: own window (its system
+ * prompt and the task), own limits with `maxBudgetUsd` capped by what the
+ * parent has left, the parent's model, store, trace, prices and signal, and
+ * every dollar it spends added to the parent as it is spent. With a store, a
+ * finished child is answered from the store and an interrupted one is resumed.
+ * A child awaiting approval stops the parent `interrupted/approval` naming the
+ * child run (`interruption.runId`); a cancelled child rethrows the abort.
+ *
+ * @example
+ * ```ts
+ * import { agentTool } from "./agent_tool.ts";
+ * import { createWorkspace, demoTools, newRun, run, scriptedModel } from "../mod.ts";
+ * import { TREE_SCENARIOS } from "../provider/tree_scenarios.ts";
+ * const ws = await createWorkspace();
+ * const research = agentTool({
+ *   name: "research",
+ *   description: "Researches a question in the workspace and returns the finding.",
+ *   system: "Answer the question with the tools, briefly.",
+ *   tools: demoTools(ws).filter((t) => t.readOnly),
+ *   limits: { maxTurns: 6 },
+ * });
+ * const model = scriptedModel("research", { scenarios: TREE_SCENARIOS });
+ * const done = await run(newRun("Investigate."), { model, tools: [research] });
+ * console.log(done.output, done.childCostUsd > 0);
+ * await ws.remove();
+ * ```
+ */
+export function agentTool<T = QuestionArgs>(options: AgentToolOptions<T>): Tool<T> {
+  const { name, description, system, tools, limits = {}, model } = options;
+  if (!Array.isArray(tools)) throw new TypeError(`agentTool(${name}): tools must be an array`);
+  if (typeof system !== "string") {
+    throw new TypeError(`agentTool(${name}): system must be a string`);
+  }
+  const own = checkLimits(limits);
+  const parameters = options.parameters ??
+    (z.object({ question: z.string().min(1).describe("The question to research") }) as ToolSchema<
+      unknown
+    > as ToolSchema<T>);
+  const task = options.task ?? ((args: T) => (args as QuestionArgs).question);
+  return defineTool<T>({
+    name,
+    description,
+    parameters,
+    readOnly: true,
+    run: (args, ctx) => runChild(args, ctx),
+  });
+
+  async function runChild(args: T, ctx: ToolContext): Promise<string> {
+    const parent = ctx.runOptions as RunOptions | undefined;
+    if (!parent?.model) {
+      throw new TypeError(`${name}: the tool context carries no run options (call it from run())`);
+    }
+    const rootId = ctx.rootId ?? ctx.runId;
+    const id = childRunId(ctx.runId, ctx.callId);
+    let child = await loadChild(parent.store, id, ctx.runId);
+    if (child && child.status !== "running" && child.status !== "interrupted") {
+      return describeChildStop(name, child); // finished before the parent recorded it
+    }
+    if (!child) {
+      child = newRun(task(args), {
+        system,
+        runId: id,
+        parent: { runId: ctx.runId, rootId, callId: ctx.callId },
+        limits: own,
+      });
+      await parent.store?.save(child); // visible in the tree at once
+    }
+    const remaining = Math.max(0, ctx.remainingBudgetUsd());
+    const done = await track(
+      rootId,
+      run(child, {
+        model: model ?? parent.model,
+        tools,
+        limits: { maxTurns: own.maxTurns, maxBudgetUsd: Math.min(own.maxBudgetUsd, remaining) },
+        budgetMode: parent.budgetMode,
+        prices: parent.prices,
+        toolErrors: parent.toolErrors,
+        stopOnPermanentError: parent.stopOnPermanentError,
+        dedupe: parent.dedupe,
+        dedupeAll: parent.dedupeAll,
+        concurrency: parent.concurrency,
+        signal: ctx.signal,
+        trace: parent.trace,
+        store: parent.store,
+        budgetLink: {
+          remainingUsd: () => ctx.remainingBudgetUsd(),
+          spend: (usd) => ctx.spend(usd),
+        },
+      }),
+    );
+    const i = done.interruption;
+    if (done.status === "interrupted" && i?.type === "approval") {
+      const holder = i.runId ?? done.runId;
+      const what = i.why === "needs_approval" ? "needs approval" : "has an uncertain effect";
+      throw new SuspendRun(
+        { ...i, runId: holder },
+        `awaiting a verdict in child run "${holder}" (via ${name} call ${ctx.callId}): ` +
+          `${i.toolName} (${i.callId}) ${what}`,
+      );
+    }
+    if (done.status === "interrupted" && i?.type === "cancelled") {
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      throw new SuspendRun(i, `child run "${done.runId}" was cancelled: ${i.reason}`);
+    }
+    return describeChildStop(name, done);
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Executing a stored run of a tree under the tree's Stop: `executeRun` (lease,
+ * KV checkpoints, KV trace) with its signal linked to `watchStop` on the
+ * tree's root, so a `requestStop` from any process stops it, and its
+ * children, which inherit the signal.
+ *
+ * @module
+ */
+import type { RunState } from "../harness/state.ts";
+import { executeRun, type ExecuteRunOptions } from "../kv/execute_run.ts";
+import type { KvRunStore } from "../kv/kv_run_store.ts";
+import { readStop, treeRootId, watchStop } from "../kv/cancel.ts";
+import { treeSettled } from "./agent_tool.ts";
+
+/** Options of {@link executeTree}: `executeRun`'s, plus the Stop poll interval. */
+export interface ExecuteTreeOptions extends ExecuteRunOptions {
+  /** How often the Stop key is polled while the run executes, in ms (default 100). */
+  pollMs?: number;
+}
+
+/**
+ * Executes stored run `id` (usually a tree's root) while watching its tree's
+ * Stop key; a Stop recorded before it starts makes it stop
+ * `interrupted/cancelled` before any model call. Resolves once the run and
+ * every descendant it started in this process have stopped.
+ *
+ * @example
+ * ```ts
+ * import { executeTree } from "./execute_tree.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { requestStop } from "../kv/cancel.ts";
+ * import { newRun, scriptedModel } from "../mod.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const store = new KvRunStore(kv);
+ * const s = newRun("hi");
+ * await store.save(s);
+ * await requestStop(kv, s.runId, "not today");
+ * const done = await executeTree(store, kv, s.runId, { model: scriptedModel("echo") });
+ * console.log(done.status, done.interruption); // interrupted { type: "cancelled", reason: "not today" }
+ * kv.close();
+ * ```
+ */
+export async function executeTree(
+  store: KvRunStore,
+  kv: Deno.Kv,
+  id: string,
+  options: ExecuteTreeOptions,
+): Promise<RunState> {
+  const { pollMs, ...rest } = options;
+  const rootId = await treeRootId(kv, id);
+  const controller = new AbortController();
+  const dispose = watchStop(kv, rootId, controller, { pollMs });
+  try {
+    const request = await readStop(kv, rootId);
+    if (request) controller.abort(request.reason);
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, controller.signal])
+      : controller.signal;
+    return await executeRun(store, id, { ...rest, signal });
+  } finally {
+    await treeSettled(rootId);
+    await dispose();
+  }
+}

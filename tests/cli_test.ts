@@ -1,0 +1,117 @@
+import assert from "node:assert/strict";
+import { parseRunArgs, UsageError } from "../cli/args.ts";
+
+const root = new URL("../", import.meta.url).pathname;
+
+async function cli(script: string, args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", `${root}${script}`, ...args],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const td = new TextDecoder();
+  return { code: out.code, stdout: td.decode(out.stdout), stderr: td.decode(out.stderr) };
+}
+
+Deno.test("parseRunArgs: a wrong flag or value is a one-line UsageError", () => {
+  for (
+    const argv of [
+      ["--max-turns", "x", "t"],
+      ["--budget", "-1", "t"],
+      ["--budget-mode", "medium", "t"],
+      ["--tool-errors", "loud", "t"],
+      ["--bogus"],
+      ["--approve", "r1"],
+      ["--resume", "r1", "--approve", "r1", "c1"],
+      ["--reason", "x", "t"],
+    ]
+  ) {
+    assert.throws(
+      () => parseRunArgs(argv),
+      (e: Error) => e instanceof UsageError && !e.message.includes("\n"),
+      argv.join(" "),
+    );
+  }
+  const f = parseRunArgs([
+    "--scenario",
+    "runaway",
+    "--max-turns",
+    "50",
+    "--budget",
+    "0.05",
+    "--budget-mode",
+    "hard",
+    "--json",
+    "go",
+  ]);
+  assert.deepEqual([f.maxTurns, f.budget, f.budgetMode, f.json, f.command.kind], [
+    50,
+    0.05,
+    "hard",
+    true,
+    "new",
+  ]);
+  assert.equal(parseRunArgs([]).command.kind, "demo");
+});
+
+Deno.test("deno task run persists a run in KV; approve/reject continue it from another process", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reins-cli-" });
+  try {
+    const kv = ["--kv", `${dir}/runs.sqlite`, "--workspace", dir];
+    await Deno.mkdir(`${dir}`, { recursive: true });
+    for (
+      const [name, text] of [["access.log", "x"], ["errors.log", "worker 7 timed out"], [
+        "notes.txt",
+        "n",
+      ]]
+    ) {
+      await Deno.writeTextFile(`${dir}/${name}`, text);
+    }
+    const first = await cli("cli/main.ts", [
+      "--scenario",
+      "destructive",
+      "--json",
+      ...kv,
+      "free space",
+    ]);
+    assert.equal(first.code, 0, first.stderr);
+    const s = JSON.parse(first.stdout.trim().split("\n").at(-1)!);
+    assert.equal(s.status, "interrupted");
+    assert.equal(s.interruption.toolName, "delete_file");
+
+    const bad = await cli("cli/main.ts", ["--approve", s.runId, "nope", ...kv]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr.trim(), /^error: Cannot approve call "nope" of run/);
+
+    const approved = await cli("cli/main.ts", [
+      "--approve",
+      s.runId,
+      s.interruption.callId,
+      "--json",
+      ...kv,
+    ]);
+    assert.equal(approved.code, 0, approved.stderr);
+    const done = JSON.parse(approved.stdout.trim().split("\n").at(-1)!);
+    assert.equal(done.status, "completed");
+    assert.equal(done.turns, 3);
+    assert.equal(done.output, "Deleted access.log to free space.");
+
+    const again = await cli("cli/main.ts", ["--resume", s.runId, ...kv]);
+    assert.equal(again.code, 2);
+    assert.equal(again.stderr.trim(), `error: Cannot resume run "${s.runId}": status is completed`);
+
+    const list = await cli("cli/runs.ts", ["--json", "--kv", `${dir}/runs.sqlite`]);
+    const runs = JSON.parse(list.stdout);
+    assert.equal(runs.length, 1);
+    assert.equal(runs[0].runId, s.runId);
+    const trace = await cli("cli/runs.ts", ["trace", s.runId, "--kv", `${dir}/runs.sqlite`]);
+    const events = trace.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    assert.ok(events.every((e) => e.runId === s.runId));
+    assert.deepEqual(events.filter((e) => e.type === "run_stopped").map((e) => e.status), [
+      "interrupted",
+      "completed",
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,298 @@
+import assert from "node:assert/strict";
+import { run } from "../harness/run.ts";
+import { approve, newRun, pending, type RunState } from "../harness/state.ts";
+import { memorySink, type TraceEvent } from "../harness/trace.ts";
+import { MemoryRunStore } from "../harness/run_store.ts";
+import { RunStateError } from "../harness/errors.ts";
+import type { AnyTool } from "../harness/run_options.ts";
+import { KvRunStore } from "../kv/kv_run_store.ts";
+import { DECLINED_ANSWER, DELETED_ANSWER, PLAN_ANSWER } from "../provider/scenarios.ts";
+import {
+  NOTES_QUESTION,
+  SUMMARY_PREFIX,
+  TIMEOUT_QUESTION,
+  TREE_SCENARIOS,
+} from "../provider/tree_scenarios.ts";
+import { agentTool, childRunId, treeSettled } from "../subagents/agent_tool.ts";
+import { RESEARCH_SYSTEM, researchTool } from "../subagents/research.ts";
+import {
+  approveInTree,
+  formatTree,
+  loadTree,
+  rejectInTree,
+  resumeTree,
+} from "../subagents/tree.ts";
+import { demoTools } from "../tools/catalog.ts";
+import { exists, fixture } from "./helpers.ts";
+
+const task = "Investigate the workspace.";
+const tree = (scenario: string) => fixture(scenario, { scenarios: TREE_SCENARIOS });
+const near = (a: number, b: number) => Math.abs(a - b) < 1e-9;
+
+function research(f: { ws: Parameters<typeof demoTools>[0] }, extra = {}): AnyTool {
+  return researchTool({ workspace: f.ws, scan: { ms: 300 }, ...extra });
+}
+
+Deno.test("a child has its own window: the parent's transcript gets only the answers", async () => {
+  await using f = await tree("research");
+  const store = new MemoryRunStore();
+  const root = await run(newRun(task), { model: f.model, tools: [research(f)], store });
+  assert.equal(root.status, "completed");
+  const notes = "notes.txt says: The db pool is sized at 20; raise it before the Friday import.";
+  assert.equal(root.output, `${SUMMARY_PREFIX}${PLAN_ANSWER} | ${notes}`);
+  // user, assistant (two research calls), two answers, final answer
+  assert.deepEqual(root.messages.map((m) => m.role), [
+    "user",
+    "assistant",
+    "tool",
+    "tool",
+    "assistant",
+  ]);
+  assert.deepEqual(root.messages.filter((m) => m.role === "tool").map((m) => m.content), [
+    PLAN_ANSWER,
+    notes,
+  ]);
+  const child = await store.load(childRunId(root.runId, "call_0_0"));
+  assert.deepEqual(child.messages.slice(0, 2), [
+    { role: "system", content: RESEARCH_SYSTEM },
+    { role: "user", content: TIMEOUT_QUESTION },
+  ]);
+  assert.ok(
+    !child.messages.some((m) => m.content === task),
+    "the parent's task leaked into the child",
+  );
+  assert.equal(child.turns, 3);
+  assert.equal(
+    (await store.load(childRunId(root.runId, "call_0_1"))).messages[1].content,
+    NOTES_QUESTION,
+  );
+});
+
+Deno.test("child cost is added to the parent as it is spent, and up the tree", async () => {
+  await using f = await tree("research-deep");
+  const store = new MemoryRunStore();
+  const { sink, events } = memorySink();
+  // A link above the root sees every dollar of the tree, in the order it is spent.
+  const log: (TraceEvent | number)[] = [];
+  const root = await run(newRun(task), {
+    model: f.model,
+    tools: [research(f, { depth: 2 })],
+    store,
+    trace: (e) => {
+      log.push(e);
+      return sink(e);
+    },
+    budgetLink: {
+      remainingUsd: () => Infinity,
+      spend: (usd) => {
+        log.push(usd);
+        return Promise.resolve();
+      },
+    },
+  });
+  assert.equal(root.status, "completed");
+  const mid = await store.load(childRunId(root.runId, "call_0_0"));
+  const leaf = await store.load(childRunId(mid.runId, "call_0_0"));
+  const own = (s: RunState) =>
+    events.filter((e) => e.type === "turn" && e.runId === s.runId)
+      .reduce((n, e) => n + (e.type === "turn" ? e.turnCostUsd : 0), 0);
+  assert.ok(near(leaf.costUsd, own(leaf)) && leaf.childCostUsd === 0);
+  assert.ok(near(mid.childCostUsd, leaf.costUsd));
+  assert.ok(near(mid.costUsd, own(mid) + leaf.costUsd));
+  assert.ok(near(root.childCostUsd, mid.costUsd));
+  assert.ok(near(root.costUsd, own(root) + mid.costUsd));
+  // Every model call of the tree reached the root's link before the next event: as spent.
+  const turns = log.filter((x) => typeof x !== "number" && x.type === "turn");
+  assert.equal(turns.length, root.turns + mid.turns + leaf.turns);
+  log.forEach((x, i) => {
+    if (typeof x !== "number" && x.type === "turn") assert.equal(log[i - 1], x.turnCostUsd);
+  });
+  assert.ok(
+    near(
+      log.filter((x) => typeof x === "number").reduce<number>((a, b) => a + (b as number), 0),
+      root.costUsd,
+    ),
+  );
+});
+
+Deno.test("a runaway child stops at its turn cap; the parent finishes with the stop sentence", async () => {
+  await using f = await tree("research-runaway");
+  const root = await run(newRun(task), { model: f.model, tools: [research(f)] });
+  assert.equal(root.status, "completed");
+  const sentence = "research stopped at its turn cap after 6 turns; partial finding: none";
+  assert.equal(root.messages.find((m) => m.role === "tool")?.content, sentence);
+  assert.equal(root.output, `The research did not finish. ${sentence}`);
+  assert.equal(f.calls.n, 2 + 6);
+});
+
+Deno.test("a tree never overspends the root's budget by more than one model call", async () => {
+  for (const budgetMode of ["soft", "hard"] as const) {
+    await using f = await tree("research-runaway");
+    const { sink, events } = memorySink();
+    const budget = 0.02;
+    const root = await run(newRun(task), {
+      model: f.model,
+      tools: [research(f, { limits: { maxTurns: 1000, maxBudgetUsd: 1 } })],
+      limits: { maxBudgetUsd: budget },
+      budgetMode,
+      trace: sink,
+    });
+    assert.equal(root.status, "budget_exceeded", budgetMode);
+    assert.match(
+      root.messages.find((m) => m.role === "tool")?.content ?? "",
+      /^research stopped at its budget after \d+ turns/,
+    );
+    const turns = events.filter((e) => e.type === "turn");
+    const biggest = Math.max(...turns.map((e) => e.type === "turn" ? e.turnCostUsd : 0));
+    assert.ok(
+      root.costUsd - budget <= biggest,
+      `${root.costUsd} overspends ${budget} by more than ${biggest}`,
+    );
+    if (budgetMode === "hard") assert.ok(root.costUsd <= budget + 1e-12, `${root.costUsd}`);
+    assert.ok(root.costUsd > budget * 0.8, `${root.costUsd} spends too little`);
+    assert.ok(
+      near(root.costUsd, turns.reduce((n, e) => n + (e.type === "turn" ? e.turnCostUsd : 0), 0)),
+    );
+  }
+});
+
+Deno.test("read-only research calls of one message run concurrently", async () => {
+  await using f = await tree("research-slow");
+  const { sink, events } = memorySink();
+  const t0 = performance.now();
+  const root = await run(newRun(task), { model: f.model, tools: [research(f)], trace: sink });
+  const ms = performance.now() - t0;
+  assert.equal(root.status, "completed");
+  const mine = events.filter((e) => e.runId === root.runId);
+  const starts = mine.flatMap((e, i) => e.type === "tool_start" ? [i] : []);
+  const firstResult = mine.findIndex((e) => e.type === "tool_result");
+  assert.equal(starts.length, 2);
+  assert.ok(starts[1] < firstResult, "the second research call waited for the first");
+  assert.ok(ms < 2 * 300 + 250, `two 300 ms scans took ${ms.toFixed(0)} ms`);
+});
+
+Deno.test("aborting the parent aborts every descendant mid-tool within milliseconds", async () => {
+  await using f = await tree("research-slow");
+  const store = new MemoryRunStore();
+  const ac = new AbortController();
+  const progressed = new Set<string>();
+  const stoppedAt = new Map<string, number>();
+  let abortedAt = 0;
+  let lateEvents = 0;
+  const root = newRun(task);
+  const done = await run(root, {
+    model: f.model,
+    tools: [research(f, { scan: { ms: 1200 } })],
+    store,
+    signal: ac.signal,
+    trace: (e) => {
+      if (abortedAt && e.type === "tool_progress") lateEvents++;
+      if (e.type === "run_stopped") stoppedAt.set(e.runId, performance.now());
+      if (e.type === "tool_progress") progressed.add(e.runId);
+      if (progressed.size === 2 && !abortedAt) {
+        abortedAt = performance.now();
+        ac.abort("user pressed Stop");
+      }
+    },
+  });
+  await treeSettled(root.runId);
+  assert.deepEqual(done.interruption, { type: "cancelled", reason: "user pressed Stop" });
+  assert.equal(stoppedAt.size, 3);
+  for (const [id, at] of stoppedAt) {
+    assert.ok(
+      at - abortedAt < 100,
+      `${id} stopped ${(at - abortedAt).toFixed(1)} ms after the abort`,
+    );
+    const s = await store.load(id);
+    assert.deepEqual(s.interruption, { type: "cancelled", reason: "user pressed Stop" }, id);
+    if (id !== root.runId) assert.equal(pending(s)[0]?.function.name, "scan_archive");
+  }
+  await new Promise((r) => setTimeout(r, 250)); // a scan still running would report progress
+  assert.equal(lateEvents, 0);
+  // Resuming the root resumes each child where it stopped (no model call is repeated).
+  const calls = f.calls.n;
+  const resumed = await resumeTree(store, root.runId, { model: f.model, tools: [research(f)] });
+  assert.equal(resumed.status, "completed");
+  assert.equal(f.calls.n - calls, 1 + 2); // the root's summary, one answer per child
+});
+
+Deno.test("approval inside a child stops the root naming the child; approve from the root, resume", async () => {
+  for (const verdict of ["approve", "reject"] as const) {
+    await using f = await tree("research-approval");
+    await using kv = await Deno.openKv(":memory:");
+    const store = new KvRunStore(kv);
+    const cleanup = agentTool({
+      name: "research",
+      description: "Does a chore in the workspace.",
+      system: "You tidy the workspace.",
+      tools: demoTools(f.ws),
+    });
+    const opts = { model: f.model, tools: [cleanup], store, trace: store.traceSink() };
+    const root = await run(newRun(task), opts);
+    const childId = childRunId(root.runId, "call_0_0");
+    assert.equal(root.status, "interrupted");
+    assert.deepEqual(root.interruption, {
+      type: "approval",
+      callId: "call_1_0",
+      toolName: "delete_file",
+      args: { path: "access.log" },
+      why: "needs_approval",
+      runId: childId,
+    });
+    assert.match(
+      root.stopReason ?? "",
+      new RegExp(`child run "${childId.replaceAll(".", "\\.")}"`),
+    );
+    assert.equal((await store.load(childId)).status, "interrupted");
+    assert.throws(() => approve(root, "call_1_0"), RunStateError);
+    if (verdict === "approve") await approveInTree(store, root.runId, "call_1_0");
+    else await rejectInTree(store, childId, "call_1_0", "keep the logs");
+    const done = await resumeTree(store, root.runId, opts);
+    assert.equal(done.status, "completed");
+    const answer = verdict === "approve" ? DELETED_ANSWER : DECLINED_ANSWER;
+    assert.equal(done.output, SUMMARY_PREFIX + answer);
+    assert.equal(await exists(`${f.ws.dir}/access.log`), verdict === "reject");
+    assert.equal((await store.load(childId)).status, "completed");
+    await assert.rejects(() => approveInTree(store, root.runId, "call_1_0"), RunStateError);
+  }
+});
+
+Deno.test("the tree is persisted in KV and read back with loadTree", async () => {
+  await using f = await tree("research-deep");
+  await using kv = await Deno.openKv(":memory:");
+  const store = new KvRunStore(kv);
+  const root = await run(newRun(task), {
+    model: f.model,
+    tools: [research(f, { depth: 2 })],
+    store,
+    trace: store.traceSink(),
+  });
+  assert.equal(root.status, "completed");
+  const mid = await store.load(childRunId(root.runId, "call_0_0"));
+  const leaf = await store.load(childRunId(mid.runId, "call_0_0"));
+  assert.deepEqual([mid.parentId, mid.rootId, mid.parentCallId], [
+    root.runId,
+    root.runId,
+    "call_0_0",
+  ]);
+  assert.deepEqual([leaf.parentId, leaf.rootId, leaf.parentCallId], [
+    mid.runId,
+    root.runId,
+    "call_0_0",
+  ]);
+  assert.deepEqual((await store.list({ parentId: root.runId })).map((s) => s.runId), [mid.runId]);
+  for (const id of [leaf.runId, mid.runId, root.runId]) {
+    const nodes = await loadTree(store, id);
+    assert.deepEqual(nodes.map((n) => [n.runId, n.depth, n.status, n.turns]), [
+      [root.runId, 0, "completed", 2],
+      [mid.runId, 1, "completed", 2],
+      [leaf.runId, 2, "completed", 3],
+    ]);
+    assert.ok(near(nodes[0].childCostUsd, nodes[1].costUsd));
+    assert.ok(near(nodes[1].childCostUsd, nodes[2].costUsd));
+  }
+  const text = formatTree(await loadTree(store, root.runId));
+  assert.equal(text.split("\n").length, 3);
+  assert.match(text.split("\n")[2], /^ {3}└─ .*completed {2}3 turns {2}\$0\.\d{6}/);
+  assert.ok((await store.events(leaf.runId)).some((e) => e.event.type === "run_stopped"));
+});
