@@ -6,13 +6,7 @@
  */
 import type { AssistantMessage, ChatMessage, ToolCall, Usage } from "./messages.ts";
 import type { RunOptions } from "./run_options.ts";
-import {
-  type Interruption,
-  pending,
-  RESUMABLE_STATUSES,
-  type RunState,
-  type RunStatus,
-} from "./state.ts";
+import { pending, RESUMABLE_STATUSES, type RunState } from "./state.ts";
 import { RunStateError } from "./errors.ts";
 import { checkLimits, firstStop, isBudgetSpent, isStepCount, type StopVerdict } from "./limits.ts";
 import { computeCost, pricesFor } from "./cost.ts";
@@ -252,7 +246,8 @@ function normalizeReply(m: AssistantMessage, state: RunState): AssistantMessage 
   const seen = new Set<string>();
   const calls: ToolCall[] = (m.tool_calls ?? []).map((c, i) => {
     let id = typeof c.id === "string" && c.id ? c.id : `call_${state.turns}_${i}`;
-    if (seen.has(id)) id = `${id}_${state.turns}_${i}`;
+    // A renamed id may itself be taken (ids ["a_0_2", "a", "a"]): rename until unique.
+    while (seen.has(id)) id = `${id}_${state.turns}_${i}`;
     seen.add(id);
     return {
       id,

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import type { AssistantMessage, ChatMessage, ToolDefinition } from "../harness/messages.ts";
+import { BUILT_IN_SCENARIOS } from "../provider/scripted_provider.ts";
 import { countCompletionTokens, countPromptTokens, countTokens } from "../harness/tokens.ts";
 import {
   createScriptedProvider,
@@ -358,7 +359,8 @@ Deno.test("provider: /v1/models lists every scenario", async () => {
   const res = await createScriptedProvider().fetch(new Request("http://reins.test/v1/models"));
   const body = await res.json();
   assert.equal(body.object, "list");
-  assert.deepEqual(body.data.map((m: Json) => m.id), scenarioNames());
+  assert.deepEqual(body.data.map((m: Json) => m.id), Object.keys(BUILT_IN_SCENARIOS).sort());
+  for (const name of scenarioNames()) assert.ok(Object.hasOwn(BUILT_IN_SCENARIOS, name), name);
   assert.ok(body.data.every((m: Json) => m.object === "model" && m.owned_by === "reins"));
   for (
     const name of [
