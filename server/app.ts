@@ -1,0 +1,85 @@
+/**
+ * The HTTP API of reins as a Hono app: runs, their live events, approvals and
+ * Stop. Runs execute in the background (queued with `kv.enqueue`, see
+ * `startWorker`), so the app itself holds no run in memory and any number of
+ * workers or isolates can serve it over one KV.
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import { createScriptedProvider } from "../provider/scripted_provider.ts";
+import { TREE_SCENARIOS } from "../provider/tree_scenarios.ts";
+import { bearerAuth } from "./auth.ts";
+import { resolveDeps, type ServerDeps } from "./deps.ts";
+import { onError } from "./errors.ts";
+import { registerInspectorPages, registerInspectorParts } from "./inspector.ts";
+import { openApiDocument } from "./openapi.ts";
+import { registerControlRoutes } from "./routes_control.ts";
+import { registerEventRoutes } from "./routes_events.ts";
+import { registerRunRoutes } from "./routes_runs.ts";
+
+export type { ServerDeps } from "./deps.ts";
+export { startWorker, type Worker } from "./worker.ts";
+
+/** The response header naming the worker (store owner) that answered. */
+export const WORKER_HEADER = "x-reins-worker";
+
+/** The app's fetch handler, as `Deno.serve` and `deno serve` take it. */
+export interface ReinsApp {
+  /** Answers one request. */
+  fetch(request: Request, ...rest: unknown[]): Response | Promise<Response>;
+  /** Answers a request for a path (e.g. `/runs`) or URL, with no server (for tests). */
+  request(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+}
+
+/**
+ * Creates the app. Routes: `POST /runs`, `GET /runs`, `GET /runs/:id`,
+ * `GET /runs/:id/messages`, `GET /runs/:id/tree`, `GET /runs/:id/events`
+ * (SSE), `POST /runs/:id/approve`, `/reject`, `/resume`, `/stop`,
+ * `GET /openapi.json`, the run inspector page (`GET /`, `GET /ui/runs/:id`),
+ * and the scripted provider under `/v1` when `scripted`.
+ * Every route needs `Authorization: Bearer <token>` when `token` is set.
+ *
+ * @example
+ * ```ts
+ * import { createApp } from "./app.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const app = createApp({ kv, store: new KvRunStore(kv), schedule: () => Promise.resolve() });
+ * const res = await app.request("/runs", {
+ *   method: "POST",
+ *   body: JSON.stringify({ task: "" }),
+ * });
+ * console.log(res.status, (await res.json()).error.field); // 400 task
+ * kv.close();
+ * ```
+ */
+export function createApp(deps: ServerDeps): ReinsApp {
+  const resolved = resolveDeps(deps);
+  const app = new Hono();
+  app.use(async (c, next) => {
+    await next();
+    c.res.headers.set(WORKER_HEADER, resolved.store.owner);
+  });
+  app.onError(onError);
+  // The inspector's pages come before the token check: they show run data
+  // only to an authorized request, else their script asks for the token.
+  registerInspectorPages(app, resolved);
+  app.use(bearerAuth(resolved.token));
+  app.notFound((c) =>
+    c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404)
+  );
+  app.get("/openapi.json", (c) => c.json(openApiDocument()));
+  registerRunRoutes(app, resolved);
+  registerControlRoutes(app, resolved);
+  registerEventRoutes(app, resolved);
+  registerInspectorParts(app, resolved);
+  if (resolved.scripted) {
+    const provider = createScriptedProvider({ scenarios: TREE_SCENARIOS });
+    app.all("/v1/*", (c) => provider.fetch(c.req.raw));
+  }
+  return {
+    fetch: (request, ...rest) => app.fetch(request, ...(rest as [])),
+    request: (input, init) => Promise.resolve(app.request(input, init)),
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * What the server is built from: the KV, the store, auth, how models and
+ * tools are made, and how work is scheduled. Shared by the app and the worker.
+ *
+ * @module
+ */
+import type { Model } from "../harness/model.ts";
+import { createOpenAIModel } from "../harness/openai_model.ts";
+import { KvRunStore } from "../kv/kv_run_store.ts";
+import { scriptedModel } from "../provider/scripted_model.ts";
+import { SCENARIOS } from "../provider/scenarios.ts";
+import { TREE_SCENARIOS } from "../provider/tree_scenarios.ts";
+import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
+
+/** Everything {@link createApp} and {@link startWorker} need. */
+export interface ServerDeps {
+  /** The open KV (closed by the caller, after the worker stops). */
+  kv: Deno.Kv;
+  /** The run store over `kv`; its `owner` names this worker and its `leaseMs` is used. */
+  store: KvRunStore;
+  /** Bearer token required on every route when set (`REINS_TOKEN`). */
+  token?: string;
+  /** Serve the scripted provider under `/v1` and allow scenario runs (`REINS_SCRIPTED=1`). */
+  scripted?: boolean;
+  /** Builds the model of a run from its name (default: {@link defaultMakeModel}). */
+  makeModel?: (name: string) => Model;
+  /** The model of a run that names none (default `LLM_MODEL`, else `plan` when scripted). */
+  defaultModel?: string;
+  /** Folder of the runs' workspaces, one per tree root (default `.reins/workspaces`). */
+  workspaceRoot?: string;
+  /** Options of `scan_archive` in server runs (e.g. `{ ms: 300 }` in tests). */
+  scan?: ScanArchiveOptions;
+  /**
+   * Schedules the execution of a stored run (default: `kv.enqueue({ kind: "execute", runId })`,
+   * consumed by {@link startWorker}). Tests may run it in process instead.
+   */
+  schedule?: (runId: string) => Promise<void>;
+  /** Poll interval of live events and of the Stop key, in ms (default 100). */
+  pollMs?: number;
+  /** Aborted when the server shuts down: event streams end. */
+  closing?: AbortSignal;
+}
+
+/** All known scenario names: the built-in ones and the run-tree ones. */
+export const ALL_SCENARIOS: Readonly<Record<string, unknown>> = { ...SCENARIOS, ...TREE_SCENARIOS };
+
+/** Options of {@link defaultMakeModel}. */
+export interface MakeModelOptions {
+  /** Scenario names play the scripted model (in process). */
+  scripted?: boolean;
+  /** Delay of each scripted reply in ms. */
+  latencyMs?: number;
+  /** OpenAI-compatible endpoint for every other name (default env `LLM_BASE_URL`). */
+  baseUrl?: string;
+  /** Its key (default env `LLM_API_KEY`). */
+  apiKey?: string;
+}
+
+/**
+ * The default model factory: a scenario name plays the scripted provider in
+ * process (when `scripted`); any other name goes to `LLM_BASE_URL`. Throws
+ * `TypeError` for a name it cannot serve.
+ *
+ * @example
+ * ```ts
+ * import { defaultMakeModel } from "./deps.ts";
+ * const make = defaultMakeModel({ scripted: true });
+ * console.log(make("plan").name); // plan
+ * ```
+ */
+export function defaultMakeModel(options: MakeModelOptions = {}): (name: string) => Model {
+  const baseUrl = options.baseUrl ?? Deno.env.get("LLM_BASE_URL");
+  const apiKey = options.apiKey ?? Deno.env.get("LLM_API_KEY");
+  return (name) => {
+    if (options.scripted && Object.hasOwn(ALL_SCENARIOS, name)) {
+      return scriptedModel(name, { scenarios: TREE_SCENARIOS, latencyMs: options.latencyMs });
+    }
+    if (baseUrl) return createOpenAIModel({ baseUrl, model: name, apiKey });
+    throw new TypeError(
+      options.scripted
+        ? `unknown model "${name}": not a scenario, and LLM_BASE_URL is not set`
+        : `cannot serve model "${name}": LLM_BASE_URL is not set (scenarios need REINS_SCRIPTED=1)`,
+    );
+  };
+}
+
+/** {@link ServerDeps} with every default filled in. */
+export interface ResolvedDeps
+  extends Required<Omit<ServerDeps, "token" | "closing" | "defaultModel">> {
+  /** As in {@link ServerDeps}. */
+  token?: string;
+  /** As in {@link ServerDeps}. */
+  closing?: AbortSignal;
+  /** As in {@link ServerDeps}; undefined when there is none. */
+  defaultModel?: string;
+  /** A fresh store over the same KV (same owner and lease time): one per request or execution. */
+  freshStore(): KvRunStore;
+}
+
+/**
+ * Fills in the defaults of {@link ServerDeps}.
+ *
+ * @example
+ * ```ts
+ * import { resolveDeps } from "./deps.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const deps = resolveDeps({ kv, store: new KvRunStore(kv), scripted: true });
+ * console.log(deps.defaultModel, deps.pollMs); // plan 100
+ * kv.close();
+ * ```
+ */
+export function resolveDeps(deps: ServerDeps): ResolvedDeps {
+  if (!deps?.kv || !deps.store) throw new TypeError("server deps: kv and store are required");
+  const { kv, store } = deps;
+  const scripted = deps.scripted ?? false;
+  return {
+    ...deps,
+    scripted,
+    makeModel: deps.makeModel ?? defaultMakeModel({ scripted }),
+    defaultModel: deps.defaultModel ?? Deno.env.get("LLM_MODEL") ?? (scripted ? "plan" : undefined),
+    workspaceRoot: deps.workspaceRoot ?? ".reins/workspaces",
+    scan: deps.scan ?? {},
+    schedule: deps.schedule ??
+      (async (runId) => void await kv.enqueue({ kind: "execute", runId } satisfies QueueMessage)),
+    pollMs: deps.pollMs ?? 100,
+    freshStore: () => new KvRunStore(kv, { owner: store.owner, leaseMs: store.leaseMs }),
+  };
+}
+
+/** The queue message asking a worker to execute (or continue) a run. */
+export interface QueueMessage {
+  /** What to do: execute (or continue) the run. */
+  kind: "execute";
+  /** The run (a tree root). */
+  runId: string;
+}
+
+/**
+ * Whether a queue payload is a {@link QueueMessage}.
+ *
+ * @example
+ * ```ts
+ * import { isQueueMessage } from "./deps.ts";
+ * console.log(isQueueMessage({ kind: "execute", runId: "r1" }), isQueueMessage("x")); // true false
+ * ```
+ */
+export function isQueueMessage(value: unknown): value is QueueMessage {
+  const v = value as Partial<QueueMessage> | null;
+  return typeof v === "object" && v !== null && v.kind === "execute" &&
+    typeof v.runId === "string" && v.runId !== "";
+}

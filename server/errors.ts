@@ -1,0 +1,90 @@
+/**
+ * One mapping from the error family to HTTP: every route throws, and
+ * `app.onError` answers with a status and a JSON body
+ * `{ error: { code, message, field? } }`.
+ *
+ * @module
+ */
+import type { Context } from "hono";
+import {
+  RecordError,
+  ReinsError,
+  RunConflictError,
+  RunNotFoundError,
+  RunStateError,
+} from "../harness/errors.ts";
+import { BadRequestError } from "./schemas.ts";
+
+/** The JSON body of an error answer. */
+export interface ErrorBody {
+  /** A stable `code`, a `message`, and the offending `field` for a 400. */
+  error: { code: string; message: string; field?: string };
+}
+
+/**
+ * An error with its own HTTP status (401, 404 for an unknown route, …).
+ *
+ * @example
+ * ```ts
+ * import { HttpError } from "./errors.ts";
+ * const e = new HttpError(401, "unauthorized", "a bearer token is required");
+ * console.log(e.status, e.code); // 401 unauthorized
+ * ```
+ */
+export class HttpError extends ReinsError {
+  /** The HTTP status. */
+  readonly status: number;
+  /** A stable machine-readable code. */
+  readonly code: string;
+  /** Creates the error. */
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/**
+ * The status and body for any error a route throws.
+ *
+ * @example
+ * ```ts
+ * import { errorAnswer } from "./errors.ts";
+ * import { RunNotFoundError } from "../harness/errors.ts";
+ * console.log(errorAnswer(new RunNotFoundError("r1")).status); // 404
+ * ```
+ */
+export function errorAnswer(err: unknown): { status: number; body: ErrorBody } {
+  const message = err instanceof Error ? err.message : String(err);
+  const answer = (status: number, code: string, field?: string) => ({
+    status,
+    body: { error: field === undefined ? { code, message } : { code, message, field } },
+  });
+  if (err instanceof BadRequestError) return answer(400, "bad_request", err.field);
+  if (err instanceof HttpError) return answer(err.status, err.code);
+  if (err instanceof RunNotFoundError) return answer(404, "run_not_found");
+  if (err instanceof RunStateError) return answer(409, "run_state");
+  if (err instanceof RunConflictError) return answer(409, "run_conflict");
+  if (err instanceof RecordError) return answer(500, "record_invalid", err.field);
+  return { status: 500, body: { error: { code: "internal", message: "internal server error" } } };
+}
+
+/**
+ * `app.onError` handler: logs unexpected errors, answers with {@link errorAnswer}.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { onError } from "./errors.ts";
+ * const app = new Hono().get("/", () => { throw new Error("boom"); });
+ * app.onError(onError);
+ * console.log((await app.request("/")).status); // 500
+ * ```
+ */
+export function onError(err: unknown, c: Context): Response {
+  const { status, body } = errorAnswer(err);
+  if (status === 500 && !(err instanceof RecordError)) {
+    console.error(`${c.req.method} ${c.req.path}:`, err);
+  }
+  return c.json(body, status as 400);
+}

@@ -1,0 +1,269 @@
+/**
+ * The run inspector: a page served by the same app, with no build step.
+ *
+ * - `GET /` lists the runs; `GET /ui/runs/:id` shows one run: its state in
+ *   words, its tree, its transcript, live activity, and Approve, Reject, Stop.
+ *   Both are rendered on the server, so they read without JavaScript. They
+ *   carry no run data unless the request is authorized (no `REINS_TOKEN`, or
+ *   the right bearer token): a browser navigation sends no token, so with one
+ *   set the page's script asks for it and loads the data itself.
+ * - `GET /ui/parts/runs` and `GET /ui/parts/runs/:id` (behind the bearer
+ *   token like every API route) return the same HTML fragments as JSON, for
+ *   the script to refresh the page in place.
+ * - `GET /ui/static/inspector.js` and `inspector.css`: the page's assets.
+ *
+ * Pages go out with a strict Content-Security-Policy (no inline script or
+ * style), on top of escaping everything a run holds.
+ *
+ * @module
+ */
+import type { Context, Hono } from "hono";
+import { RunNotFoundError } from "../harness/errors.ts";
+import type { ChatMessage } from "../harness/messages.ts";
+import type { Interruption } from "../harness/state.ts";
+import { readStop, type StopRequest } from "../kv/cancel.ts";
+import { decodeMessage } from "../kv/chunks.ts";
+import { messagePrefix, runKey } from "../kv/keys.ts";
+import type { KvRunStore } from "../kv/kv_run_store.ts";
+import { loadTree } from "../subagents/tree.ts";
+import { safeEqual } from "./auth.ts";
+import type { ResolvedDeps } from "./deps.ts";
+import {
+  type Html,
+  listCounts,
+  type ListedRun,
+  renderControls,
+  renderErrorMain,
+  renderListMain,
+  renderPage,
+  renderRunList,
+  renderRunMain,
+  renderSummary,
+  renderTranscript,
+  renderTree,
+  type RunPageData,
+  taskOf,
+} from "./inspector_html.ts";
+import { BadRequestError } from "./schemas.ts";
+import { runIdParam, runView } from "./views.ts";
+import { INSPECTOR_CSS } from "./static/inspector_css.ts";
+import { INSPECTOR_JS } from "./static/inspector_js.ts";
+
+/** Root runs shown in the list at most. */
+const LIST_ROOTS = 100;
+/** Runs read to find them (children are listed too). */
+const LIST_SCAN = 1000;
+
+/** Headers of every inspector page and asset. */
+const PAGE_HEADERS: Record<string, string> = {
+  "content-security-policy": [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join("; "),
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+};
+
+function page(c: Context, body: Html, status = 200): Response {
+  return c.body(body.value, status as 200, {
+    ...PAGE_HEADERS,
+    "content-type": "text/html; charset=utf-8",
+  });
+}
+
+/** Whether the request may see run data: no token is set, or it carries the right one. */
+async function authorized(c: Context, token: string | undefined): Promise<boolean> {
+  if (!token) return true;
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header("authorization") ?? "");
+  return match !== null && await safeEqual(match[1], token);
+}
+
+/** The task of a stored run (its first user message) without loading its whole transcript. */
+export async function storedTask(kv: Deno.Kv, id: string): Promise<string> {
+  const prefix = messagePrefix(id);
+  const chunks = new Map<number, unknown[]>();
+  for await (const e of kv.list({ prefix, end: [...prefix, 2] })) {
+    const [seq, part] = [e.key[3], e.key[4]];
+    if (typeof seq !== "number" || typeof part !== "number") continue;
+    const list = chunks.get(seq) ?? [];
+    list[part] = e.value;
+    chunks.set(seq, list);
+  }
+  const messages: ChatMessage[] = [];
+  for (const [seq, list] of [...chunks].sort((a, b) => a[0] - b[0])) {
+    try {
+      messages.push(decodeMessage(id, seq, list));
+    } catch {
+      // An unreadable message: the task shows as missing, the run page tells more.
+    }
+  }
+  return taskOf(messages);
+}
+
+/** The root runs of the list, newest first, with their tasks and subagent counts. */
+export async function loadRunList(deps: ResolvedDeps): Promise<ListedRun[]> {
+  const all = await deps.store.list({ limit: LIST_SCAN });
+  const subagents = new Map<string, number>();
+  for (const r of all) {
+    if (r.parentId !== null) subagents.set(r.rootId, (subagents.get(r.rootId) ?? 0) + 1);
+  }
+  const roots = all.filter((r) => r.parentId === null).slice(0, LIST_ROOTS);
+  return await Promise.all(roots.map(async (run) => ({
+    run,
+    task: (await storedTask(deps.kv, run.runId)).slice(0, 1000),
+    subagents: subagents.get(run.runId) ?? 0,
+    stop: run.status === "running" ? await readStop(deps.kv, run.runId) : null,
+  })));
+}
+
+/** Everything the page of run `id` shows (`RunNotFoundError` for an unknown run). */
+export async function loadRunPage(deps: ResolvedDeps, id: string): Promise<RunPageData> {
+  const store: KvRunStore = deps.freshStore();
+  const state = await store.load(id);
+  const run = runView(state, await store.leaseHolder(id));
+  const root = state.rootId === state.runId
+    ? run
+    : runView(await store.load(state.rootId), await store.leaseHolder(state.rootId));
+  const [tree, stop] = await Promise.all([
+    loadTree(store, id),
+    readStop(deps.kv, root.runId) as Promise<StopRequest | null>,
+  ]);
+  const headers = await Promise.all(
+    tree.map((n) => deps.kv.get(runKey(n.runId), { consistency: "strong" })),
+  );
+  const nodes = tree.map((n, i) => {
+    const value = headers[i].value as { interruption?: Interruption | null } | null;
+    return { ...n, interruption: value?.interruption ?? null };
+  });
+  return { run, messages: state.messages, root, nodes, stop };
+}
+
+/** The fragments of a run page, as `GET /ui/parts/runs/:id` returns them. */
+export function runParts(d: RunPageData): Record<string, unknown> {
+  return {
+    runId: d.run.runId,
+    rootId: d.root.runId,
+    status: d.run.status,
+    rootStatus: d.root.status,
+    messageCount: d.messages.length,
+    nodes: d.nodes.map((n) => ({ runId: n.runId, status: n.status, depth: n.depth })),
+    summary: renderSummary(d).value,
+    controls: renderControls(d).value,
+    tree: renderTree(d).value,
+    transcript: renderTranscript(d.messages).value,
+  };
+}
+
+/**
+ * Registers the pages and their assets. Call it before the bearer-token
+ * middleware: a page shows run data only to an authorized request itself.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { registerInspectorPages } from "./inspector.ts";
+ * import { resolveDeps } from "./deps.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const app = new Hono();
+ * registerInspectorPages(app, resolveDeps({ kv, store: new KvRunStore(kv) }));
+ * console.log((await app.request("/")).headers.get("content-type")); // text/html; charset=utf-8
+ * kv.close();
+ * ```
+ */
+export function registerInspectorPages(app: Hono, deps: ResolvedDeps): void {
+  app.get("/", async (c) => {
+    const list = await authorized(c, deps.token) ? renderRunList(await loadRunList(deps)) : null;
+    return page(
+      c,
+      renderPage({
+        title: "Runs · reins",
+        page: "list",
+        body: renderListMain(list),
+        locked: !list,
+      }),
+    );
+  });
+
+  app.get("/ui/runs/:id", async (c) => {
+    let id: string;
+    try {
+      id = runIdParam(c);
+    } catch (e) {
+      const message = e instanceof BadRequestError ? e.message : String(e);
+      const body = renderErrorMain("Not a run id", message);
+      return page(c, renderPage({ title: "Bad run id · reins", page: "list", body }), 400);
+    }
+    if (!(await authorized(c, deps.token))) {
+      const body = renderRunMain(null);
+      return page(
+        c,
+        renderPage({ title: "Run · reins", page: "run", runId: id, body, locked: true }),
+      );
+    }
+    try {
+      const d = await loadRunPage(deps, id);
+      const title = `${d.run.status} · ${taskOf(d.messages).slice(0, 60)} · reins`;
+      return page(c, renderPage({ title, page: "run", runId: id, body: renderRunMain(d) }));
+    } catch (e) {
+      if (!(e instanceof RunNotFoundError)) throw e;
+      const body = renderErrorMain("No such run", `There is no run "${id}".`);
+      return page(c, renderPage({ title: "No such run · reins", page: "list", body }), 404);
+    }
+  });
+
+  app.get("/ui/static/inspector.css", (c) =>
+    c.body(INSPECTOR_CSS, 200, {
+      ...PAGE_HEADERS,
+      "content-type": "text/css; charset=utf-8",
+      "cache-control": "no-cache",
+    }));
+  app.get("/ui/static/inspector.js", (c) =>
+    c.body(INSPECTOR_JS, 200, {
+      ...PAGE_HEADERS,
+      "content-type": "text/javascript; charset=utf-8",
+      "cache-control": "no-cache",
+    }));
+}
+
+/**
+ * Registers the fragments the page's script refreshes from. Call it after the
+ * bearer-token middleware (they are run data, like the API).
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { registerInspectorParts } from "./inspector.ts";
+ * import { resolveDeps } from "./deps.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const app = new Hono();
+ * registerInspectorParts(app, resolveDeps({ kv, store: new KvRunStore(kv) }));
+ * console.log((await (await app.request("/ui/parts/runs")).json()).count); // 0
+ * kv.close();
+ * ```
+ */
+export function registerInspectorParts(app: Hono, deps: ResolvedDeps): void {
+  app.get("/ui/parts/runs", async (c) => {
+    const runs = await loadRunList(deps);
+    c.header("cache-control", "no-store");
+    return c.json({
+      count: runs.length,
+      counts: listCounts(runs),
+      html: renderRunList(runs).value,
+    });
+  });
+
+  app.get("/ui/parts/runs/:id", async (c) => {
+    const id = runIdParam(c);
+    c.header("cache-control", "no-store");
+    return c.json(runParts(await loadRunPage(deps, id)));
+  });
+}

@@ -1,0 +1,168 @@
+/**
+ * The OpenAPI 3.1 document of the API (`GET /openapi.json`): request schemas
+ * generated from the same zod schemas the routes validate with; the paths
+ * written by hand.
+ *
+ * @module
+ */
+import { z } from "zod";
+import {
+  ApproveSchema,
+  CreateRunSchema,
+  EventsQuerySchema,
+  ListQuerySchema,
+  RejectSchema,
+  ResumeSchema,
+  RunIdSchema,
+  StopSchema,
+} from "./schemas.ts";
+
+type Json = Record<string, unknown>;
+
+function schema(s: z.ZodType): Json {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(s, { io: "input" }) as Json;
+  return rest;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (s: Json) => ({ "application/json": { schema: s } });
+const error = (description: string) => ({ description, content: json(ref("Error")) });
+const body = (name: string, required = true) => ({ required, content: json(ref(name)) });
+
+const idParam = { name: "id", in: "path", required: true, schema: schema(RunIdSchema) };
+
+function queryParams(s: z.ZodObject): Json[] {
+  const props = (schema(s).properties ?? {}) as Record<string, Json>;
+  return Object.entries(props).map(([name, p]) => ({
+    name,
+    in: "query",
+    required: false,
+    schema: p,
+  }));
+}
+
+const common = {
+  "400": error("Invalid input; `error.field` names the field"),
+  "401": error("Missing or wrong bearer token (when `REINS_TOKEN` is set)"),
+};
+const forRun = { ...common, "404": error("No such run") };
+
+function control(summary: string, bodyName: string, required: boolean): Json {
+  return {
+    post: {
+      summary,
+      parameters: [idParam],
+      requestBody: body(bodyName, required),
+      responses: {
+        "202": { description: "Accepted; the run continues in the background", content: json({}) },
+        ...forRun,
+        "409": error("Not allowed in the run's current state (e.g. no such call awaits a verdict)"),
+      },
+    },
+  };
+}
+
+/**
+ * The OpenAPI document.
+ *
+ * @example
+ * ```ts
+ * import { openApiDocument } from "./openapi.ts";
+ * console.log(Object.keys(openApiDocument().paths as object));
+ * ```
+ */
+export function openApiDocument(): Record<string, unknown> {
+  return {
+    openapi: "3.1.0",
+    info: { title: "reins", version: "0.1.0", description: "Agent runs: create, watch, steer." },
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+      schemas: {
+        CreateRun: schema(CreateRunSchema),
+        Approve: schema(ApproveSchema),
+        Reject: schema(RejectSchema),
+        Resume: schema(ResumeSchema),
+        Stop: schema(StopSchema),
+        Error: {
+          type: "object",
+          required: ["error"],
+          properties: {
+            error: {
+              type: "object",
+              required: ["code", "message"],
+              properties: {
+                code: { type: "string" },
+                message: { type: "string" },
+                field: { type: "string" },
+              },
+            },
+          },
+        },
+      },
+    },
+    security: [{ bearer: [] }],
+    paths: {
+      "/runs": {
+        post: {
+          summary: "Create a run; it executes in the background",
+          requestBody: body("CreateRun"),
+          responses: { "201": { description: "The run's summary", content: json({}) }, ...common },
+        },
+        get: {
+          summary: "List runs, newest first",
+          parameters: queryParams(ListQuerySchema),
+          responses: { "200": { description: "`{ runs }`", content: json({}) }, ...common },
+        },
+      },
+      "/runs/{id}": {
+        get: {
+          summary: "A run's summary, limits and lease",
+          parameters: [idParam],
+          responses: { "200": { description: "The run", content: json({}) }, ...forRun },
+        },
+      },
+      "/runs/{id}/messages": {
+        get: {
+          summary: "A run's transcript",
+          parameters: [idParam],
+          responses: {
+            "200": { description: "`{ runId, messages }`", content: json({}) },
+            ...forRun,
+          },
+        },
+      },
+      "/runs/{id}/tree": {
+        get: {
+          summary: "The run's tree: every node with status, turns and cost",
+          parameters: [idParam],
+          responses: {
+            "200": { description: "`{ rootId, nodes }`", content: json({}) },
+            ...forRun,
+          },
+        },
+      },
+      "/runs/{id}/events": {
+        get: {
+          summary:
+            "The run's trace as server-sent events (`id:` is the seq; honours Last-Event-ID)",
+          parameters: [
+            idParam,
+            ...queryParams(EventsQuerySchema),
+            { name: "Last-Event-ID", in: "header", required: false, schema: { type: "string" } },
+          ],
+          responses: {
+            "200": { description: "An event stream", content: { "text/event-stream": {} } },
+            ...forRun,
+          },
+        },
+      },
+      "/runs/{id}/approve": control("Approve the call the tree awaits", "Approve", true),
+      "/runs/{id}/reject": control("Reject the call the tree awaits, in words", "Reject", true),
+      "/runs/{id}/resume": control("Resume the tree (optionally with new limits)", "Resume", false),
+      "/runs/{id}/stop": control("Stop the whole tree of the run", "Stop", false),
+      "/openapi.json": {
+        get: { summary: "This document", responses: { "200": { description: "OpenAPI 3.1" } } },
+      },
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * Creating and reading runs: `POST /runs`, `GET /runs`, `GET /runs/:id`,
+ * `GET /runs/:id/messages`, `GET /runs/:id/tree`.
+ *
+ * @module
+ */
+import type { Hono } from "hono";
+import { newRun } from "../harness/state.ts";
+import { loadTree } from "../subagents/tree.ts";
+import { ALL_SCENARIOS, type ResolvedDeps } from "./deps.ts";
+import { runOptionsKey } from "./executor.ts";
+import {
+  BadRequestError,
+  type CreateRunBody,
+  CreateRunSchema,
+  ListQuerySchema,
+  parseInput,
+  readBody,
+} from "./schemas.ts";
+import { runIdParam, runView } from "./views.ts";
+
+/** Picks the model name of a new run, checking it can be served (400 otherwise). */
+function modelNameFor(deps: ResolvedDeps, body: CreateRunBody): string {
+  const { scenario, model } = body;
+  if (scenario !== undefined) {
+    if (model !== undefined) throw new BadRequestError("model", "give model or scenario, not both");
+    if (!deps.scripted) {
+      throw new BadRequestError("scenario", "the scripted provider is off (REINS_SCRIPTED=1)");
+    }
+    if (!Object.hasOwn(ALL_SCENARIOS, scenario)) {
+      const known = Object.keys(ALL_SCENARIOS).sort().join(", ");
+      throw new BadRequestError("scenario", `unknown scenario "${scenario}"; known: ${known}`);
+    }
+  }
+  const name = scenario ?? model ?? deps.defaultModel;
+  if (name === undefined) {
+    throw new BadRequestError("model", "required: there is no default model (set LLM_MODEL)");
+  }
+  try {
+    deps.makeModel(name);
+  } catch (e) {
+    const field = scenario !== undefined ? "scenario" : "model";
+    throw new BadRequestError(field, e instanceof Error ? e.message : String(e));
+  }
+  return name;
+}
+
+/**
+ * Registers the run routes on `app`.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { registerRunRoutes } from "./routes_runs.ts";
+ * import { resolveDeps } from "./deps.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const app = new Hono();
+ * registerRunRoutes(app, resolveDeps({ kv, store: new KvRunStore(kv) }));
+ * console.log(await (await app.request("/runs")).json()); // { runs: [] }
+ * kv.close();
+ * ```
+ */
+export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
+  app.post("/runs", async (c) => {
+    const body = await readBody(c.req.raw, CreateRunSchema);
+    const model = modelNameFor(deps, body);
+    const state = newRun(body.task, { system: body.system, model, limits: body.limits });
+    // Options first: the run is only picked up once it exists.
+    await deps.kv.set(runOptionsKey(state.runId), body.options ?? {});
+    await deps.freshStore().save(state);
+    await deps.schedule(state.runId);
+    c.header("Location", `/runs/${state.runId}`);
+    return c.json(runView(state, null), 201);
+  });
+
+  app.get("/runs", async (c) => {
+    const query = parseInput(ListQuerySchema, c.req.query(), "");
+    return c.json({ runs: await deps.store.list({ status: query.status, limit: query.limit }) });
+  });
+
+  app.get("/runs/:id", async (c) => {
+    const id = runIdParam(c);
+    const store = deps.freshStore();
+    const state = await store.load(id);
+    return c.json(runView(state, await store.leaseHolder(id)));
+  });
+
+  app.get("/runs/:id/messages", async (c) => {
+    const id = runIdParam(c);
+    const state = await deps.freshStore().load(id);
+    return c.json({ runId: id, messages: state.messages });
+  });
+
+  app.get("/runs/:id/tree", async (c) => {
+    const id = runIdParam(c);
+    const nodes = await loadTree(deps.freshStore(), id);
+    return c.json({ rootId: nodes[0]?.runId ?? id, nodes });
+  });
+}

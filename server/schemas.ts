@@ -1,0 +1,178 @@
+/**
+ * The zod schemas of the HTTP API: request bodies, path parameters and
+ * queries. The routes validate with them and `/openapi.json` is generated
+ * from them, so the two cannot drift apart.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { ReinsError } from "../harness/errors.ts";
+
+/** Run statuses, as `?status=` accepts them. */
+export const RunStatusSchema = z.enum([
+  "running",
+  "completed",
+  "failed",
+  "max_turns_exceeded",
+  "budget_exceeded",
+  "interrupted",
+]);
+
+/** Path parameter `:id`: a run id (UUIDs; child runs append `.<callId>`). */
+export const RunIdSchema = z.string().regex(
+  /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/,
+  "expected a run id (letters, digits, '.', '_', ':', '-'; at most 200 characters)",
+);
+
+/** The limits a run may be given. */
+export const LimitsSchema = z.strictObject({
+  maxTurns: z.int().min(1).max(1000).optional().describe("Model calls at most"),
+  maxBudgetUsd: z.number().positive().max(1000).optional().describe("USD at most"),
+});
+
+/** Per-run options of `POST /runs` (stored with the run, used on every resume). */
+export const RunOptionsSchema = z.strictObject({
+  budgetMode: z.enum(["soft", "hard"]).optional(),
+  dedupe: z.boolean().optional(),
+  toolErrors: z.enum(["describe", "generic", "fatal"]).optional(),
+  concurrency: z.int().min(1).max(16).optional(),
+  stopOnPermanentError: z.boolean().optional(),
+  researchDepth: z.int().min(0).max(3).optional().describe(
+    "Levels of `research` subagents below the run (0: no research tool; default 1)",
+  ),
+  researchWrites: z.boolean().optional().describe(
+    "Give `research` subagents every demo tool, delete_file (which needs approval) included",
+  ),
+});
+
+/** Body of `POST /runs`. */
+export const CreateRunSchema = z.strictObject({
+  task: z.string().trim().min(1).max(100_000).describe("The user's task"),
+  system: z.string().max(100_000).optional().describe("A system prompt put first"),
+  model: z.string().min(1).max(200).optional().describe("Model name (or a scenario name)"),
+  scenario: z.string().min(1).max(200).optional().describe(
+    "A scripted scenario to play instead of a model (needs the scripted provider)",
+  ),
+  limits: LimitsSchema.optional(),
+  options: RunOptionsSchema.optional(),
+});
+
+/** Body of `POST /runs/:id/approve`. */
+export const ApproveSchema = z.strictObject({
+  callId: z.string().min(1).max(200).describe("The call awaiting a verdict"),
+});
+
+/** Body of `POST /runs/:id/reject`. */
+export const RejectSchema = z.strictObject({
+  callId: z.string().min(1).max(200).describe("The call awaiting a verdict"),
+  reason: z.string().max(10_000).optional().describe("Words written into the transcript"),
+});
+
+/** Body of `POST /runs/:id/resume` (optional; new limits to continue after a cap). */
+export const ResumeSchema = z.strictObject({ limits: LimitsSchema.optional() });
+
+/** Body of `POST /runs/:id/stop` (optional). */
+export const StopSchema = z.strictObject({
+  reason: z.string().trim().min(1).max(1000).optional().describe(
+    "Why (default: stopped by a person)",
+  ),
+});
+
+/** Query of `GET /runs`. */
+export const ListQuerySchema = z.strictObject({
+  status: RunStatusSchema.optional(),
+  limit: z.coerce.number().pipe(z.int().min(1).max(1000)).optional(),
+});
+
+/** Query of `GET /runs/:id/events`. */
+export const EventsQuerySchema = z.strictObject({
+  after: z.coerce.number().pipe(z.int().min(-1)).optional().describe(
+    "Send only events after this seq (like Last-Event-ID)",
+  ),
+  follow: z.enum(["true", "false", "1", "0"]).optional().describe(
+    "false: send the stored events and close (default true: then live ones)",
+  ),
+});
+
+/** The inferred body types. */
+export type CreateRunBody = z.infer<typeof CreateRunSchema>;
+/** Per-run options as stored. */
+export type ServerRunOptions = z.infer<typeof RunOptionsSchema>;
+
+/**
+ * Bad input: the HTTP layer answers 400 with `{ error: { code, message, field } }`.
+ *
+ * @example
+ * ```ts
+ * import { BadRequestError } from "./schemas.ts";
+ * const e = new BadRequestError("task", "required");
+ * console.log(e.field, e.message); // task task: required
+ * ```
+ */
+export class BadRequestError extends ReinsError {
+  /** Dotted path of the offending field (`body` when the body is not JSON). */
+  readonly field: string;
+  /** Creates the error. */
+  constructor(field: string, problem: string) {
+    super(`${field}: ${problem}`);
+    this.field = field;
+  }
+}
+
+/**
+ * Parses `value` with `schema`, throwing a {@link BadRequestError} that names
+ * the first offending field under `where` (e.g. `body`, `query`, `params`).
+ *
+ * @example
+ * ```ts
+ * import { ApproveSchema, parseInput } from "./schemas.ts";
+ * try {
+ *   parseInput(ApproveSchema, {}, "");
+ * } catch (e) {
+ *   console.log((e as Error).message); // callId: Invalid input: expected string, received undefined
+ * }
+ * ```
+ */
+export function parseInput<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  where: string,
+): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  let path = issue.path.map(String);
+  // An unknown key names the key itself.
+  if (issue.code === "unrecognized_keys" && issue.keys.length) path = [...path, issue.keys[0]];
+  const field = [where, ...path].filter((p) => p !== "").join(".") || "body";
+  throw new BadRequestError(field, issue.message);
+}
+
+/**
+ * Reads and validates a JSON body; an empty body counts as `{}` when `optional`.
+ *
+ * @example
+ * ```ts
+ * import { readBody, StopSchema } from "./schemas.ts";
+ * const req = new Request("http://x/", { method: "POST", body: '{"reason":"enough"}' });
+ * console.log(await readBody(req, StopSchema, true)); // { reason: "enough" }
+ * ```
+ */
+export async function readBody<T extends z.ZodType>(
+  request: Request,
+  schema: T,
+  optional = false,
+): Promise<z.infer<T>> {
+  const text = await request.text();
+  if (text.trim() === "") {
+    if (optional) return parseInput(schema, {}, "");
+    throw new BadRequestError("body", "a JSON object is required");
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new BadRequestError("body", "not valid JSON");
+  }
+  return parseInput(schema, value, "");
+}

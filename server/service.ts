@@ -1,0 +1,156 @@
+/**
+ * Starting the server's parts from the environment: KV, store, worker, app,
+ * and shutting them down in order. Shared by `server/main.ts` (`deno task
+ * serve`, Deno Deploy) and `server/serve.ts` (`deno serve --parallel`).
+ *
+ * @module
+ */
+import { KvRunStore } from "../kv/kv_run_store.ts";
+import { defaultKvPath, openKv } from "../kv/open_kv.ts";
+import { createApp, type ReinsApp } from "./app.ts";
+import { startWorker, type Worker } from "./worker.ts";
+
+/** The server's settings, from the environment. */
+export interface ServiceConfig {
+  /** `HOST` (default 127.0.0.1). */
+  host: string;
+  /** `PORT` (default 8000). */
+  port: number;
+  /** `REINS_TOKEN`. */
+  token?: string;
+  /** `REINS_SCRIPTED=1` (default on locally, off on Deno Deploy). */
+  scripted: boolean;
+  /** Running on Deno Deploy (`DENO_DEPLOYMENT_ID` is set). */
+  deploy: boolean;
+  /** `REINS_KV_PATH` (default `.reins/runs.sqlite`); unused on Deploy. */
+  kvPath?: string;
+  /** `REINS_WORKSPACES` (default `.reins/workspaces`, `/tmp/reins-workspaces` on Deploy). */
+  workspaceRoot: string;
+  /** `REINS_SCAN_MS`: duration of `scan_archive` (default 3000). */
+  scanMs?: number;
+}
+
+/**
+ * Reads the {@link ServiceConfig} (throws `TypeError` naming a bad variable).
+ *
+ * @example
+ * ```ts
+ * import { configFromEnv } from "./service.ts";
+ * console.log(configFromEnv({ PORT: "9000" }).port); // 9000
+ * ```
+ */
+export function configFromEnv(
+  env: Record<string, string | undefined> = Deno.env.toObject(),
+): ServiceConfig {
+  const deploy = Boolean(env.DENO_DEPLOYMENT_ID);
+  const port = Number(env.PORT ?? "8000");
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new TypeError(`PORT: expected a port number, got "${env.PORT}"`);
+  }
+  const scanMs = env.REINS_SCAN_MS === undefined ? undefined : Number(env.REINS_SCAN_MS);
+  if (scanMs !== undefined && !(scanMs >= 0)) {
+    throw new TypeError(`REINS_SCAN_MS: expected milliseconds, got "${env.REINS_SCAN_MS}"`);
+  }
+  return {
+    host: env.HOST || "127.0.0.1",
+    port,
+    token: env.REINS_TOKEN || undefined,
+    scripted: env.REINS_SCRIPTED === undefined ? !deploy : env.REINS_SCRIPTED === "1",
+    deploy,
+    kvPath: env.REINS_KV_PATH || undefined,
+    workspaceRoot: env.REINS_WORKSPACES ||
+      (deploy ? "/tmp/reins-workspaces" : ".reins/workspaces"),
+    scanMs,
+  };
+}
+
+/**
+ * Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost).
+ *
+ * @example
+ * ```ts
+ * import { isLoopback } from "./service.ts";
+ * console.log(isLoopback("127.0.0.1"), isLoopback("0.0.0.0")); // true false
+ * ```
+ */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/**
+ * Why the server must not listen, or null: anything but loopback (and Deno
+ * Deploy) needs `REINS_TOKEN`.
+ *
+ * @example
+ * ```ts
+ * import { configFromEnv, listenRefusal } from "./service.ts";
+ * console.log(listenRefusal(configFromEnv({ HOST: "0.0.0.0" })));
+ * ```
+ */
+export function listenRefusal(
+  config: Pick<ServiceConfig, "host" | "token" | "deploy">,
+): string | null {
+  if (config.token) return null;
+  if (config.deploy) return "refusing to serve on Deno Deploy without REINS_TOKEN";
+  if (!isLoopback(config.host)) {
+    return `refusing to listen on ${config.host} without REINS_TOKEN (only loopback is allowed)`;
+  }
+  return null;
+}
+
+/** A started service: the app to serve and how to stop everything else. */
+export interface Service {
+  /** The app to serve. */
+  readonly app: ReinsApp;
+  /** The queue worker executing runs in this isolate. */
+  readonly worker: Worker;
+  /** The KV handle (closed by {@link Service.close}). */
+  readonly kv: Deno.Kv;
+  /** Ends event streams, stops the worker (runs stop, resumed on restart), closes the KV. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the KV (retrying "database is locked"; `Deno.openKv()` on Deploy),
+ * starts the worker and creates the app.
+ *
+ * @example
+ * ```ts
+ * import { configFromEnv, startService } from "./service.ts";
+ * const service = await startService({ ...configFromEnv({}), kvPath: ":memory:" });
+ * await service.close();
+ * ```
+ */
+export async function startService(config: ServiceConfig): Promise<Service> {
+  const kv = config.deploy ? await openKv() : await openKv(config.kvPath ?? await defaultKvPath());
+  const owner = `w${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  const store = new KvRunStore(kv, { owner });
+  const closing = new AbortController();
+  const deps = {
+    kv,
+    store,
+    token: config.token,
+    scripted: config.scripted,
+    workspaceRoot: config.workspaceRoot,
+    scan: config.scanMs === undefined ? {} : { ms: config.scanMs },
+    closing: closing.signal,
+  };
+  const worker = startWorker(deps);
+  const app = createApp(deps);
+  let closed: Promise<void> | undefined;
+  return {
+    app,
+    worker,
+    kv,
+    close() {
+      closed ??= (async () => {
+        closing.abort("the server is shutting down");
+        await worker.stop();
+        kv.close();
+        await worker.listening.catch(() => {});
+      })();
+      return closed;
+    },
+  };
+}

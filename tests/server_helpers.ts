@@ -1,0 +1,116 @@
+// Shared set-up for the server tests: an app over a real KV with a real queue
+// worker, always torn down (worker stopped, KV closed, listener ended, temp dirs gone).
+import assert from "node:assert/strict";
+import { createApp, type ReinsApp } from "../server/app.ts";
+import { startWorker, type Worker } from "../server/worker.ts";
+import type { ServerDeps } from "../server/deps.ts";
+import { KvRunStore } from "../kv/kv_run_store.ts";
+import type { TraceEvent } from "../harness/trace.ts";
+
+export interface TestServer {
+  app: ReinsApp;
+  kv: Deno.Kv;
+  store: KvRunStore;
+  worker: Worker;
+  /** JSON request helper: returns status and parsed body. */
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+    // deno-lint-ignore no-explicit-any
+  ): Promise<{ status: number; body: any; headers: Headers }>;
+}
+
+export type ServerOptions = Partial<Omit<ServerDeps, "kv" | "store">> & {
+  /** KV path (default ":memory:"). */
+  kvPath?: string;
+  leaseMs?: number;
+};
+
+export async function withServer(
+  options: ServerOptions,
+  fn: (s: TestServer) => Promise<void>,
+): Promise<void> {
+  const { kvPath = ":memory:", leaseMs, ...rest } = options;
+  const kv = await Deno.openKv(kvPath);
+  const root = await Deno.makeTempDir({ prefix: "reins-server-test-" });
+  const store = new KvRunStore(kv, { leaseMs });
+  const deps: ServerDeps = {
+    kv,
+    store,
+    scripted: true,
+    workspaceRoot: root,
+    scan: { ms: 300 },
+    pollMs: 20,
+    ...rest,
+  };
+  const worker = startWorker(deps);
+  const app = createApp(deps);
+  const auth: Record<string, string> = rest.token ? { authorization: `Bearer ${rest.token}` } : {};
+  const call: TestServer["call"] = async (method, path, body, headers = {}) => {
+    const res = await app.request(path, {
+      method,
+      headers: { "content-type": "application/json", ...auth, ...headers },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+  };
+  try {
+    await fn({ app, kv, store, worker, call });
+  } finally {
+    await worker.stop();
+    kv.close();
+    await worker.listening;
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+/** Polls `probe` until it returns a value that is not undefined. */
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Waits until run `id` is in a status other than `running` and returns its view. */
+// deno-lint-ignore no-explicit-any
+export function settled(s: TestServer, id: string, timeoutMs?: number): Promise<any> {
+  return waitFor(
+    async () => {
+      const res = await s.call("GET", `/runs/${id}`);
+      assert.equal(res.status, 200);
+      return res.body.status === "running" ? undefined : res.body;
+    },
+    `run ${id} to stop`,
+    timeoutMs,
+  );
+}
+
+/** Every KV entry, as comparable text. */
+export async function kvSnapshot(kv: Deno.Kv): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of kv.list({ prefix: [] })) {
+    out.push(JSON.stringify([e.key, e.value, e.versionstamp]));
+  }
+  return out;
+}
+
+/** Parses an SSE text into its events (`id` and JSON `data`). */
+export function parseSse(text: string): { id: string | undefined; data: TraceEvent }[] {
+  return text.split("\n\n").filter((b) => /^data: /m.test(b)).map((block) => {
+    const lines = block.split("\n");
+    const id = lines.find((l) => l.startsWith("id: "))?.slice(4);
+    const data = lines.filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+    return { id, data: JSON.parse(data) };
+  });
+}
