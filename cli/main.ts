@@ -22,7 +22,7 @@ import { executeTree } from "../subagents/execute_tree.ts";
 import type { RunOptions } from "../harness/run_options.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { requestStop, treeRootId } from "../kv/cancel.ts";
+import { clearStop, requestStop, treeRootId } from "../kv/cancel.ts";
 import { runDemo } from "./demo.ts";
 
 const env = (k: string) => Deno.env.get(k);
@@ -74,7 +74,10 @@ async function main(argv: string[]): Promise<number> {
     // A verdict lands on whichever run of the tree holds the call; then the root resumes.
     if (cmd.kind === "approve") await approveInTree(store, cmd.runId, cmd.callId);
     if (cmd.kind === "reject") await rejectInTree(store, cmd.runId, cmd.callId, cmd.reason);
-    state = await store.load(await treeRootId(kv, cmd.runId));
+    const rootId = await treeRootId(kv, cmd.runId);
+    // Continuing on purpose lifts an earlier Stop of this tree.
+    await clearStop(kv, rootId);
+    state = await store.load(rootId);
   }
   const model = chooseModel(flags, config, state.model);
   const wsDir = flags.workspace ?? config.workspace ?? `.reins/workspaces/${state.runId}`;

@@ -120,14 +120,42 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/**
+ * A function that replaces every secret in a text (the API key, credential
+ * header values) with `[redacted]`, so no error message, stop reason or trace
+ * ever carries one, even when an endpoint echoes the request's headers back.
+ */
+function redactor(options: OpenAIModelOptions): (text: string) => string {
+  const secrets = new Set<string>();
+  const add = (v: unknown) => {
+    if (typeof v !== "string" || v.trim() === "") return;
+    secrets.add(v);
+    const token = /^\s*(?:bearer|basic|token)\s+(\S+)/i.exec(v)?.[1];
+    if (token) secrets.add(token);
+  };
+  add(options.apiKey);
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (/auth|key|token|secret|cookie|session|password/i.test(name)) add(value);
+  }
+  const sorted = [...secrets].sort((a, b) => b.length - a.length);
+  if (sorted.length === 0) return (text) => text;
+  return (text) => sorted.reduce((t, secret) => t.split(secret).join("[redacted]"), text);
+}
+
 /** Validates a chat-completions reply body into a `ModelReply`. */
-function parseReply(text: string, url: string, request: ModelRequest): ModelReply {
-  const bad = (what: string) => new ModelError("malformed", `Malformed reply from ${url}: ${what}`);
+function parseReply(
+  text: string,
+  url: string,
+  request: ModelRequest,
+  redact: (text: string) => string,
+): ModelReply {
+  const bad = (what: string) =>
+    new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw bad(`body is not JSON: ${JSON.stringify(text.slice(0, 200))}`);
+    throw bad(`body is not JSON: ${JSON.stringify(redact(text).slice(0, 200))}`);
   }
   if (!isObject(body)) throw bad("body is not a JSON object");
   if (!Array.isArray(body.choices) || body.choices.length === 0) throw bad("no choices");
@@ -164,7 +192,8 @@ function parseReply(text: string, url: string, request: ModelRequest): ModelRepl
     if (!isObject(body.usage)) throw bad("usage is not an object");
     for (const k of ["prompt_tokens", "completion_tokens"] as const) {
       const n = body.usage[k];
-      if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
+      // Safe integers only: a count like 1e308 would make the cost Infinity.
+      if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
         throw bad(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
       }
     }
@@ -214,6 +243,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
   const baseMs = nonNegative("retryBaseMs", options.retryBaseMs ?? 250, false);
   const maxRetryAfter = nonNegative("maxRetryAfterMs", options.maxRetryAfterMs ?? 30_000, false);
   const timeoutMs = nonNegative("timeoutMs", options.timeoutMs ?? 120_000, false);
+  const redact = redactor(options);
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "application/json",
@@ -242,16 +272,16 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       if (signal.aborted) throw signal.reason;
       const detail = timedOut
         ? `timed out after ${timeoutMs} ms`
-        : e instanceof Error
-        ? e.message
-        : String(e);
+        : redact(e instanceof Error ? e.message : String(e));
       return { kind: "network", what: `Network error calling ${url}`, detail } satisfies Retryable;
     } finally {
       clearTimeout(timer);
       signal.removeEventListener("abort", onOuterAbort);
     }
-    if (status >= 200 && status < 300) return parseReply(text, url, request);
-    const line = `${status} ${statusText || STATUS_TEXT[status] || "Error"} from ${url}`;
+    if (status >= 200 && status < 300) return parseReply(text, url, request, redact);
+    // Redacted before it is cut, so not even a prefix of a secret is left.
+    text = redact(text);
+    const line = redact(`${status} ${statusText || STATUS_TEXT[status] || "Error"} from ${url}`);
     if (status === 401 || status === 403) {
       throw new ModelError("auth", `${line}: check LLM_API_KEY`, status);
     }

@@ -67,9 +67,12 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
       const own = state.limits.maxBudgetUsd - state.costUsd;
       return Math.min(own, options.budgetLink?.remainingUsd() ?? Infinity);
     },
-    spend: async (usd, fromChild) => {
+    spend: async (usd, callId) => {
       state.costUsd += usd;
-      if (fromChild) state.childCostUsd += usd;
+      if (callId !== null) {
+        state.childCostUsd += usd;
+        state.callSpend[callId] = (state.callSpend[callId] ?? 0) + usd;
+      }
       await options.budgetLink?.spend(usd);
     },
   };
@@ -209,7 +212,7 @@ async function modelTurn(
   state.turns += 1;
   state.usage.prompt_tokens += usage.prompt_tokens;
   state.usage.completion_tokens += usage.completion_tokens;
-  await ctx.spend(turnCost, false);
+  await ctx.spend(turnCost, null);
   state.messages.push(message);
   // Committed before any of its tool calls run: a resume never asks (and pays) again.
   await ctx.save();

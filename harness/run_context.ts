@@ -42,6 +42,9 @@ export interface RunContext {
   save(): Promise<void>;
   /** USD this run may still spend, counting its ancestors' budgets. */
   remainingUsd(): number;
-  /** Adds spend (a child's, as it happens) to this run and its ancestors. */
-  spend(usd: number, fromChild: boolean): Promise<void>;
+  /**
+   * Adds spend to this run and its ancestors: the run's own model call
+   * (`callId` null) or work a tool call started (a child run), as it happens.
+   */
+  spend(usd: number, callId: string | null): Promise<void>;
 }

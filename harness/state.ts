@@ -88,6 +88,8 @@ export interface RunState {
   costUsd: number;
   /** Part of `costUsd` spent by descendants. */
   childCostUsd: number;
+  /** Descendants' spend by the call that started them (call id -> USD). */
+  callSpend: Record<string, number>;
   /** Calls a person approved (they may now run). */
   approved: string[];
   /** Calls a person rejected, with the words written for the model. */
@@ -159,6 +161,7 @@ export function newRun(task: string, options: NewRunOptions = {}): RunState {
     usage: { prompt_tokens: 0, completion_tokens: 0 },
     costUsd: 0,
     childCostUsd: 0,
+    callSpend: {},
     approved: [],
     rejected: [],
     inFlight: [],

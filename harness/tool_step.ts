@@ -227,7 +227,8 @@ async function execute(ctx: RunContext, r: Runnable): Promise<{ outcome: ToolOut
     callId: call.id,
     idempotencyKey: `${state.runId}:${call.id}`,
     remainingBudgetUsd: () => ctx.remainingUsd(),
-    spend: (usd) => ctx.spend(usd, true),
+    spend: (usd) => ctx.spend(usd, call.id),
+    spentUsd: () => state.callSpend[call.id] ?? 0,
     runOptions: ctx.options,
   };
   const started = performance.now();

@@ -62,6 +62,7 @@ const headerSchema = z.strictObject({
   rejected: z.array(z.strictObject({ callId: id, reason: z.string() })),
   inFlight: z.array(id),
   resultCache: z.record(z.string(), z.string()),
+  callSpend: z.record(z.string(), usd),
   output: z.string().nullable(),
   error: z.string().nullable(),
   createdAt: z.iso.datetime(),

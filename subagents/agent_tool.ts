@@ -204,6 +204,10 @@ export function agentTool<T = QuestionArgs>(options: AgentToolOptions<T>): Tool<
     const rootId = ctx.rootId ?? ctx.runId;
     const id = childRunId(ctx.runId, ctx.callId);
     let child = await loadChild(parent.store, id, ctx.runId);
+    // A crash between the child's spend and the parent's next save loses that
+    // spend from the parent's record: add back what the child spent beyond it.
+    const unrecorded = child ? child.costUsd - (ctx.spentUsd?.() ?? child.costUsd) : 0;
+    if (unrecorded > 1e-12) await ctx.spend(unrecorded);
     if (child && child.status !== "running" && child.status !== "interrupted") {
       return describeChildStop(name, child); // finished before the parent recorded it
     }

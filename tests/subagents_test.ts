@@ -296,3 +296,51 @@ Deno.test("the tree is persisted in KV and read back with loadTree", async () =>
   assert.match(text.split("\n")[2], /^ {3}└─ .*completed {2}3 turns {2}\$0\.\d{6}/);
   assert.ok((await store.events(leaf.runId)).some((e) => e.event.type === "run_stopped"));
 });
+
+Deno.test("a parent resumed after a crash re-adds child spend its record missed, never twice", async () => {
+  await using f = await tree("research");
+  const store = new MemoryRunStore();
+  const { sink, events } = memorySink();
+  const done = await run(newRun(task), {
+    model: f.model,
+    tools: [research(f)],
+    store,
+    trace: sink,
+  });
+  assert.equal(done.status, "completed");
+  const turn1 = events.find((e): e is Extract<TraceEvent, { type: "turn" }> =>
+    e.type === "turn" && e.runId === done.runId && e.turn === 1
+  )!;
+  // The parent as saved right after its first reply: its children then finished,
+  // but the process died before the parent recorded their answers or their spend.
+  const crashed: RunState = {
+    ...structuredClone(done),
+    status: "running",
+    stopReason: null,
+    output: null,
+    messages: done.messages.slice(0, 2),
+    turns: 1,
+    usage: { prompt_tokens: turn1.prompt_tokens, completion_tokens: turn1.completion_tokens },
+    costUsd: turn1.turnCostUsd,
+    childCostUsd: 0,
+    callSpend: {},
+  };
+  const callsBefore = f.calls.n;
+  const resumed = await run(crashed, { model: f.model, tools: [research(f)], store });
+  assert.equal(resumed.status, "completed");
+  assert.equal(f.calls.n - callsBefore, 1); // only the parent's summary: children answered from the store
+  assert.ok(near(resumed.costUsd, done.costUsd), `${resumed.costUsd} vs ${done.costUsd}`);
+  assert.ok(near(resumed.childCostUsd, done.childCostUsd));
+  // Resuming a parent whose record already holds the spend adds nothing.
+  const again = await run({
+    ...crashed,
+    costUsd: turn1.turnCostUsd + done.childCostUsd,
+    childCostUsd: done.childCostUsd,
+    callSpend: done.callSpend,
+  }, {
+    model: f.model,
+    tools: [research(f)],
+    store,
+  });
+  assert.ok(near(again.costUsd, done.costUsd), `${again.costUsd} vs ${done.costUsd}`);
+});

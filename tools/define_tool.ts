@@ -44,6 +44,11 @@ export interface ToolContext {
   /** Adds spend by work this tool started (a child run) to the run's cost, as it happens. */
   spend(usd: number): Promise<void>;
   /**
+   * USD this call has added with `spend` so far, as recorded in the run (so a
+   * resumed agent tool can add what a crash kept from being recorded).
+   */
+  spentUsd?(): number;
+  /**
    * The options the run was started with, so a tool can start child runs
    * under the same model, store and trace (see `agentTool`).
    */
