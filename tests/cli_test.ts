@@ -115,3 +115,47 @@ Deno.test("deno task run persists a run in KV; approve/reject continue it from a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("deno task run --stop stops a run executing in another process", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reins-cli-stop-" });
+  try {
+    const kv = ["--kv", `${dir}/runs.sqlite`];
+    const runner = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--unstable-kv",
+        `${root}cli/main.ts`,
+        "--scenario",
+        "slow",
+        ...kv,
+        "scan the archive",
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const reader = runner.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let out = "";
+    while (!/progress: scanned 200/.test(out)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += value;
+    }
+    const runId = out.match(/^run (\S+)$/m)?.[1];
+    assert.ok(runId, out);
+    const stop = await cli("cli/main.ts", ["--stop", runId, "--reason", "enough", ...kv]);
+    assert.equal(stop.code, 0, stop.stderr);
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += value;
+    }
+    const status = await runner.status;
+    await runner.stderr.cancel();
+    assert.equal(status.code, 0);
+    assert.match(out, new RegExp(`run ${runId}: interrupted \\(cancelled: enough\\)`));
+    assert.doesNotMatch(out, /scanned 1200 of 1200/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
