@@ -13,13 +13,15 @@ import { deleteTwiceExperiment, repeatExperiment } from "./experiments/dedupe.ts
 import { approvalExperiment } from "./experiments/approval.ts";
 import { crashExperiment } from "./experiments/crash.ts";
 import { cancelExperiment, latencyExperiment } from "./experiments/timing.ts";
+import { treeExperiment } from "./experiments/tree.ts";
 import { ms } from "./table.ts";
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
   /**
    * Shrink the slow parts for tests: a 300 ms scan stopped at 120 ms instead
-   * of 3 s stopped at 1.2 s, and latencies 0 and 20 ms instead of 0, 50, 200.
+   * of 3 s stopped at 1.2 s, latencies 0 and 20 ms instead of 0, 50, 200, and
+   * the tree's scans 750 ms stopped at 250 ms instead of 3 s stopped at 1.2 s.
    */
   quick?: boolean;
 }
@@ -30,7 +32,8 @@ export interface DemoOptions {
  * 5. a permanent error; 6. a repeated read and dedupe; 7. the same cache on a
  * write; 8. approval, rejection, and the lie an empty rejection tells;
  * 9. a crash (SIGKILL of a child process) and resume from Deno KV;
- * 10. a slow tool with and without Stop; 11. provider latency.
+ * 10. a slow tool with and without Stop; 11. provider latency; 12. subagents:
+ * a tree under one budget, a runaway child, and one Stop for the whole tree.
  *
  * @example
  * ```ts
@@ -59,6 +62,7 @@ export async function runDemo(out: Out = console.log, options: DemoOptions = {})
   await crashExperiment(out, options);
   await cancelExperiment(out, options);
   await latencyExperiment(out, options);
+  await treeExperiment(out, options);
   out("");
   out(`demo finished in ${ms(performance.now() - started)}`);
 }

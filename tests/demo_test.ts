@@ -30,6 +30,14 @@ function rows(lines: string[], first: string): Record<string, string>[] {
   return out;
 }
 
+/** The lines of a section's part `(tag)`, from its `  -- (tag)` line to the next `  -- `. */
+function part(lines: string[], tag: string): string[] {
+  const start = lines.findIndex((l) => l.startsWith(`  -- (${tag})`));
+  assert.ok(start >= 0, `part (${tag}) missing`);
+  const end = lines.findIndex((l, i) => i > start && l.startsWith("  -- "));
+  return lines.slice(start + 1, end < 0 ? undefined : end);
+}
+
 function dollars(text: string): number {
   return Number(text.replace(/[$,+]/g, ""));
 }
@@ -37,7 +45,7 @@ function dollars(text: string): number {
 Deno.test("runDemo (quick) prints every experiment with the facts the chapter reports", async () => {
   const lines: string[] = [];
   await runDemo((line) => lines.push(line), { quick: true });
-  for (let n = 1; n <= 11; n++) assert.ok(section(lines, n).length > 0, `section ${n} empty`);
+  for (let n = 1; n <= 12; n++) assert.ok(section(lines, n).length > 0, `section ${n} empty`);
 
   // 1. plan: completed in 3 turns, 2 tool runs; prompt tokens grow every turn.
   const [plan] = rows(section(lines, 1), "turns");
@@ -130,6 +138,75 @@ Deno.test("runDemo (quick) prints every experiment with the facts the chapter re
   // 11. latency: wall time grows with the provider's latency.
   const latency = rows(section(lines, 11), "latency");
   assert.ok(latency.length >= 2);
+
+  // 12. subagents: a tree under a $0.02 root budget, read back from KV.
+  const tree = section(lines, 12);
+  assert.ok(lines.includes("== 12. subagents: a tree under one budget ($0.020000 at the root) =="));
+  const shortId = /^[0-9a-f]{8}(\.call_\d+_\d+)*$/;
+  /** Every node: total = own turns + its children, to the printed cent-millionth. */
+  const checkCosts = (nodes: Record<string, string>[]) => {
+    for (const n of nodes) {
+      assert.match(n.node, shortId);
+      const sum = dollars(n.own) + dollars(n.children);
+      assert.ok(Math.abs(dollars(n.total) - sum) < 2e-6, `${n.node}: ${n.total} != own + children`);
+      const kids = nodes.filter((k) => k.parent === n.node);
+      const kidsSum = kids.reduce((a, k) => a + dollars(k.total), 0);
+      assert.ok(Math.abs(dollars(n.children) - kidsSum) < 2e-6, `${n.node}: children`);
+    }
+    assert.equal(nodes[0].parent, "-");
+    assert.ok(dollars(nodes[0].total) <= 0.02, nodes[0].total);
+  };
+  // (a) two research children, both completed; the parent's total is its own turns + theirs.
+  const a = part(tree, "a");
+  const aNodes = rows(a, "node");
+  assert.equal(aNodes.length, 3);
+  checkCosts(aNodes);
+  assert.deepEqual(aNodes.map((n) => [n.parent, n.status, n.turns]), [
+    ["-", "completed", "2"],
+    [aNodes[0].node, "completed", "3"],
+    [aNodes[0].node, "completed", "3"],
+  ]);
+  assert.ok(dollars(aNodes[0].own) > 0 && dollars(aNodes[0].children) > 0);
+  assert.match(
+    a.join("\n"),
+    /^ {2}parent total \$[\d.]+ = own turns \$[\d.]+ \+ children \$[\d.]+ \+ \$[\d.]+: equal$/m,
+  );
+  assert.match(a.join("\n"), /parent completed; its answer: "Research found: /);
+  // (b) the runaway child stops at its turn cap; the parent completes, quoting it.
+  const b = part(tree, "b");
+  const bNodes = rows(b, "node");
+  checkCosts(bNodes);
+  assert.deepEqual(bNodes.map((n) => [n.status, n.turns]), [
+    ["completed", "2"],
+    ["max_turns_exceeded", "6"],
+  ]);
+  assert.match(b.join("\n"), /: equal$/m);
+  assert.match(
+    b.join("\n"),
+    /parent completed; its answer: ".*research stopped at its turn cap after 6 turns/,
+  );
+  // (c) one Stop interrupts every node of a depth-3 tree; leaves were mid-scan; no tool runs on.
+  const c = part(tree, "c");
+  const cNodes = rows(c, "node");
+  assert.equal(cNodes.length, 4);
+  for (const n of cNodes) {
+    assert.equal(n.status, "interrupted", n.node);
+    assert.equal(n.reason, '"user pressed Stop"', n.node);
+    assert.equal(n["tool events after"], "0", n.node);
+    assert.match(n["run_stopped (after Stop)"], /^\+[\d,]+ ms$/);
+  }
+  assert.deepEqual(cNodes.map((n) => n["pending call"]), [
+    "research",
+    "research, research",
+    "scan_archive",
+    "scan_archive",
+  ]);
+  const lastStop = c.join("\n").match(
+    /4 nodes, every one interrupted; stop\(\) -> last run_stopped \(from the KV events\): ([\d,]+) ms/,
+  );
+  assert.ok(lastStop, c.join("\n"));
+  assert.ok(Number(lastStop[1].replace(/,/g, "")) < 250, lastStop[0]);
+  assert.ok(c.some((l) => l.endsWith(": 0: no tool still running")), c.join("\n"));
 });
 
 Deno.test("table() aligns columns and right-aligns numbers; formatters", () => {

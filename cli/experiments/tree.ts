@@ -1,0 +1,255 @@
+/**
+ * Experiment 12: subagents. A parent and its `research` children under one
+ * root budget, each run persisted in Deno KV (in memory) and read back as a
+ * tree: the cost by node, a runaway child stopped by its own cap, and one
+ * Stop (`requestStop` in KV) that interrupts every node mid-tool.
+ *
+ * @module
+ */
+import { newRun, pending, type RunState } from "../../harness/state.ts";
+import type { TraceEvent } from "../../harness/trace.ts";
+import { KvRunStore } from "../../kv/kv_run_store.ts";
+import { requestStop } from "../../kv/cancel.ts";
+import { scriptedModel } from "../../provider/scripted_model.ts";
+import { TREE_SCENARIOS } from "../../provider/tree_scenarios.ts";
+import { executeTree } from "../../subagents/execute_tree.ts";
+import { researchTool } from "../../subagents/research.ts";
+import { loadTree, type TreeNode } from "../../subagents/tree.ts";
+import type { Workspace } from "../../tools/workspace.ts";
+import { type Cell, ms, quote, usd } from "../table.ts";
+import {
+  type ExperimentOptions,
+  heading,
+  type Out,
+  printTable,
+  SYSTEM,
+  withWorkspace,
+} from "./common.ts";
+
+/** The root's budget in every part of the experiment, USD. */
+export const TREE_BUDGET_USD = 0.02;
+/** The root's task (not one of the scenarios' research questions, so the root plays the root). */
+export const TREE_TASK = "Investigate the workspace and report what you find.";
+/** The reason given to the tree's Stop. */
+export const TREE_STOP_REASON = "user pressed Stop";
+/** How long to keep watching after a Stop for a tool that is still running, ms. */
+const SETTLE_MS = 300;
+
+/** One tree played to its end, read back from KV. */
+interface Grown {
+  root: RunState;
+  nodes: TreeNode[];
+  /** Per run: its stored trace events, in order. */
+  events: Map<string, TraceEvent[]>;
+  /** `Date.now()` just before `requestStop` (0 if the tree was not stopped). */
+  requestedAt: number;
+  /** ms of the whole `executeTree` call. */
+  ms: number;
+}
+
+/** Options of {@link grow}. */
+interface GrowOptions {
+  /** Levels of research below the root (default 1). */
+  depth?: number;
+  /** `scan_archive` pace for the leaves. */
+  scan?: { ms: number; every: number };
+  /** Stop the tree this many ms after it starts. */
+  stopAt?: number;
+}
+
+/** Saves a root, executes its tree under the Stop key, and reads the tree and its events back. */
+async function grow(
+  kv: Deno.Kv,
+  ws: Workspace,
+  scenario: string,
+  o: GrowOptions = {},
+): Promise<Grown> {
+  const store = new KvRunStore(kv);
+  const root = newRun(TREE_TASK, { system: SYSTEM });
+  await store.save(root);
+  const model = scriptedModel(scenario, { scenarios: TREE_SCENARIOS });
+  const tools = [researchTool({ workspace: ws, depth: o.depth, scan: o.scan })];
+  let requestedAt = 0;
+  let stopping: Promise<unknown> = Promise.resolve();
+  const timer = o.stopAt === undefined ? undefined : setTimeout(() => {
+    requestedAt = Date.now();
+    stopping = requestStop(kv, root.runId, TREE_STOP_REASON);
+  }, o.stopAt);
+  const started = performance.now();
+  let done: RunState;
+  try {
+    done = await executeTree(store, kv, root.runId, {
+      model,
+      tools,
+      limits: { maxBudgetUsd: TREE_BUDGET_USD },
+    });
+  } finally {
+    clearTimeout(timer);
+    await stopping;
+  }
+  const took = performance.now() - started;
+  // A tool still running after its run stopped would report (or return) within this wait.
+  if (requestedAt) await new Promise((r) => setTimeout(r, SETTLE_MS));
+  const nodes = await loadTree(store, root.runId);
+  const events = new Map<string, TraceEvent[]>();
+  for (const n of nodes) {
+    events.set(n.runId, (await store.events(n.runId)).map((e) => e.event));
+  }
+  return { root: done, nodes, events, requestedAt, ms: took };
+}
+
+/** `abcdef12-…` -> `abcdef12`, keeping the `.call_…` path of a child. */
+function shortId(id: string, rootId: string): string {
+  return id.startsWith(rootId) ? rootId.slice(0, 8) + id.slice(rootId.length) : id;
+}
+
+/** The cost of a run's own model calls, from its stored `turn` events. */
+function ownCost(events: readonly TraceEvent[]): number {
+  return events.reduce((n, e) => n + (e.type === "turn" ? e.turnCostUsd : 0), 0);
+}
+
+/** The sum of the totals of a node's direct children. */
+function childrenCost(nodes: readonly TreeNode[], id: string): number {
+  return nodes.filter((k) => k.parentId === id).reduce((n, k) => n + k.costUsd, 0);
+}
+
+/** Prints the per-node cost table of a tree. */
+function printCosts(out: Out, g: Grown): void {
+  const id = (x: string) => shortId(x, g.root.runId);
+  const rows: Cell[][] = g.nodes.map((n) => [
+    id(n.runId),
+    n.parentId ? id(n.parentId) : "-",
+    n.status,
+    n.turns,
+    usd(ownCost(g.events.get(n.runId) ?? [])),
+    usd(childrenCost(g.nodes, n.runId)),
+    usd(n.costUsd),
+  ]);
+  printTable(out, ["node", "parent", "status", "turns", "own", "children", "total"], rows);
+}
+
+/** `parent total $x = own turns $y + $a + $b: equal` for the root. */
+function sumLine(g: Grown): string {
+  const [root] = g.nodes;
+  const own = ownCost(g.events.get(root.runId) ?? []);
+  const kids = g.nodes.filter((k) => k.parentId === root.runId).map((k) => k.costUsd);
+  const sum = own + kids.reduce((a, b) => a + b, 0);
+  const verdict = Math.abs(root.costUsd - sum) < 1e-9
+    ? "equal"
+    : `DIFFERENT by ${usd(root.costUsd - sum)}`;
+  return `  parent total ${usd(root.costUsd)} = own turns ${usd(own)} + children ${
+    kids.map(usd).join(" + ")
+  }: ${verdict}`;
+}
+
+/**
+ * 12. Subagents under one $0.02 root budget, against the in-process scripted
+ * provider with runs in an in-memory Deno KV: (a) `research` (two children)
+ * with the tree's cost by node and the root's total checked against its own
+ * turns (from the KV trace) plus its children; (b) `research-runaway` (the
+ * child's turn cap stops it, the parent completes quoting the child's stop
+ * sentence); (c) `research-deep-slow` (a depth-3 tree whose leaves run
+ * `scan_archive`) stopped at 1.2 s by `requestStop`: every node interrupted,
+ * ms from the Stop to the last `run_stopped` in KV, and no tool event after a
+ * node's `run_stopped`. `quick` scans 750 ms and stops at 250 ms instead of
+ * 3 s and 1.2 s.
+ *
+ * @example
+ * ```ts
+ * import { treeExperiment } from "./tree.ts";
+ * await treeExperiment(console.log, { quick: true });
+ * ```
+ */
+export async function treeExperiment(out: Out, options: ExperimentOptions = {}): Promise<void> {
+  const scanMs = options.quick ? 750 : 3_000;
+  const stopAt = options.quick ? 250 : 1_200;
+  heading(out, `12. subagents: a tree under one budget (${usd(TREE_BUDGET_USD)} at the root)`);
+  const kv = await Deno.openKv(":memory:");
+  try {
+    // (a) Two research children; every dollar they spend is the parent's too.
+    out("  -- (a) parent with two research children (research)");
+    const a = await withWorkspace((ws) => grow(kv, ws, "research"));
+    printCosts(out, a);
+    out(sumLine(a));
+    out(
+      `  the tree spent ${usd(a.root.costUsd)} of the root's ${usd(TREE_BUDGET_USD)} ` +
+        `(each child may spend at most what its parent has left)`,
+    );
+    out(`  parent ${a.root.status}; its answer: ${quote(a.root.output, 110)}`);
+
+    // (b) A runaway child: its own cap stops it, the parent carries on.
+    out("");
+    out("  -- (b) the same with a runaway child (research-runaway)");
+    const b = await withWorkspace((ws) => grow(kv, ws, "research-runaway"));
+    printCosts(out, b);
+    out(sumLine(b));
+    out(`  parent ${b.root.status}; its answer: ${quote(b.root.output, 110)}`);
+
+    // (c) One Stop for the whole tree while the leaves are mid-scan.
+    out("");
+    out(
+      `  -- (c) a depth-3 tree whose leaves scan ~${ms(scanMs)} (research-deep-slow), ` +
+        `stopped at ${ms(stopAt)}`,
+    );
+    const c = await withWorkspace((ws) =>
+      grow(kv, ws, "research-deep-slow", {
+        depth: 2,
+        scan: { ms: scanMs, every: 100 },
+        stopAt,
+      })
+    );
+    const store = new KvRunStore(kv);
+    const id = (x: string) => shortId(x, c.root.runId);
+    const rows: Cell[][] = [];
+    let last = -Infinity;
+    let late = 0;
+    for (const n of c.nodes) {
+      const events = c.events.get(n.runId) ?? [];
+      const stoppedAt = events.findLastIndex((e) => e.type === "run_stopped");
+      const stopped = events[stoppedAt];
+      const after = stoppedAt < 0
+        ? []
+        : events.slice(stoppedAt + 1).filter((e) =>
+          e.type === "tool_progress" || e.type === "tool_result"
+        );
+      late += after.length;
+      const at = stopped ? Date.parse(stopped.at) - c.requestedAt : NaN;
+      if (stopped) last = Math.max(last, at);
+      const state = await store.load(n.runId);
+      const reason = state.interruption?.type === "cancelled" ? state.interruption.reason : "";
+      rows.push([
+        id(n.runId),
+        n.parentId ? id(n.parentId) : "-",
+        n.status,
+        reason ? quote(reason) : "-",
+        pending(state).map((call) => call.function.name).join(", ") || "-",
+        stopped && c.requestedAt ? `+${ms(at)}` : "-",
+        after.length,
+      ]);
+    }
+    printTable(out, [
+      "node",
+      "parent",
+      "status",
+      "reason",
+      "pending call",
+      "run_stopped (after Stop)",
+      "tool events after",
+    ], rows);
+    out(
+      `  requestStop(kv, rootId, ${JSON.stringify(TREE_STOP_REASON)}) at ${ms(stopAt)}; ` +
+        `executeTree (watching the Stop key) returned after ${ms(c.ms)}`,
+    );
+    const all = c.nodes.every((n) => n.status === "interrupted");
+    out(
+      `  ${c.nodes.length} nodes, ${all ? "every one" : "NOT every one"} interrupted; ` +
+        `stop() -> last run_stopped (from the KV events): ${c.requestedAt ? ms(last) : "no Stop"}`,
+    );
+    out(
+      `  tool_progress / tool_result after a node's run_stopped (watched ${ms(SETTLE_MS)} more): ` +
+        `${late}${late ? ": a tool was STILL RUNNING" : ": no tool still running"}`,
+    );
+  } finally {
+    kv.close();
+  }
+}
