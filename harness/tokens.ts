@@ -37,6 +37,28 @@ function enc(): Tiktoken {
   return encoder ??= new Tiktoken(o200k_base);
 }
 
+// BPE merging is quadratic in the length of one pre-token, and a run of
+// non-space (or space) characters is one pre-token: "ab" x 2,500 took 34 s
+// whole. Such runs are encoded in 8-character slices; ordinary text is unaffected.
+const LONG_RUN = /\S{64,}|\s{64,}/g;
+const SLICE = 8;
+
+function encodeSafe(text: string): number[] {
+  if (text.length < 64) return enc().encode(text, [], []);
+  const out: number[] = [];
+  const add = (part: string) => {
+    for (const t of enc().encode(part, [], [])) out.push(t);
+  };
+  let last = 0;
+  for (const m of text.matchAll(LONG_RUN)) {
+    if (m.index > last) add(text.slice(last, m.index));
+    for (let i = 0; i < m[0].length; i += SLICE) add(m[0].slice(i, i + SLICE));
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) add(text.slice(last));
+  return out;
+}
+
 // Strings seen before (the provider re-parses the same transcript every turn) are
 // looked up instead of re-encoded. FIFO eviction bounds the memory held.
 const MIN_CACHED_LENGTH = 32;
@@ -59,7 +81,7 @@ export function countTokens(text: string): number {
   if (text.length < MIN_CACHED_LENGTH) return enc().encode(text, [], []).length;
   const hit = stringCache.get(text);
   if (hit !== undefined) return hit;
-  const n = enc().encode(text, [], []).length;
+  const n = encodeSafe(text).length;
   if (text.length <= MAX_CACHED_CHARS / 4) {
     for (const [key] of stringCache) {
       if (cachedChars + text.length <= MAX_CACHED_CHARS) break;
@@ -85,7 +107,7 @@ export function countTokens(text: string): number {
  */
 export function truncateToTokens(text: string, maxTokens: number): string {
   if (maxTokens <= 0) return "";
-  const tokens = enc().encode(text, [], []);
+  const tokens = encodeSafe(text);
   if (tokens.length <= maxTokens) return text;
   for (let n = maxTokens; n > 0; n--) {
     const prefix = enc().decode(tokens.slice(0, n));
