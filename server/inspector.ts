@@ -18,7 +18,7 @@
  * @module
  */
 import type { Context, Hono } from "hono";
-import { RunNotFoundError } from "../harness/errors.ts";
+import { RecordError, RunNotFoundError } from "../harness/errors.ts";
 import type { ChatMessage } from "../harness/messages.ts";
 import type { Interruption } from "../harness/state.ts";
 import { readStop, type StopRequest } from "../kv/cancel.ts";
@@ -180,7 +180,16 @@ export function runParts(d: RunPageData): Record<string, unknown> {
  */
 export function registerInspectorPages(app: Hono, deps: ResolvedDeps): void {
   app.get("/", async (c) => {
-    const list = await authorized(c, deps.token) ? renderRunList(await loadRunList(deps)) : null;
+    let list: Html | null = null;
+    if (await authorized(c, deps.token)) {
+      try {
+        list = renderRunList(await loadRunList(deps));
+      } catch (e) {
+        if (!(e instanceof RecordError)) throw e;
+        const body = renderErrorMain("The runs could not be read", e.message);
+        return page(c, renderPage({ title: "Runs · reins", page: "list", body }), 500);
+      }
+    }
     return page(
       c,
       renderPage({
@@ -213,6 +222,10 @@ export function registerInspectorPages(app: Hono, deps: ResolvedDeps): void {
       const title = `${d.run.status} · ${taskOf(d.messages).slice(0, 60)} · reins`;
       return page(c, renderPage({ title, page: "run", runId: id, body: renderRunMain(d) }));
     } catch (e) {
+      if (e instanceof RecordError) {
+        const body = renderErrorMain("The run could not be read", e.message);
+        return page(c, renderPage({ title: "Run · reins", page: "list", body }), 500);
+      }
       if (!(e instanceof RunNotFoundError)) throw e;
       const body = renderErrorMain("No such run", `There is no run "${id}".`);
       return page(c, renderPage({ title: "No such run · reins", page: "list", body }), 404);

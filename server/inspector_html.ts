@@ -235,7 +235,8 @@ export function renderRunList(runs: readonly ListedRun[]): Html {
   const tally = [
     [c.running + c.stopping, "running", "running"],
     [c.waiting, "waiting for a verdict", "waiting"],
-    [c.stopped + c.limit, "stopped", "stopped"],
+    [c.stopped, "stopped", "stopped"],
+    [c.limit, "at a limit", "limit"],
     [c.failed, "failed", "failed"],
     [c.done, "completed", "done"],
   ] as const;

@@ -107,7 +107,7 @@ table.runs { width: 100%; border-collapse: collapse; }
 .runs .task a { font-weight: 600; color: var(--ink); }
 .runs .sub { font-size: 12px; color: var(--muted); }
 .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.runs .model { font-family: var(--mono); font-size: 13px; color: var(--muted); }
+.runs .model { font-family: var(--mono); font-size: 13px; color: var(--muted); white-space: nowrap; }
 .runs .when { font-size: 13px; color: var(--muted); white-space: nowrap; }
 
 /* Run head */

@@ -125,6 +125,15 @@ export const INSPECTOR_JS = String.raw`"use strict";
     text = String(text == null ? "" : text).replace(/\s+/g, " ").trim();
     return text.length > max ? text.slice(0, max - 1) + "…" : text;
   }
+  function argsText(raw, max) {
+    // {"question":"Why?"} reads as: question: Why?
+    var v;
+    try { v = JSON.parse(raw); } catch (_) { return short(raw, max); }
+    if (!v || typeof v !== "object" || Array.isArray(v)) return short(raw, max);
+    return short(Object.keys(v).map(function (k) {
+      return k + ": " + (typeof v[k] === "string" ? v[k] : JSON.stringify(v[k]));
+    }).join(", "), max);
+  }
   function exitWords(ev) {
     var i = ev.interruption;
     switch (ev.status) {
@@ -327,7 +336,7 @@ export const INSPECTOR_JS = String.raw`"use strict";
         case "turn":
           return "turn " + ev.turn + " · " + ev.total_tokens + " tokens · +" + usd(ev.turnCostUsd) +
             " → " + usd(ev.costUsd) + " · " + ev.finish + " · " + secs(ev.ms);
-        case "tool_start": return ev.toolName + " started " + short(ev.args, 80);
+        case "tool_start": return (ev.toolName + " started " + argsText(ev.args, 80)).trim();
         case "tool_progress":
           return ev.toolName + ": " + ev.label +
             (typeof ev.fraction === "number" ? " (" + Math.round(ev.fraction * 100) + "%)" : "");
@@ -337,7 +346,7 @@ export const INSPECTOR_JS = String.raw`"use strict";
         case "approval_required":
           return ev.toolName + " awaits your verdict (" +
             (ev.why === "uncertain_effect" ? "its effect is uncertain" : "needs approval") + ") " +
-            short(ev.args, 80);
+            argsText(ev.args, 80);
         case "run_stopped":
           return exitWords(ev) + ": " + ev.reason + " · " + ev.turns + (ev.turns === 1 ? " turn · " : " turns · ") +
             usd(ev.costUsd);
@@ -376,7 +385,7 @@ export const INSPECTOR_JS = String.raw`"use strict";
           t.forEach(function (v, k) { if (v.state !== "running" && v.state !== "waiting") t.delete(k); });
           break;
         case "tool_start":
-          t.set(ev.callId, { name: ev.toolName, state: "running", label: short(ev.args, 60), fraction: null });
+          t.set(ev.callId, { name: ev.toolName, state: "running", label: argsText(ev.args, 80), fraction: null });
           break;
         case "tool_progress":
           x = t.get(ev.callId) || { name: ev.toolName, state: "running", fraction: null };
