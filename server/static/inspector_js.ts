@@ -336,7 +336,10 @@ export const INSPECTOR_JS = String.raw`"use strict";
         case "turn":
           return "turn " + ev.turn + " · " + ev.total_tokens + " tokens · +" + usd(ev.turnCostUsd) +
             " → " + usd(ev.costUsd) + " · " + ev.finish + " · " + secs(ev.ms);
-        case "tool_start": return (ev.toolName + " started " + argsText(ev.args, 80)).trim();
+        case "tool_start": {
+          var args = argsText(ev.args, 80);
+          return ev.toolName + " started" + (args ? " · " + args : "");
+        }
         case "tool_progress":
           return ev.toolName + ": " + ev.label +
             (typeof ev.fraction === "number" ? " (" + Math.round(ev.fraction * 100) + "%)" : "");

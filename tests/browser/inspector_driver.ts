@@ -1,0 +1,199 @@
+// The browser side of tests/browser/inspector_browser_test.ts, in its own
+// process: playwright-core needs more of the system than the test runner is
+// given (`deno task test` has no --allow-sys), so the test starts the server
+// and runs this with -A. Drives Debian's chromium against the running server:
+//
+// 1. A slow run tree: the page asks for the token (a wrong one is refused in
+//    place, then the right one is kept for the tab), shows the tree, a
+//    child's scan progress bar moves; Stop marks every node interrupted.
+// 2. A destructive run with a hostile task: nothing of it runs as markup; a
+//    reject with an over-long reason shows the API's 400 in place; Approve
+//    completes it.
+// 3. A verdict on a call no longer awaiting one shows the API's 409 in place.
+//
+// Usage: deno run -A tests/browser/inspector_driver.ts <base-url> <token> <screenshot.png>
+// Prints one JSON line `{"slow": <root id>, "nodes": [...], "destructive": <id>}` at the end.
+import assert from "node:assert/strict";
+import { chromium, type Page } from "playwright-core";
+
+/** Where Debian's chromium lives. */
+export const CHROMIUM = "/usr/bin/chromium";
+
+/** The flags the browser is launched with (plus a fresh user data dir). */
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+async function waitFor<T>(
+  probe: () => Promise<T | undefined>,
+  what: string,
+  ms = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+// Page-side code is given as text: tests are type-checked without the DOM lib.
+async function progressValue(page: Page, runId: string): Promise<number> {
+  const slot = `[data-tools-for=${JSON.stringify(runId)}] .state-running progress[value]`;
+  return Number(
+    await page.evaluate(`(document.querySelector(${JSON.stringify(slot)}) || { value: -1 }).value`),
+  );
+}
+
+async function drive(base: string, token: string, screenshot: string): Promise<unknown> {
+  // deno-lint-ignore no-explicit-any
+  const api = async (method: string, path: string, body?: unknown): Promise<any> => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const profile = await Deno.makeTempDir({ prefix: "reins-chromium-" });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: CHROMIUM_ARGS,
+  });
+  const pageErrors: string[] = [];
+  try {
+    const page = context.pages()[0] ?? await context.newPage();
+    page.setDefaultTimeout(15_000);
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+
+    // --- 1. A slow tree: token asked once, progress moves, Stop stops every node.
+    const slow = (await api("POST", "/runs", {
+      task: "Scan the archive for timeouts, twice.",
+      scenario: "research-slow",
+    })).runId as string;
+    await page.goto(`${base}/ui/runs/${slow}`);
+    await page.locator("#auth").waitFor({ state: "visible" });
+    await page.fill("#auth-token", "wrong-token");
+    await page.click("#auth button[type=submit]");
+    await page.locator("#auth-error", { hasText: "the bearer token is wrong" }).waitFor();
+    await page.fill("#auth-token", token);
+    await page.click("#auth button[type=submit]");
+    await page.locator("#auth").waitFor({ state: "hidden" });
+
+    await page.locator("#tree li.node").nth(2).waitFor();
+    const nodes = await page.locator("#tree li.node").evaluateAll(
+      (lis) => lis.map((li) => li.getAttribute("data-node")!),
+    );
+    assert.equal(nodes.length, 3);
+    assert.equal(nodes[0], slow);
+    const child = nodes[1];
+    const first = await waitFor(async () => {
+      const v = await progressValue(page, child);
+      return v > 0 && v < 1 ? v : undefined;
+    }, "a child's scan progress bar");
+    const later = await waitFor(async () => {
+      const v = await progressValue(page, child);
+      return v > first ? v : undefined;
+    }, "the progress bar to move");
+    assert.ok(later > first, `progress ${first} -> ${later}`);
+    // The live activity shows turns with their cost.
+    const turn = page.locator("#activity .ev-turn").first();
+    await turn.waitFor();
+    assert.match(await turn.innerText(), /turn 1 .*\$0\.\d+/);
+    assert.match(await page.locator("#summary .badge").innerText(), /Running/);
+    await page.screenshot({ path: screenshot, fullPage: true });
+
+    await page.fill("form[data-action=stop] input[name=reason]", "enough scanning (from the page)");
+    await page.click("form[data-action=stop] button[type=submit]");
+    await waitFor(async () => {
+      const statuses = await page.locator("#tree li.node").evaluateAll(
+        (lis) => lis.map((li) => li.getAttribute("data-status")),
+      );
+      return statuses.length === 3 && statuses.every((s) => s === "interrupted") ? true : undefined;
+    }, "every node of the tree to be marked interrupted");
+    const badges = await page.locator("#tree li.node > .node-line .badge").allInnerTexts();
+    assert.deepEqual(badges, ["Stopped", "Stopped", "Stopped"]);
+    await page.locator("#summary .badge", { hasText: "Stopped" }).waitFor();
+    assert.match(await page.locator("#summary").innerText(), /enough scanning \(from the page\)/);
+    await page.locator(`[data-tools-for="${child}"] .state-stopped`).first().waitFor();
+    // The Stop button is gone; Resume is offered instead.
+    assert.equal(await page.locator("form[data-action=stop]").count(), 0);
+    assert.equal(await page.locator("form[data-action=resume]").count(), 1);
+
+    // --- 2. A destructive run with a hostile task: escaped; a bad reject; Approve.
+    const hostile =
+      `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> Free space`;
+    const destructive = (await api("POST", "/runs", { task: hostile, scenario: "destructive" }))
+      .runId as string;
+    await waitFor(async () => {
+      const run = await api("GET", `/runs/${destructive}`);
+      return run.status === "interrupted" ? run : undefined;
+    }, "the destructive run to await a verdict");
+    await page.goto(`${base}/ui/runs/${destructive}`);
+    await page.locator("form[data-action=verdict]").waitFor();
+    assert.equal(await page.locator("#auth").isVisible(), false, "the token is asked once");
+    assert.equal(await page.locator("#summary .task-title").innerText(), hostile);
+    assert.equal(await page.evaluate("typeof window.__pwned"), "undefined");
+    assert.match(await page.locator("#summary .badge").innerText(), /Waiting for your verdict/);
+    assert.match(await page.locator("form[data-action=verdict]").innerText(), /delete_file/);
+
+    await page.fill("form[data-action=verdict] input[name=reason]", "x".repeat(10_001));
+    await page.click("form[data-action=verdict] button[value=reject]");
+    const notice = page.locator("#controls-error");
+    await page.locator("#controls-error", { hasText: "Reject refused (400)" }).waitFor();
+    assert.match(await notice.innerText(), /reason: .*10000/);
+    assert.equal((await api("GET", `/runs/${destructive}`)).status, "interrupted");
+
+    await page.click("form[data-action=verdict] button[value=approve]");
+    await page.locator("#summary .badge", { hasText: "Completed" }).waitFor();
+    await page.locator("#transcript .msg.tool", { hasText: "deleted" }).first().waitFor();
+    assert.equal((await api("GET", `/runs/${destructive}`)).status, "completed");
+    assert.equal(await page.locator("#tree li.node").getAttribute("data-status"), "completed");
+
+    // --- 3. A verdict on a call that no longer awaits one: the API's 409, in place.
+    const stale = (await api("POST", "/runs", { task: "Free space", scenario: "destructive" }))
+      .runId as string;
+    const held = await waitFor(async () => {
+      const run = await api("GET", `/runs/${stale}`);
+      return run.status === "interrupted" ? run : undefined;
+    }, "the second destructive run to await a verdict");
+    await page.goto(`${base}/ui/runs/${stale}`);
+    await page.locator("form[data-action=verdict]").waitFor();
+    // Hold the page's refreshes, decide elsewhere, then press the page's (stale) button.
+    await page.route("**/ui/parts/**", (route) => route.abort());
+    await api("POST", `/runs/${stale}/reject`, { callId: held.interruption.callId });
+    await page.click("form[data-action=verdict] button[value=approve]");
+    await page.locator("#controls-error", { hasText: "Approve refused (409)" }).waitFor();
+    assert.match(await notice.innerText(), /not awaiting a verdict/);
+    await page.unroute("**/ui/parts/**");
+    await page.locator("#summary .badge", { hasText: "Completed" }).waitFor();
+    assert.match(await notice.innerText(), /Approve refused \(409\)/, "the error stays in place");
+
+    assert.deepEqual(pageErrors, [], "no script error on the page");
+    return { slow, nodes, destructive, progress: [first, later] };
+  } finally {
+    await context.close();
+    await Deno.remove(profile, { recursive: true });
+  }
+}
+
+if (import.meta.main) {
+  const [base, token, screenshot] = Deno.args;
+  if (!base || !token || !screenshot) {
+    console.error("usage: inspector_driver.ts <base-url> <token> <screenshot.png>");
+    Deno.exit(2);
+  }
+  console.log(JSON.stringify(await drive(base, token, screenshot)));
+}
