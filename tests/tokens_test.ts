@@ -7,17 +7,22 @@ import { ERRORS_LOG } from "../tools/fixtures.ts";
 const raw = new Tiktoken(o200k_base);
 
 Deno.test("countTokens equals the o200k_base encoder on ordinary text", () => {
-  for (const text of [ERRORS_LOG, "Which file mentions a timeout?", "a b c ".repeat(500)]) {
+  const schema = JSON.stringify({
+    type: "object",
+    properties: { path: { type: "string", description: "A path inside the workspace" } },
+    required: ["path"],
+    additionalProperties: false,
+  });
+  const b64 = btoa(String.fromCharCode(...Array.from({ length: 240 }, (_, i) => (i * 37) % 256)));
+  for (
+    const text of [ERRORS_LOG, "Which file mentions a timeout?", "a b c ".repeat(500), schema, b64]
+  ) {
     assert.equal(countTokens(text), raw.encode(text, [], []).length);
   }
 });
 
-Deno.test("countTokens slices long runs of one class and stays close to the encoder", () => {
-  const b64 = btoa(String.fromCharCode(...Array.from({ length: 240 }, (_, i) => (i * 37) % 256)));
-  const exact = raw.encode(b64, [], []).length;
-  const n = countTokens(b64);
-  assert.ok(Math.abs(n - exact) / exact < 0.35, `${n} vs ${exact}`);
-  // The pathological inputs that stalled the encoder for seconds still count and cut.
+Deno.test("countTokens counts and cuts long runs of one character class", () => {
+  // These stalled the encoder for seconds (quadratic merges); they are sliced.
   for (const text of ["ab".repeat(2500), "-".repeat(2500), " ".repeat(5000)]) {
     assert.ok(countTokens(text) > 0);
     const cut = truncateToTokens(text, 10);
