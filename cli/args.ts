@@ -6,6 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import type { BudgetMode } from "../harness/run_options.ts";
+import { ReinsError } from "../harness/errors.ts";
 
 /** A usage error: one line, exit code 2. */
 export class UsageError extends Error {
@@ -13,6 +14,21 @@ export class UsageError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "UsageError";
+  }
+}
+
+/**
+ * Runs a CLI entry point: a usage error or a harness error the user can act
+ * on (unknown run, wrong status, conflict) is one line on stderr and exit 2.
+ */
+export async function runCli(main: (argv: string[]) => Promise<number>): Promise<void> {
+  try {
+    Deno.exitCode = await main(Deno.args);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof ReinsError) {
+      console.error(`error: ${e.message}`);
+      Deno.exitCode = 2;
+    } else throw e;
   }
 }
 

@@ -4,11 +4,10 @@
  *
  * @module
  */
-import { parseRunArgs, RUN_USAGE, type RunFlags, UsageError } from "./args.ts";
+import { parseRunArgs, RUN_USAGE, runCli, type RunFlags, UsageError } from "./args.ts";
 import { describeRun, progressLine, summarize } from "./summary.ts";
 import { loadConfig, type ReinsConfig } from "../harness/config.ts";
 import { newRun, type RunState } from "../harness/state.ts";
-import { ReinsError } from "../harness/errors.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel } from "../harness/openai_model.ts";
 import { scriptedModel } from "../provider/scripted_model.ts";
@@ -121,13 +120,4 @@ async function openKvDisposable(path?: string) {
   return { kv, [Symbol.asyncDispose]: () => Promise.resolve(kv.close()) };
 }
 
-if (import.meta.main) {
-  try {
-    Deno.exitCode = await main(Deno.args);
-  } catch (e) {
-    if (e instanceof UsageError || e instanceof ReinsError) {
-      console.error(`error: ${e.message}`);
-      Deno.exitCode = 2;
-    } else throw e;
-  }
-}
+if (import.meta.main) await runCli(main);

@@ -4,9 +4,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { UsageError } from "./args.ts";
-import { ReinsError } from "../harness/errors.ts";
-import { RESUMABLE_STATUSES, type RunStatus } from "../harness/state.ts";
+import { runCli, UsageError } from "./args.ts";
+import { RESUMABLE_STATUSES, RUN_STATUSES, type RunStatus } from "../harness/state.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
 import { KvRunStore, type RunSummary } from "../kv/kv_run_store.ts";
 import { describeRun } from "./summary.ts";
@@ -20,14 +19,7 @@ export const RUNS_USAGE = `Usage: deno task runs [list] [--status S] [--limit N]
        deno task runs tree ID [--json]
 Flags: --kv PATH (env REINS_KV_PATH, default .reins/runs.sqlite)`;
 
-const STATUSES: RunStatus[] = [
-  "running",
-  "completed",
-  "failed",
-  "max_turns_exceeded",
-  "budget_exceeded",
-  "interrupted",
-];
+const STATUSES = RUN_STATUSES;
 
 /** "3 s", "4 min", "2 h", "5 d" since an ISO time. */
 export function age(iso: string, now = Date.now()): string {
@@ -145,13 +137,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (import.meta.main) {
-  try {
-    Deno.exitCode = await main(Deno.args);
-  } catch (e) {
-    if (e instanceof UsageError || e instanceof ReinsError) {
-      console.error(`error: ${e.message}`);
-      Deno.exitCode = 2;
-    } else throw e;
-  }
-}
+if (import.meta.main) await runCli(main);

@@ -8,7 +8,12 @@
 import { z } from "zod";
 import type { ChatMessage } from "../harness/messages.ts";
 import { RecordError } from "../harness/errors.ts";
-import { RUN_SCHEMA_VERSION, type RunState } from "../harness/state.ts";
+import {
+  RUN_SCHEMA_VERSION,
+  RUN_STATUSES,
+  type RunState,
+  type RunStatus,
+} from "../harness/state.ts";
 
 /** The stored header: the run without its messages, plus how many messages count. */
 export type StoredHeader = Omit<RunState, "messages"> & {
@@ -40,14 +45,7 @@ const headerSchema = z.strictObject({
   parentId: id.nullable(),
   parentCallId: id.nullable(),
   rootId: id,
-  status: z.enum([
-    "running",
-    "completed",
-    "failed",
-    "max_turns_exceeded",
-    "budget_exceeded",
-    "interrupted",
-  ]),
+  status: z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]),
   interruption: interruptionSchema.nullable(),
   stopReason: z.string().nullable(),
   messageCount: count,
