@@ -17,6 +17,16 @@ export type RunStatus =
   | "budget_exceeded"
   | "interrupted";
 
+/** Every status, in lifecycle order. */
+export const RUN_STATUSES: readonly RunStatus[] = [
+  "running",
+  "completed",
+  "failed",
+  "max_turns_exceeded",
+  "budget_exceeded",
+  "interrupted",
+];
+
 /** The exits a run can be continued from (with new limits, a verdict, or a resume). */
 export const RESUMABLE_STATUSES: readonly RunStatus[] = [
   "running",
@@ -231,6 +241,20 @@ function awaitingCall(state: RunState, callId: string, action: string): ToolCall
       state.status,
       verb,
       `the call awaiting a verdict belongs to child run "${i.runId}"`,
+    );
+  }
+  // One verdict per call: a second one (even the same) must not land beside the first.
+  const verdict = state.approved.includes(callId)
+    ? "approved"
+    : state.rejected.some((r) => r.callId === callId)
+    ? "rejected"
+    : null;
+  if (verdict) {
+    throw new RunStateError(
+      state.runId,
+      state.status,
+      verb,
+      `call "${callId}" was already ${verdict}; resume the run to continue`,
     );
   }
   const call = pending(state).find((c) => c.id === callId);
