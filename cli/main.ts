@@ -21,7 +21,7 @@ import { executeTree } from "../subagents/execute_tree.ts";
 import type { RunOptions } from "../harness/run_options.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { clearStop, requestStop, treeRootId } from "../kv/cancel.ts";
+import { clearStop, requestStop, stopVersion, treeRootId } from "../kv/cancel.ts";
 import { runDemo } from "./demo.ts";
 
 const env = (k: string) => Deno.env.get(k);
@@ -70,12 +70,13 @@ async function main(argv: string[]): Promise<number> {
     if (!flags.json) console.log(`run ${state.runId}`);
     await store.save(state);
   } else {
+    const rootId = await treeRootId(kv, cmd.runId);
+    // Continuing on purpose lifts the Stop seen now, not one recorded meanwhile.
+    const seen = await stopVersion(kv, rootId);
     // A verdict lands on whichever run of the tree holds the call; then the root resumes.
     if (cmd.kind === "approve") await approveInTree(store, cmd.runId, cmd.callId);
     if (cmd.kind === "reject") await rejectInTree(store, cmd.runId, cmd.callId, cmd.reason);
-    const rootId = await treeRootId(kv, cmd.runId);
-    // Continuing on purpose lifts an earlier Stop of this tree.
-    await clearStop(kv, rootId);
+    await clearStop(kv, rootId, seen);
     state = await store.load(rootId);
   }
   const model = chooseModel(flags, config, state.model);

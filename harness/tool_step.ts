@@ -58,7 +58,16 @@ export async function runToolCalls(
     batch = [];
     if (!todo.length) return null;
     const outcomes = await Promise.allSettled(todo.map((r) => execute(ctx, r)));
-    if (signal.aborted) return cancelled(signal);
+    if (signal.aborted) {
+      // Calls that finished before the Stop keep their results, as the trace says they ran.
+      for (let i = 0; i < todo.length; i++) {
+        const o = outcomes[i];
+        if (o.status === "fulfilled" && o.value.finished) {
+          await record(ctx, session, todo[i], o.value.outcome);
+        }
+      }
+      return cancelled(signal);
+    }
     for (let i = 0; i < todo.length; i++) {
       const o = outcomes[i];
       if (o.status === "rejected") throw o.reason;
@@ -121,8 +130,14 @@ export async function runToolCalls(
     if (!state.inFlight.includes(call.id)) state.inFlight.push(call.id);
     state.approved = state.approved.filter((id) => id !== call.id);
     await ctx.save();
-    const { outcome } = await execute(ctx, r);
-    if (signal.aborted) return cancelled(signal);
+    const { outcome, finished } = await execute(ctx, r);
+    if (signal.aborted) {
+      // The tool finished before the Stop reached it: its outcome is known, so
+      // it is recorded (a write that is done must not be left "uncertain", to
+      // be retried on a person's word and applied twice).
+      if (finished) await record(ctx, session, r, outcome);
+      return cancelled(signal);
+    }
     const after = await record(ctx, session, r, outcome);
     if (after) return after;
   }
@@ -201,7 +216,11 @@ async function serveCached(ctx: RunContext, call: ToolCall, output: string): Pro
   return null;
 }
 
-async function execute(ctx: RunContext, r: Runnable): Promise<{ outcome: ToolOutcome }> {
+/** Runs one call; `finished` is false when the Stop cut the tool short (its outcome is unknown). */
+async function execute(
+  ctx: RunContext,
+  r: Runnable,
+): Promise<{ outcome: ToolOutcome; finished: boolean }> {
   const { state, signal } = ctx;
   const { call, tool } = r;
   await ctx.emit({
@@ -238,7 +257,12 @@ async function execute(ctx: RunContext, r: Runnable): Promise<{ outcome: ToolOut
     throw e;
   });
   const ms = performance.now() - started;
-  if (!outcome) return { outcome: { type: "tool-error", error: "cancelled", permanent: false } };
+  if (!outcome) {
+    return {
+      outcome: { type: "tool-error", error: "cancelled", permanent: false },
+      finished: false,
+    };
+  }
   await ctx.emit({
     type: "tool_result",
     runId: state.runId,
@@ -248,7 +272,7 @@ async function execute(ctx: RunContext, r: Runnable): Promise<{ outcome: ToolOut
     ok: outcome.type !== "tool-error",
     ...(outcome.type === "tool-error" ? { error: outcome.error } : {}),
   });
-  return { outcome };
+  return { outcome, finished: true };
 }
 
 function errorText(

@@ -102,7 +102,27 @@ export async function readStop(kv: Deno.Kv, rootId: string): Promise<StopRequest
 }
 
 /**
+ * The version of the Stop recorded for tree `rootId` (null when there is
+ * none), to hand to {@link clearStop} so it lifts only that Stop.
+ *
+ * @example
+ * ```ts
+ * import { stopVersion } from "./cancel.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * console.log(await stopVersion(kv, "root1")); // null
+ * kv.close();
+ * ```
+ */
+export async function stopVersion(kv: Deno.Kv, rootId: string): Promise<string | null> {
+  return (await kv.get(cancelKey(rootId), { consistency: "strong" })).versionstamp;
+}
+
+/**
  * Removes the Stop of tree `rootId`, so the tree can be resumed on purpose.
+ * Given `seen` (from {@link stopVersion}, read before deciding to continue),
+ * only that Stop is removed: one recorded since (or when there was none)
+ * stays, so a Stop racing a verdict is never silently lost. True if a Stop
+ * was removed.
  *
  * @example
  * ```ts
@@ -113,8 +133,19 @@ export async function readStop(kv: Deno.Kv, rootId: string): Promise<StopRequest
  * kv.close();
  * ```
  */
-export async function clearStop(kv: Deno.Kv, rootId: string): Promise<void> {
-  await kv.delete(cancelKey(rootId));
+export async function clearStop(
+  kv: Deno.Kv,
+  rootId: string,
+  seen?: string | null,
+): Promise<boolean> {
+  const key = cancelKey(rootId);
+  if (seen === undefined) {
+    const had = (await kv.get(key, { consistency: "strong" })).versionstamp !== null;
+    await kv.delete(key);
+    return had;
+  }
+  if (seen === null) return false;
+  return (await kv.atomic().check({ key, versionstamp: seen }).delete(key).commit()).ok;
 }
 
 /**

@@ -77,6 +77,12 @@ export async function executeRun(
     });
   }, Math.max(1, Math.floor(store.leaseMs / 3)));
   try {
+    // A state handed in may be stale (another executor advanced the run since this
+    // store saw it): refuse now, before the model is asked (and paid) for a turn
+    // whose save would conflict anyway.
+    if (typeof runIdOrState !== "string" && !(await store.isCurrent(id))) {
+      throw new RunConflictError(id, "it changed since this store loaded it");
+    }
     const state = typeof runIdOrState === "string" ? await store.load(id) : runIdOrState;
     const signal = options.signal ? AbortSignal.any([options.signal, lost.signal]) : lost.signal;
     return await run(state, {

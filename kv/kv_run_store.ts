@@ -204,6 +204,16 @@ export class KvRunStore implements RunStore {
     return fromHeader(header, messages);
   }
 
+  /**
+   * Whether run `id` is stored as this instance last loaded or saved it (true
+   * too for a run neither stored nor known: a new run). A state that is not
+   * current would lose its first save, so executors check before running it.
+   */
+  async isCurrent(id: string): Promise<boolean> {
+    const entry = await this.#kv.get(runKey(id), { consistency: "strong" });
+    return entry.versionstamp === (this.#known.get(id)?.versionstamp ?? null);
+  }
+
   /** Runs newest first, optionally of one status and/or one parent. */
   list(options: ListOptions = {}): Promise<RunSummary[]> {
     return listRuns(this.#kv, options);

@@ -7,11 +7,12 @@
  * @module
  */
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { createScriptedProvider } from "../provider/scripted_provider.ts";
 import { TREE_SCENARIOS } from "../provider/tree_scenarios.ts";
 import { bearerAuth } from "./auth.ts";
 import { resolveDeps, type ServerDeps } from "./deps.ts";
-import { onError } from "./errors.ts";
+import { HttpError, onError } from "./errors.ts";
 import { registerInspectorPages, registerInspectorParts } from "./inspector.ts";
 import { openApiDocument } from "./openapi.ts";
 import { registerControlRoutes } from "./routes_control.ts";
@@ -23,6 +24,13 @@ export { startWorker, type Worker } from "./worker.ts";
 
 /** The response header naming the worker (store owner) that answered. */
 export const WORKER_HEADER = "x-reins-worker";
+
+/**
+ * Largest request body of the API, in bytes (413 beyond, refused without
+ * reading the rest). The largest valid body, a 100,000-character task and
+ * system prompt written as `\uXXXX` escapes, is about 1.2 MB.
+ */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 /** The app's fetch handler, as `Deno.serve` and `deno serve` take it. */
 export interface ReinsApp {
@@ -48,6 +56,7 @@ export interface ReinsApp {
  * const app = createApp({ kv, store: new KvRunStore(kv), schedule: () => Promise.resolve() });
  * const res = await app.request("/runs", {
  *   method: "POST",
+ *   headers: { "content-type": "application/json" },
  *   body: JSON.stringify({ task: "" }),
  * });
  * console.log(res.status, (await res.json()).error.field); // 400 task
@@ -66,6 +75,17 @@ export function createApp(deps: ServerDeps): ReinsApp {
   // only to an authorized request, else their script asks for the token.
   registerInspectorPages(app, resolved);
   app.use(bearerAuth(resolved.token));
+  // After the token check: an unauthorized body is never read at all.
+  app.use(bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new HttpError(
+        413,
+        "payload_too_large",
+        `body: larger than the limit of ${MAX_BODY_BYTES} bytes`,
+      );
+    },
+  }));
   app.notFound((c) =>
     c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404)
   );

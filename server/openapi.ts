@@ -46,6 +46,10 @@ const common = {
   "401": error("Missing or wrong bearer token (when `REINS_TOKEN` is set)"),
 };
 const forRun = { ...common, "404": error("No such run") };
+const bodyErrors = {
+  "413": error("The body is larger than the limit (2 MiB)"),
+  "415": error("A body that is not sent as `application/json`"),
+};
 
 function control(summary: string, bodyName: string, required: boolean): Json {
   return {
@@ -56,6 +60,7 @@ function control(summary: string, bodyName: string, required: boolean): Json {
       responses: {
         "202": { description: "Accepted; the run continues in the background", content: json({}) },
         ...forRun,
+        ...bodyErrors,
         "409": error("Not allowed in the run's current state (e.g. no such call awaits a verdict)"),
       },
     },
@@ -106,7 +111,11 @@ export function openApiDocument(): Record<string, unknown> {
         post: {
           summary: "Create a run; it executes in the background",
           requestBody: body("CreateRun"),
-          responses: { "201": { description: "The run's summary", content: json({}) }, ...common },
+          responses: {
+            "201": { description: "The run's summary", content: json({}) },
+            ...common,
+            ...bodyErrors,
+          },
         },
         get: {
           summary: "List runs, newest first",

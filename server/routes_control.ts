@@ -11,7 +11,7 @@ import { RESUMABLE_STATUSES, type RunState } from "../harness/state.ts";
 import { checkLimits } from "../harness/limits.ts";
 import { RunStateError } from "../harness/errors.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
-import { clearStop, requestStop } from "../kv/cancel.ts";
+import { clearStop, requestStop, stopVersion, treeRootId } from "../kv/cancel.ts";
 import { approveInTree, rejectInTree } from "../subagents/tree.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import { markRunning } from "./executor.ts";
@@ -77,14 +77,25 @@ async function checkResumable(store: KvRunStore, root: RunState): Promise<void> 
  * ```
  */
 export function registerControlRoutes(app: Hono, deps: ResolvedDeps): void {
-  /** After a verdict or a resume: clear a Stop, mark the root running, schedule it. */
-  const continueTree = async (store: KvRunStore, rootId: string, limits?: object) => {
+  /**
+   * The version of the Stop of the tree of `id` as the request found it: a
+   * verdict or a resume lifts that Stop only, never one recorded meanwhile.
+   */
+  const stopSeen = async (id: string) => await stopVersion(deps.kv, await treeRootId(deps.kv, id));
+
+  /** After a verdict or a resume: mark the root running, lift the Stop seen, schedule it. */
+  const continueTree = async (
+    store: KvRunStore,
+    rootId: string,
+    seenStop: string | null,
+    limits?: object,
+  ) => {
     const root = await markRunning(
       store,
       rootId,
       limits ? (s) => void (s.limits = checkLimits({ ...s.limits, ...limits })) : undefined,
     );
-    await clearStop(deps.kv, rootId);
+    await clearStop(deps.kv, rootId, seenStop);
     await deps.schedule(rootId);
     return runView(root, null);
   };
@@ -92,26 +103,29 @@ export function registerControlRoutes(app: Hono, deps: ResolvedDeps): void {
   app.post("/runs/:id/approve", async (c) => {
     const id = runIdParam(c);
     const { callId } = await readBody(c.req.raw, ApproveSchema);
+    const seen = await stopSeen(id);
     const store = deps.freshStore();
     const held = await approveInTree(store, id, callId);
-    return c.json(await continueTree(store, held.rootId), 202);
+    return c.json(await continueTree(store, held.rootId, seen), 202);
   });
 
   app.post("/runs/:id/reject", async (c) => {
     const id = runIdParam(c);
     const { callId, reason } = await readBody(c.req.raw, RejectSchema);
+    const seen = await stopSeen(id);
     const store = deps.freshStore();
     const held = await rejectInTree(store, id, callId, reason);
-    return c.json(await continueTree(store, held.rootId), 202);
+    return c.json(await continueTree(store, held.rootId, seen), 202);
   });
 
   app.post("/runs/:id/resume", async (c) => {
     const id = runIdParam(c);
     const { limits } = await readBody(c.req.raw, ResumeSchema, true);
+    const seen = await stopSeen(id);
     const store = deps.freshStore();
     const root = await rootOf(store, id);
     await checkResumable(store, root);
-    return c.json(await continueTree(store, root.runId, limits), 202);
+    return c.json(await continueTree(store, root.runId, seen, limits), 202);
   });
 
   app.post("/runs/:id/stop", async (c) => {

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { ReinsError } from "../harness/errors.ts";
+import { HttpError } from "./errors.ts";
 
 /** Run statuses, as `?status=` accepts them. */
 export const RunStatusSchema = z.enum([
@@ -149,12 +150,34 @@ export function parseInput<T extends z.ZodType>(
 }
 
 /**
- * Reads and validates a JSON body; an empty body counts as `{}` when `optional`.
+ * Whether a `Content-Type` header names JSON (`application/json` or
+ * `application/*+json`, any parameters).
+ *
+ * @example
+ * ```ts
+ * import { isJsonContentType } from "./schemas.ts";
+ * console.log(isJsonContentType("application/json; charset=utf-8"), isJsonContentType("text/plain")); // true false
+ * ```
+ */
+export function isJsonContentType(header: string | null): boolean {
+  const type = (header ?? "").split(";")[0].trim().toLowerCase();
+  return type === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type);
+}
+
+/**
+ * Reads and validates a JSON body; an empty body counts as `{}` when
+ * `optional`. A body that is not empty must be sent as `application/json`
+ * (415 otherwise: a form or text body, as a cross-site page can send without
+ * a preflight, is never acted on).
  *
  * @example
  * ```ts
  * import { readBody, StopSchema } from "./schemas.ts";
- * const req = new Request("http://x/", { method: "POST", body: '{"reason":"enough"}' });
+ * const req = new Request("http://x/", {
+ *   method: "POST",
+ *   headers: { "content-type": "application/json" },
+ *   body: '{"reason":"enough"}',
+ * });
  * console.log(await readBody(req, StopSchema, true)); // { reason: "enough" }
  * ```
  */
@@ -167,6 +190,14 @@ export async function readBody<T extends z.ZodType>(
   if (text.trim() === "") {
     if (optional) return parseInput(schema, {}, "");
     throw new BadRequestError("body", "a JSON object is required");
+  }
+  const type = request.headers.get("content-type");
+  if (!isJsonContentType(type)) {
+    throw new HttpError(
+      415,
+      "unsupported_media_type",
+      `body: expected content-type application/json, got ${type ? JSON.stringify(type) : "none"}`,
+    );
   }
   let value: unknown;
   try {
