@@ -46,13 +46,16 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.model = options.model.name;
   const signal = options.signal ?? new AbortController().signal;
   let emitted: Promise<void> = Promise.resolve();
+  // Set once `run_stopped` is emitted: a tool that ignored the Stop and still
+  // reports progress must not add events after the run's last one.
+  let ended = false;
   const ctx: RunContext = {
     state,
     options,
     signal,
     emit: (e) => {
       const sink = options.trace;
-      if (!sink) return Promise.resolve();
+      if (!sink || ended) return Promise.resolve();
       const event = { ...e, at: new Date().toISOString() } as TraceEvent;
       // Chained so async sinks (KV) keep events in emission order.
       emitted = emitted.then(() => sink(event));
@@ -89,7 +92,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   if (stop.error !== undefined) state.error = stop.error;
   state.updatedAt = new Date().toISOString();
   await ctx.save();
-  await ctx.emit({
+  const last = ctx.emit({
     type: "run_stopped",
     runId: state.runId,
     status: stop.status,
@@ -98,6 +101,8 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
     turns: state.turns,
     costUsd: state.costUsd,
   });
+  ended = true;
+  await last;
   return state;
 }
 
@@ -214,8 +219,8 @@ async function modelTurn(
   state.usage.completion_tokens += usage.completion_tokens;
   await ctx.spend(turnCost, null);
   state.messages.push(message);
-  // Committed before any of its tool calls run: a resume never asks (and pays) again.
-  await ctx.save();
+  // Traced before it is committed: a crash between the two leaves a billed reply
+  // in the trace (the resume asks again), never a committed turn missing from it.
   await ctx.emit({
     type: "turn",
     runId: state.runId,
@@ -228,6 +233,8 @@ async function modelTurn(
     finish: reply.finishReason,
     ms,
   });
+  // Committed before any of its tool calls run: a resume never asks (and pays) again.
+  await ctx.save();
   if (
     reply.finishReason === "length" && !message.tool_calls?.length && options.budgetMode === "hard"
   ) {
