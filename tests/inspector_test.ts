@@ -26,8 +26,11 @@ function assertNoInjectedMarkup(text: string): void {
   assert.ok(!/onerror="/.test(text), "no event handler attribute from the run");
 }
 
+// Each run one second apart, so "newest first" never hinges on a shared millisecond.
+let clock = Date.parse("2026-01-01T00:00:00Z");
 function stored(task: string, patch: Partial<RunState>): RunState {
-  return { ...newRun(task, { model: "plan" }), ...patch };
+  const at = new Date(clock += 1000).toISOString();
+  return { ...newRun(task, { model: "plan" }), createdAt: at, updatedAt: at, ...patch };
 }
 
 Deno.test("escapeHtml and html`` escape every interpolation; Html passes through", () => {
