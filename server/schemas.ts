@@ -8,16 +8,10 @@
 import { z } from "zod";
 import { ReinsError } from "../harness/errors.ts";
 import { HttpError } from "./errors.ts";
+import { RUN_STATUSES, type RunStatus } from "../harness/state.ts";
 
 /** Run statuses, as `?status=` accepts them. */
-export const RunStatusSchema = z.enum([
-  "running",
-  "completed",
-  "failed",
-  "max_turns_exceeded",
-  "budget_exceeded",
-  "interrupted",
-]);
+export const RunStatusSchema = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]);
 
 /** Path parameter `:id`: a run id (UUIDs; child runs append `.<callId>`). */
 export const RunIdSchema = z.string().regex(

@@ -72,21 +72,8 @@ export function constantTool(name: string, text: string) {
   });
 }
 
-/** Waits `ms` (rejecting on abort) and leaves no timer behind. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
+import { sleep } from "../tools/sleep.ts";
+export { sleep };
 
 /** Runs `fn` with a fresh in-memory KV, closed afterwards. */
 export async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {

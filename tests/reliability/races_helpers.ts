@@ -18,6 +18,9 @@ import { resolveDeps } from "../../server/deps.ts";
 import { readEffects } from "../../tools/delete_file.ts";
 import { openWorkspace } from "../../tools/workspace.ts";
 import { join } from "node:path";
+// A seeded PRNG, so a failing trial can be replayed.
+import { prng } from "./invariants.ts";
+export { prng };
 
 /** The id of the call every race is about. */
 export const CALL = "c1";
@@ -26,24 +29,6 @@ export const WRITE = "write_note";
 /** The name of the instrumented read-only tool. */
 export const READ = "read_note";
 
-/** mulberry32: a small seeded PRNG, so a failing trial can be replayed. */
-export function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    /** An integer in [0, n). */
-    int: (n: number): number => Math.floor(next() * n),
-    /** True with probability p. */
-    chance: (p: number): boolean => next() < p,
-  };
-}
 export type Prng = ReturnType<typeof prng>;
 
 /** Waits `ms` (0: one macrotask) and leaves no timer behind. */

@@ -23,6 +23,7 @@
 //
 //   deno task soak [--runs 300] [--seed 1] [--concurrency 2] [--kv shared|per-run] [--verbose]
 import { parseArgs } from "node:util";
+import { prng } from "./invariants.ts";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pending, type RunState } from "../../harness/state.ts";
@@ -114,23 +115,6 @@ export interface SoakReport {
 }
 
 type Rng = ReturnType<typeof prng>;
-
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (n: number): number => Math.floor(next() * n),
-    chance: (p: number): boolean => next() < p,
-  };
-}
 
 /** One process's part in a run: what it asked the provider and what it saw committed. */
 interface Proc {
