@@ -53,7 +53,6 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
     state,
     options,
     signal,
-    gate: options.budgetLink?.gate ?? { inFlight: 0, reservedUsd: 0 },
     emit: (e) => {
       const sink = options.trace;
       if (!sink || ended) return Promise.resolve();
@@ -175,34 +174,23 @@ async function modelTurn(
   const { state, options, signal } = ctx;
   const prices = pricesFor(options.prices, options.model.name);
   let maxTokens: number | undefined;
-  let reserved = 0;
-  const gate = ctx.gate;
-  // Hard mode always fits the call into what is left. Soft mode lets one call of
-  // the tree overshoot: a call that starts while another is in flight must fit
-  // what is left after the others' reservations, so a tree overshoots by one call.
-  if (options.budgetMode === "hard" || gate.inFlight > 0) {
-    const remaining = ctx.remainingUsd() - gate.reservedUsd;
+  if (options.budgetMode === "hard") {
+    const remaining = ctx.remainingUsd();
     const promptUsd = computeCost({
       prompt_tokens: promptTokens(state.messages),
       completion_tokens: 0,
     }, prices);
     maxTokens = Math.floor(((remaining - promptUsd) * 1e6) / prices.outputPerMillion);
     if (!(maxTokens >= 1)) {
-      const why = options.budgetMode === "hard"
-        ? "hard budget"
-        : "the rest is reserved by calls in flight";
       return {
         status: "budget_exceeded",
         interruption: { type: "max_budget" },
         reason: `budget spent: the next prompt alone costs $${promptUsd.toFixed(6)} and $${
           Math.max(0, remaining).toFixed(6)
-        } is left (${why}, not called)`,
+        } is left (hard budget, not called)`,
       };
     }
-    reserved = promptUsd + (maxTokens * prices.outputPerMillion) / 1e6;
   }
-  gate.inFlight += 1;
-  gate.reservedUsd += reserved;
   const started = performance.now();
   let reply;
   try {
@@ -212,8 +200,6 @@ async function modelTurn(
       maxTokens,
     }, signal);
   } catch (e) {
-    gate.inFlight -= 1;
-    gate.reservedUsd -= reserved;
     if (signal.aborted) return cancelled(signal);
     const message = e instanceof Error ? e.message : String(e);
     const kind = (e as ModelError).kind;
@@ -224,8 +210,6 @@ async function modelTurn(
       error: message,
     };
   }
-  gate.inFlight -= 1;
-  gate.reservedUsd -= reserved;
   const ms = performance.now() - started;
   const message = normalizeReply(reply.message, state);
   const usage: Usage = reply.usage;
