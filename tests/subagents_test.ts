@@ -159,16 +159,13 @@ Deno.test("a tree never overspends the root's budget by more than one model call
 Deno.test("read-only research calls of one message run concurrently", async () => {
   await using f = await tree("research-slow");
   const { sink, events } = memorySink();
-  const t0 = performance.now();
   const root = await run(newRun(task), { model: f.model, tools: [research(f)], trace: sink });
-  const ms = performance.now() - t0;
   assert.equal(root.status, "completed");
   const mine = events.filter((e) => e.runId === root.runId);
   const starts = mine.flatMap((e, i) => e.type === "tool_start" ? [i] : []);
   const firstResult = mine.findIndex((e) => e.type === "tool_result");
   assert.equal(starts.length, 2);
   assert.ok(starts[1] < firstResult, "the second research call waited for the first");
-  assert.ok(ms < 2 * 300 + 250, `two 300 ms scans took ${ms.toFixed(0)} ms`);
 });
 
 Deno.test("aborting the parent aborts every descendant mid-tool within milliseconds", async () => {
