@@ -53,6 +53,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
     state,
     options,
     signal,
+    gate: options.budgetLink?.gate ?? { inFlight: 0, reservedUsd: 0 },
     emit: (e) => {
       const sink = options.trace;
       if (!sink || ended) return Promise.resolve();
@@ -166,6 +167,9 @@ function promptCounter(definitions: ReturnType<typeof toolDefinitions>) {
   };
 }
 
+/** The most reply tokens a call started beside another call of its tree may reserve. */
+const MAX_RESERVED_TOKENS = 4096;
+
 async function modelTurn(
   ctx: RunContext,
   definitions: ReturnType<typeof toolDefinitions>,
@@ -174,23 +178,40 @@ async function modelTurn(
   const { state, options, signal } = ctx;
   const prices = pricesFor(options.prices, options.model.name);
   let maxTokens: number | undefined;
-  if (options.budgetMode === "hard") {
-    const remaining = ctx.remainingUsd();
+  let reserved = 0;
+  const gate = ctx.gate;
+  // Hard mode always fits the call into what is left. Soft mode lets one call of
+  // the tree overshoot: a call that starts while another is in flight must fit
+  // what the tree has left after the others' reservations, so a tree overshoots
+  // by one call. Reservations are against the tree's (ancestors') budget, and a
+  // reserved reply is capped so one call cannot starve its siblings.
+  if (options.budgetMode === "hard" || gate.inFlight > 0) {
+    const own = ctx.remainingUsd();
+    const tree = (options.budgetLink?.remainingUsd() ?? own) - gate.reservedUsd;
+    const remaining = Math.min(own, tree);
     const promptUsd = computeCost({
       prompt_tokens: promptTokens(state.messages),
       completion_tokens: 0,
     }, prices);
     maxTokens = Math.floor(((remaining - promptUsd) * 1e6) / prices.outputPerMillion);
+    const reserving = gate.inFlight > 0 || options.budgetLink !== undefined;
+    if (reserving) maxTokens = Math.min(maxTokens, MAX_RESERVED_TOKENS);
     if (!(maxTokens >= 1)) {
+      const why = options.budgetMode === "hard"
+        ? "hard budget"
+        : "the rest is reserved by calls in flight";
       return {
         status: "budget_exceeded",
         interruption: { type: "max_budget" },
         reason: `budget spent: the next prompt alone costs $${promptUsd.toFixed(6)} and $${
           Math.max(0, remaining).toFixed(6)
-        } is left (hard budget, not called)`,
+        } is left (${why}, not called)`,
       };
     }
+    if (reserving) reserved = promptUsd + (maxTokens * prices.outputPerMillion) / 1e6;
   }
+  gate.inFlight += 1;
+  gate.reservedUsd += reserved;
   const started = performance.now();
   let reply;
   try {
@@ -200,6 +221,8 @@ async function modelTurn(
       maxTokens,
     }, signal);
   } catch (e) {
+    gate.inFlight -= 1;
+    gate.reservedUsd -= reserved;
     if (signal.aborted) return cancelled(signal);
     const message = e instanceof Error ? e.message : String(e);
     const kind = (e as ModelError).kind;
@@ -210,6 +233,8 @@ async function modelTurn(
       error: message,
     };
   }
+  gate.inFlight -= 1;
+  gate.reservedUsd -= reserved;
   const ms = performance.now() - started;
   const message = normalizeReply(reply.message, state);
   const usage: Usage = reply.usage;

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { RunOptions } from "./run_options.ts";
+import type { BudgetGate, RunOptions } from "./run_options.ts";
 import type { Interruption, RunState, RunStatus } from "./state.ts";
 import type { TraceEventInput } from "./trace.ts";
 
@@ -40,6 +40,8 @@ export interface RunContext {
   signal: AbortSignal;
   emit(event: TraceEventInput): Promise<void>;
   save(): Promise<void>;
+  /** The tree's in-flight model calls (shared with children). */
+  gate: BudgetGate;
   /** USD this run may still spend, counting its ancestors' budgets. */
   remainingUsd(): number;
   /**

@@ -35,12 +35,25 @@ export type BudgetMode =
   /** Also count the prompt first and cap `max_tokens` at what the rest buys: no overshoot. */
   | "hard";
 
+/**
+ * Model calls in flight across one tree, shared by its runs in this process, so
+ * concurrent children cannot each overshoot the root's budget.
+ */
+export interface BudgetGate {
+  /** Model calls of the tree in flight now. */
+  inFlight: number;
+  /** USD reserved by in-flight calls that must fit the budget. */
+  reservedUsd: number;
+}
+
 /** A spend hook linking a child run to its ancestors' budgets. */
 export interface BudgetLink {
   /** USD the ancestors can still spend (Infinity when unbounded). */
   remainingUsd(): number;
   /** Adds spend to every ancestor, as it happens. */
   spend(usd: number): Promise<void>;
+  /** The tree's gate (the root's); absent, the run starts one of its own. */
+  gate?: BudgetGate;
 }
 
 /** Options of `run()`. Only `model` is required. */

@@ -248,6 +248,7 @@ async function execute(
     remainingBudgetUsd: () => ctx.remainingUsd(),
     spend: (usd) => ctx.spend(usd, call.id),
     spentUsd: () => state.callSpend[call.id] ?? 0,
+    budgetGate: ctx.gate,
     runOptions: ctx.options,
   };
   const started = performance.now();

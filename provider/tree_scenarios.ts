@@ -31,6 +31,8 @@ export const SCAN_QUESTIONS: readonly string[] = [
   "Scan the archive for timeouts.",
   "Scan the archive again to confirm.",
 ];
+/** A second never-finishing question (`research-runaway-pair`). */
+export const RUNAWAY_QUESTION_2 = "Keep listing the workspace, again and again.";
 /** The question whose child researches {@linkcode TIMEOUT_QUESTION} itself (`research-deep`). */
 export const DEEP_QUESTION = "Dig deeper: which file mentions a timeout, and why?";
 /** The question whose child researches both {@linkcode SCAN_QUESTIONS} (`research-deep-slow`). */
@@ -139,6 +141,16 @@ export const TREE_SCENARIOS: Record<string, Scenario> = {
         ? askResearch(turn, [RUNAWAY_QUESTION])
         : say(`The research did not finish. ${toolTexts.at(-1) ?? ""}`.trim()),
     { [RUNAWAY_QUESTION]: ({ turn }) => callTool(turn, "list_files") },
+  ),
+  "research-runaway-pair": tree(
+    ({ turn, toolTexts }) =>
+      turn === 0
+        ? askResearch(turn, [RUNAWAY_QUESTION, RUNAWAY_QUESTION_2])
+        : say(`The research did not finish. ${toolTexts.join(" | ")}`.trim()),
+    {
+      [RUNAWAY_QUESTION]: ({ turn }) => callTool(turn, "list_files"),
+      [RUNAWAY_QUESTION_2]: ({ turn }) => callTool(turn, "list_files"),
+    },
   ),
   "research-slow": tree(asker(SCAN_QUESTIONS), scanChildren),
   "research-deep": tree(asker([DEEP_QUESTION]), {

@@ -238,6 +238,7 @@ export function agentTool<T = QuestionArgs>(options: AgentToolOptions<T>): Tool<
         trace: parent.trace,
         store: parent.store,
         budgetLink: {
+          gate: ctx.budgetGate,
           remainingUsd: () => ctx.remainingBudgetUsd(),
           spend: (usd) => ctx.spend(usd),
         },

@@ -9,6 +9,7 @@ import { KvRunStore } from "../kv/kv_run_store.ts";
 import { DECLINED_ANSWER, DELETED_ANSWER, PLAN_ANSWER } from "../provider/scenarios.ts";
 import {
   NOTES_QUESTION,
+  RUNAWAY_QUESTION_2,
   SUMMARY_PREFIX,
   TIMEOUT_QUESTION,
   TREE_SCENARIOS,
@@ -23,6 +24,8 @@ import {
   resumeTree,
 } from "../subagents/tree.ts";
 import { demoTools } from "../tools/catalog.ts";
+import { sleep } from "../tools/sleep.ts";
+import type { Model } from "../harness/model.ts";
 import { exists, fixture } from "./helpers.ts";
 
 const task = "Investigate the workspace.";
@@ -340,4 +343,61 @@ Deno.test("a parent resumed after a crash re-adds child spend its record missed,
     store,
   });
   assert.ok(near(again.costUsd, done.costUsd), `${again.costUsd} vs ${done.costUsd}`);
+});
+
+Deno.test("concurrent children overshoot the root's budget by at most one model call", async () => {
+  for (const budgetMode of ["soft", "hard"] as const) {
+    await using f = await tree("research-runaway-pair");
+    const { sink, events } = memorySink();
+    const budget = 0.02;
+    // The second child's calls are slow, so they are in flight when the first crosses the line.
+    const model: Model = {
+      name: f.model.name,
+      complete: async (req, signal) => {
+        const q = req.messages.find((m) => m.role === "user")?.content;
+        if (q === RUNAWAY_QUESTION_2) await sleep(15, signal);
+        return f.model.complete(req, signal);
+      },
+    };
+    const root = await run(newRun(task), {
+      model,
+      tools: [research(f, { limits: { maxTurns: 1000, maxBudgetUsd: 1 } })],
+      limits: { maxBudgetUsd: budget },
+      budgetMode,
+      trace: sink,
+    });
+    await treeSettled(root.runId);
+    assert.equal(root.status, "budget_exceeded", budgetMode);
+    const turns = events.filter((e) => e.type === "turn");
+    // Both children really ran at once: the second research call started before the first ended.
+    const mine = events.filter((e) => e.runId === root.runId);
+    const starts = mine.flatMap((e, i) => e.type === "tool_start" ? [i] : []);
+    assert.ok(starts.length === 2 && starts[1] < mine.findIndex((e) => e.type === "tool_result"));
+    // In completion order, no call lands once the tree's spend already reached the
+    // budget: only the one call that crossed it is over.
+    let total = 0;
+    const late = turns.filter((e) => {
+      const over = total >= budget - 1e-12;
+      total += e.type === "turn" ? e.turnCostUsd : 0;
+      return over;
+    });
+    assert.equal(late.length, 0, `${budgetMode}: ${late.length} calls after the budget was spent`);
+
+    if (budgetMode === "hard") assert.ok(root.costUsd <= budget + 1e-12, `${root.costUsd}`);
+    assert.ok(
+      near(root.costUsd, turns.reduce((n, e) => n + (e.type === "turn" ? e.turnCostUsd : 0), 0)),
+    );
+  }
+});
+
+Deno.test("budget reservations do not starve concurrent children that fit the budget", async () => {
+  for (const budgetMode of ["soft", "hard"] as const) {
+    await using f = await tree("research");
+    const root = await run(newRun(task), { model: f.model, tools: [research(f)], budgetMode });
+    assert.equal(root.status, "completed", budgetMode);
+    assert.ok(
+      root.output?.startsWith(`${SUMMARY_PREFIX}${PLAN_ANSWER} | notes.txt says:`),
+      root.output ?? "",
+    );
+  }
 });

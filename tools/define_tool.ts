@@ -48,6 +48,8 @@ export interface ToolContext {
    * resumed agent tool can add what a crash kept from being recorded).
    */
   spentUsd?(): number;
+  /** The tree's in-flight model calls and reservations; child runs share it. */
+  readonly budgetGate?: { inFlight: number; reservedUsd: number };
   /**
    * The options the run was started with, so a tool can start child runs
    * under the same model, store and trace (see `agentTool`).
