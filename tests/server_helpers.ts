@@ -6,6 +6,8 @@ import { startWorker, type Worker } from "../server/worker.ts";
 import type { ServerDeps } from "../server/deps.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import type { TraceEvent } from "../harness/trace.ts";
+import { waitFor } from "./server_http.ts";
+export { waitFor };
 
 export interface TestServer {
   app: ReinsApp;
@@ -64,21 +66,6 @@ export async function withServer(
     kv.close();
     await worker.listening;
     await Deno.remove(root, { recursive: true });
-  }
-}
-
-/** Polls `probe` until it returns a value that is not undefined. */
-export async function waitFor<T>(
-  probe: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 

@@ -133,3 +133,22 @@ export class Connection {
     }
   }
 }
+
+/**
+ * Polls `probe` until it returns a value that is not undefined. With
+ * `retryErrors`, a probe that throws (a server not listening yet) is tried again.
+ */
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 10_000,
+  { retryErrors = false, everyMs = 25 }: { retryErrors?: boolean; everyMs?: number } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = retryErrors ? await probe().catch(() => undefined) : await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

@@ -4,7 +4,11 @@
 // and no tool may keep running. Prints the ms from Stop to the last run_stopped.
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { type Answer, Connection, freePort } from "./server_http.ts";
+import { type Answer, Connection, freePort, waitFor as poll } from "./server_http.ts";
+
+// Probes that throw (a server not up yet) are retried.
+const waitFor = <T>(probe: () => Promise<T | undefined>, what: string, ms = 20_000) =>
+  poll(probe, what, ms, { retryErrors: true, everyMs: 25 });
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TOKEN = "parallel-test-token";
@@ -33,20 +37,6 @@ async function onOtherWorker(port: number, id: string, executor: string): Promis
 async function json(port: number, method: string, path: string, body?: unknown) {
   const a = await once(port, method, path, body);
   return { status: a.status, worker: a.headers.get("x-reins-worker"), body: JSON.parse(a.body) };
-}
-
-async function waitFor<T>(
-  probe: () => Promise<T | undefined>,
-  what: string,
-  ms = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 interface StoredEvent {

@@ -10,22 +10,16 @@
 // Set UPDATE_SCREENSHOT=1 to write docs/inspector.png (the slow tree mid-scan).
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../server_http.ts";
+import { freePort, waitFor as poll } from "../server_http.ts";
+
+// Probes that throw (a server not up yet) are retried.
+const waitFor = <T>(probe: () => Promise<T | undefined>, what: string, ms = 20_000) =>
+  poll(probe, what, ms, { retryErrors: true, everyMs: 50 });
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TOKEN = "inspector-browser-token";
 /** Debian's chromium (the driver launches it; importing the driver would load playwright here). */
 const CHROMIUM = "/usr/bin/chromium";
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, ms: number) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 Deno.test("the inspector in chromium: watch a tree, Stop it, reject, approve", async () => {
   try {

@@ -15,6 +15,11 @@
 // Prints one JSON line `{"slow": <root id>, "nodes": [...], "destructive": <id>}` at the end.
 import assert from "node:assert/strict";
 import { chromium, type Page } from "playwright-core";
+import { waitFor as poll } from "../server_http.ts";
+
+// Probes that throw (a server not up yet) are retried.
+const waitFor = <T>(probe: () => Promise<T | undefined>, what: string, ms = 15_000) =>
+  poll(probe, what, ms, { retryErrors: true, everyMs: 50 });
 
 /** Where Debian's chromium lives. */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -30,20 +35,6 @@ export const CHROMIUM_ARGS = [
   "--disable-component-update",
   "--disable-sync",
 ];
-
-async function waitFor<T>(
-  probe: () => Promise<T | undefined>,
-  what: string,
-  ms = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 // Page-side code is given as text: tests are type-checked without the DOM lib.
 async function progressValue(page: Page, runId: string): Promise<number> {
