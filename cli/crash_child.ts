@@ -23,7 +23,7 @@ import { demoTools } from "../tools/catalog.ts";
 import { openWorkspace } from "../tools/workspace.ts";
 import { openKv } from "../kv/open_kv.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { startRun } from "../kv/execute_run.ts";
+import { startRun } from "../runtime/execute_run.ts";
 import { SYSTEM, TASK } from "./experiments/common.ts";
 
 /** A line the child prints: a trace event, a commit, or the end. */

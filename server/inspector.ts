@@ -21,7 +21,7 @@ import type { Context, Hono } from "hono";
 import { RecordError, RunNotFoundError } from "../harness/errors.ts";
 import type { ChatMessage } from "../harness/messages.ts";
 import type { Interruption } from "../harness/state.ts";
-import { readStop, type StopRequest } from "../kv/cancel.ts";
+import { readStop, type StopRequest } from "../kv/stop_record.ts";
 import { decodeMessage } from "../kv/chunks.ts";
 import { messagePrefix, runKey } from "../kv/keys.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";

@@ -16,7 +16,7 @@ import { type Effect, readEffects } from "../tools/delete_file.ts";
 import { createWorkspace, type Workspace } from "../tools/workspace.ts";
 import { openKv } from "../kv/open_kv.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { executeRun, startRun } from "../kv/execute_run.ts";
+import { executeRun, startRun } from "../runtime/execute_run.ts";
 import {
   crashModel,
   crashTools,

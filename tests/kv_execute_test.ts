@@ -5,7 +5,7 @@ import { run } from "../harness/run.ts";
 import { memorySink } from "../harness/trace.ts";
 import { RunConflictError } from "../harness/errors.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { executeRun, startRun } from "../kv/execute_run.ts";
+import { executeRun, startRun } from "../runtime/execute_run.ts";
 import { openKv } from "../kv/open_kv.ts";
 import { leaseKey } from "../kv/keys.ts";
 import { listFiles, oneCallModel, runawayModel, sleep, withKv } from "./kv_helpers.ts";

@@ -13,7 +13,7 @@ import { scriptedModel } from "../../provider/scripted_model.ts";
 import { demoTools } from "../../tools/catalog.ts";
 import { openKv } from "../../kv/open_kv.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
-import { executeRun } from "../../kv/execute_run.ts";
+import { executeRun } from "../../runtime/execute_run.ts";
 import type { ChildLine } from "../crash_child.ts";
 import {
   type ExperimentOptions,

@@ -13,7 +13,7 @@ import type { AnyTool } from "../../harness/run_options.ts";
 import type { StoredEvent } from "../../kv/events.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
 import { createApp, type ReinsApp } from "../../server/app.ts";
-import { createExecutor, type Executor } from "../../server/executor.ts";
+import { createExecutor, type Executor } from "../../runtime/executor.ts";
 import { resolveDeps } from "../../server/deps.ts";
 import { readEffects } from "../../tools/delete_file.ts";
 import { openWorkspace } from "../../tools/workspace.ts";

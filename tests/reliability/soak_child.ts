@@ -28,7 +28,7 @@ import { scanArchiveTool } from "../../tools/scan_archive.ts";
 import { openWorkspace, type Workspace } from "../../tools/workspace.ts";
 import { openKv } from "../../kv/open_kv.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
-import { executeTree } from "../../subagents/execute_tree.ts";
+import { executeTree } from "../../runtime/execute_tree.ts";
 import { researchTool } from "../../subagents/research.ts";
 import { CRASH_SCENARIOS, recordOnceTool } from "../fixtures/kv_crash_child.ts";
 
