@@ -6,7 +6,7 @@
  */
 import { parseRunArgs, RUN_USAGE, runCli, type RunFlags, UsageError } from "./args.ts";
 import { describeRun, progressLine, summarize } from "./summary.ts";
-import { loadConfig, type ReinsConfig } from "../harness/config.ts";
+import { loadConfig, type ReinsConfig } from "./config.ts";
 import { newRun, type RunState } from "../harness/state.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel } from "../harness/openai_model.ts";

@@ -10,7 +10,8 @@ import type { RunStore } from "../harness/run_store.ts";
 import type { RunState } from "../harness/state.ts";
 import type { ChatMessage } from "../harness/messages.ts";
 import type { TraceSink } from "../harness/trace.ts";
-import { RecordError, RunConflictError, RunNotFoundError } from "../harness/errors.ts";
+import { RunConflictError, RunNotFoundError } from "../harness/errors.ts";
+import { RecordError } from "./record_error.ts";
 import {
   type IndexFields,
   indexKeys,
@@ -191,6 +192,11 @@ export class KvRunStore implements RunStore {
       index: indexFieldsOf(header),
     });
     return fromHeader(header, messages);
+  }
+
+  /** Whether run `id` is stored (its header is there, valid or not). */
+  async exists(id: string): Promise<boolean> {
+    return (await this.#kv.get(runKey(id), { consistency: "strong" })).versionstamp !== null;
   }
 
   /**

@@ -8,8 +8,8 @@ import type { Hono } from "hono";
 import { newRun } from "../harness/state.ts";
 import { loadTree } from "../subagents/tree.ts";
 import { ALL_SCENARIOS, type ResolvedDeps } from "./deps.ts";
+import { BadRequestError } from "./errors.ts";
 import {
-  BadRequestError,
   type CreateRunBody,
   CreateRunSchema,
   ListQuerySchema,
