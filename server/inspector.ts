@@ -24,7 +24,7 @@ import type { ChatMessage } from "../harness/messages.ts";
 import { readStop, type StopRequest } from "../kv/stop_record.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { loadTree } from "../subagents/tree.ts";
-import { safeEqual } from "./auth.ts";
+import { bearerToken, safeEqual } from "./auth.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import {
   type Html,
@@ -79,8 +79,8 @@ function page(c: Context, body: Html, status = 200): Response {
 /** Whether the request may see run data: no token is set, or it carries the right one. */
 async function authorized(c: Context, token: string | undefined): Promise<boolean> {
   if (!token) return true;
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header("authorization") ?? "");
-  return match !== null && await safeEqual(match[1], token);
+  const given = bearerToken(c.req.header("authorization"));
+  return given !== null && await safeEqual(given, token);
 }
 
 /** The task of a stored run (its first user message) without loading its whole transcript. */
