@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { printLine } from "./child_lines.ts";
 import { parseArgs } from "node:util";
 import { newRun, pending, type RunState } from "../harness/state.ts";
 import type { Model } from "../harness/model.ts";
@@ -33,7 +34,7 @@ export type ChildLine =
   | { kind: "done"; status: string };
 
 function say(line: ChildLine): void {
-  console.log(JSON.stringify(line));
+  printLine(line);
 }
 
 /** A KV store that announces each commit once it is durable. */
