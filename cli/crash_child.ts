@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { printLine } from "./child_lines.ts";
 import { parseArgs } from "node:util";
 import { newRun, pending, type RunState } from "../harness/state.ts";
 import type { Model } from "../harness/model.ts";
@@ -23,7 +24,7 @@ import { demoTools } from "../tools/catalog.ts";
 import { openWorkspace } from "../tools/workspace.ts";
 import { openKv } from "../kv/open_kv.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { startRun } from "../kv/execute_run.ts";
+import { startRun } from "../runtime/execute_run.ts";
 import { SYSTEM, TASK } from "./experiments/common.ts";
 
 /** A line the child prints: a trace event, a commit, or the end. */
@@ -33,7 +34,7 @@ export type ChildLine =
   | { kind: "done"; status: string };
 
 function say(line: ChildLine): void {
-  console.log(JSON.stringify(line));
+  printLine(line);
 }
 
 /** A KV store that announces each commit once it is durable. */

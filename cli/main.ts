@@ -6,7 +6,7 @@
  */
 import { parseRunArgs, RUN_USAGE, runCli, type RunFlags, UsageError } from "./args.ts";
 import { describeRun, progressLine, summarize } from "./summary.ts";
-import { loadConfig, type ReinsConfig } from "../harness/config.ts";
+import { loadConfig, type ReinsConfig } from "./config.ts";
 import { newRun, type RunState } from "../harness/state.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel } from "../harness/openai_model.ts";
@@ -14,14 +14,12 @@ import { scriptedModel } from "../provider/scripted_model.ts";
 import { BUILT_IN_SCENARIOS as SCENARIOS } from "../provider/scripted_provider.ts";
 import { combineSinks, fileSink, type TraceSink } from "../harness/trace.ts";
 import { createWorkspace, openWorkspace } from "../tools/workspace.ts";
-import { demoTools } from "../tools/catalog.ts";
-import { researchTool } from "../subagents/research.ts";
-import { approveInTree, rejectInTree } from "../subagents/tree.ts";
-import { executeTree } from "../subagents/execute_tree.ts";
-import type { RunOptions } from "../harness/run_options.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { clearStop, requestStop, stopVersion, treeRootId } from "../kv/cancel.ts";
+import { continueTree, type Verdict } from "../runtime/continue_tree.ts";
+import { executeTree } from "../runtime/execute_tree.ts";
+import { runOptionsFor } from "../runtime/run_settings.ts";
+import { requestStop } from "../runtime/stop_tree.ts";
 import { runDemo } from "./demo.ts";
 
 const env = (k: string) => Deno.env.get(k);
@@ -54,30 +52,28 @@ async function main(argv: string[]): Promise<number> {
   const kv = kvHandle.kv;
   const store = new KvRunStore(kv);
   if (cmd.kind === "stop") {
-    const rootId = await requestStop(kv, cmd.runId, cmd.reason);
+    const { rootId } = await requestStop(kv, cmd.runId, cmd.reason);
     console.log(`stop requested for the tree of run ${cmd.runId} (root ${rootId}): ${cmd.reason}`);
     return 0;
   }
+  const limits = {
+    ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
+    ...(flags.budget !== undefined ? { maxBudgetUsd: flags.budget } : {}),
+  };
   let state: RunState;
   if (cmd.kind === "new") {
-    state = newRun(cmd.task, {
-      limits: {
-        ...config.limits,
-        ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
-        ...(flags.budget !== undefined ? { maxBudgetUsd: flags.budget } : {}),
-      },
-    });
+    state = newRun(cmd.task, { limits: { ...config.limits, ...limits } });
     if (!flags.json) console.log(`run ${state.runId}`);
     await store.save(state);
   } else {
-    const rootId = await treeRootId(kv, cmd.runId);
-    // Continuing on purpose lifts the Stop seen now, not one recorded meanwhile.
-    const seen = await stopVersion(kv, rootId);
     // A verdict lands on whichever run of the tree holds the call; then the root resumes.
-    if (cmd.kind === "approve") await approveInTree(store, cmd.runId, cmd.callId);
-    if (cmd.kind === "reject") await rejectInTree(store, cmd.runId, cmd.callId, cmd.reason);
-    await clearStop(kv, rootId, seen);
-    state = await store.load(rootId);
+    const verdict: Verdict = cmd.kind === "approve"
+      ? { kind: "approve", callId: cmd.callId }
+      : cmd.kind === "reject"
+      ? { kind: "reject", callId: cmd.callId, reason: cmd.reason }
+      : { kind: "resume" };
+    const changed = Object.keys(limits).length ? limits : undefined;
+    state = await continueTree(store, kv, cmd.runId, verdict, { limits: changed });
   }
   const model = chooseModel(flags, config, state.model);
   const wsDir = flags.workspace ?? config.workspace ?? `.reins/workspaces/${state.runId}`;
@@ -92,20 +88,18 @@ async function main(argv: string[]): Promise<number> {
   const ac = new AbortController();
   const onSigint = () => ac.abort("interrupted by Ctrl-C");
   Deno.addSignalListener("SIGINT", onSigint);
-  const options: RunOptions = {
-    model,
-    tools: [...demoTools(ws), researchTool({ workspace: ws, depth: 2 })],
-    limits: cmd.kind === "new" ? undefined : {
-      ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
-      ...(flags.budget !== undefined ? { maxBudgetUsd: flags.budget } : {}),
-    },
+  const options = runOptionsFor({
+    researchDepth: 2,
     budgetMode: flags.budgetMode ?? config.budgetMode,
     dedupe: flags.dedupe || (config.dedupe ?? false),
     toolErrors: flags.toolErrors ?? config.toolErrors,
     prices: config.prices,
+  }, {
+    model,
+    workspace: ws,
     signal: ac.signal,
     trace: combineSinks(printer, flags.trace ? fileSink(flags.trace) : undefined),
-  };
+  });
   try {
     const done = await executeTree(store, kv, state.runId, options);
     if (flags.json) console.log(JSON.stringify(summarize(done)));

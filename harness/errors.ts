@@ -85,28 +85,6 @@ export class RunNotFoundError extends ReinsError {
 }
 
 /**
- * A stored record failed validation: it names the run and the field.
- *
- * @example
- * ```ts
- * import { RecordError } from "./errors.ts";
- * throw new RecordError("r1", "status", "expected one of running, completed, …");
- * ```
- */
-export class RecordError extends ReinsError {
-  /** The run concerned. */
-  readonly runId: string;
-  /** Dotted path of the invalid field. */
-  readonly field: string;
-  /** Creates the error. */
-  constructor(runId: string, field: string, problem: string) {
-    super(`Stored run "${runId}" is invalid at "${field}": ${problem}`);
-    this.runId = runId;
-    this.field = field;
-  }
-}
-
-/**
  * The model endpoint failed in a way retrying did not fix (auth, malformed
  * reply, retries exhausted). The loop turns it into a `failed` run.
  *
@@ -141,17 +119,6 @@ export class ModelError extends ReinsError {
  * ```
  */
 export class PermanentToolError extends ReinsError {}
-
-/**
- * A configuration file or value is invalid; the message names the file and field.
- *
- * @example
- * ```ts
- * import { ConfigError } from "./errors.ts";
- * throw new ConfigError("reins.jsonc: limits.maxTurns: expected a positive integer");
- * ```
- */
-export class ConfigError extends ReinsError {}
 
 /**
  * Thrown by a tool to stop its run `interrupted` with the call left pending,

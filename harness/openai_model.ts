@@ -7,7 +7,7 @@
  */
 import type { AssistantMessage, ToolCall, Usage } from "./messages.ts";
 import type { Model, ModelReply, ModelRequest } from "./model.ts";
-import { ConfigError, ModelError } from "./errors.ts";
+import { ModelError } from "./errors.ts";
 import { countCompletionTokens, countPromptTokens } from "./tokens.ts";
 
 /** Options of {@linkcode createOpenAIModel}. */
@@ -315,31 +315,4 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       }
     },
   };
-}
-
-/**
- * Creates the OpenAI-compatible model from `LLM_BASE_URL`, `LLM_API_KEY` and
- * `LLM_MODEL` (`overrides` win over the environment). Throws `ConfigError`
- * when the base URL or model name is set nowhere.
- *
- * @example
- * ```ts
- * import { modelFromEnv } from "./openai_model.ts";
- * const env = new Map([["LLM_BASE_URL", "http://127.0.0.1:8788/v1"], ["LLM_MODEL", "gpt-x"]]);
- * const model = modelFromEnv(env, { maxRetries: 1 });
- * console.log(model.name); // "gpt-x"
- * ```
- */
-export function modelFromEnv(
-  env: { get(key: string): string | undefined } = Deno.env,
-  overrides: Partial<OpenAIModelOptions> = {},
-): Model {
-  const baseUrl = overrides.baseUrl ?? (env.get("LLM_BASE_URL") || undefined);
-  const model = overrides.model ?? (env.get("LLM_MODEL") || undefined);
-  const apiKey = overrides.apiKey ?? (env.get("LLM_API_KEY") || undefined);
-  if (!baseUrl) {
-    throw new ConfigError("LLM_BASE_URL is not set (e.g. LLM_BASE_URL=http://127.0.0.1:8788/v1)");
-  }
-  if (!model) throw new ConfigError("LLM_MODEL is not set (the model name to request)");
-  return createOpenAIModel({ ...overrides, baseUrl, model, apiKey });
 }

@@ -8,7 +8,7 @@
  * @module
  */
 import type { ChatMessage } from "../harness/messages.ts";
-import { RecordError } from "../harness/errors.ts";
+import { RecordError } from "./record_error.ts";
 import { parseMessage } from "./record.ts";
 
 /** Most bytes of message text in one KV value. */

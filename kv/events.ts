@@ -7,7 +7,7 @@
  * @module
  */
 import type { TraceEvent, TraceSink } from "../harness/trace.ts";
-import { RecordError } from "../harness/errors.ts";
+import { RecordError } from "./record_error.ts";
 import { eventKey, eventPrefix } from "./keys.ts";
 import { valueBytes } from "./chunks.ts";
 import { retryLocked } from "./retry.ts";

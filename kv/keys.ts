@@ -140,16 +140,32 @@ export function runsByParentKey(parentId: string, createdAtMs: number, id: strin
 }
 
 /**
- * A stop request for a whole run tree, keyed by its root.
+ * The Stop of a whole run tree, keyed by its root. The stored prefix stays
+ * `"cancel"` (the name it had before "stop" was the word), so Stops recorded
+ * by earlier versions are still seen.
  *
  * @example
  * ```ts
- * import { cancelKey } from "./keys.ts";
- * console.log(cancelKey("root1")); // ["cancel", "root1"]
+ * import { stopKey } from "./keys.ts";
+ * console.log(stopKey("root1")); // ["cancel", "root1"]
  * ```
  */
-export function cancelKey(rootId: string): Deno.KvKey {
+export function stopKey(rootId: string): Deno.KvKey {
   return ["cancel", rootId];
+}
+
+/**
+ * The execution settings kept with a run (e.g. the options of a server run),
+ * under the run so deleting the run drops them.
+ *
+ * @example
+ * ```ts
+ * import { runSettingsKey } from "./keys.ts";
+ * console.log(runSettingsKey("r1")); // ["run", "r1", "server_options"]
+ * ```
+ */
+export function runSettingsKey(id: string): Deno.KvKey {
+  return ["run", id, "server_options"];
 }
 
 /** What the indexes of a run are computed from. */

@@ -10,13 +10,15 @@ import type { RunStore } from "../harness/run_store.ts";
 import type { RunState } from "../harness/state.ts";
 import type { ChatMessage } from "../harness/messages.ts";
 import type { TraceSink } from "../harness/trace.ts";
-import { RecordError, RunConflictError, RunNotFoundError } from "../harness/errors.ts";
+import { RunConflictError, RunNotFoundError } from "../harness/errors.ts";
+import { RecordError } from "./record_error.ts";
 import {
   type IndexFields,
   indexKeys,
   messageKey,
   messagePrefix,
   runKey,
+  runSettingsKey,
   stagingKey,
 } from "./keys.ts";
 import { fromHeader, parseHeader, parseMessage, toHeader } from "./record.ts";
@@ -30,6 +32,7 @@ import {
   listRuns,
   looseIndexKeys,
   type RunSummary,
+  summaryOf,
 } from "./indexes.ts";
 
 export type { ListOptions, RunSummary } from "./indexes.ts";
@@ -178,20 +181,7 @@ export class KvRunStore implements RunStore {
     const entry = await this.#kv.get(runKey(id), { consistency: "strong" });
     if (entry.versionstamp === null) throw new RunNotFoundError(id);
     const header = parseHeader(id, entry.value);
-    const chunks = new Map<number, unknown[]>();
-    const selector = {
-      prefix: messagePrefix(id),
-      end: [...messagePrefix(id), header.messageCount],
-    };
-    for await (const e of this.#kv.list(selector, { consistency: "strong", batchSize: 500 })) {
-      const [seq, part] = [e.key[3], e.key[4]];
-      if (!Number.isInteger(seq) || !Number.isInteger(part)) {
-        throw new RecordError(id, "messages", `unexpected key ${JSON.stringify(e.key)}`);
-      }
-      const list = chunks.get(seq as number) ?? [];
-      list[part as number] = e.value;
-      chunks.set(seq as number, list);
-    }
+    const chunks = await this.#chunks(id, 0, header.messageCount);
     const messages: ChatMessage[] = [];
     for (let seq = 0; seq < header.messageCount; seq++) {
       messages.push(decodeMessage(id, seq, chunks.get(seq) ?? []));
@@ -202,6 +192,46 @@ export class KvRunStore implements RunStore {
       index: indexFieldsOf(header),
     });
     return fromHeader(header, messages);
+  }
+
+  /** Whether run `id` is stored (its header is there, valid or not). */
+  async exists(id: string): Promise<boolean> {
+    return (await this.#kv.get(runKey(id), { consistency: "strong" })).versionstamp !== null;
+  }
+
+  /**
+   * Run `id` without its transcript, from its validated header alone
+   * (`RunNotFoundError`, `RecordError`): cheap whatever the transcript's size.
+   */
+  async summary(id: string): Promise<RunSummary> {
+    const entry = await this.#kv.get(runKey(id), { consistency: "strong" });
+    if (entry.versionstamp === null) throw new RunNotFoundError(id);
+    return summaryOf(parseHeader(id, entry.value));
+  }
+
+  /**
+   * Message number `seq` of run `id`, without loading the rest of the
+   * transcript: null when there is none, `RecordError` when it is unreadable.
+   */
+  async message(id: string, seq: number): Promise<ChatMessage | null> {
+    if (!Number.isInteger(seq) || seq < 0) {
+      throw new RangeError(`message(id, seq): seq must be an integer >= 0, got ${seq}`);
+    }
+    const chunks = (await this.#chunks(id, seq, seq + 1)).get(seq);
+    return chunks ? decodeMessage(id, seq, chunks) : null;
+  }
+
+  /**
+   * Stores the execution settings of run `id` (any structured-cloneable
+   * value, e.g. the options of a server run); they are deleted with the run.
+   */
+  async saveSettings(id: string, settings: unknown): Promise<void> {
+    await retryLocked(() => this.#kv.set(runSettingsKey(id), settings));
+  }
+
+  /** The execution settings stored for run `id`, or null. */
+  async settings(id: string): Promise<unknown> {
+    return (await this.#kv.get(runSettingsKey(id), { consistency: "strong" })).value;
   }
 
   /**
@@ -271,6 +301,23 @@ export class KvRunStore implements RunStore {
   /** The run's live lease, or null. */
   leaseHolder(id: string): Promise<Lease | null> {
     return leaseHolder(this.#kv, id);
+  }
+
+  /** The stored chunks of messages `from .. to - 1` of run `id`, by message number. */
+  async #chunks(id: string, from: number, to: number): Promise<Map<number, unknown[]>> {
+    const chunks = new Map<number, unknown[]>();
+    const prefix = messagePrefix(id);
+    const selector = { start: [...prefix, from], end: [...prefix, to] };
+    for await (const e of this.#kv.list(selector, { consistency: "strong", batchSize: 500 })) {
+      const [seq, part] = [e.key[3], e.key[4]];
+      if (!Number.isInteger(seq) || !Number.isInteger(part)) {
+        throw new RecordError(id, "messages", `unexpected key ${JSON.stringify(e.key)}`);
+      }
+      const list = chunks.get(seq as number) ?? [];
+      list[part as number] = e.value;
+      chunks.set(seq as number, list);
+    }
+    return chunks;
   }
 
   async #deleteAll(keys: Deno.KvKey[]): Promise<Deno.KvKey[]> {

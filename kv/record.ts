@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import type { ChatMessage } from "../harness/messages.ts";
-import { RecordError } from "../harness/errors.ts";
+import { RecordError } from "./record_error.ts";
 import {
   RUN_SCHEMA_VERSION,
   RUN_STATUSES,

@@ -30,6 +30,20 @@ export async function safeEqual(a: string, b: string): Promise<boolean> {
 }
 
 /**
+ * The token of an `Authorization: Bearer <token>` header, or null when the
+ * header is missing or says something else.
+ *
+ * @example
+ * ```ts
+ * import { bearerToken } from "./auth.ts";
+ * console.log(bearerToken("Bearer t0ken"), bearerToken("Basic eDp5")); // t0ken null
+ * ```
+ */
+export function bearerToken(header: string | undefined): string | null {
+  return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? "")?.[1] ?? null;
+}
+
+/**
  * Middleware requiring `Authorization: Bearer <token>` on every request when
  * `token` is set (a no-op otherwise); 401 with `WWW-Authenticate: Bearer`.
  *
@@ -47,14 +61,13 @@ export async function safeEqual(a: string, b: string): Promise<boolean> {
 export function bearerAuth(token: string | undefined): MiddlewareHandler {
   return async (c, next) => {
     if (!token) return await next();
-    const header = c.req.header("authorization") ?? "";
-    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-    if (!match || !(await safeEqual(match[1], token))) {
+    const given = bearerToken(c.req.header("authorization"));
+    if (given === null || !(await safeEqual(given, token))) {
       c.header("WWW-Authenticate", 'Bearer realm="reins"');
       throw new HttpError(
         401,
         "unauthorized",
-        match ? "the bearer token is wrong" : "a bearer token is required",
+        given !== null ? "the bearer token is wrong" : "a bearer token is required",
       );
     }
     await next();

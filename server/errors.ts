@@ -7,18 +7,37 @@
  */
 import type { Context } from "hono";
 import {
-  RecordError,
   ReinsError,
   RunConflictError,
   RunNotFoundError,
   RunStateError,
 } from "../harness/errors.ts";
-import { BadRequestError } from "./schemas.ts";
+import { RecordError } from "../kv/record_error.ts";
 
 /** The JSON body of an error answer. */
 export interface ErrorBody {
   /** A stable `code`, a `message`, and the offending `field` for a 400. */
   error: { code: string; message: string; field?: string };
+}
+
+/**
+ * Bad input: the HTTP layer answers 400 with `{ error: { code, message, field } }`.
+ *
+ * @example
+ * ```ts
+ * import { BadRequestError } from "./errors.ts";
+ * const e = new BadRequestError("task", "required");
+ * console.log(e.field, e.message); // task task: required
+ * ```
+ */
+export class BadRequestError extends ReinsError {
+  /** Dotted path of the offending field (`body` when the body is not JSON). */
+  readonly field: string;
+  /** Creates the error. */
+  constructor(field: string, problem: string) {
+    super(`${field}: ${problem}`);
+    this.field = field;
+  }
 }
 
 /**

@@ -18,15 +18,13 @@
  * @module
  */
 import type { Context, Hono } from "hono";
-import { RecordError, RunNotFoundError } from "../harness/errors.ts";
+import { RunNotFoundError } from "../harness/errors.ts";
+import { RecordError } from "../kv/record_error.ts";
 import type { ChatMessage } from "../harness/messages.ts";
-import type { Interruption } from "../harness/state.ts";
-import { readStop, type StopRequest } from "../kv/cancel.ts";
-import { decodeMessage } from "../kv/chunks.ts";
-import { messagePrefix, runKey } from "../kv/keys.ts";
+import { readStop, type StopRequest } from "../kv/stop_record.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { loadTree } from "../subagents/tree.ts";
-import { safeEqual } from "./auth.ts";
+import { bearerToken, safeEqual } from "./auth.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import {
   type Html,
@@ -44,7 +42,7 @@ import {
   type RunPageData,
   taskOf,
 } from "./inspector_html.ts";
-import { BadRequestError } from "./schemas.ts";
+import { BadRequestError } from "./errors.ts";
 import { runIdParam, runView } from "./views.ts";
 import { INSPECTOR_CSS } from "./static/inspector_css.ts";
 import { INSPECTOR_JS } from "./static/inspector_js.ts";
@@ -81,27 +79,21 @@ function page(c: Context, body: Html, status = 200): Response {
 /** Whether the request may see run data: no token is set, or it carries the right one. */
 async function authorized(c: Context, token: string | undefined): Promise<boolean> {
   if (!token) return true;
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(c.req.header("authorization") ?? "");
-  return match !== null && await safeEqual(match[1], token);
+  const given = bearerToken(c.req.header("authorization"));
+  return given !== null && await safeEqual(given, token);
 }
 
 /** The task of a stored run (its first user message) without loading its whole transcript. */
-export async function storedTask(kv: Deno.Kv, id: string): Promise<string> {
-  const prefix = messagePrefix(id);
-  const chunks = new Map<number, unknown[]>();
-  for await (const e of kv.list({ prefix, end: [...prefix, 2] })) {
-    const [seq, part] = [e.key[3], e.key[4]];
-    if (typeof seq !== "number" || typeof part !== "number") continue;
-    const list = chunks.get(seq) ?? [];
-    list[part] = e.value;
-    chunks.set(seq, list);
-  }
+export async function storedTask(store: KvRunStore, id: string): Promise<string> {
   const messages: ChatMessage[] = [];
-  for (const [seq, list] of [...chunks].sort((a, b) => a[0] - b[0])) {
+  // The task is message 0, or 1 after a system prompt.
+  for (const seq of [0, 1]) {
     try {
-      messages.push(decodeMessage(id, seq, list));
-    } catch {
+      const m = await store.message(id, seq);
+      if (m) messages.push(m);
+    } catch (e) {
       // An unreadable message: the task shows as missing, the run page tells more.
+      if (!(e instanceof RecordError)) throw e;
     }
   }
   return taskOf(messages);
@@ -117,7 +109,7 @@ export async function loadRunList(deps: ResolvedDeps): Promise<ListedRun[]> {
   const roots = all.filter((r) => r.parentId === null).slice(0, LIST_ROOTS);
   return await Promise.all(roots.map(async (run) => ({
     run,
-    task: (await storedTask(deps.kv, run.runId)).slice(0, 1000),
+    task: (await storedTask(deps.store, run.runId)).slice(0, 1000),
     subagents: subagents.get(run.runId) ?? 0,
     stop: run.status === "running" ? await readStop(deps.kv, run.runId) : null,
   })));
@@ -135,13 +127,8 @@ export async function loadRunPage(deps: ResolvedDeps, id: string): Promise<RunPa
     loadTree(store, id),
     readStop(deps.kv, root.runId) as Promise<StopRequest | null>,
   ]);
-  const headers = await Promise.all(
-    tree.map((n) => deps.kv.get(runKey(n.runId), { consistency: "strong" })),
-  );
-  const nodes = tree.map((n, i) => {
-    const value = headers[i].value as { interruption?: Interruption | null } | null;
-    return { ...n, interruption: value?.interruption ?? null };
-  });
+  const summaries = await Promise.all(tree.map((n) => store.summary(n.runId)));
+  const nodes = tree.map((n, i) => ({ ...n, interruption: summaries[i].interruption }));
   return { run, messages: state.messages, root, nodes, stop };
 }
 

@@ -11,7 +11,7 @@
 import type { ChatMessage } from "../harness/messages.ts";
 import type { Interruption, RunStatus } from "../harness/state.ts";
 import type { RunSummary } from "../kv/kv_run_store.ts";
-import type { StopRequest } from "../kv/cancel.ts";
+import type { StopRequest } from "../kv/stop_record.ts";
 import type { TreeNode } from "../subagents/tree.ts";
 import type { RunView } from "./views.ts";
 

@@ -11,7 +11,6 @@ import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { RunNotFoundError } from "../harness/errors.ts";
-import { runKey } from "../kv/keys.ts";
 import { sleep } from "../tools/sleep.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import { EventsQuerySchema, parseInput } from "./schemas.ts";
@@ -52,8 +51,7 @@ export function registerEventRoutes(app: Hono, deps: ResolvedDeps): void {
       ? parseInput(LastEventIdSchema, header, "Last-Event-ID")
       : query.after ?? -1;
     const follow = query.follow !== "false" && query.follow !== "0";
-    const exists = await deps.kv.get(runKey(id), { consistency: "strong" });
-    if (exists.versionstamp === null) throw new RunNotFoundError(id);
+    if (!(await deps.store.exists(id))) throw new RunNotFoundError(id);
 
     return streamSSE(c, async (stream) => {
       const done = new AbortController();

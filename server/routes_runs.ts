@@ -8,9 +8,8 @@ import type { Hono } from "hono";
 import { newRun } from "../harness/state.ts";
 import { loadTree } from "../subagents/tree.ts";
 import { ALL_SCENARIOS, type ResolvedDeps } from "./deps.ts";
-import { runOptionsKey } from "./executor.ts";
+import { BadRequestError } from "./errors.ts";
 import {
-  BadRequestError,
   type CreateRunBody,
   CreateRunSchema,
   ListQuerySchema,
@@ -66,9 +65,10 @@ export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
     const body = await readBody(c.req.raw, CreateRunSchema);
     const model = modelNameFor(deps, body);
     const state = newRun(body.task, { system: body.system, model, limits: body.limits });
-    // Options first: the run is only picked up once it exists.
-    await deps.kv.set(runOptionsKey(state.runId), body.options ?? {});
-    await deps.freshStore().save(state);
+    const store = deps.freshStore();
+    // Settings first: the run is only picked up once it exists.
+    await store.saveSettings(state.runId, body.options ?? {});
+    await store.save(state);
     await deps.schedule(state.runId);
     c.header("Location", `/runs/${state.runId}`);
     return c.json(runView(state, null), 201);

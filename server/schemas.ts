@@ -6,8 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { ReinsError } from "../harness/errors.ts";
-import { HttpError } from "./errors.ts";
+import { BadRequestError, HttpError } from "./errors.ts";
 import { RUN_STATUSES, type RunStatus } from "../harness/state.ts";
 
 /** Run statuses, as `?status=` accepts them. */
@@ -93,26 +92,6 @@ export const EventsQuerySchema = z.strictObject({
 export type CreateRunBody = z.infer<typeof CreateRunSchema>;
 /** Per-run options as stored. */
 export type ServerRunOptions = z.infer<typeof RunOptionsSchema>;
-
-/**
- * Bad input: the HTTP layer answers 400 with `{ error: { code, message, field } }`.
- *
- * @example
- * ```ts
- * import { BadRequestError } from "./schemas.ts";
- * const e = new BadRequestError("task", "required");
- * console.log(e.field, e.message); // task task: required
- * ```
- */
-export class BadRequestError extends ReinsError {
-  /** Dotted path of the offending field (`body` when the body is not JSON). */
-  readonly field: string;
-  /** Creates the error. */
-  constructor(field: string, problem: string) {
-    super(`${field}: ${problem}`);
-    this.field = field;
-  }
-}
 
 /**
  * Parses `value` with `schema`, throwing a {@link BadRequestError} that names

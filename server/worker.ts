@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { createExecutor, type Executor, markRunning, SHUTDOWN_REASON } from "./executor.ts";
+import { markRunning } from "../runtime/continue_tree.ts";
+import { createExecutor, type Executor, SHUTDOWN_REASON } from "../runtime/executor.ts";
 import { isQueueMessage, type QueueMessage, resolveDeps, type ServerDeps } from "./deps.ts";
 import type { RunSummary } from "../kv/kv_run_store.ts";
 import { RunConflictError } from "../harness/errors.ts";

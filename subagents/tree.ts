@@ -51,7 +51,21 @@ function fields(s: NodeFields): NodeFields {
   return { runId, parentId, status, turns, costUsd, childCostUsd, stopReason, createdAt };
 }
 
-async function rootOf(store: RunStore, id: string): Promise<RunState> {
+/**
+ * The root of the tree holding run `id` (the root itself, or any run in it):
+ * the one way to find a tree's root.
+ *
+ * @example
+ * ```ts
+ * import { loadRoot } from "./tree.ts";
+ * import { MemoryRunStore, newRun } from "../mod.ts";
+ * const store = new MemoryRunStore();
+ * const s = newRun("hi");
+ * await store.save(s);
+ * console.log((await loadRoot(store, s.runId)).runId === s.runId); // true
+ * ```
+ */
+export async function loadRoot(store: RunStore, id: string): Promise<RunState> {
   const start = await store.load(id);
   return start.rootId === start.runId ? start : await store.load(start.rootId);
 }
@@ -92,7 +106,7 @@ async function childrenOf(store: RunStore, parent: RunState | NodeFields): Promi
  * ```
  */
 export async function loadTree(store: RunStore, id: string): Promise<TreeNode[]> {
-  const root = await rootOf(store, id);
+  const root = await loadRoot(store, id);
   const out: TreeNode[] = [];
   const visit = async (node: NodeFields, source: RunState | NodeFields, depth: number) => {
     out.push({ ...node, depth });
@@ -128,7 +142,7 @@ export function formatTree(nodes: readonly TreeNode[]): string {
 
 /** The run holding the call the tree of `id` awaits a verdict on (named by the root). */
 async function holder(store: RunStore, id: string, action: string): Promise<RunState> {
-  const root = await rootOf(store, id);
+  const root = await loadRoot(store, id);
   const i = root.interruption;
   if (root.status !== "interrupted" || i?.type !== "approval") {
     throw new RunStateError(
@@ -211,7 +225,7 @@ export async function resumeTree(
   id: string,
   options: RunOptions,
 ): Promise<RunState> {
-  const root = await rootOf(store, id);
+  const root = await loadRoot(store, id);
   try {
     return await run(root, { ...options, store });
   } finally {

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { DEFAULT_CONFIG_PATH, loadConfig, parseConfig } from "../harness/config.ts";
-import { ConfigError } from "../harness/errors.ts";
+import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig, parseConfig } from "../cli/config.ts";
 
 /** The ConfigError message `fn` throws. */
 function configError(fn: () => unknown): string {

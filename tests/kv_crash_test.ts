@@ -3,6 +3,7 @@
 // with SIGKILL at one interesting point, then the run is resumed in this
 // process once the dead child's lease lapses. Model calls are counted at the
 // provider in both processes, effects in the workspace.
+import { readLines } from "../cli/child_lines.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +17,7 @@ import { type Effect, readEffects } from "../tools/delete_file.ts";
 import { createWorkspace, type Workspace } from "../tools/workspace.ts";
 import { openKv } from "../kv/open_kv.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { executeRun, startRun } from "../kv/execute_run.ts";
+import { executeRun, startRun } from "../runtime/execute_run.ts";
 import {
   crashModel,
   crashTools,
@@ -60,16 +61,9 @@ class Child {
     // A child that never reaches its point must not hang the suite.
     const guard = setTimeout(() => this.kill(), 30_000);
     this.done = (async () => {
-      let buffer = "";
-      for await (const chunk of proc.stdout.pipeThrough(new TextDecoderStream())) {
-        buffer += chunk;
-        let nl;
-        while ((nl = buffer.indexOf("\n")) >= 0) {
-          const text = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          this.lines.push(parseLine(text));
-          this.#wake();
-        }
+      for await (const { text, value } of readLines(proc.stdout)) {
+        this.lines.push((value as Line | null) ?? { at: "text", text, modelCalls: 0 });
+        this.#wake();
       }
       const status = await proc.status;
       clearTimeout(guard);
@@ -118,14 +112,6 @@ class Child {
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const w of waiters) w();
-  }
-}
-
-function parseLine(text: string): Line {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return { at: "text", text, modelCalls: 0 };
   }
 }
 

@@ -5,9 +5,8 @@ import { run } from "../harness/run.ts";
 import { memorySink } from "../harness/trace.ts";
 import { RunConflictError } from "../harness/errors.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { executeRun, startRun } from "../kv/execute_run.ts";
+import { executeRun, startRun } from "../runtime/execute_run.ts";
 import { openKv } from "../kv/open_kv.ts";
-import { leaseKey } from "../kv/keys.ts";
 import { listFiles, oneCallModel, runawayModel, sleep, withKv } from "./kv_helpers.ts";
 
 Deno.test("concurrent executeRun of one run from two stores: one proceeds, one conflicts", () =>
@@ -28,7 +27,7 @@ Deno.test("concurrent executeRun of one run from two stores: one proceeds, one c
     assert.ok(reason instanceof RunConflictError, String(reason));
     assert.match(reason.message, /being executed by (a|b)/);
     assert.equal((await new KvRunStore(kv).load(s.runId)).status, "completed");
-    assert.equal((await kv.get(leaseKey(s.runId))).value, null, "lease released");
+    assert.equal(await new KvRunStore(kv).leaseHolder(s.runId), null, "lease released");
   }));
 
 Deno.test("the lease is renewed while a run goes on longer than its ttl", () =>

@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { newRun, type RunState } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
-import { RecordError, RunConflictError, RunNotFoundError } from "../harness/errors.ts";
+import { RunConflictError, RunNotFoundError } from "../harness/errors.ts";
+import { RecordError } from "../kv/record_error.ts";
 import type { RunStore } from "../harness/run_store.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { messageKey, messagePrefix, runKey } from "../kv/keys.ts";

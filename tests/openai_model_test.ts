@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { createOpenAIModel, modelFromEnv } from "../harness/openai_model.ts";
+import { createOpenAIModel } from "../harness/openai_model.ts";
+import { ConfigError, modelFromEnv } from "../cli/config.ts";
 import type { OpenAIModelOptions } from "../harness/openai_model.ts";
-import { ConfigError, ModelError } from "../harness/errors.ts";
+import { ModelError } from "../harness/errors.ts";
 import { countCompletionTokens, countPromptTokens } from "../harness/tokens.ts";
 import type { ModelRequest } from "../harness/model.ts";
 import type { ToolDefinition } from "../harness/messages.ts";

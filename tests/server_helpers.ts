@@ -6,7 +6,7 @@ import { startWorker, type Worker } from "../server/worker.ts";
 import type { ServerDeps } from "../server/deps.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import type { TraceEvent } from "../harness/trace.ts";
-import { waitFor } from "./server_http.ts";
+import { jsonCaller, waitFor } from "./server_http.ts";
 export { waitFor };
 
 export interface TestServer {
@@ -49,16 +49,7 @@ export async function withServer(
   };
   const worker = startWorker(deps);
   const app = createApp(deps);
-  const auth: Record<string, string> = rest.token ? { authorization: `Bearer ${rest.token}` } : {};
-  const call: TestServer["call"] = async (method, path, body, headers = {}) => {
-    const res = await app.request(path, {
-      method,
-      headers: { "content-type": "application/json", ...auth, ...headers },
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
-  };
+  const call = jsonCaller(app, rest.token);
   try {
     await fn({ app, kv, store, worker, call });
   } finally {

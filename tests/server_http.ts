@@ -152,3 +152,32 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/** A JSON answer of `app.request`: status, parsed body (null when empty) and headers. */
+// deno-lint-ignore no-explicit-any
+export type JsonAnswer = { status: number; body: any; headers: Headers };
+
+/**
+ * A JSON request helper over an app (`app.request`, no port): sends `body` as
+ * JSON (a string as is) with the bearer `token` when given.
+ */
+export function jsonCaller(
+  app: { request(path: string, init: RequestInit): Response | Promise<Response> },
+  token?: string,
+): (
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<JsonAnswer> {
+  const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  return async (method, path, body, headers = {}) => {
+    const res = await app.request(path, {
+      method,
+      headers: { "content-type": "application/json", ...auth, ...headers },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+  };
+}

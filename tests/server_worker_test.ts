@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { newRun } from "../harness/state.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { SHUTDOWN_REASON } from "../server/executor.ts";
+import { SHUTDOWN_REASON } from "../runtime/executor.ts";
 import { startWorker } from "../server/worker.ts";
 import { settled, waitFor, withServer } from "./server_helpers.ts";
 

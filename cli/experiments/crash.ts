@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { readLines } from "../child_lines.ts";
 import { join } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { RunConflictError } from "../../harness/errors.ts";
@@ -13,7 +14,7 @@ import { scriptedModel } from "../../provider/scripted_model.ts";
 import { demoTools } from "../../tools/catalog.ts";
 import { openKv } from "../../kv/open_kv.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
-import { executeRun } from "../../kv/execute_run.ts";
+import { executeRun } from "../../runtime/execute_run.ts";
 import type { ChildLine } from "../crash_child.ts";
 import {
   type ExperimentOptions,
@@ -72,29 +73,23 @@ async function runAndKill(kvPath: string, ws: Workspace, runId: string): Promise
   const stderr = new Response(child.stderr).text();
   const starts: TraceEvent[] = [];
   let killedAfter = -1;
-  let buffer = "";
   // A child that never reaches the commit must not hang the demo.
   const guard = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let nl;
-    while ((nl = buffer.indexOf("\n")) >= 0) {
-      const line = parseLine(buffer.slice(0, nl));
-      buffer = buffer.slice(nl + 1);
-      if (line.kind === "event" && line.type === "tool_start") {
-        starts.push({
-          type: "tool_start",
-          runId,
-          at: "",
-          toolName: line.toolName ?? "?",
-          callId: "",
-          args: line.args ?? "{}",
-        });
-      }
-      if (line.kind === "committed" && line.turns === 2 && line.pending === 0 && killedAfter < 0) {
-        child.kill("SIGKILL");
-        killedAfter = performance.now() - started;
-      }
+  for await (const { value } of readLines(child.stdout)) {
+    const line = (value ?? { kind: "other" }) as ChildLine | { kind: "other" };
+    if (line.kind === "event" && line.type === "tool_start") {
+      starts.push({
+        type: "tool_start",
+        runId,
+        at: "",
+        toolName: line.toolName ?? "?",
+        callId: "",
+        args: line.args ?? "{}",
+      });
+    }
+    if (line.kind === "committed" && line.turns === 2 && line.pending === 0 && killedAfter < 0) {
+      child.kill("SIGKILL");
+      killedAfter = performance.now() - started;
     }
   }
   clearTimeout(guard);
@@ -106,14 +101,6 @@ async function runAndKill(kvPath: string, ws: Workspace, runId: string): Promise
     );
   }
   return { pid: child.pid, toolRuns: toolRunsOf(starts), killedAfter };
-}
-
-function parseLine(text: string): ChildLine | { kind: "other" } {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return { kind: "other" };
-  }
 }
 
 /** Resumes from KV, waiting for the dead child's lease to lapse. */

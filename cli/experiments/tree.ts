@@ -9,10 +9,10 @@
 import { newRun, pending, type RunState } from "../../harness/state.ts";
 import type { TraceEvent } from "../../harness/trace.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
-import { requestStop } from "../../kv/cancel.ts";
+import { requestStop } from "../../runtime/stop_tree.ts";
 import { scriptedModel } from "../../provider/scripted_model.ts";
 import { TREE_SCENARIOS } from "../../provider/tree_scenarios.ts";
-import { executeTree } from "../../subagents/execute_tree.ts";
+import { executeTree } from "../../runtime/execute_tree.ts";
 import { researchTool } from "../../subagents/research.ts";
 import { loadTree, type TreeNode } from "../../subagents/tree.ts";
 import type { Workspace } from "../../tools/workspace.ts";

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { createApp, MAX_BODY_BYTES, type ReinsApp } from "../../server/app.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
 import { newRun } from "../../harness/state.ts";
-import { requestStop } from "../../kv/cancel.ts";
+import { requestStop } from "../../runtime/stop_tree.ts";
 import { scriptedModel } from "../../provider/scripted_model.ts";
 import { ALL_SCENARIOS } from "../../server/deps.ts";
 import { TREE_SCENARIOS } from "../../provider/tree_scenarios.ts";

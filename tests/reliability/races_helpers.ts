@@ -2,6 +2,7 @@
 // awaiting a verdict, an instrumented model and write tool, KV set-ups (one
 // in-memory handle, or two handles on one temp file: two "processes"), and
 // the invariants every race checks afterwards.
+import { jsonCaller } from "../server_http.ts";
 import assert from "node:assert/strict";
 import { z } from "zod";
 import type { Model, ModelRequest } from "../../harness/model.ts";
@@ -13,7 +14,7 @@ import type { AnyTool } from "../../harness/run_options.ts";
 import type { StoredEvent } from "../../kv/events.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
 import { createApp, type ReinsApp } from "../../server/app.ts";
-import { createExecutor, type Executor } from "../../server/executor.ts";
+import { createExecutor, type Executor } from "../../runtime/executor.ts";
 import { resolveDeps } from "../../server/deps.ts";
 import { readEffects } from "../../tools/delete_file.ts";
 import { openWorkspace } from "../../tools/workspace.ts";
@@ -399,18 +400,7 @@ export async function withRaceApp(
   };
   const executor: Executor = createExecutor(resolveDeps(deps));
   const app = createApp(deps);
-  const auth: Record<string, string> = options.token
-    ? { authorization: `Bearer ${options.token}` }
-    : {};
-  const call: RaceApp["call"] = async (method, path, body, headers = {}) => {
-    const res = await app.request(path, {
-      method,
-      headers: { "content-type": "application/json", ...auth, ...headers },
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
-  };
+  const call: RaceApp["call"] = jsonCaller(app, options.token);
   const effects = async (rootId: string) => {
     try {
       return (await readEffects(openWorkspace(join(root, rootId)))).length;

@@ -9,9 +9,10 @@ import assert from "node:assert/strict";
 import { RunConflictError, RunStateError } from "../../harness/errors.ts";
 import { newRun, type RunState } from "../../harness/state.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
-import { executeRun } from "../../kv/execute_run.ts";
-import { readStop, requestStop } from "../../kv/cancel.ts";
-import { executeTree } from "../../subagents/execute_tree.ts";
+import { executeRun } from "../../runtime/execute_run.ts";
+import { readStop } from "../../kv/stop_record.ts";
+import { requestStop } from "../../runtime/stop_tree.ts";
+import { executeTree } from "../../runtime/execute_tree.ts";
 import { approveInTree, rejectInTree } from "../../subagents/tree.ts";
 import {
   assertEventLog,

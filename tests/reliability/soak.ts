@@ -22,6 +22,7 @@
 //   completed without uncertain verdicts billed what an uncrashed run bills.
 //
 //   deno task soak [--runs 300] [--seed 1] [--concurrency 2] [--kv shared|per-run] [--verbose]
+import { readLines } from "../../cli/child_lines.ts";
 import { parseArgs } from "node:util";
 import { prng } from "./invariants.ts";
 import { join } from "node:path";
@@ -219,43 +220,31 @@ async function runChild(spec: ExecSpec, kill: Kill | null, name: string): Promis
   let firstAt = 0;
   let doneLine: Record<string, unknown> | null = null;
   let conflict = false;
-  let buffer = "";
-  for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let nl;
-    while ((nl = buffer.indexOf("\n")) >= 0) {
-      const text = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      let line: Record<string, unknown>;
-      try {
-        line = JSON.parse(text);
-      } catch {
-        continue;
+  for await (const { value: line } of readLines(child.stdout)) {
+    if (line === null) continue;
+    const at = String(line.at);
+    if (at === "ready") {
+      readyAt = performance.now();
+      proc.last = "ready";
+      if (kill?.mode === "delay" && kill.fromReady) timer = setTimeout(killNow, kill.ms);
+    } else if (at === "request") {
+      const label = String(line.label);
+      proc.requests.push({ label, turn: Number(line.turn), before: proc.saved.get(label) ?? 0 });
+      proc.last = "request";
+    } else if (at === "done") doneLine = line;
+    else if (at === "conflict") conflict = true;
+    else {
+      lastAt = performance.now();
+      if (!proc.moments && readyAt) {
+        firstAt = lastAt;
+        if (kill?.mode === "delay" && !kill.fromReady) timer = setTimeout(killNow, kill.ms);
       }
-      const at = String(line.at);
-      if (at === "ready") {
-        readyAt = performance.now();
-        proc.last = "ready";
-        if (kill?.mode === "delay" && kill.fromReady) timer = setTimeout(killNow, kill.ms);
-      } else if (at === "request") {
-        const label = String(line.label);
-        proc.requests.push({ label, turn: Number(line.turn), before: proc.saved.get(label) ?? 0 });
-        proc.last = "request";
-      } else if (at === "done") doneLine = line;
-      else if (at === "conflict") conflict = true;
-      else {
-        lastAt = performance.now();
-        if (!proc.moments && readyAt) {
-          firstAt = lastAt;
-          if (kill?.mode === "delay" && !kill.fromReady) timer = setTimeout(killNow, kill.ms);
-        }
-        proc.moments++;
-        record(proc, at, line);
-      }
-      if (line.blocking === true) {
-        if (kill?.mode === "delay") backstopped = true;
-        killNow();
-      }
+      proc.moments++;
+      record(proc, at, line);
+    }
+    if (line.blocking === true) {
+      if (kill?.mode === "delay") backstopped = true;
+      killNow();
     }
   }
   const status = await child.status;

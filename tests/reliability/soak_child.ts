@@ -11,6 +11,7 @@
 // `blockAt: k` it blocks at its k-th blockable moment (after printing it with
 // `"blocking":true`) so the driver can kill it exactly there; otherwise the
 // driver kills it after a random delay, or not at all.
+import { printLine } from "../../cli/child_lines.ts";
 import { newRun, type RunState } from "../../harness/state.ts";
 import { RunConflictError, RunNotFoundError } from "../../harness/errors.ts";
 import type { ChatMessage } from "../../harness/messages.ts";
@@ -28,7 +29,7 @@ import { scanArchiveTool } from "../../tools/scan_archive.ts";
 import { openWorkspace, type Workspace } from "../../tools/workspace.ts";
 import { openKv } from "../../kv/open_kv.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
-import { executeTree } from "../../subagents/execute_tree.ts";
+import { executeTree } from "../../runtime/execute_tree.ts";
 import { researchTool } from "../../subagents/research.ts";
 import { CRASH_SCENARIOS, recordOnceTool } from "../fixtures/kv_crash_child.ts";
 
@@ -238,8 +239,7 @@ async function main(): Promise<void> {
   let n = 0;
   let moments = 0;
   let modelCalls = 0;
-  const say = (line: Record<string, unknown>) =>
-    console.log(JSON.stringify({ ...line, n: ++n, modelCalls }));
+  const say = (line: Record<string, unknown>) => printLine({ ...line, n: ++n, modelCalls });
   const probe: Probe = {
     request(label, turn) {
       modelCalls++;

@@ -1,6 +1,6 @@
 /**
- * Executing server runs: the tools and options of a run, its workspace, and
- * an executor that runs a stored tree root under its lease and its Stop.
+ * Executing stored runs in the background: the options of a run (its stored
+ * settings), its workspace, and an executor that runs a stored tree root under its lease and its Stop.
  * Idempotent: a run that is not `running`, or whose lease another worker
  * holds, is left alone, so a queue message delivered twice does no harm.
  *
@@ -8,36 +8,38 @@
  */
 import { join } from "node:path";
 import type { Model } from "../harness/model.ts";
-import type { AnyTool, RunOptions } from "../harness/run_options.ts";
 import type { RunState } from "../harness/state.ts";
 import { RunConflictError, RunNotFoundError, RunStateError } from "../harness/errors.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
-import { executeTree } from "../subagents/execute_tree.ts";
-import { researchTool } from "../subagents/research.ts";
-import { demoTools } from "../tools/catalog.ts";
+import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
 import { createWorkspace, openWorkspace, type Workspace } from "../tools/workspace.ts";
-import type { ResolvedDeps } from "./deps.ts";
-import type { ServerRunOptions } from "./schemas.ts";
+import { executeTree } from "./execute_tree.ts";
+import { runOptionsFor, type RunSettings } from "./run_settings.ts";
 
 /** The reason runs stop with when the server shuts down; such runs resume on the next start. */
 export const SHUTDOWN_REASON = "the server shut down (the run resumes when it restarts)";
 
-/**
- * Where the options of a server run are kept (under the run, so deleting the run drops them).
- *
- * @example
- * ```ts
- * import { runOptionsKey } from "./executor.ts";
- * console.log(runOptionsKey("r1")); // ["run", "r1", "server_options"]
- * ```
- */
-export function runOptionsKey(runId: string): Deno.KvKey {
-  return ["run", runId, "server_options"];
+/** What an executor needs (the server's resolved deps are one). */
+export interface ExecutorDeps {
+  /** The open KV (for the tree's Stop). */
+  kv: Deno.Kv;
+  /** A fresh store over `kv`: one per execution. */
+  freshStore(): KvRunStore;
+  /** Builds the model of a run from its name. */
+  makeModel(name: string): Model;
+  /** The model of a run that names none. */
+  defaultModel?: string;
+  /** Folder of the runs' workspaces, one per tree root. */
+  workspaceRoot: string;
+  /** Options of `scan_archive`. */
+  scan?: ScanArchiveOptions;
+  /** Poll interval of the Stop record, in ms. */
+  pollMs?: number;
 }
 
-async function readRunOptions(kv: Deno.Kv, runId: string): Promise<ServerRunOptions> {
-  const value = (await kv.get<ServerRunOptions>(runOptionsKey(runId))).value;
-  return value && typeof value === "object" ? value : {};
+async function storedSettings(store: KvRunStore, runId: string): Promise<RunSettings> {
+  const value = await store.settings(runId);
+  return value && typeof value === "object" ? value as RunSettings : {};
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -55,59 +57,9 @@ async function workspaceOf(root: string, rootId: string): Promise<Workspace> {
   return await exists(dir) ? openWorkspace(dir) : await createWorkspace({ dir });
 }
 
-/**
- * The tools of a server run: the demo tools, plus `research` (`researchDepth`
- * levels deep, default 1; none for 0) whose children get the read-only demo
- * tools, or all of them with `researchWrites`.
- */
-function toolsFor(deps: ResolvedDeps, ws: Workspace, options: ServerRunOptions): AnyTool[] {
-  const depth = options.researchDepth ?? 1;
-  const tools = demoTools(ws, { scan: deps.scan });
-  if (depth > 0) {
-    // Read-only by default; `researchWrites` hands children delete_file too (approval needed).
-    const childTools = options.researchWrites ? demoTools(ws, { scan: deps.scan }) : undefined;
-    tools.push(researchTool({ workspace: ws, scan: deps.scan, depth, tools: childTools }));
-  }
-  return tools;
-}
-
 /** A model that fails every call with `error` (the run then stops `failed`, saying why). */
 function failingModel(name: string, error: unknown): Model {
   return { name, complete: () => Promise.reject(error) };
-}
-
-/**
- * Marks stored run `id` as wanting execution (`running`, no interruption),
- * optionally changing it first; a run already `running` is saved only if
- * `change` is given. Returns the saved state.
- *
- * @example
- * ```ts
- * import { markRunning } from "./executor.ts";
- * import { KvRunStore } from "../kv/kv_run_store.ts";
- * import { newRun } from "../harness/state.ts";
- * const kv = await Deno.openKv(":memory:");
- * const store = new KvRunStore(kv);
- * const s = { ...newRun("hi"), status: "max_turns_exceeded" as const };
- * await store.save(s);
- * console.log((await markRunning(store, s.runId)).status); // running
- * kv.close();
- * ```
- */
-export async function markRunning(
-  store: KvRunStore,
-  id: string,
-  change?: (state: RunState) => void,
-): Promise<RunState> {
-  const state = await store.load(id);
-  if (state.status === "running" && !change) return state;
-  change?.(state);
-  state.status = "running";
-  state.interruption = null;
-  state.stopReason = null;
-  state.updatedAt = new Date().toISOString();
-  await store.save(state);
-  return state;
 }
 
 /** Runs stored runs in this process; see {@link createExecutor}. */
@@ -129,18 +81,23 @@ export interface Executor {
 }
 
 /**
- * An executor over resolved server deps.
+ * An executor over `deps` (the server's resolved deps, or any {@link ExecutorDeps}).
  *
  * @example
  * ```ts
  * import { createExecutor } from "./executor.ts";
- * import { resolveDeps } from "./deps.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
  * import { newRun } from "../harness/state.ts";
+ * import { scriptedModel } from "../provider/scripted_model.ts";
  * const kv = await Deno.openKv(":memory:");
  * const store = new KvRunStore(kv);
  * const root = await Deno.makeTempDir();
- * const executor = createExecutor(resolveDeps({ kv, store, scripted: true, workspaceRoot: root }));
+ * const executor = createExecutor({
+ *   kv,
+ *   freshStore: () => new KvRunStore(kv),
+ *   makeModel: (name) => scriptedModel(name),
+ *   workspaceRoot: root,
+ * });
  * const s = newRun("hi", { model: "echo" });
  * await store.save(s);
  * console.log((await executor.execute(s.runId))?.output); // hi
@@ -148,7 +105,7 @@ export interface Executor {
  * kv.close();
  * ```
  */
-export function createExecutor(deps: ResolvedDeps): Executor {
+export function createExecutor(deps: ExecutorDeps): Executor {
   const running = new Set<Promise<unknown>>();
   const shutdown = new AbortController();
 
@@ -171,18 +128,15 @@ export function createExecutor(deps: ResolvedDeps): Executor {
     } catch (e) {
       model = failingModel(name, e);
     }
-    const options = await readRunOptions(deps.kv, runId);
-    const ws = await workspaceOf(deps.workspaceRoot, state.rootId);
-    const runOptions: RunOptions = {
+    const settings = await storedSettings(store, runId);
+    const workspace = await workspaceOf(deps.workspaceRoot, state.rootId);
+    // Limits are the stored run's: a resume with new ones saved them first.
+    const runOptions = runOptionsFor({ ...settings, limits: undefined }, {
       model,
-      tools: toolsFor(deps, ws, options),
-      budgetMode: options.budgetMode,
-      dedupe: options.dedupe,
-      toolErrors: options.toolErrors,
-      concurrency: options.concurrency,
-      stopOnPermanentError: options.stopOnPermanentError,
+      workspace,
+      scan: deps.scan,
       signal: shutdown.signal,
-    };
+    });
     try {
       return await executeTree(store, deps.kv, runId, { ...runOptions, pollMs: deps.pollMs });
     } catch (e) {

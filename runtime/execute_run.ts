@@ -10,7 +10,7 @@ import type { RunState } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
 import { combineSinks } from "../harness/trace.ts";
 import { RunConflictError } from "../harness/errors.ts";
-import type { KvRunStore } from "./kv_run_store.ts";
+import type { KvRunStore } from "../kv/kv_run_store.ts";
 
 /** Options of {@link executeRun}: `run()`'s, plus who holds the lease. */
 export interface ExecuteRunOptions extends RunOptions {
@@ -27,11 +27,11 @@ const active = new Set<string>();
  * given a state, it must be what this store last loaded or saved of that run
  * (or a new run). `options.store` is replaced by `store`, and `options.trace`
  * is kept alongside the store's own trace sink. If the lease is lost midway
- * (renewals failed for a whole lease time), the run is cancelled.
+ * (renewals failed for a whole lease time), the run is stopped.
  *
  * @example
  * ```ts
- * import { KvRunStore } from "./kv_run_store.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
  * import { executeRun } from "./execute_run.ts";
  * import { newRun } from "../harness/state.ts";
  * const kv = await Deno.openKv(":memory:");
@@ -105,7 +105,7 @@ export async function executeRun(
  *
  * @example
  * ```ts
- * import { KvRunStore } from "./kv_run_store.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
  * import { startRun } from "./execute_run.ts";
  * import { newRun } from "../harness/state.ts";
  * const kv = await Deno.openKv(":memory:");

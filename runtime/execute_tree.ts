@@ -7,20 +7,21 @@
  * @module
  */
 import type { RunState } from "../harness/state.ts";
-import { executeRun, type ExecuteRunOptions } from "../kv/execute_run.ts";
+import { executeRun, type ExecuteRunOptions } from "./execute_run.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
-import { readStop, treeRootId, watchStop } from "../kv/cancel.ts";
-import { treeSettled } from "./agent_tool.ts";
+import { readStop } from "../kv/stop_record.ts";
+import { treeSettled } from "../subagents/agent_tool.ts";
+import { watchStop } from "./stop_tree.ts";
 
 /** Options of {@link executeTree}: `executeRun`'s, plus the Stop poll interval. */
 export interface ExecuteTreeOptions extends ExecuteRunOptions {
-  /** How often the Stop key is polled while the run executes, in ms (default 100). */
+  /** How often the Stop record is polled while the run executes, in ms (default 100). */
   pollMs?: number;
 }
 
 /**
  * Executes stored run `id` (usually a tree's root) while watching its tree's
- * Stop key; a Stop recorded before it starts makes it stop
+ * Stop; a Stop recorded before it starts makes it stop
  * `interrupted/cancelled` before any model call. Resolves once the run and
  * every descendant it started in this process have stopped.
  *
@@ -28,7 +29,7 @@ export interface ExecuteTreeOptions extends ExecuteRunOptions {
  * ```ts
  * import { executeTree } from "./execute_tree.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
- * import { requestStop } from "../kv/cancel.ts";
+ * import { requestStop } from "./stop_tree.ts";
  * import { newRun, scriptedModel } from "../mod.ts";
  * const kv = await Deno.openKv(":memory:");
  * const store = new KvRunStore(kv);
@@ -47,7 +48,7 @@ export async function executeTree(
   options: ExecuteTreeOptions,
 ): Promise<RunState> {
   const { pollMs, ...rest } = options;
-  const rootId = await treeRootId(kv, id);
+  const { rootId } = await store.summary(id);
   const controller = new AbortController();
   const dispose = watchStop(kv, rootId, controller, { pollMs });
   try {

@@ -7,8 +7,21 @@
  */
 import { z } from "zod";
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
-import { ConfigError } from "./errors.ts";
-import type { Prices, PriceTable } from "./cost.ts";
+import { ReinsError } from "../harness/errors.ts";
+import type { Prices, PriceTable } from "../harness/cost.ts";
+import type { Model } from "../harness/model.ts";
+import { createOpenAIModel, type OpenAIModelOptions } from "../harness/openai_model.ts";
+
+/**
+ * A configuration file or value is invalid; the message names the file and field.
+ *
+ * @example
+ * ```ts
+ * import { ConfigError } from "./config.ts";
+ * throw new ConfigError("reins.jsonc: limits.maxTurns: expected a positive integer");
+ * ```
+ */
+export class ConfigError extends ReinsError {}
 
 /** The default configuration file, relative to the working directory. */
 export const DEFAULT_CONFIG_PATH = "reins.jsonc";
@@ -177,4 +190,31 @@ export async function loadConfig(path?: string): Promise<ReinsConfig> {
     throw new ConfigError(`${file}: cannot read: ${e instanceof Error ? e.message : String(e)}`);
   }
   return parseConfig(text, file);
+}
+
+/**
+ * Creates the OpenAI-compatible model from `LLM_BASE_URL`, `LLM_API_KEY` and
+ * `LLM_MODEL` (`overrides` win over the environment). Throws `ConfigError`
+ * when the base URL or model name is set nowhere.
+ *
+ * @example
+ * ```ts
+ * import { modelFromEnv } from "./config.ts";
+ * const env = new Map([["LLM_BASE_URL", "http://127.0.0.1:8788/v1"], ["LLM_MODEL", "gpt-x"]]);
+ * const model = modelFromEnv(env, { maxRetries: 1 });
+ * console.log(model.name); // "gpt-x"
+ * ```
+ */
+export function modelFromEnv(
+  env: { get(key: string): string | undefined } = Deno.env,
+  overrides: Partial<OpenAIModelOptions> = {},
+): Model {
+  const baseUrl = overrides.baseUrl ?? (env.get("LLM_BASE_URL") || undefined);
+  const model = overrides.model ?? (env.get("LLM_MODEL") || undefined);
+  const apiKey = overrides.apiKey ?? (env.get("LLM_API_KEY") || undefined);
+  if (!baseUrl) {
+    throw new ConfigError("LLM_BASE_URL is not set (e.g. LLM_BASE_URL=http://127.0.0.1:8788/v1)");
+  }
+  if (!model) throw new ConfigError("LLM_MODEL is not set (the model name to request)");
+  return createOpenAIModel({ ...overrides, baseUrl, model, apiKey });
 }

@@ -1,0 +1,112 @@
+/**
+ * The run options of a stored run, built one way from what a person asked
+ * for: the CLI's flags and config file, or the options of an HTTP request
+ * (stored with the run, used again on every resume). The tools are the demo
+ * tools over the run's workspace, plus `research` subagents.
+ *
+ * @module
+ */
+import type { Prices, PriceTable } from "../harness/cost.ts";
+import type { Model } from "../harness/model.ts";
+import type { AnyTool, RunOptions } from "../harness/run_options.ts";
+import type { RunLimits } from "../harness/limits.ts";
+import type { TraceSink } from "../harness/trace.ts";
+import { researchTool } from "../subagents/research.ts";
+import { demoTools } from "../tools/catalog.ts";
+import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
+import type { Workspace } from "../tools/workspace.ts";
+
+/** What a person may choose about a run (every field optional: absent means the default). */
+export interface RunSettings {
+  /** `soft` (default): check before each call; `hard`: also cap `max_tokens`. */
+  budgetMode?: "soft" | "hard";
+  /** Serve repeated identical read-only tool calls from cache. */
+  dedupe?: boolean;
+  /** How tool errors reach the model. */
+  toolErrors?: "describe" | "generic" | "fatal";
+  /** Tool calls of one turn run at most this many at once. */
+  concurrency?: number;
+  /** A permanent tool error fails the run. */
+  stopOnPermanentError?: boolean;
+  /** Levels of `research` subagents below the run (0: no research tool; default 1). */
+  researchDepth?: number;
+  /** Give `research` subagents every demo tool (delete_file included) instead of the read-only ones. */
+  researchWrites?: boolean;
+  /** Prices of the model's tokens. */
+  prices?: Prices | PriceTable;
+  /** Limits applied on top of the stored ones when the run (re)starts. */
+  limits?: Partial<RunLimits>;
+}
+
+/** What a run executes with besides its {@link RunSettings}. */
+export interface RunSetup {
+  /** The model. */
+  model: Model;
+  /** The tree's workspace, the tools' only folder. */
+  workspace: Workspace;
+  /** Options of `scan_archive` (e.g. `{ ms: 300 }` in tests). */
+  scan?: ScanArchiveOptions;
+  /** Aborts the run (Ctrl-C, server shutdown). */
+  signal?: AbortSignal;
+  /** Where trace events go (besides the store's own log). */
+  trace?: TraceSink;
+}
+
+/**
+ * The tools of a run: the demo tools, plus `research` (`researchDepth` levels
+ * deep, default 1; none for 0) whose children get the read-only demo tools,
+ * or all of them with `researchWrites`.
+ *
+ * @example
+ * ```ts
+ * import { toolsFor } from "./run_settings.ts";
+ * import { createWorkspace } from "../tools/workspace.ts";
+ * const ws = await createWorkspace();
+ * console.log(toolsFor(ws, { researchDepth: 0 }).some((t) => t.name === "research")); // false
+ * await ws.remove();
+ * ```
+ */
+export function toolsFor(
+  workspace: Workspace,
+  settings: RunSettings,
+  scan?: ScanArchiveOptions,
+): AnyTool[] {
+  const depth = settings.researchDepth ?? 1;
+  const tools = demoTools(workspace, { scan });
+  if (depth > 0) {
+    // Read-only by default; `researchWrites` hands children delete_file too (approval needed).
+    const childTools = settings.researchWrites ? demoTools(workspace, { scan }) : undefined;
+    tools.push(researchTool({ workspace, scan, depth, tools: childTools }));
+  }
+  return tools;
+}
+
+/**
+ * The `run()` options of a stored run from its settings and setup.
+ *
+ * @example
+ * ```ts
+ * import { runOptionsFor } from "./run_settings.ts";
+ * import { scriptedModel } from "../provider/scripted_model.ts";
+ * import { createWorkspace } from "../tools/workspace.ts";
+ * const ws = await createWorkspace();
+ * const options = runOptionsFor({ dedupe: true }, { model: scriptedModel("plan"), workspace: ws });
+ * console.log(options.dedupe, options.tools?.length); // true 5
+ * await ws.remove();
+ * ```
+ */
+export function runOptionsFor(settings: RunSettings, setup: RunSetup): RunOptions {
+  return {
+    model: setup.model,
+    tools: toolsFor(setup.workspace, settings, setup.scan),
+    limits: settings.limits,
+    budgetMode: settings.budgetMode,
+    dedupe: settings.dedupe,
+    toolErrors: settings.toolErrors,
+    concurrency: settings.concurrency,
+    stopOnPermanentError: settings.stopOnPermanentError,
+    prices: settings.prices,
+    signal: setup.signal,
+    trace: setup.trace,
+  };
+}

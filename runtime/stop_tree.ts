@@ -1,0 +1,118 @@
+/**
+ * One Stop for a whole run tree, across processes: a stop request stored
+ * under the tree's root (`kv/stop_record.ts`), watched by every executor of
+ * any run of the tree. `kv.watch` is instant within a process (and across its
+ * isolates) but does not see writes made by another process to the same
+ * SQLite file, so the record is also polled (one `get` per interval) while a
+ * run of the tree executes; whichever fires first aborts the local controller.
+ *
+ * @module
+ */
+import { KvRunStore } from "../kv/kv_run_store.ts";
+import { readStop, type StopRequest, watchStopRecord, writeStop } from "../kv/stop_record.ts";
+
+/** The default reason of a Stop. */
+export const DEFAULT_STOP_REASON = "stopped by a person";
+
+/** Options of {@link watchStop}. */
+export interface WatchStopOptions {
+  /** Poll interval in ms (default 100). */
+  pollMs?: number;
+}
+
+/**
+ * Records a Stop for the tree of run `id` (the root, or any run in it):
+ * every executor of a run of that tree aborts with `reason`, and a run of the
+ * tree that starts afterwards does not start. `RunNotFoundError` for an
+ * unknown run. Returns the request.
+ *
+ * @example
+ * ```ts
+ * import { requestStop } from "./stop_tree.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { newRun } from "../harness/state.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const s = newRun("hi");
+ * await new KvRunStore(kv).save(s);
+ * console.log((await requestStop(kv, s.runId, "closing time")).reason); // closing time
+ * kv.close();
+ * ```
+ */
+export async function requestStop(
+  kv: Deno.Kv,
+  id: string,
+  reason: string = DEFAULT_STOP_REASON,
+): Promise<StopRequest> {
+  if (typeof reason !== "string" || !reason.trim()) {
+    throw new TypeError("requestStop(kv, id, reason): reason must be a non-empty string");
+  }
+  const { rootId } = await new KvRunStore(kv).summary(id);
+  const request: StopRequest = { rootId, reason, at: Date.now() };
+  await writeStop(kv, request);
+  return request;
+}
+
+/**
+ * Watches the Stop of tree `rootId` (with `kv.watch` and a poll every
+ * `pollMs`) and aborts `controller` with the request's reason on whichever
+ * sees it first; a Stop already recorded fires at once. Returns an async
+ * disposer that cancels the watch stream and the poll and waits for both.
+ *
+ * @example
+ * ```ts
+ * import { requestStop, watchStop } from "./stop_tree.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { newRun } from "../harness/state.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const s = newRun("hi");
+ * await new KvRunStore(kv).save(s);
+ * const controller = new AbortController();
+ * const dispose = watchStop(kv, s.rootId, controller, { pollMs: 50 });
+ * const aborted = new Promise((r) => controller.signal.addEventListener("abort", r));
+ * await requestStop(kv, s.runId, "enough");
+ * await aborted;
+ * await dispose();
+ * console.log(controller.signal.reason); // enough
+ * kv.close();
+ * ```
+ */
+export function watchStop(
+  kv: Deno.Kv,
+  rootId: string,
+  controller: AbortController,
+  options: WatchStopOptions = {},
+): () => Promise<void> {
+  const pollMs = options.pollMs ?? 100;
+  if (!(pollMs > 0)) throw new RangeError(`watchStop: pollMs must be positive, got ${pollMs}`);
+  let disposed = false;
+  const fire = (request: StopRequest | null) => {
+    if (request && !controller.signal.aborted) controller.abort(request.reason);
+  };
+  const reader = watchStopRecord(kv, rootId).getReader();
+  const watching = (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        fire(value);
+      }
+    } catch {
+      // A closed KV ends the watch; the poll (or the disposer) takes over.
+    }
+  })();
+  let polling: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    if (disposed) return;
+    polling = polling.then(async () => {
+      if (disposed) return;
+      fire(await readStop(kv, rootId));
+    }).catch(() => {});
+  }, pollMs);
+  return async () => {
+    if (disposed) return;
+    disposed = true;
+    clearInterval(timer);
+    await reader.cancel().catch(() => {});
+    await Promise.all([watching, polling]);
+  };
+}
