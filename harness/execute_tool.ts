@@ -5,7 +5,7 @@
  * @module
  */
 import type { ToolCall } from "./messages.ts";
-import { describeIssues, type ToolContext } from "../tools/define_tool.ts";
+import { describeIssues, type ToolContext } from "./tool.ts";
 import type { AnyTool } from "./run_options.ts";
 import { PermanentToolError, SuspendRun } from "./errors.ts";
 import type { Interruption } from "./state.ts";
@@ -91,7 +91,7 @@ export function isPermanent(e: unknown): boolean {
  * ```ts
  * import { z } from "zod";
  * import { invokeTool } from "./execute_tool.ts";
- * import { defineTool } from "../tools/define_tool.ts";
+ * import { defineTool } from "./tool.ts";
  * const t = defineTool({ name: "t", description: "", parameters: z.object({}), run: () => "ok" });
  * const ctx = { signal: new AbortController().signal, progress() {}, runId: "r", callId: "c",
  *   idempotencyKey: "r:c", remainingBudgetUsd: () => 1, spend: async () => {}, runOptions: {} };

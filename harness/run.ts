@@ -13,7 +13,7 @@ import { computeCost, pricesFor } from "./cost.ts";
 import type { TraceEvent } from "./trace.ts";
 import { cancelled, type RunContext, type Stop } from "./run_context.ts";
 import { countMessageTokens, countPromptTokens } from "./tokens.ts";
-import { toolDefinitions } from "../tools/define_tool.ts";
+import { toolDefinitions } from "./tool.ts";
 import { runToolCalls } from "./tool_step.ts";
 import type { ModelError } from "./errors.ts";
 
@@ -26,7 +26,8 @@ import type { ModelError } from "./errors.ts";
  *
  * @example
  * ```ts
- * import { newRun, run } from "../mod.ts";
+ * import { newRun } from "./state.ts";
+ * import { run } from "./run.ts";
  * const model = { name: "m", complete: async () => ({
  *   message: { role: "assistant" as const, content: "hi" },
  *   usage: { prompt_tokens: 10, completion_tokens: 2 }, finishReason: "stop" }) };

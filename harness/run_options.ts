@@ -4,7 +4,7 @@
  * @module
  */
 import type { Model } from "./model.ts";
-import type { Tool } from "../tools/define_tool.ts";
+import type { Tool } from "./tool.ts";
 import type { RunLimits, StopCondition } from "./limits.ts";
 import type { Prices, PriceTable } from "./cost.ts";
 import type { TraceSink } from "./trace.ts";

@@ -9,7 +9,7 @@ import type { ToolCall } from "./messages.ts";
 import type { AnyTool } from "./run_options.ts";
 import { cancelled, type RunContext, type Stop } from "./run_context.ts";
 import { displayArgs, invokeTool, prepareCall, type ToolOutcome } from "./execute_tool.ts";
-import type { ToolContext } from "../tools/define_tool.ts";
+import type { ToolContext } from "./tool.ts";
 
 /** What lives for one `run()` call only. */
 export interface ToolSession {

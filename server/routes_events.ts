@@ -12,7 +12,7 @@ import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { RunNotFoundError } from "../harness/errors.ts";
 import { runKey } from "../kv/keys.ts";
-import { sleep } from "../tools/sleep.ts";
+import { sleep } from "../harness/sleep.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import { EventsQuerySchema, parseInput } from "./schemas.ts";
 import { runIdParam } from "./views.ts";

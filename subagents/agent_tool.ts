@@ -13,7 +13,7 @@ import { RunNotFoundError, SuspendRun } from "../harness/errors.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool, RunOptions } from "../harness/run_options.ts";
 import type { RunStore } from "../harness/run_store.ts";
-import { defineTool, type Tool, type ToolContext, type ToolSchema } from "../tools/define_tool.ts";
+import { defineTool, type Tool, type ToolContext, type ToolSchema } from "../harness/tool.ts";
 
 /** Arguments of an agent tool without custom parameters. */
 export interface QuestionArgs {

@@ -6,7 +6,7 @@ import { hasToolCall, isBudgetSpent, isStepCount } from "../harness/limits.ts";
 import { computeCost } from "../harness/cost.ts";
 import { memorySink } from "../harness/trace.ts";
 import { MemoryRunStore } from "../harness/run_store.ts";
-import { defineTool } from "../tools/define_tool.ts";
+import { defineTool } from "../harness/tool.ts";
 import { RunStateError } from "../harness/errors.ts";
 import { exists, fixture } from "./helpers.ts";
 import { PLAN_ANSWER } from "../provider/scenarios.ts";

@@ -24,7 +24,7 @@ import {
   resumeTree,
 } from "../subagents/tree.ts";
 import { demoTools } from "../tools/catalog.ts";
-import { sleep } from "../tools/sleep.ts";
+import { sleep } from "../harness/sleep.ts";
 import type { Model } from "../harness/model.ts";
 import { exists, fixture } from "./helpers.ts";
 

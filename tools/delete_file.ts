@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { PermanentToolError } from "../harness/errors.ts";
-import { defineTool, type Tool } from "./define_tool.ts";
+import { defineTool, type Tool } from "../harness/tool.ts";
 import type { Workspace } from "./workspace.ts";
 
 /** Arguments of `delete_file`. */

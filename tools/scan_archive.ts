@@ -5,8 +5,8 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, type Tool } from "./define_tool.ts";
-import { sleep } from "./sleep.ts";
+import { defineTool, type Tool } from "../harness/tool.ts";
+import { sleep } from "../harness/sleep.ts";
 import type { Workspace } from "./workspace.ts";
 
 /** Arguments of `scan_archive`: none. */

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ToolDefinition } from "../harness/messages.ts";
+import type { ToolDefinition } from "./messages.ts";
 
 /** One validation problem, as zod reports it. */
 export interface SchemaIssue {
@@ -103,7 +103,7 @@ const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * @example
  * ```ts
  * import { z } from "zod";
- * import { defineTool } from "./define_tool.ts";
+ * import { defineTool } from "./tool.ts";
  * const shout = defineTool({
  *   name: "shout",
  *   description: "Upper-cases a text.",
@@ -152,7 +152,7 @@ export function defineTool<T>(spec: ToolSpec<T>): Tool<T> {
  *
  * @example
  * ```ts
- * import { toolDefinitions } from "./define_tool.ts";
+ * import { toolDefinitions } from "./tool.ts";
  * console.log(toolDefinitions([])); // []
  * ```
  */
@@ -169,7 +169,7 @@ export function toolDefinitions(tools: readonly Tool<any>[]): ToolDefinition[] {
  *
  * @example
  * ```ts
- * import { describeIssues } from "./define_tool.ts";
+ * import { describeIssues } from "./tool.ts";
  * console.log(describeIssues([{ path: ["path"], message: "expected string, received number" }]));
  * ```
  */
