@@ -67,9 +67,7 @@ export async function bareLoop(
         runId: "bare",
         callId: c.id,
         idempotencyKey: `bare:${c.id}`,
-        remainingBudgetUsd: () => Infinity,
-        spend: () => Promise.resolve(),
-        runOptions: {},
+        runChild: () => Promise.reject(new Error("the bare loop runs no children")),
       };
       const result = await tool.run(JSON.parse(c.function.arguments), ctx);
       messages.push({

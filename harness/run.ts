@@ -15,6 +15,7 @@ import { cancelled, type RunContext, type Stop } from "./run_context.ts";
 import { countMessageTokens, countPromptTokens } from "./tokens.ts";
 import { toolDefinitions } from "./tool.ts";
 import { runToolCalls } from "./tool_step.ts";
+import { childRunner } from "./child_run.ts";
 import type { ModelError } from "./errors.ts";
 
 /**
@@ -80,6 +81,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
       }
       await options.budgetLink?.spend(usd);
     },
+    runChild: (callId) => childRunner(ctx, callId, run),
   };
   // An approval interruption is resolved by the verdict already written into
   // state; every other interruption simply resumes.

@@ -6,6 +6,7 @@
 import type { BudgetGate, RunOptions } from "./run_options.ts";
 import type { Interruption, RunState, RunStatus } from "./state.ts";
 import type { TraceEventInput } from "./trace.ts";
+import type { ToolContext } from "./tool.ts";
 
 /** Returned by internal steps that end the run. */
 export interface Stop {
@@ -49,4 +50,6 @@ export interface RunContext {
    * (`callId` null) or work a tool call started (a child run), as it happens.
    */
   spend(usd: number, callId: string | null): Promise<void>;
+  /** The `runChild` of call `callId`'s tool context. */
+  runChild(callId: string): ToolContext["runChild"];
 }

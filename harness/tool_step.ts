@@ -245,11 +245,7 @@ async function execute(
     rootId: state.rootId,
     callId: call.id,
     idempotencyKey: `${state.runId}:${call.id}`,
-    remainingBudgetUsd: () => ctx.remainingUsd(),
-    spend: (usd) => ctx.spend(usd, call.id),
-    spentUsd: () => state.callSpend[call.id] ?? 0,
-    budgetGate: ctx.gate,
-    runOptions: ctx.options,
+    runChild: ctx.runChild(call.id),
   };
   const started = performance.now();
   state.toolRuns += 1;

@@ -25,9 +25,7 @@ function ctx(signal = new AbortController().signal, key = "run1:call1"): TestCtx
     runId: "run1",
     callId: "call1",
     idempotencyKey: key,
-    remainingBudgetUsd: () => 1,
-    spend: async () => {},
-    runOptions: {},
+    runChild: () => Promise.reject(new Error("no child runs here")),
   };
 }
 
