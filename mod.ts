@@ -23,6 +23,8 @@ export * from "./harness/messages.ts";
 export * from "./harness/errors.ts";
 export * from "./harness/state.ts";
 export * from "./harness/limits.ts";
+export * from "./harness/stop_conditions.ts";
+export * from "./harness/exit.ts";
 export * from "./harness/cost.ts";
 export * from "./harness/trace.ts";
 export * from "./harness/model.ts";

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Interruption } from "./exit.ts";
 
 /**
  * Base class of every error reins throws on purpose.
@@ -166,9 +167,9 @@ export class ConfigError extends ReinsError {}
  */
 export class SuspendRun extends ReinsError {
   /** The interruption the run stops with. */
-  readonly interruption: import("./state.ts").Interruption;
+  readonly interruption: Interruption;
   /** Creates the signal-like error. */
-  constructor(interruption: import("./state.ts").Interruption, reason: string) {
+  constructor(interruption: Interruption, reason: string) {
     super(reason);
     this.interruption = interruption;
   }

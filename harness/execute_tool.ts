@@ -8,7 +8,7 @@ import type { ToolCall } from "./messages.ts";
 import { describeIssues, type ToolContext } from "./tool.ts";
 import type { AnyTool } from "./run_options.ts";
 import { PermanentToolError, SuspendRun } from "./errors.ts";
-import type { Interruption } from "./state.ts";
+import type { Interruption } from "./exit.ts";
 
 /** A tool call's outcome, as data. */
 export type ToolOutcome =

@@ -8,10 +8,12 @@ import type { AssistantMessage, ChatMessage, ToolCall, Usage } from "./messages.
 import type { RunOptions } from "./run_options.ts";
 import { pending, RESUMABLE_STATUSES, type RunState } from "./state.ts";
 import { RunStateError } from "./errors.ts";
-import { checkLimits, firstStop, isBudgetSpent, isStepCount, type StopVerdict } from "./limits.ts";
+import { checkLimits } from "./limits.ts";
+import { firstStop, isBudgetSpent, isStepCount } from "./stop_conditions.ts";
 import { computeCost, pricesFor } from "./cost.ts";
 import type { TraceEvent } from "./trace.ts";
-import { cancelled, type RunContext, type Stop } from "./run_context.ts";
+import type { RunContext } from "./run_context.ts";
+import { type Exit, exit } from "./exit.ts";
 import { countMessageTokens, countPromptTokens } from "./tokens.ts";
 import { toolDefinitions } from "./tool.ts";
 import { runToolCalls } from "./tool_step.ts";
@@ -93,7 +95,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.status = stop.status;
   state.interruption = stop.interruption;
   state.stopReason = stop.reason;
-  if (stop.error !== undefined) state.error = stop.error;
+  if ("error" in stop && stop.error !== undefined) state.error = stop.error;
   state.updatedAt = new Date().toISOString();
   await ctx.save();
   const last = ctx.emit({
@@ -110,7 +112,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   return state;
 }
 
-async function loop(ctx: RunContext): Promise<Stop> {
+async function loop(ctx: RunContext): Promise<Exit> {
   const { state, options, signal } = ctx;
   const tools = new Map((options.tools ?? []).map((t) => [t.name, t]));
   const definitions = toolDefinitions(options.tools ?? []);
@@ -122,7 +124,7 @@ async function loop(ctx: RunContext): Promise<Stop> {
   const session = { lastFailure: null as string | null };
   const prompt = promptCounter(definitions);
   for (;;) {
-    if (signal.aborted) return cancelled(signal);
+    if (signal.aborted) return exit.cancelled(signal);
     const calls = pending(state);
     if (calls.length) {
       const stopped = await runToolCalls(ctx, calls, tools, session);
@@ -133,28 +135,18 @@ async function loop(ctx: RunContext): Promise<Stop> {
     if (last?.role === "assistant") {
       // Nothing pending and the model spoke last: it answered.
       state.output = last.content ?? "";
-      return { status: "completed", interruption: null, reason: "the model answered" };
+      return exit.completed("the model answered");
     }
     const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx);
-    if (verdict) return fromVerdict(verdict);
+    if (verdict) return verdict;
     const stopped = await modelTurn(ctx, definitions, prompt);
     if (stopped) return stopped;
   }
 }
 
-function fromVerdict(v: StopVerdict): Stop {
-  return { status: v.status, interruption: v.interruption ?? null, reason: v.reason };
-}
-
-function ancestorsBroke(ctx: RunContext): StopVerdict | null {
+function ancestorsBroke(ctx: RunContext): Exit | null {
   const left = ctx.options.budgetLink?.remainingUsd() ?? Infinity;
-  return left <= 0
-    ? {
-      status: "budget_exceeded",
-      interruption: { type: "max_budget" },
-      reason: "budget spent: the parent run's budget is used up",
-    }
-    : null;
+  return left <= 0 ? exit.budget("budget spent: the parent run's budget is used up") : null;
 }
 
 /**
@@ -177,7 +169,7 @@ async function modelTurn(
   ctx: RunContext,
   definitions: ReturnType<typeof toolDefinitions>,
   promptTokens: (messages: readonly ChatMessage[]) => number,
-): Promise<Stop | null> {
+): Promise<Exit | null> {
   const { state, options, signal } = ctx;
   const prices = pricesFor(options.prices, options.model.name);
   let maxTokens: number | undefined;
@@ -203,13 +195,11 @@ async function modelTurn(
       const why = options.budgetMode === "hard"
         ? "hard budget"
         : "the rest is reserved by calls in flight";
-      return {
-        status: "budget_exceeded",
-        interruption: { type: "max_budget" },
-        reason: `budget spent: the next prompt alone costs $${promptUsd.toFixed(6)} and $${
+      return exit.budget(
+        `budget spent: the next prompt alone costs $${promptUsd.toFixed(6)} and $${
           Math.max(0, remaining).toFixed(6)
         } is left (${why}, not called)`,
-      };
+      );
     }
     if (reserving) reserved = promptUsd + (maxTokens * prices.outputPerMillion) / 1e6;
   }
@@ -226,15 +216,10 @@ async function modelTurn(
   } catch (e) {
     gate.inFlight -= 1;
     gate.reservedUsd -= reserved;
-    if (signal.aborted) return cancelled(signal);
+    if (signal.aborted) return exit.cancelled(signal);
     const message = e instanceof Error ? e.message : String(e);
     const kind = (e as ModelError).kind;
-    return {
-      status: "failed",
-      interruption: null,
-      reason: `model call failed${kind ? ` (${kind})` : ""}: ${message}`,
-      error: message,
-    };
+    return exit.failed(`model call failed${kind ? ` (${kind})` : ""}: ${message}`, message);
   }
   gate.inFlight -= 1;
   gate.reservedUsd -= reserved;
@@ -267,11 +252,9 @@ async function modelTurn(
     reply.finishReason === "length" && !message.tool_calls?.length && options.budgetMode === "hard"
   ) {
     state.output = message.content ?? "";
-    return {
-      status: "budget_exceeded",
-      interruption: { type: "max_budget" },
-      reason: "budget spent: the reply was cut at the tokens the budget could buy (hard budget)",
-    };
+    return exit.budget(
+      "budget spent: the reply was cut at the tokens the budget could buy (hard budget)",
+    );
   }
   return null;
 }

@@ -1,38 +1,12 @@
 /**
- * What one `run()` call shares between its steps, and how a step says "stop".
+ * What one `run()` call shares between its steps.
  *
  * @module
  */
 import type { BudgetGate, RunOptions } from "./run_options.ts";
-import type { Interruption, RunState, RunStatus } from "./state.ts";
+import type { RunState } from "./state.ts";
 import type { TraceEventInput } from "./trace.ts";
 import type { ToolContext } from "./tool.ts";
-
-/** Returned by internal steps that end the run. */
-export interface Stop {
-  status: Exclude<RunStatus, "running">;
-  interruption: Interruption | null;
-  reason: string;
-  error?: string;
-}
-
-/** The text of a signal's abort reason. */
-export function abortReason(signal: AbortSignal): string {
-  const r = signal.reason;
-  if (typeof r === "string") return r;
-  if (r instanceof Error) return r.message || r.name;
-  return String(r);
-}
-
-/** A stop for an aborted signal. */
-export function cancelled(signal: AbortSignal): Stop {
-  const reason = abortReason(signal);
-  return {
-    status: "interrupted",
-    interruption: { type: "cancelled", reason },
-    reason: `cancelled: ${reason}`,
-  };
-}
 
 /** Everything one `run()` call shares between its steps. */
 export interface RunContext {

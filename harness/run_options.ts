@@ -5,7 +5,8 @@
  */
 import type { Model } from "./model.ts";
 import type { Tool } from "./tool.ts";
-import type { RunLimits, StopCondition } from "./limits.ts";
+import type { RunLimits } from "./limits.ts";
+import type { StopCondition } from "./stop_conditions.ts";
 import type { Prices, PriceTable } from "./cost.ts";
 import type { TraceSink } from "./trace.ts";
 import type { RunStore } from "./run_store.ts";

@@ -7,7 +7,8 @@
 import { z } from "zod";
 import type { ToolDefinition } from "./messages.ts";
 import type { Model } from "./model.ts";
-import type { RunLimits, StopCondition } from "./limits.ts";
+import type { RunLimits } from "./limits.ts";
+import type { StopCondition } from "./stop_conditions.ts";
 import type { RunState } from "./state.ts";
 
 /** One validation problem, as zod reports it. */

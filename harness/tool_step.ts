@@ -1,13 +1,14 @@
 /**
  * Running the pending calls of the last assistant message: validation,
  * approval, dedupe, intents for writes, error policy. Outcomes become
- * transcript messages; only exits become a `Stop`.
+ * transcript messages; only exits become an `Exit`.
  *
  * @module
  */
 import type { ToolCall } from "./messages.ts";
 import type { AnyTool } from "./run_options.ts";
-import { cancelled, type RunContext, type Stop } from "./run_context.ts";
+import type { RunContext } from "./run_context.ts";
+import { type Exit, exit } from "./exit.ts";
 import { displayArgs, invokeTool, prepareCall, type ToolOutcome } from "./execute_tool.ts";
 import type { ToolContext } from "./tool.ts";
 
@@ -43,17 +44,17 @@ export function fnv1a(text: string): string {
   return h.toString(16).padStart(16, "0");
 }
 
-/** Runs pending calls in order; returns a Stop when the run must exit. */
+/** Runs pending calls in order; returns the Exit when the run must end. */
 export async function runToolCalls(
   ctx: RunContext,
   calls: ToolCall[],
   tools: ReadonlyMap<string, AnyTool>,
   session: ToolSession,
-): Promise<Stop | null> {
+): Promise<Exit | null> {
   const { state, options, signal } = ctx;
   const concurrency = Math.max(1, options.concurrency ?? 4);
   let batch: Runnable[] = [];
-  const flush = async (): Promise<Stop | null> => {
+  const flush = async (): Promise<Exit | null> => {
     const todo = batch;
     batch = [];
     if (!todo.length) return null;
@@ -66,7 +67,7 @@ export async function runToolCalls(
           await record(ctx, session, todo[i], o.value.outcome);
         }
       }
-      return cancelled(signal);
+      return exit.cancelled(signal);
     }
     for (let i = 0; i < todo.length; i++) {
       const o = outcomes[i];
@@ -78,7 +79,7 @@ export async function runToolCalls(
   };
 
   for (const call of calls) {
-    if (signal.aborted) return cancelled(signal);
+    if (signal.aborted) return exit.cancelled(signal);
     const prepared = prepareCall(call, tools);
     if (prepared.type === "invalid") {
       const stopped = (await flush()) ??
@@ -136,7 +137,7 @@ export async function runToolCalls(
       // it is recorded (a write that is done must not be left "uncertain", to
       // be retried on a person's word and applied twice).
       if (finished) await record(ctx, session, r, outcome);
-      return cancelled(signal);
+      return exit.cancelled(signal);
     }
     const after = await record(ctx, session, r, outcome);
     if (after) return after;
@@ -170,7 +171,7 @@ async function askApproval(
   call: ToolCall,
   tool: AnyTool,
   why: "needs_approval" | "uncertain_effect",
-): Promise<Stop> {
+): Promise<Exit> {
   await ctx.emit({
     type: "approval_required",
     runId: ctx.state.runId,
@@ -182,17 +183,10 @@ async function askApproval(
   const what = why === "uncertain_effect"
     ? `${tool.name} (${call.id}) was interrupted before its result was recorded; its effect is uncertain`
     : `${tool.name} (${call.id}) needs approval`;
-  return {
-    status: "interrupted",
-    interruption: {
-      type: "approval",
-      callId: call.id,
-      toolName: tool.name,
-      args: displayArgs(call),
-      why,
-    },
-    reason: `awaiting a verdict: ${what}`,
-  };
+  return exit.interrupted(
+    { type: "approval", callId: call.id, toolName: tool.name, args: displayArgs(call), why },
+    `awaiting a verdict: ${what}`,
+  );
 }
 
 async function serveCached(ctx: RunContext, call: ToolCall, output: string): Promise<null> {
@@ -282,21 +276,21 @@ function errorText(
   return policy === "generic" ? "Error" : `Error: ${outcome.error}`;
 }
 
-/** Writes an outcome under its call id; returns a Stop when the outcome ends the run. */
+/** Writes an outcome under its call id; returns the Exit when the outcome ends the run. */
 async function record(
   ctx: RunContext,
   session: ToolSession,
   r: { call: ToolCall; tool: AnyTool | undefined; signature: string },
   outcome: ToolOutcome,
-): Promise<Stop | null> {
+): Promise<Exit | null> {
   const { state, options } = ctx;
   const { call, tool } = r;
   const name = call.function.name;
   if (outcome.type === "tool-suspended") {
-    return { status: "interrupted", interruption: outcome.interruption, reason: outcome.reason };
+    return exit.interrupted(outcome.interruption, outcome.reason);
   }
   let content: string;
-  let stop: Stop | null = null;
+  let stop: Exit | null = null;
   if (outcome.type === "tool-result") {
     content = outcome.output;
     session.lastFailure = null;
@@ -307,12 +301,7 @@ async function record(
     content = errorText(ctx, outcome, call);
     const strict = options.stopOnPermanentError ?? true;
     const failure = `${r.signature}\u0000${outcome.error}`;
-    const fail = (reason: string): Stop => ({
-      status: "failed",
-      interruption: null,
-      reason,
-      error: outcome.error,
-    });
+    const fail = (reason: string) => exit.failed(reason, outcome.error);
     if (outcome.permanent && strict) stop = fail(`${name} failed permanently: ${outcome.error}`);
     else if ((options.toolErrors ?? "describe") === "fatal") {
       stop = fail(`${name} failed (tool errors are fatal): ${outcome.error}`);

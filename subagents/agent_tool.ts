@@ -7,7 +7,8 @@
  */
 import { z } from "zod";
 import { newRun, type RunState } from "../harness/state.ts";
-import { checkLimits, type RunLimits, type StopCondition } from "../harness/limits.ts";
+import { checkLimits, type RunLimits } from "../harness/limits.ts";
+import type { StopCondition } from "../harness/stop_conditions.ts";
 import { SuspendRun } from "../harness/errors.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool } from "../harness/run_options.ts";

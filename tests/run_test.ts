@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { run } from "../harness/run.ts";
 import { approve, newRun, pending, reject } from "../harness/state.ts";
-import { hasToolCall, isBudgetSpent, isStepCount } from "../harness/limits.ts";
+import { hasToolCall, isBudgetSpent, isStepCount } from "../harness/stop_conditions.ts";
 import { computeCost } from "../harness/cost.ts";
 import { memorySink } from "../harness/trace.ts";
 import { MemoryRunStore } from "../harness/run_store.ts";

@@ -27,7 +27,7 @@ import { demoTools } from "../tools/catalog.ts";
 import { listFilesTool } from "../tools/list_files.ts";
 import { readFileTool } from "../tools/read_file.ts";
 import { scanArchiveTool } from "../tools/scan_archive.ts";
-import { isStepCount } from "../harness/limits.ts";
+import { isStepCount } from "../harness/stop_conditions.ts";
 import { sleep } from "../harness/sleep.ts";
 import type { Model } from "../harness/model.ts";
 import { exists, fixture } from "./helpers.ts";
