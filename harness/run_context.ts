@@ -3,7 +3,8 @@
  *
  * @module
  */
-import type { BudgetGate, RunOptions } from "./run_options.ts";
+import type { RunOptions } from "./run_options.ts";
+import type { BudgetGate } from "./budget_gate.ts";
 import type { RunState } from "./state.ts";
 import type { TraceEventInput } from "./trace.ts";
 import type { ToolContext } from "./tool.ts";
