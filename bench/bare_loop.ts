@@ -8,8 +8,8 @@
  */
 import type { AssistantMessage, ChatMessage } from "../harness/messages.ts";
 import type { AnyTool } from "../harness/run_options.ts";
-import type { ToolContext } from "../tools/define_tool.ts";
-import { toolDefinitions } from "../tools/define_tool.ts";
+import type { ToolContext } from "../harness/tool.ts";
+import { toolDefinitions } from "../harness/tool.ts";
 import type { Recorder } from "./instrument.ts";
 
 const URL_ = "http://scripted.reins.local/v1/chat/completions";
@@ -67,9 +67,7 @@ export async function bareLoop(
         runId: "bare",
         callId: c.id,
         idempotencyKey: `bare:${c.id}`,
-        remainingBudgetUsd: () => Infinity,
-        spend: () => Promise.resolve(),
-        runOptions: {},
+        runChild: () => Promise.reject(new Error("the bare loop runs no children")),
       };
       const result = await tool.run(JSON.parse(c.function.arguments), ctx);
       messages.push({

@@ -7,7 +7,7 @@
  */
 import { createWorkspace } from "../tools/workspace.ts";
 import { demoTools } from "../tools/catalog.ts";
-import { toolDefinitions } from "../tools/define_tool.ts";
+import { toolDefinitions } from "../harness/tool.ts";
 import { median, ownMean, progress, type TurnTiming } from "./instrument.ts";
 import { benchOverhead, type LoopRuns } from "./overhead.ts";
 import { benchTokens } from "./tokens_bench.ts";

@@ -14,7 +14,7 @@ import { memorySink } from "../harness/trace.ts";
 import { SCRIPTED_BASE_URL } from "../provider/scripted_model.ts";
 import { scriptedFetch } from "../provider/scripted_provider.ts";
 import { createOpenAIModel } from "../harness/openai_model.ts";
-import { defineTool } from "../tools/define_tool.ts";
+import { defineTool } from "../harness/tool.ts";
 import { z } from "zod";
 import { bareLoop } from "./bare_loop.ts";
 import {

@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import { newRun, pending, type RunState } from "../harness/state.ts";
 import type { Model } from "../harness/model.ts";
 import { scriptedModel } from "../provider/scripted_model.ts";
-import { sleep } from "../tools/sleep.ts";
+import { sleep } from "../harness/sleep.ts";
 import { demoTools } from "../tools/catalog.ts";
 import { openWorkspace } from "../tools/workspace.ts";
 import { openKv } from "../kv/open_kv.ts";

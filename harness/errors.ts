@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Interruption } from "./exit.ts";
 
 /**
  * Base class of every error reins throws on purpose.
@@ -133,9 +134,9 @@ export class PermanentToolError extends ReinsError {}
  */
 export class SuspendRun extends ReinsError {
   /** The interruption the run stops with. */
-  readonly interruption: import("./state.ts").Interruption;
+  readonly interruption: Interruption;
   /** Creates the signal-like error. */
-  constructor(interruption: import("./state.ts").Interruption, reason: string) {
+  constructor(interruption: Interruption, reason: string) {
     super(reason);
     this.interruption = interruption;
   }

@@ -5,10 +5,10 @@
  * @module
  */
 import type { ToolCall } from "./messages.ts";
-import { describeIssues, type ToolContext } from "../tools/define_tool.ts";
+import { describeIssues, type ToolContext } from "./tool.ts";
 import type { AnyTool } from "./run_options.ts";
 import { PermanentToolError, SuspendRun } from "./errors.ts";
-import type { Interruption } from "./state.ts";
+import type { Interruption } from "./exit.ts";
 
 /** A tool call's outcome, as data. */
 export type ToolOutcome =
@@ -91,11 +91,9 @@ export function isPermanent(e: unknown): boolean {
  * ```ts
  * import { z } from "zod";
  * import { invokeTool } from "./execute_tool.ts";
- * import { defineTool } from "../tools/define_tool.ts";
+ * import { defineTool, standaloneContext } from "./tool.ts";
  * const t = defineTool({ name: "t", description: "", parameters: z.object({}), run: () => "ok" });
- * const ctx = { signal: new AbortController().signal, progress() {}, runId: "r", callId: "c",
- *   idempotencyKey: "r:c", remainingBudgetUsd: () => 1, spend: async () => {}, runOptions: {} };
- * console.log(await invokeTool(t, {}, ctx)); // { type: "tool-result", output: "ok" }
+ * console.log(await invokeTool(t, {}, standaloneContext())); // { type: "tool-result", output: "ok" }
  * ```
  */
 export async function invokeTool(

@@ -9,6 +9,7 @@ import type { AssistantMessage, ToolCall, Usage } from "./messages.ts";
 import type { Model, ModelReply, ModelRequest } from "./model.ts";
 import { ModelError } from "./errors.ts";
 import { countCompletionTokens, countPromptTokens } from "./tokens.ts";
+import { sleep } from "./sleep.ts";
 
 /** Options of {@linkcode createOpenAIModel}. */
 export interface OpenAIModelOptions {
@@ -64,16 +65,6 @@ function nonNegative(name: string, value: number, integer: boolean): number {
     );
   }
   return value;
-}
-
-/** Sleeps `ms`, rejecting with `signal.reason` on abort; the timer never outlives it. */
-async function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    await race(new Promise<void>((resolve) => timer = setTimeout(resolve, ms)), signal);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Settles with `p`, or rejects with `signal.reason` first; a late value goes to `onLate`. */

@@ -4,18 +4,19 @@
  *
  * @module
  */
-import type { AssistantMessage, ChatMessage, ToolCall, Usage } from "./messages.ts";
 import type { RunOptions } from "./run_options.ts";
 import { pending, RESUMABLE_STATUSES, type RunState } from "./state.ts";
 import { RunStateError } from "./errors.ts";
-import { checkLimits, firstStop, isBudgetSpent, isStepCount, type StopVerdict } from "./limits.ts";
-import { computeCost, pricesFor } from "./cost.ts";
+import { checkLimits } from "./limits.ts";
+import { firstStop, isBudgetSpent, isStepCount } from "./stop_conditions.ts";
 import type { TraceEvent } from "./trace.ts";
-import { cancelled, type RunContext, type Stop } from "./run_context.ts";
-import { countMessageTokens, countPromptTokens } from "./tokens.ts";
-import { toolDefinitions } from "../tools/define_tool.ts";
+import type { RunContext } from "./run_context.ts";
+import { type Exit, exit } from "./exit.ts";
+import { toolDefinitions } from "./tool.ts";
 import { runToolCalls } from "./tool_step.ts";
-import type { ModelError } from "./errors.ts";
+import { modelTurn, promptCounter } from "./model_turn.ts";
+import { newBudgetGate } from "./budget_gate.ts";
+import { childRunner } from "./child_run.ts";
 
 /**
  * Runs (or continues) a run until it exits: `completed`, `failed`,
@@ -26,7 +27,8 @@ import type { ModelError } from "./errors.ts";
  *
  * @example
  * ```ts
- * import { newRun, run } from "../mod.ts";
+ * import { newRun } from "./state.ts";
+ * import { run } from "./run.ts";
  * const model = { name: "m", complete: async () => ({
  *   message: { role: "assistant" as const, content: "hi" },
  *   usage: { prompt_tokens: 10, completion_tokens: 2 }, finishReason: "stop" }) };
@@ -53,7 +55,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
     state,
     options,
     signal,
-    gate: options.budgetLink?.gate ?? { inFlight: 0, reservedUsd: 0 },
+    gate: options.budgetLink?.gate ?? newBudgetGate(),
     emit: (e) => {
       const sink = options.trace;
       if (!sink || ended) return Promise.resolve();
@@ -79,6 +81,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
       }
       await options.budgetLink?.spend(usd);
     },
+    runChild: (callId) => childRunner(ctx, callId, run),
   };
   // An approval interruption is resolved by the verdict already written into
   // state; every other interruption simply resumes.
@@ -90,7 +93,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.status = stop.status;
   state.interruption = stop.interruption;
   state.stopReason = stop.reason;
-  if (stop.error !== undefined) state.error = stop.error;
+  if ("error" in stop && stop.error !== undefined) state.error = stop.error;
   state.updatedAt = new Date().toISOString();
   await ctx.save();
   const last = ctx.emit({
@@ -107,7 +110,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   return state;
 }
 
-async function loop(ctx: RunContext): Promise<Stop> {
+async function loop(ctx: RunContext): Promise<Exit> {
   const { state, options, signal } = ctx;
   const tools = new Map((options.tools ?? []).map((t) => [t.name, t]));
   const definitions = toolDefinitions(options.tools ?? []);
@@ -119,7 +122,7 @@ async function loop(ctx: RunContext): Promise<Stop> {
   const session = { lastFailure: null as string | null };
   const prompt = promptCounter(definitions);
   for (;;) {
-    if (signal.aborted) return cancelled(signal);
+    if (signal.aborted) return exit.cancelled(signal);
     const calls = pending(state);
     if (calls.length) {
       const stopped = await runToolCalls(ctx, calls, tools, session);
@@ -130,170 +133,16 @@ async function loop(ctx: RunContext): Promise<Stop> {
     if (last?.role === "assistant") {
       // Nothing pending and the model spoke last: it answered.
       state.output = last.content ?? "";
-      return { status: "completed", interruption: null, reason: "the model answered" };
+      return exit.completed("the model answered");
     }
     const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx);
-    if (verdict) return fromVerdict(verdict);
+    if (verdict) return verdict;
     const stopped = await modelTurn(ctx, definitions, prompt);
     if (stopped) return stopped;
   }
 }
 
-function fromVerdict(v: StopVerdict): Stop {
-  return { status: v.status, interruption: v.interruption ?? null, reason: v.reason };
-}
-
-function ancestorsBroke(ctx: RunContext): StopVerdict | null {
+function ancestorsBroke(ctx: RunContext): Exit | null {
   const left = ctx.options.budgetLink?.remainingUsd() ?? Infinity;
-  return left <= 0
-    ? {
-      status: "budget_exceeded",
-      interruption: { type: "max_budget" },
-      reason: "budget spent: the parent run's budget is used up",
-    }
-    : null;
-}
-
-/**
- * Counts the prompt incrementally: the transcript only grows within a run, so
- * each turn encodes just the messages added since the last count.
- */
-function promptCounter(definitions: ReturnType<typeof toolDefinitions>) {
-  let counted = 0;
-  let tokens = countPromptTokens([], definitions);
-  return (messages: readonly ChatMessage[]): number => {
-    for (; counted < messages.length; counted++) tokens += countMessageTokens(messages[counted]);
-    return tokens;
-  };
-}
-
-/** The most reply tokens a call started beside another call of its tree may reserve. */
-const MAX_RESERVED_TOKENS = 4096;
-
-async function modelTurn(
-  ctx: RunContext,
-  definitions: ReturnType<typeof toolDefinitions>,
-  promptTokens: (messages: readonly ChatMessage[]) => number,
-): Promise<Stop | null> {
-  const { state, options, signal } = ctx;
-  const prices = pricesFor(options.prices, options.model.name);
-  let maxTokens: number | undefined;
-  let reserved = 0;
-  const gate = ctx.gate;
-  // Hard mode always fits the call into what is left. Soft mode lets one call of
-  // the tree overshoot: a call that starts while another is in flight must fit
-  // what the tree has left after the others' reservations, so a tree overshoots
-  // by one call. Reservations are against the tree's (ancestors') budget, and a
-  // reserved reply is capped so one call cannot starve its siblings.
-  if (options.budgetMode === "hard" || gate.inFlight > 0) {
-    const own = ctx.remainingUsd();
-    const tree = (options.budgetLink?.remainingUsd() ?? own) - gate.reservedUsd;
-    const remaining = Math.min(own, tree);
-    const promptUsd = computeCost({
-      prompt_tokens: promptTokens(state.messages),
-      completion_tokens: 0,
-    }, prices);
-    maxTokens = Math.floor(((remaining - promptUsd) * 1e6) / prices.outputPerMillion);
-    const reserving = gate.inFlight > 0 || options.budgetLink !== undefined;
-    if (reserving) maxTokens = Math.min(maxTokens, MAX_RESERVED_TOKENS);
-    if (!(maxTokens >= 1)) {
-      const why = options.budgetMode === "hard"
-        ? "hard budget"
-        : "the rest is reserved by calls in flight";
-      return {
-        status: "budget_exceeded",
-        interruption: { type: "max_budget" },
-        reason: `budget spent: the next prompt alone costs $${promptUsd.toFixed(6)} and $${
-          Math.max(0, remaining).toFixed(6)
-        } is left (${why}, not called)`,
-      };
-    }
-    if (reserving) reserved = promptUsd + (maxTokens * prices.outputPerMillion) / 1e6;
-  }
-  gate.inFlight += 1;
-  gate.reservedUsd += reserved;
-  const started = performance.now();
-  let reply;
-  try {
-    reply = await options.model.complete({
-      messages: state.messages,
-      tools: definitions,
-      maxTokens,
-    }, signal);
-  } catch (e) {
-    gate.inFlight -= 1;
-    gate.reservedUsd -= reserved;
-    if (signal.aborted) return cancelled(signal);
-    const message = e instanceof Error ? e.message : String(e);
-    const kind = (e as ModelError).kind;
-    return {
-      status: "failed",
-      interruption: null,
-      reason: `model call failed${kind ? ` (${kind})` : ""}: ${message}`,
-      error: message,
-    };
-  }
-  gate.inFlight -= 1;
-  gate.reservedUsd -= reserved;
-  const ms = performance.now() - started;
-  const message = normalizeReply(reply.message, state);
-  const usage: Usage = reply.usage;
-  const turnCost = computeCost(usage, prices);
-  state.turns += 1;
-  state.usage.prompt_tokens += usage.prompt_tokens;
-  state.usage.completion_tokens += usage.completion_tokens;
-  await ctx.spend(turnCost, null);
-  state.messages.push(message);
-  // Traced before it is committed: a crash between the two leaves a billed reply
-  // in the trace (the resume asks again), never a committed turn missing from it.
-  await ctx.emit({
-    type: "turn",
-    runId: state.runId,
-    turn: state.turns,
-    prompt_tokens: usage.prompt_tokens,
-    completion_tokens: usage.completion_tokens,
-    total_tokens: usage.prompt_tokens + usage.completion_tokens,
-    turnCostUsd: turnCost,
-    costUsd: state.costUsd,
-    finish: reply.finishReason,
-    ms,
-  });
-  // Committed before any of its tool calls run: a resume never asks (and pays) again.
-  await ctx.save();
-  if (
-    reply.finishReason === "length" && !message.tool_calls?.length && options.budgetMode === "hard"
-  ) {
-    state.output = message.content ?? "";
-    return {
-      status: "budget_exceeded",
-      interruption: { type: "max_budget" },
-      reason: "budget spent: the reply was cut at the tokens the budget could buy (hard budget)",
-    };
-  }
-  return null;
-}
-
-/**
- * Keeps only the fields the protocol defines, and gives every call of the
- * message a unique id (models do send missing and duplicate ids).
- */
-function normalizeReply(m: AssistantMessage, state: RunState): AssistantMessage {
-  const seen = new Set<string>();
-  const calls: ToolCall[] = (m.tool_calls ?? []).map((c, i) => {
-    let id = typeof c.id === "string" && c.id ? c.id : `call_${state.turns}_${i}`;
-    // A renamed id may itself be taken (ids ["a_0_2", "a", "a"]): rename until unique.
-    while (seen.has(id)) id = `${id}_${state.turns}_${i}`;
-    seen.add(id);
-    return {
-      id,
-      type: "function",
-      function: {
-        name: String(c.function?.name ?? ""),
-        arguments: String(c.function?.arguments ?? ""),
-      },
-    };
-  });
-  return calls.length
-    ? { role: "assistant", content: m.content ?? null, tool_calls: calls }
-    : { role: "assistant", content: m.content ?? "" };
+  return left <= 0 ? exit.budget("budget spent: the parent run's budget is used up") : null;
 }

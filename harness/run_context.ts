@@ -1,37 +1,13 @@
 /**
- * What one `run()` call shares between its steps, and how a step says "stop".
+ * What one `run()` call shares between its steps.
  *
  * @module
  */
-import type { BudgetGate, RunOptions } from "./run_options.ts";
-import type { Interruption, RunState, RunStatus } from "./state.ts";
+import type { RunOptions } from "./run_options.ts";
+import type { BudgetGate } from "./budget_gate.ts";
+import type { RunState } from "./state.ts";
 import type { TraceEventInput } from "./trace.ts";
-
-/** Returned by internal steps that end the run. */
-export interface Stop {
-  status: Exclude<RunStatus, "running">;
-  interruption: Interruption | null;
-  reason: string;
-  error?: string;
-}
-
-/** The text of a signal's abort reason. */
-export function abortReason(signal: AbortSignal): string {
-  const r = signal.reason;
-  if (typeof r === "string") return r;
-  if (r instanceof Error) return r.message || r.name;
-  return String(r);
-}
-
-/** A stop for an aborted signal. */
-export function cancelled(signal: AbortSignal): Stop {
-  const reason = abortReason(signal);
-  return {
-    status: "interrupted",
-    interruption: { type: "cancelled", reason },
-    reason: `cancelled: ${reason}`,
-  };
-}
+import type { ToolContext } from "./tool.ts";
 
 /** Everything one `run()` call shares between its steps. */
 export interface RunContext {
@@ -49,4 +25,6 @@ export interface RunContext {
    * (`callId` null) or work a tool call started (a child run), as it happens.
    */
   spend(usd: number, callId: string | null): Promise<void>;
+  /** The `runChild` of call `callId`'s tool context. */
+  runChild(callId: string): ToolContext["runChild"];
 }

@@ -4,12 +4,16 @@
  * @module
  */
 import type { Model } from "./model.ts";
-import type { Tool } from "../tools/define_tool.ts";
-import type { RunLimits, StopCondition } from "./limits.ts";
+import type { Tool } from "./tool.ts";
+import type { RunLimits } from "./limits.ts";
+import type { StopCondition } from "./stop_conditions.ts";
 import type { Prices, PriceTable } from "./cost.ts";
 import type { TraceSink } from "./trace.ts";
 import type { RunStore } from "./run_store.ts";
 import type { ToolCall } from "./messages.ts";
+import type { BudgetGate } from "./budget_gate.ts";
+
+export type { BudgetGate } from "./budget_gate.ts";
 
 /** A tool of any argument type, as catalogs hold them. */
 // deno-lint-ignore no-explicit-any
@@ -34,17 +38,6 @@ export type BudgetMode =
   | "soft"
   /** Also count the prompt first and cap `max_tokens` at what the rest buys: no overshoot. */
   | "hard";
-
-/**
- * Model calls in flight across one tree, shared by its runs in this process, so
- * concurrent children cannot each overshoot the root's budget.
- */
-export interface BudgetGate {
-  /** Model calls of the tree in flight now. */
-  inFlight: number;
-  /** USD reserved by in-flight calls that must fit the budget. */
-  reservedUsd: number;
-}
 
 /** A spend hook linking a child run to its ancestors' budgets. */
 export interface BudgetLink {
@@ -89,6 +82,6 @@ export interface RunOptions {
   trace?: TraceSink;
   /** Where the run is saved after each step, so it can be resumed. Default none. */
   store?: RunStore;
-  /** Set by `agentTool` for child runs. */
+  /** Set by `ToolContext.runChild` for child runs (links the spend to the ancestors). */
   budgetLink?: BudgetLink;
 }

@@ -7,15 +7,9 @@
 import type { AssistantMessage, ChatMessage, ToolCall, Usage } from "./messages.ts";
 import { RunStateError } from "./errors.ts";
 import { checkLimits, type RunLimits } from "./limits.ts";
+import type { Interruption, RunStatus } from "./exit.ts";
 
-/** Where a run is. Every status but `running` is an exit. */
-export type RunStatus =
-  | "running"
-  | "completed"
-  | "failed"
-  | "max_turns_exceeded"
-  | "budget_exceeded"
-  | "interrupted";
+export type { Interruption, RunStatus } from "./exit.ts";
 
 /** Every status, in lifecycle order. */
 export const RUN_STATUSES: readonly RunStatus[] = [
@@ -34,24 +28,6 @@ export const RESUMABLE_STATUSES: readonly RunStatus[] = [
   "budget_exceeded",
   "interrupted",
 ];
-
-/** Why a resumable run stopped, as data. */
-export type Interruption =
-  | {
-    type: "approval";
-    /** The call awaiting a verdict. */
-    callId: string;
-    toolName: string;
-    /** Parsed arguments (the raw text when they are not JSON). */
-    args: unknown;
-    /** Why a person must decide: the tool needs approval, or a write may or may not have happened. */
-    why: "needs_approval" | "uncertain_effect";
-    /** The run that holds the call, when it is a descendant of this one (subagents). */
-    runId?: string;
-  }
-  | { type: "max_turns" }
-  | { type: "max_budget" }
-  | { type: "cancelled"; reason: string };
 
 /** A rejected call and the words written into the transcript for it. */
 export interface Rejection {

@@ -1,15 +1,17 @@
 /**
  * Running the pending calls of the last assistant message: validation,
  * approval, dedupe, intents for writes, error policy. Outcomes become
- * transcript messages; only exits become a `Stop`.
+ * transcript messages; only exits become an `Exit`.
  *
  * @module
  */
 import type { ToolCall } from "./messages.ts";
 import type { AnyTool } from "./run_options.ts";
-import { cancelled, type RunContext, type Stop } from "./run_context.ts";
+import type { RunContext } from "./run_context.ts";
+import { type Exit, exit } from "./exit.ts";
 import { displayArgs, invokeTool, prepareCall, type ToolOutcome } from "./execute_tool.ts";
-import type { ToolContext } from "../tools/define_tool.ts";
+import { cachedResult, callSignature } from "./dedupe.ts";
+import type { ToolContext } from "./tool.ts";
 
 /** What lives for one `run()` call only. */
 export interface ToolSession {
@@ -19,150 +21,148 @@ export interface ToolSession {
 
 type Runnable = { call: ToolCall; tool: AnyTool; args: unknown; signature: string };
 
-/** JSON with sorted keys, so `{a,b}` and `{b,a}` are the same call. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(
-    value,
-    (_k, v) =>
-      v && typeof v === "object" && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-        : v,
-  );
-}
-
 /**
- * A 64-bit FNV-1a hash as hex: keeps dedupe keys in the stored header small
- * whatever the arguments' size (hits are confirmed against the real arguments).
+ * Runs pending calls in order (consecutive read-only calls together, up to
+ * `concurrency`); returns the Exit when the run must end.
  */
-export function fnv1a(text: string): string {
-  let h = 0xcbf29ce484222325n;
-  for (let i = 0; i < text.length; i++) {
-    h ^= BigInt(text.charCodeAt(i));
-    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
-  }
-  return h.toString(16).padStart(16, "0");
-}
-
-/** Runs pending calls in order; returns a Stop when the run must exit. */
 export async function runToolCalls(
   ctx: RunContext,
   calls: ToolCall[],
   tools: ReadonlyMap<string, AnyTool>,
   session: ToolSession,
-): Promise<Stop | null> {
-  const { state, options, signal } = ctx;
-  const concurrency = Math.max(1, options.concurrency ?? 4);
-  let batch: Runnable[] = [];
-  const flush = async (): Promise<Stop | null> => {
-    const todo = batch;
-    batch = [];
-    if (!todo.length) return null;
-    const outcomes = await Promise.allSettled(todo.map((r) => execute(ctx, r)));
-    if (signal.aborted) {
-      // Calls that finished before the Stop keep their results, as the trace says they ran.
-      for (let i = 0; i < todo.length; i++) {
-        const o = outcomes[i];
-        if (o.status === "fulfilled" && o.value.finished) {
-          await record(ctx, session, todo[i], o.value.outcome);
-        }
-      }
-      return cancelled(signal);
-    }
-    for (let i = 0; i < todo.length; i++) {
-      const o = outcomes[i];
-      if (o.status === "rejected") throw o.reason;
-      const stopped = await record(ctx, session, todo[i], o.value.outcome);
-      if (stopped) return stopped;
-    }
-    return null;
-  };
-
+): Promise<Exit | null> {
+  const reads = readBatch(ctx, session);
   for (const call of calls) {
-    if (signal.aborted) return cancelled(signal);
-    const prepared = prepareCall(call, tools);
-    if (prepared.type === "invalid") {
-      const stopped = (await flush()) ??
-        await record(ctx, session, { call, tool: undefined, signature: "" }, {
-          type: "tool-error",
-          error: prepared.error,
-          permanent: false,
-        });
-      if (stopped) return stopped;
-      continue;
-    }
-    const { tool, args } = prepared;
-    const r: Runnable = {
-      call,
-      tool,
-      args,
-      signature: `${tool.name}:${fnv1a(canonicalJson(args))}`,
-    };
-    const approved = state.approved.includes(call.id);
-    const uncertain = state.inFlight.includes(call.id) && !tool.idempotent;
-    const needs = typeof tool.needsApproval === "function"
-      ? tool.needsApproval(args)
-      : tool.needsApproval;
-    if ((needs || uncertain) && !approved) {
-      return (await flush()) ??
-        await askApproval(ctx, call, tool, uncertain ? "uncertain_effect" : "needs_approval");
-    }
-    const cachedId = options.dedupe && (tool.readOnly || options.dedupeAll)
-      ? state.resultCache[r.signature]
-      : undefined;
-    const cached = cachedId === undefined ? undefined : resultOf(state, cachedId, args);
-    if (cached !== undefined) {
-      const stopped = (await flush()) ?? await serveCached(ctx, call, cached);
-      if (stopped) return stopped;
-      continue;
-    }
-    if (tool.readOnly && !needs) {
-      batch.push(r);
-      if (batch.length >= concurrency) {
-        const stopped = await flush();
-        if (stopped) return stopped;
-      }
-      continue;
-    }
-    const stopped = await flush();
+    if (ctx.signal.aborted) return exit.cancelled(ctx.signal);
+    const stopped = await runCall(ctx, session, reads, call, tools);
     if (stopped) return stopped;
-    // A write: commit the intent first, and spend the approval, so a crash
-    // mid-tool is known on resume and a non-idempotent retry needs a new verdict.
-    if (!state.inFlight.includes(call.id)) state.inFlight.push(call.id);
-    state.approved = state.approved.filter((id) => id !== call.id);
-    await ctx.save();
-    const { outcome, finished } = await execute(ctx, r);
-    if (signal.aborted) {
-      // The tool finished before the Stop reached it: its outcome is known, so
-      // it is recorded (a write that is done must not be left "uncertain", to
-      // be retried on a person's word and applied twice).
-      if (finished) await record(ctx, session, r, outcome);
-      return cancelled(signal);
-    }
-    const after = await record(ctx, session, r, outcome);
-    if (after) return after;
   }
-  return await flush();
+  return await reads.flush();
 }
 
-/** The cached result for a call with these arguments, confirming the hash hit. */
-function resultOf(state: RunContext["state"], callId: string, args: unknown): string | undefined {
-  let content: string | undefined;
-  for (let i = state.messages.length - 1; i >= 0; i--) {
-    const m = state.messages[i];
-    if (m.role === "tool" && m.tool_call_id === callId) content = m.content;
-    if (m.role === "assistant" && content !== undefined) {
-      const call = m.tool_calls?.find((c) => c.id === callId);
-      if (!call) continue;
-      try {
-        return canonicalJson(JSON.parse(call.function.arguments)) === canonicalJson(args)
-          ? content
-          : undefined;
-      } catch {
-        return undefined;
+/** Read-only calls waiting to run together; anything else flushes them first. */
+interface ReadBatch {
+  /** Queues a read-only call (runs the batch once it is full). */
+  add(r: Runnable): Promise<Exit | null>;
+  /** Runs the queued calls at once and records their outcomes in order. */
+  flush(): Promise<Exit | null>;
+}
+
+/** One pending call: invalid, awaiting a verdict, cached, a read to batch, or a write. */
+async function runCall(
+  ctx: RunContext,
+  session: ToolSession,
+  reads: ReadBatch,
+  call: ToolCall,
+  tools: ReadonlyMap<string, AnyTool>,
+): Promise<Exit | null> {
+  const prepared = prepareCall(call, tools);
+  if (prepared.type === "invalid") {
+    return (await reads.flush()) ?? await recordInvalid(ctx, session, call, prepared.error);
+  }
+  const { tool, args } = prepared;
+  const r: Runnable = { call, tool, args, signature: callSignature(tool.name, args) };
+  const needs = typeof tool.needsApproval === "function"
+    ? tool.needsApproval(args)
+    : tool.needsApproval;
+  const why = verdictNeeded(ctx, r, needs);
+  if (why) return (await reads.flush()) ?? await askApproval(ctx, call, tool, why);
+  const cached = cachedResult(ctx, r);
+  if (cached !== undefined) return (await reads.flush()) ?? await serveCached(ctx, call, cached);
+  if (tool.readOnly && !needs) return await reads.add(r);
+  return (await reads.flush()) ?? await runWrite(ctx, session, r);
+}
+
+function readBatch(ctx: RunContext, session: ToolSession): ReadBatch {
+  const concurrency = Math.max(1, ctx.options.concurrency ?? 4);
+  let queued: Runnable[] = [];
+  const flush = async (): Promise<Exit | null> => {
+    const todo = queued;
+    queued = [];
+    return todo.length ? await runReads(ctx, session, todo) : null;
+  };
+  return {
+    add: async (r) => {
+      queued.push(r);
+      return queued.length >= concurrency ? await flush() : null;
+    },
+    flush,
+  };
+}
+
+/** Runs read-only calls at once; on a Stop, keeps the results of those that finished. */
+async function runReads(
+  ctx: RunContext,
+  session: ToolSession,
+  todo: Runnable[],
+): Promise<Exit | null> {
+  const { signal } = ctx;
+  const outcomes = await Promise.allSettled(todo.map((r) => execute(ctx, r)));
+  if (signal.aborted) {
+    // Calls that finished before the Stop keep their results, as the trace says they ran.
+    for (let i = 0; i < todo.length; i++) {
+      const o = outcomes[i];
+      if (o.status === "fulfilled" && o.value.finished) {
+        await record(ctx, session, todo[i], o.value.outcome);
       }
     }
+    return exit.cancelled(signal);
   }
-  return undefined;
+  for (let i = 0; i < todo.length; i++) {
+    const o = outcomes[i];
+    if (o.status === "rejected") throw o.reason;
+    const stopped = await record(ctx, session, todo[i], o.value.outcome);
+    if (stopped) return stopped;
+  }
+  return null;
+}
+
+/** Why a person must decide before the call runs, or null when it may run. */
+function verdictNeeded(
+  ctx: RunContext,
+  r: Runnable,
+  needs: boolean,
+): "needs_approval" | "uncertain_effect" | null {
+  const { state } = ctx;
+  if (state.approved.includes(r.call.id)) return null;
+  const uncertain = state.inFlight.includes(r.call.id) && !r.tool.idempotent;
+  if (uncertain) return "uncertain_effect";
+  return needs ? "needs_approval" : null;
+}
+
+/** An invalid call (unknown tool, bad arguments): its error goes to the model. */
+function recordInvalid(
+  ctx: RunContext,
+  session: ToolSession,
+  call: ToolCall,
+  error: string,
+): Promise<Exit | null> {
+  return record(ctx, session, { call, tool: undefined, signature: "" }, {
+    type: "tool-error",
+    error,
+    permanent: false,
+  });
+}
+
+/**
+ * A write: commit the intent first, and spend the approval, so a crash
+ * mid-tool is known on resume and a non-idempotent retry needs a new verdict.
+ */
+async function runWrite(ctx: RunContext, session: ToolSession, r: Runnable): Promise<Exit | null> {
+  const { state, signal } = ctx;
+  const { call } = r;
+  if (!state.inFlight.includes(call.id)) state.inFlight.push(call.id);
+  state.approved = state.approved.filter((id) => id !== call.id);
+  await ctx.save();
+  const { outcome, finished } = await execute(ctx, r);
+  if (signal.aborted) {
+    // The tool finished before the Stop reached it: its outcome is known, so
+    // it is recorded (a write that is done must not be left "uncertain", to
+    // be retried on a person's word and applied twice).
+    if (finished) await record(ctx, session, r, outcome);
+    return exit.cancelled(signal);
+  }
+  return await record(ctx, session, r, outcome);
 }
 
 async function askApproval(
@@ -170,7 +170,7 @@ async function askApproval(
   call: ToolCall,
   tool: AnyTool,
   why: "needs_approval" | "uncertain_effect",
-): Promise<Stop> {
+): Promise<Exit> {
   await ctx.emit({
     type: "approval_required",
     runId: ctx.state.runId,
@@ -182,17 +182,10 @@ async function askApproval(
   const what = why === "uncertain_effect"
     ? `${tool.name} (${call.id}) was interrupted before its result was recorded; its effect is uncertain`
     : `${tool.name} (${call.id}) needs approval`;
-  return {
-    status: "interrupted",
-    interruption: {
-      type: "approval",
-      callId: call.id,
-      toolName: tool.name,
-      args: displayArgs(call),
-      why,
-    },
-    reason: `awaiting a verdict: ${what}`,
-  };
+  return exit.interrupted(
+    { type: "approval", callId: call.id, toolName: tool.name, args: displayArgs(call), why },
+    `awaiting a verdict: ${what}`,
+  );
 }
 
 async function serveCached(ctx: RunContext, call: ToolCall, output: string): Promise<null> {
@@ -245,11 +238,7 @@ async function execute(
     rootId: state.rootId,
     callId: call.id,
     idempotencyKey: `${state.runId}:${call.id}`,
-    remainingBudgetUsd: () => ctx.remainingUsd(),
-    spend: (usd) => ctx.spend(usd, call.id),
-    spentUsd: () => state.callSpend[call.id] ?? 0,
-    budgetGate: ctx.gate,
-    runOptions: ctx.options,
+    runChild: ctx.runChild(call.id),
   };
   const started = performance.now();
   state.toolRuns += 1;
@@ -286,21 +275,21 @@ function errorText(
   return policy === "generic" ? "Error" : `Error: ${outcome.error}`;
 }
 
-/** Writes an outcome under its call id; returns a Stop when the outcome ends the run. */
+/** Writes an outcome under its call id; returns the Exit when the outcome ends the run. */
 async function record(
   ctx: RunContext,
   session: ToolSession,
   r: { call: ToolCall; tool: AnyTool | undefined; signature: string },
   outcome: ToolOutcome,
-): Promise<Stop | null> {
+): Promise<Exit | null> {
   const { state, options } = ctx;
   const { call, tool } = r;
   const name = call.function.name;
   if (outcome.type === "tool-suspended") {
-    return { status: "interrupted", interruption: outcome.interruption, reason: outcome.reason };
+    return exit.interrupted(outcome.interruption, outcome.reason);
   }
   let content: string;
-  let stop: Stop | null = null;
+  let stop: Exit | null = null;
   if (outcome.type === "tool-result") {
     content = outcome.output;
     session.lastFailure = null;
@@ -311,12 +300,7 @@ async function record(
     content = errorText(ctx, outcome, call);
     const strict = options.stopOnPermanentError ?? true;
     const failure = `${r.signature}\u0000${outcome.error}`;
-    const fail = (reason: string): Stop => ({
-      status: "failed",
-      interruption: null,
-      reason,
-      error: outcome.error,
-    });
+    const fail = (reason: string) => exit.failed(reason, outcome.error);
     if (outcome.permanent && strict) stop = fail(`${name} failed permanently: ${outcome.error}`);
     else if ((options.toolErrors ?? "describe") === "fatal") {
       stop = fail(`${name} failed (tool errors are fatal): ${outcome.error}`);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Interruption, RunStatus } from "./state.ts";
+import type { Interruption, RunStatus } from "./exit.ts";
 
 /** Fields every event has. */
 export interface TraceBase {

@@ -11,7 +11,7 @@ import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { RunNotFoundError } from "../harness/errors.ts";
-import { sleep } from "../tools/sleep.ts";
+import { sleep } from "../harness/sleep.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import { EventsQuerySchema, parseInput } from "./schemas.ts";
 import { runIdParam } from "./views.ts";

@@ -6,14 +6,13 @@
  * @module
  */
 import { z } from "zod";
-import { run } from "../harness/run.ts";
 import { newRun, type RunState } from "../harness/state.ts";
 import { checkLimits, type RunLimits } from "../harness/limits.ts";
-import { RunNotFoundError, SuspendRun } from "../harness/errors.ts";
+import type { StopCondition } from "../harness/stop_conditions.ts";
+import { SuspendRun } from "../harness/errors.ts";
 import type { Model } from "../harness/model.ts";
-import type { AnyTool, RunOptions } from "../harness/run_options.ts";
-import type { RunStore } from "../harness/run_store.ts";
-import { defineTool, type Tool, type ToolContext, type ToolSchema } from "../tools/define_tool.ts";
+import type { AnyTool } from "../harness/run_options.ts";
+import { defineTool, type Tool, type ToolContext, type ToolSchema } from "../harness/tool.ts";
 
 /** Arguments of an agent tool without custom parameters. */
 export interface QuestionArgs {
@@ -39,6 +38,15 @@ export interface AgentToolOptions<T = QuestionArgs> {
   task?: (args: T) => string;
   /** The child's model (default: the parent's). */
   model?: Model;
+  /** More stop conditions for the child, after those it inherits from the parent. */
+  stopWhen?: readonly StopCondition[];
+  /**
+   * The parent's `stopWhen` (and so the root's) applies to the child too, by
+   * default: `hasToolCall("final_answer")` given to the root also ends a child
+   * that calls it. False gives the child only the turn cap, the budget and
+   * this tool's `stopWhen`.
+   */
+  inheritStopWhen?: boolean;
 }
 
 /** In-flight child runs per tree root, so an executor can wait for every descendant. */
@@ -130,29 +138,13 @@ function partialFinding(child: Readonly<RunState>): string {
   return "none";
 }
 
-async function loadChild(
-  store: RunStore | undefined,
-  id: string,
-  parentId: string,
-): Promise<RunState | null> {
-  if (!store) return null;
-  try {
-    const child = await store.load(id);
-    if (child.parentId !== parentId) {
-      throw new Error(`run "${id}" exists but is not a child of "${parentId}"`);
-    }
-    return child;
-  } catch (e) {
-    if (e instanceof RunNotFoundError) return null;
-    throw e;
-  }
-}
-
 /**
- * Makes a tool (read-only) that runs a child run: own window (its system
- * prompt and the task), own limits with `maxBudgetUsd` capped by what the
- * parent has left, the parent's model, store, trace, prices and signal, and
- * every dollar it spends added to the parent as it is spent. With a store, a
+ * Makes a tool (read-only) that runs a child run through `ctx.runChild`: own
+ * window (its system prompt and the task), own limits with `maxBudgetUsd`
+ * capped by what the parent has left, every other run option of the parent
+ * (model, store, trace, prices, signal, tool-error policy, dedupe, budget
+ * mode, and `stopWhen` unless `inheritStopWhen` is false), and every dollar it
+ * spends added to the parent as it is spent. With a store, a
  * finished child is answered from the store and an interrupted one is resumed.
  * A child awaiting approval stops the parent `interrupted/approval` naming the
  * child run (`interruption.runId`); a cancelled child rethrows the abort.
@@ -177,7 +169,8 @@ async function loadChild(
  * ```
  */
 export function agentTool<T = QuestionArgs>(options: AgentToolOptions<T>): Tool<T> {
-  const { name, description, system, tools, limits = {}, model } = options;
+  const { name, description, system, tools, limits = {}, model, stopWhen, inheritStopWhen } =
+    options;
   if (!Array.isArray(tools)) throw new TypeError(`agentTool(${name}): tools must be an array`);
   if (typeof system !== "string") {
     throw new TypeError(`agentTool(${name}): system must be a string`);
@@ -197,52 +190,16 @@ export function agentTool<T = QuestionArgs>(options: AgentToolOptions<T>): Tool<
   });
 
   async function runChild(args: T, ctx: ToolContext): Promise<string> {
-    const parent = ctx.runOptions as RunOptions | undefined;
-    if (!parent?.model) {
-      throw new TypeError(`${name}: the tool context carries no run options (call it from run())`);
-    }
     const rootId = ctx.rootId ?? ctx.runId;
-    const id = childRunId(ctx.runId, ctx.callId);
-    let child = await loadChild(parent.store, id, ctx.runId);
-    // A crash between the child's spend and the parent's next save loses that
-    // spend from the parent's record: add back what the child spent beyond it.
-    const unrecorded = child ? child.costUsd - (ctx.spentUsd?.() ?? child.costUsd) : 0;
-    if (unrecorded > 1e-12) await ctx.spend(unrecorded);
-    if (child && child.status !== "running" && child.status !== "interrupted") {
-      return describeChildStop(name, child); // finished before the parent recorded it
-    }
-    if (!child) {
-      child = newRun(task(args), {
-        system,
-        runId: id,
-        parent: { runId: ctx.runId, rootId, callId: ctx.callId },
-        limits: own,
-      });
-      await parent.store?.save(child); // visible in the tree at once
-    }
-    const remaining = Math.max(0, ctx.remainingBudgetUsd());
+    const child = newRun(task(args), {
+      system,
+      runId: childRunId(ctx.runId, ctx.callId),
+      parent: { runId: ctx.runId, rootId, callId: ctx.callId },
+      limits: own,
+    });
     const done = await track(
       rootId,
-      run(child, {
-        model: model ?? parent.model,
-        tools,
-        limits: { maxTurns: own.maxTurns, maxBudgetUsd: Math.min(own.maxBudgetUsd, remaining) },
-        budgetMode: parent.budgetMode,
-        prices: parent.prices,
-        toolErrors: parent.toolErrors,
-        stopOnPermanentError: parent.stopOnPermanentError,
-        dedupe: parent.dedupe,
-        dedupeAll: parent.dedupeAll,
-        concurrency: parent.concurrency,
-        signal: ctx.signal,
-        trace: parent.trace,
-        store: parent.store,
-        budgetLink: {
-          gate: ctx.budgetGate,
-          remainingUsd: () => ctx.remainingBudgetUsd(),
-          spend: (usd) => ctx.spend(usd),
-        },
-      }),
+      ctx.runChild(child, { tools, limits: own, model, stopWhen, inheritStopWhen }),
     );
     const i = done.interruption;
     if (done.status === "interrupted" && i?.type === "approval") {

@@ -7,7 +7,7 @@
 import type { RunLimits } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool } from "../harness/run_options.ts";
-import type { Tool } from "../tools/define_tool.ts";
+import type { Tool } from "../harness/tool.ts";
 import type { Workspace } from "../tools/workspace.ts";
 import { listFilesTool } from "../tools/list_files.ts";
 import { type ReadFileOptions, readFileTool } from "../tools/read_file.ts";

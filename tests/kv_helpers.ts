@@ -2,7 +2,7 @@
 // in-memory KV that is always closed, and a KV wrapper that counts written bytes.
 import { z } from "zod";
 import type { Model, ModelRequest } from "../harness/model.ts";
-import { defineTool } from "../tools/define_tool.ts";
+import { defineTool } from "../harness/tool.ts";
 import { keyBytes, valueBytes } from "../kv/chunks.ts";
 
 /** A model that never answers: turn N calls `list_files` with id `c<N>`. */
@@ -72,7 +72,7 @@ export function constantTool(name: string, text: string) {
   });
 }
 
-import { sleep } from "../tools/sleep.ts";
+import { sleep } from "../harness/sleep.ts";
 export { sleep };
 
 /** Runs `fn` with a fresh in-memory KV, closed afterwards. */

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { DECLINED_ANSWER, DELETED_ANSWER, PLAN_ANSWER } from "../provider/scenarios.ts";
 import { kvSnapshot, parseSse, settled, waitFor, withServer } from "./server_helpers.ts";
+import { sleep } from "../harness/sleep.ts";
 
 Deno.test("a plan run is created (201) and completes in the background", () =>
   withServer({}, async (s) => {
@@ -30,7 +31,7 @@ Deno.test("GET /runs lists newest first", () =>
     const ids: string[] = [];
     for (const task of ["one", "two", "three"]) {
       ids.push((await s.call("POST", "/runs", { task, scenario: "echo" })).body.runId);
-      await new Promise((r) => setTimeout(r, 3));
+      await sleep(3);
     }
     for (const id of ids) await settled(s, id);
     const list = await s.call("GET", "/runs");
@@ -271,7 +272,7 @@ Deno.test("stop cancels a slow run tree: every node interrupted, no tool still r
     const counts = await Promise.all(
       tree.nodes.map(async (n: { runId: string }) => (await s.store.events(n.runId)).length),
     );
-    await new Promise((r) => setTimeout(r, 700));
+    await sleep(700);
     const later = await Promise.all(
       tree.nodes.map(async (n: { runId: string }) => (await s.store.events(n.runId)).length),
     );

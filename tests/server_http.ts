@@ -2,6 +2,7 @@
 // `deno serve --parallel` worker a request lands on (a connection is served
 // by the worker that accepted it).
 import assert from "node:assert/strict";
+import { sleep } from "../harness/sleep.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -149,7 +150,7 @@ export async function waitFor<T>(
     const v = retryErrors ? await probe().catch(() => undefined) : await probe();
     if (v !== undefined) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
+    await sleep(everyMs);
   }
 }
 

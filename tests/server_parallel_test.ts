@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { type Answer, Connection, freePort, waitFor as poll } from "./server_http.ts";
+import { sleep } from "../harness/sleep.ts";
 
 // Probes that throw (a server not up yet) are retried.
 const waitFor = <T>(probe: () => Promise<T | undefined>, what: string, ms = 20_000) =>
@@ -186,7 +187,7 @@ Deno.test("deno serve --parallel: a Stop sent to another worker stops the whole 
     assert.deepEqual(ids, ids.map((_, i) => i), "stored then live events, in order, no gaps");
 
     // No tool keeps running: no new event (e.g. tool_progress) after the stop.
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000);
     for (const [i, n] of nodes.entries()) {
       assert.equal((await eventsOf(port, n.runId)).length, counts[i], `${n.runId} got new events`);
     }

@@ -11,6 +11,7 @@ import { executeTree } from "../runtime/execute_tree.ts";
 import { researchTool } from "../subagents/research.ts";
 import { loadTree } from "../subagents/tree.ts";
 import { fixture } from "./helpers.ts";
+import { sleep } from "../harness/sleep.ts";
 
 const task = "Investigate the archive.";
 const tree = (scenario: string) => fixture(scenario, { scenarios: TREE_SCENARIOS });
@@ -88,7 +89,7 @@ Deno.test("stop() in one process stops a depth-3 tree mid-tool; a run started af
   for (const leaf of leaves) {
     assert.equal(pending(await store.load(leaf))[0]?.function.name, "scan_archive");
   }
-  await new Promise((r) => setTimeout(r, 100)); // a scan still running reports every 30 ms
+  await sleep(100); // a scan still running reports every 30 ms
   assert.equal(late, 0, "a tool kept running after the Stop");
 
   // A run of the stopped tree that starts now does not start: no model call, no tool.
@@ -147,7 +148,7 @@ Deno.test("stop() from this process stops a tree executing in another process", 
         const { stderr } = await output;
         assert.fail(`the tree never got going: ${new TextDecoder().decode(stderr)}`);
       }
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
     }
     const requestedAt = Date.now();
     await requestStop(kv, root.runId, "stopped from another process");

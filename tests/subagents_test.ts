@@ -24,7 +24,11 @@ import {
   resumeTree,
 } from "../subagents/tree.ts";
 import { demoTools } from "../tools/catalog.ts";
-import { sleep } from "../tools/sleep.ts";
+import { listFilesTool } from "../tools/list_files.ts";
+import { readFileTool } from "../tools/read_file.ts";
+import { scanArchiveTool } from "../tools/scan_archive.ts";
+import { isStepCount } from "../harness/stop_conditions.ts";
+import { sleep } from "../harness/sleep.ts";
 import type { Model } from "../harness/model.ts";
 import { exists, fixture } from "./helpers.ts";
 
@@ -399,5 +403,41 @@ Deno.test("budget reservations do not starve concurrent children that fit the bu
       root.output?.startsWith(`${SUMMARY_PREFIX}${PLAN_ANSWER} | notes.txt says:`),
       root.output ?? "",
     );
+  }
+});
+
+Deno.test("a root stopWhen reaches its children, unless the agent tool opts out", async () => {
+  for (const inherit of [true, false]) {
+    await using f = await tree("research");
+    const store = new MemoryRunStore();
+    const tool = agentTool({
+      name: "research",
+      description: "Researches a question.",
+      system: RESEARCH_SYSTEM,
+      tools: [listFilesTool(f.ws), readFileTool(f.ws), scanArchiveTool(f.ws, { ms: 300 })],
+      limits: { maxTurns: 6 },
+      inheritStopWhen: inherit,
+    });
+    const root = await run(newRun(task), {
+      model: f.model,
+      tools: [tool],
+      store,
+      stopWhen: [isStepCount(2)],
+    });
+    await treeSettled(root.runId);
+    // The timeout research takes 3 turns; the root's condition caps every run of the tree at 2.
+    const child = await store.load(childRunId(root.runId, "call_0_0"));
+    assert.equal(child.messages[1].content, TIMEOUT_QUESTION);
+    if (inherit) {
+      assert.equal(child.status, "max_turns_exceeded");
+      assert.equal(child.turns, 2);
+      assert.match(
+        root.messages[2].content ?? "",
+        /research stopped at its turn cap after 2 turns/,
+      );
+    } else {
+      assert.equal(child.status, "completed");
+      assert.equal(child.turns, 3);
+    }
   }
 });

@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PermanentToolError } from "../harness/errors.ts";
 import { demoTools } from "../tools/catalog.ts";
-import { defineTool, type ToolContext, toolDefinitions } from "../tools/define_tool.ts";
+import { defineTool, type ToolContext, toolDefinitions } from "../harness/tool.ts";
 import { deleteFileTool, readEffects } from "../tools/delete_file.ts";
 import { ERRORS_LOG, FIXTURES } from "../tools/fixtures.ts";
 import { listFilesTool } from "../tools/list_files.ts";
 import { readFileTool } from "../tools/read_file.ts";
 import { scanArchiveTool } from "../tools/scan_archive.ts";
-import { sleep } from "../tools/sleep.ts";
+import { sleep } from "../harness/sleep.ts";
 import { createWorkspace, type Workspace } from "../tools/workspace.ts";
 import { z } from "zod";
 
@@ -25,9 +25,7 @@ function ctx(signal = new AbortController().signal, key = "run1:call1"): TestCtx
     runId: "run1",
     callId: "call1",
     idempotencyKey: key,
-    remainingBudgetUsd: () => 1,
-    spend: async () => {},
-    runOptions: {},
+    runChild: () => Promise.reject(new Error("no child runs here")),
   };
 }
 

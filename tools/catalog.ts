@@ -26,7 +26,7 @@ export interface DemoToolsOptions {
  * ```ts
  * import { createWorkspace } from "./workspace.ts";
  * import { demoTools } from "./catalog.ts";
- * import { toolDefinitions } from "./define_tool.ts";
+ * import { toolDefinitions } from "../harness/tool.ts";
  * const ws = await createWorkspace();
  * const tools = demoTools(ws);
  * console.log(toolDefinitions(tools).map((d) => d.function.name));

@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { PermanentToolError } from "../harness/errors.ts";
-import { defineTool, type Tool } from "./define_tool.ts";
+import { defineTool, type Tool } from "../harness/tool.ts";
 import type { Workspace } from "./workspace.ts";
 
 /** Arguments of `delete_file`. */
@@ -38,12 +38,10 @@ export const EFFECTS_LOG = ".effects.log";
  * @example
  * ```ts
  * import { createWorkspace } from "./workspace.ts";
+ * import { standaloneContext } from "../harness/tool.ts";
  * import { deleteFileTool, readEffects } from "./delete_file.ts";
  * const ws = await createWorkspace();
- * const ctx = {
- *   signal: new AbortController().signal, progress() {}, runId: "r", callId: "c",
- *   idempotencyKey: "r:c", remainingBudgetUsd: () => 1, spend: async () => {}, runOptions: {},
- * };
+ * const ctx = standaloneContext({ runId: "r", callId: "c" });
  * console.log(await deleteFileTool(ws).run({ path: "notes.txt" }, ctx)); // "deleted notes.txt"
  * console.log(await readEffects(ws)); // [{ key: "r:c", path: "notes.txt" }]
  * await ws.remove();
@@ -97,6 +95,7 @@ export function deleteFileTool(ws: Workspace): Tool<DeleteFileArgs> {
  * @example
  * ```ts
  * import { createWorkspace } from "./workspace.ts";
+ * import { standaloneContext } from "../harness/tool.ts";
  * import { readEffects } from "./delete_file.ts";
  * const ws = await createWorkspace();
  * console.log(await readEffects(ws)); // []

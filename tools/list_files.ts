@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { PermanentToolError } from "../harness/errors.ts";
-import { defineTool, type Tool } from "./define_tool.ts";
+import { defineTool, type Tool } from "../harness/tool.ts";
 import type { Workspace } from "./workspace.ts";
 
 /** Arguments of `list_files`: none. */

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { PermanentToolError } from "../harness/errors.ts";
-import { defineTool, type Tool } from "./define_tool.ts";
+import { defineTool, type Tool } from "../harness/tool.ts";
 import type { Workspace } from "./workspace.ts";
 
 /** Arguments of `read_file`. */
@@ -32,12 +32,10 @@ export const READ_FILE_MAX_CHARS = 200_000;
  * @example
  * ```ts
  * import { createWorkspace } from "./workspace.ts";
+ * import { standaloneContext } from "../harness/tool.ts";
  * import { readFileTool } from "./read_file.ts";
  * const ws = await createWorkspace();
- * const ctx = {
- *   signal: new AbortController().signal, progress() {}, runId: "r", callId: "c",
- *   idempotencyKey: "r:c", remainingBudgetUsd: () => 1, spend: async () => {}, runOptions: {},
- * };
+ * const ctx = standaloneContext({ runId: "r", callId: "c" });
  * console.log(await readFileTool(ws).run({ path: "notes.txt" }, ctx));
  * await ws.remove();
  * ```

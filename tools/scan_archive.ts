@@ -5,8 +5,8 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, type Tool } from "./define_tool.ts";
-import { sleep } from "./sleep.ts";
+import { defineTool, type Tool } from "../harness/tool.ts";
+import { sleep } from "../harness/sleep.ts";
 import type { Workspace } from "./workspace.ts";
 
 /** Arguments of `scan_archive`: none. */
@@ -32,13 +32,10 @@ export interface ScanArchiveOptions {
  * @example
  * ```ts
  * import { createWorkspace } from "./workspace.ts";
+ * import { standaloneContext } from "../harness/tool.ts";
  * import { scanArchiveTool } from "./scan_archive.ts";
  * const ws = await createWorkspace();
- * const ctx = {
- *   signal: new AbortController().signal, progress: (label: string) => console.log(label),
- *   runId: "r", callId: "c", idempotencyKey: "r:c", remainingBudgetUsd: () => 1,
- *   spend: async () => {}, runOptions: {},
- * };
+ * const ctx = standaloneContext({ progress: (label) => console.log(label) });
  * console.log(await scanArchiveTool(ws, { files: 400, ms: 20 }).run({}, ctx));
  * await ws.remove();
  * ```

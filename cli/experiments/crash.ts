@@ -26,6 +26,7 @@ import {
 } from "./common.ts";
 import { ms, usd } from "../table.ts";
 import type { Workspace } from "../../tools/workspace.ts";
+import { sleep } from "../../harness/sleep.ts";
 
 /** The child's lease time: a dead child blocks a resume at most this long. */
 const LEASE_MS = 1_000;
@@ -123,7 +124,7 @@ async function resume(
       return { state, waited, events, modelCalls };
     } catch (e) {
       if (!(e instanceof RunConflictError) || performance.now() - started > 10 * LEASE_MS) throw e;
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
   }
 }

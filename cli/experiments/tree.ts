@@ -25,6 +25,7 @@ import {
   SYSTEM,
   withWorkspace,
 } from "./common.ts";
+import { sleep } from "../../harness/sleep.ts";
 
 /** The root's budget in every part of the experiment, USD. */
 export const TREE_BUDGET_USD = 0.02;
@@ -89,7 +90,7 @@ async function grow(
   }
   const took = performance.now() - started;
   // A tool still running after its run stopped would report (or return) within this wait.
-  if (requestedAt) await new Promise((r) => setTimeout(r, SETTLE_MS));
+  if (requestedAt) await sleep(SETTLE_MS);
   const nodes = await loadTree(store, root.runId);
   const events = new Map<string, TraceEvent[]>();
   for (const n of nodes) {

@@ -18,6 +18,7 @@ import { PLAN_ANSWER } from "../../provider/scenarios.ts";
 import { createWorkspace } from "../../tools/workspace.ts";
 import { demoTools } from "../../tools/catalog.ts";
 import { assertSaneExit } from "./invariants.ts";
+import { sleep } from "../../harness/sleep.ts";
 
 const task = "Which file mentions a timeout?";
 const URL_ = `${SCRIPTED_BASE_URL}/chat/completions`;
@@ -269,7 +270,7 @@ Deno.test("Stop during a backoff: no further attempt, the run stops interrupted 
   assert.equal(attempts, 1);
   assert.ok(ms < 2_000, `${ms} ms`);
   // Well after the Stop, still one attempt (the sanitizers also prove no timer is left).
-  await new Promise((r) => setTimeout(r, 50));
+  await sleep(50);
   assert.equal(table.at(-1)!.attempts, 1);
 });
 

@@ -9,7 +9,7 @@ import type { Model, ModelRequest } from "../../harness/model.ts";
 import type { RunState } from "../../harness/state.ts";
 import { newRun } from "../../harness/state.ts";
 import type { TraceEvent } from "../../harness/trace.ts";
-import { defineTool } from "../../tools/define_tool.ts";
+import { defineTool } from "../../harness/tool.ts";
 import type { AnyTool } from "../../harness/run_options.ts";
 import type { StoredEvent } from "../../kv/events.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
@@ -19,6 +19,7 @@ import { resolveDeps } from "../../server/deps.ts";
 import { readEffects } from "../../tools/delete_file.ts";
 import { openWorkspace } from "../../tools/workspace.ts";
 import { join } from "node:path";
+import { sleep } from "../../harness/sleep.ts";
 // A seeded PRNG, so a failing trial can be replayed.
 import { prng } from "./invariants.ts";
 export { prng };
@@ -34,7 +35,7 @@ export type Prng = ReturnType<typeof prng>;
 
 /** Waits `ms` (0: one macrotask) and leaves no timer behind. */
 export function tick(ms = 0): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+  return sleep(ms);
 }
 
 /**

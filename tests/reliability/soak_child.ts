@@ -32,6 +32,7 @@ import { KvRunStore } from "../../kv/kv_run_store.ts";
 import { executeTree } from "../../runtime/execute_tree.ts";
 import { researchTool } from "../../subagents/research.ts";
 import { CRASH_SCENARIOS, recordOnceTool } from "../fixtures/kv_crash_child.ts";
+import { sleep } from "../../harness/sleep.ts";
 
 /** What the driver knows of a soak scenario. */
 export interface SoakScenario {
@@ -185,7 +186,7 @@ export async function leaseFree(store: KvRunStore, id: string, maxMs: number): P
   const started = performance.now();
   while (await store.leaseHolder(id)) {
     if (performance.now() - started > maxMs) return false;
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
   return true;
 }
@@ -249,7 +250,7 @@ async function main(): Promise<void> {
       const blocking = ++moments === spec.blockAt;
       say({ at, ...fields, ...(blocking ? { blocking } : {}) });
       if (!blocking) return;
-      await new Promise((r) => setTimeout(r, 60_000));
+      await sleep(60_000);
       console.error(`soak_child: not killed within 60 s at moment ${moments}`);
       Deno.exit(4);
     },

@@ -1,10 +1,15 @@
 /**
- * Tools: a name, a description, a zod schema for the arguments, and a `run`.
+ * The tool contract: a name, a description, a zod schema for the arguments,
+ * and a `run` that receives a {@link ToolContext}.
  *
  * @module
  */
 import { z } from "zod";
-import type { ToolDefinition } from "../harness/messages.ts";
+import type { ToolDefinition } from "./messages.ts";
+import type { Model } from "./model.ts";
+import type { RunLimits } from "./limits.ts";
+import type { StopCondition } from "./stop_conditions.ts";
+import type { RunState } from "./state.ts";
 
 /** One validation problem, as zod reports it. */
 export interface SchemaIssue {
@@ -39,22 +44,65 @@ export interface ToolContext {
    * the system the tool writes to, so a retried write is applied once.
    */
   idempotencyKey: string;
-  /** USD the run (and its ancestors) can still spend; subagents use it. */
-  remainingBudgetUsd(): number;
-  /** Adds spend by work this tool started (a child run) to the run's cost, as it happens. */
-  spend(usd: number): Promise<void>;
   /**
-   * USD this call has added with `spend` so far, as recorded in the run (so a
-   * resumed agent tool can add what a crash kept from being recorded).
+   * Runs (or continues) a child run for this call, under every option the run
+   * was started with: model, prices, `stopWhen`, tool-error policy,
+   * `stopOnPermanentError`, dedupe, budget mode, concurrency, trace, store and
+   * signal. Its budget is capped by what this run and its ancestors have left,
+   * every dollar it spends is added to them as it is spent, and it shares the
+   * tree's budget gate. The root's `stopWhen` conditions apply to the child
+   * too unless `inheritStopWhen` is false. `child` must be a run made for this
+   * call (`newRun(task, { parent: { runId, rootId, callId } })`); if the store
+   * already holds it (the call is resumed), the stored one is continued, and
+   * one that has already ended (`completed`, `failed`, a cap) is returned as is.
    */
-  spentUsd?(): number;
-  /** The tree's in-flight model calls and reservations; child runs share it. */
-  readonly budgetGate?: { inFlight: number; reservedUsd: number };
-  /**
-   * The options the run was started with, so a tool can start child runs
-   * under the same model, store and trace (see `agentTool`).
-   */
-  readonly runOptions: unknown;
+  runChild(child: RunState, options: ChildRunOptions): Promise<RunState>;
+}
+
+/** What a tool gives {@link ToolContext.runChild} besides the child run. */
+export interface ChildRunOptions {
+  /** The child's tools (not inherited). */
+  // deno-lint-ignore no-explicit-any
+  tools: readonly Tool<any>[];
+  /** The child's own limits; `maxBudgetUsd` is further capped by what the parent has left. */
+  limits?: Partial<RunLimits>;
+  /** The child's model (default: the parent's). */
+  model?: Model;
+  /** More stop conditions for the child, after the inherited ones. */
+  stopWhen?: readonly StopCondition[];
+  /** Apply the parent's `stopWhen` to the child as well. Default true. */
+  inheritStopWhen?: boolean;
+}
+
+/**
+ * A {@link ToolContext} for calling a tool outside `run()` (scripts, tests,
+ * benchmarks): a fresh signal unless given, progress dropped unless given,
+ * and a `runChild` that throws, as there is no run to be a child of.
+ *
+ * @example
+ * ```ts
+ * import { standaloneContext } from "./tool.ts";
+ * const ctx = standaloneContext({ runId: "r", callId: "c" });
+ * console.log(ctx.idempotencyKey); // "r:c"
+ * ```
+ */
+export function standaloneContext(
+  fields: Partial<Omit<ToolContext, "runChild">> = {},
+): ToolContext {
+  const runId = fields.runId ?? "standalone";
+  const callId = fields.callId ?? "call";
+  return {
+    signal: new AbortController().signal,
+    progress: () => {},
+    idempotencyKey: `${runId}:${callId}`,
+    ...fields,
+    runId,
+    callId,
+    runChild: () =>
+      Promise.reject(
+        new TypeError("runChild: this tool is called outside run(); call it from run()"),
+      ),
+  };
 }
 
 /** A tool as the loop sees it. */
@@ -103,7 +151,7 @@ const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * @example
  * ```ts
  * import { z } from "zod";
- * import { defineTool } from "./define_tool.ts";
+ * import { defineTool } from "./tool.ts";
  * const shout = defineTool({
  *   name: "shout",
  *   description: "Upper-cases a text.",
@@ -152,7 +200,7 @@ export function defineTool<T>(spec: ToolSpec<T>): Tool<T> {
  *
  * @example
  * ```ts
- * import { toolDefinitions } from "./define_tool.ts";
+ * import { toolDefinitions } from "./tool.ts";
  * console.log(toolDefinitions([])); // []
  * ```
  */
@@ -169,7 +217,7 @@ export function toolDefinitions(tools: readonly Tool<any>[]): ToolDefinition[] {
  *
  * @example
  * ```ts
- * import { describeIssues } from "./define_tool.ts";
+ * import { describeIssues } from "./tool.ts";
  * console.log(describeIssues([{ path: ["path"], message: "expected string, received number" }]));
  * ```
  */

@@ -1,0 +1,116 @@
+/**
+ * The budget reservation of a tree: model calls in flight and the USD they
+ * reserve, shared by the runs of one tree in this process, so concurrent
+ * children cannot each overshoot the root's budget.
+ *
+ * @module
+ */
+
+/**
+ * Model calls in flight across one tree, shared by its runs in this process, so
+ * concurrent children cannot each overshoot the root's budget.
+ */
+export interface BudgetGate {
+  /** Model calls of the tree in flight now. */
+  inFlight: number;
+  /** USD reserved by in-flight calls that must fit the budget. */
+  reservedUsd: number;
+}
+
+/** The most reply tokens a call started beside another call of its tree may reserve. */
+export const MAX_RESERVED_TOKENS = 4096;
+
+/** A gate with nothing in flight (a root run starts one). */
+export function newBudgetGate(): BudgetGate {
+  return { inFlight: 0, reservedUsd: 0 };
+}
+
+/** What {@link planCall} needs to know about the run and its call. */
+export interface CallBudget {
+  /** The tree's gate. */
+  gate: BudgetGate;
+  /** `budgetMode: "hard"`. */
+  hard: boolean;
+  /** USD the run may still spend, its ancestors' budgets counted. */
+  ownUsd(): number;
+  /** USD the ancestors may still spend; undefined for a root run. */
+  ancestorsUsd(): number | undefined;
+  /** USD the prompt of the call costs (counted only when needed). */
+  promptUsd(): number;
+  /** The price of a million reply tokens. */
+  outputPerMillion: number;
+}
+
+/** A call that may start (with a reply cap and a reservation), or why it may not. */
+export type CallPlan =
+  | { type: "call"; maxTokens: number | undefined; reservedUsd: number }
+  | { type: "refused"; reason: string };
+
+/**
+ * Decides whether a model call fits, its `max_tokens`, and the USD it
+ * reserves. Hard mode always fits the call into what is left. Soft mode lets
+ * one call of the tree overshoot: a call that starts while another is in
+ * flight must fit what the tree has left after the others' reservations, so a
+ * tree overshoots by one call. Reservations are against the tree's
+ * (ancestors') budget, and a reserved reply is capped at
+ * {@link MAX_RESERVED_TOKENS} so one call cannot starve its siblings.
+ *
+ * @example
+ * ```ts
+ * import { newBudgetGate, planCall } from "./budget_gate.ts";
+ * const plan = planCall({
+ *   gate: newBudgetGate(), hard: false, ownUsd: () => 1, ancestorsUsd: () => undefined,
+ *   promptUsd: () => 0.001, outputPerMillion: 12,
+ * });
+ * console.log(plan); // { type: "call", maxTokens: undefined, reservedUsd: 0 }
+ * ```
+ */
+export function planCall(b: CallBudget): CallPlan {
+  const { gate } = b;
+  if (!b.hard && gate.inFlight === 0) return { type: "call", maxTokens: undefined, reservedUsd: 0 };
+  const own = b.ownUsd();
+  const ancestors = b.ancestorsUsd();
+  const remaining = Math.min(own, (ancestors ?? own) - gate.reservedUsd);
+  const promptUsd = b.promptUsd();
+  let maxTokens = Math.floor(((remaining - promptUsd) * 1e6) / b.outputPerMillion);
+  const reserving = gate.inFlight > 0 || ancestors !== undefined;
+  if (reserving) maxTokens = Math.min(maxTokens, MAX_RESERVED_TOKENS);
+  if (!(maxTokens >= 1)) {
+    const why = b.hard ? "hard budget" : "the rest is reserved by calls in flight";
+    return {
+      type: "refused",
+      reason: `budget spent: the next prompt alone costs $${promptUsd.toFixed(6)} and $${
+        Math.max(0, remaining).toFixed(6)
+      } is left (${why}, not called)`,
+    };
+  }
+  const reservedUsd = reserving ? promptUsd + (maxTokens * b.outputPerMillion) / 1e6 : 0;
+  return { type: "call", maxTokens, reservedUsd };
+}
+
+/**
+ * Runs `fn` as a call in flight on `gate`, reserving `usd` until it settles:
+ * the release is in `finally`, so no path can forget it.
+ *
+ * @example
+ * ```ts
+ * import { newBudgetGate, withReservation } from "./budget_gate.ts";
+ * const gate = newBudgetGate();
+ * await withReservation(gate, 0.01, async () => console.log(gate.inFlight)); // 1
+ * console.log(gate); // { inFlight: 0, reservedUsd: 0 }
+ * ```
+ */
+export async function withReservation<T>(
+  gate: BudgetGate,
+  usd: number,
+  fn: () => Promise<T>,
+): Promise<T> {
+  gate.inFlight += 1;
+  gate.reservedUsd += usd;
+  try {
+    return await fn();
+  } finally {
+    gate.inFlight -= 1;
+    gate.reservedUsd -= usd;
+  }
+}
