@@ -29,6 +29,7 @@ import { loadTree } from "../subagents/tree.ts";
 import { safeEqual } from "./auth.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import {
+  ASSETS,
   type Html,
   listCounts,
   type ListedRun,
@@ -43,11 +44,9 @@ import {
   renderTree,
   type RunPageData,
   taskOf,
-} from "./inspector_html.ts";
+} from "./inspector/mod.ts";
 import { BadRequestError } from "./schemas.ts";
 import { runIdParam, runView } from "./views.ts";
-import { INSPECTOR_CSS } from "./static/inspector_css.ts";
-import { INSPECTOR_JS } from "./static/inspector_js.ts";
 
 /** Root runs shown in the list at most. */
 const LIST_ROOTS = 100;
@@ -72,7 +71,7 @@ const PAGE_HEADERS: Record<string, string> = {
 };
 
 function page(c: Context, body: Html, status = 200): Response {
-  return c.body(body.value, status as 200, {
+  return c.body(String(body), status as 200, {
     ...PAGE_HEADERS,
     "content-type": "text/html; charset=utf-8",
   });
@@ -154,10 +153,10 @@ export function runParts(d: RunPageData): Record<string, unknown> {
     rootStatus: d.root.status,
     messageCount: d.messages.length,
     nodes: d.nodes.map((n) => ({ runId: n.runId, status: n.status, depth: n.depth })),
-    summary: renderSummary(d).value,
-    controls: renderControls(d).value,
-    tree: renderTree(d).value,
-    transcript: renderTranscript(d.messages).value,
+    summary: String(renderSummary(d)),
+    controls: String(renderControls(d)),
+    tree: String(renderTree(d)),
+    transcript: String(renderTranscript(d.messages)),
   };
 }
 
@@ -232,18 +231,14 @@ export function registerInspectorPages(app: Hono, deps: ResolvedDeps): void {
     }
   });
 
-  app.get("/ui/static/inspector.css", (c) =>
-    c.body(INSPECTOR_CSS, 200, {
-      ...PAGE_HEADERS,
-      "content-type": "text/css; charset=utf-8",
-      "cache-control": "no-cache",
-    }));
-  app.get("/ui/static/inspector.js", (c) =>
-    c.body(INSPECTOR_JS, 200, {
-      ...PAGE_HEADERS,
-      "content-type": "text/javascript; charset=utf-8",
-      "cache-control": "no-cache",
-    }));
+  for (const [name, asset] of Object.entries(ASSETS)) {
+    app.get(`/ui/static/${name}`, (c) =>
+      c.body(asset.text, 200, {
+        ...PAGE_HEADERS,
+        "content-type": asset.type,
+        "cache-control": "no-cache",
+      }));
+  }
 }
 
 /**
@@ -270,7 +265,7 @@ export function registerInspectorParts(app: Hono, deps: ResolvedDeps): void {
     return c.json({
       count: runs.length,
       counts: listCounts(runs),
-      html: renderRunList(runs).value,
+      html: String(renderRunList(runs)),
     });
   });
 

@@ -4,7 +4,7 @@
 // The real-browser test is tests/browser/inspector_browser_test.ts.
 import assert from "node:assert/strict";
 import { newRun, type RunState } from "../harness/state.ts";
-import { escapeHtml, formatUsd, html, statusWords } from "../server/inspector_html.ts";
+import { escapeHtml, formatUsd, html, statusWords } from "../server/inspector/mod.ts";
 import { settled, waitFor, withServer } from "./server_helpers.ts";
 
 const HOSTILE = `<script>alert("pwned")</script><img src=x onerror="alert(1)"> & 'quotes'`;
@@ -40,7 +40,7 @@ Deno.test("escapeHtml and html`` escape every interpolation; Html passes through
   );
   const inner = html`<b>${"<i>"}</b>`;
   assert.equal(
-    html`<p title="${'"x"'}">${inner}${[1, "<", null, false, undefined]}</p>`.value,
+    String(html`<p title="${'"x"'}">${inner}${[1, "<", null, false, undefined]}</p>`),
     '<p title="&quot;x&quot;"><b>&lt;i&gt;</b>1&lt;</p>',
   );
   assert.equal(formatUsd(0.0012346), "$0.001235");
@@ -308,7 +308,7 @@ Deno.test("with a token: pages and assets load, run data only with the token", (
   }));
 
 Deno.test("the page's script parses (no build step, served as is)", async () => {
-  const { INSPECTOR_JS } = await import("../server/static/inspector_js.ts");
+  const { ASSETS } = await import("../server/inspector/mod.ts");
   // Compiles without running (it needs a DOM).
-  new Function(INSPECTOR_JS);
+  new Function(ASSETS["inspector.js"].text);
 });

@@ -1,53 +1,43 @@
-/**
- * The run inspector's script, served at `/ui/static/inspector.js` (a string
- * module: no build step). It enhances the server-rendered pages:
- *
- * - every request goes through `api()`, which sends the bearer token kept in
- *   `sessionStorage` and, when the API answers 401, asks for it once (the
- *   form in the page) and retries;
- * - the run list and the run page refresh their fragments from
- *   `/ui/parts/…` (HTML the server escaped);
- * - live events are read from `GET /runs/:id/events` with `fetch` streaming
- *   (an `EventSource` cannot send the token), resuming after the last `id:`,
- *   for every running run of the tree: turns with their cost, tool progress
- *   as progress bars, verdicts awaited, exits;
- * - Approve, Reject (with a reason), Stop and Resume post to the API and show
- *   its error, when it refuses, right under the buttons.
- *
- * Text from a run is only ever put into the page with `textContent`.
- *
- * @module
- */
-
-/** The script. */
-export const INSPECTOR_JS = String.raw`"use strict";
+"use strict";
 (function () {
   document.documentElement.classList.add("js");
-  var TOKEN_KEY = "reins.token";
-  var MAX_STREAMS = 4;
-  var LOG_MAX = 400;
-  var body = document.body;
-  var $ = function (id) { return document.getElementById(id); };
-  var sleep = function (ms) { return new Promise(function (r) { setTimeout(r, ms); }); };
-  var enc = encodeURIComponent;
-  var unloading = false;
-  window.addEventListener("pagehide", function () { unloading = true; });
+  const TOKEN_KEY = "reins.token";
+  const MAX_STREAMS = 4;
+  const LOG_MAX = 400;
+  const body = document.body;
+  const $ = function (id) {
+    return document.getElementById(id);
+  };
+  const sleep = function (ms) {
+    return new Promise(function (r) {
+      setTimeout(r, ms);
+    });
+  };
+  const enc = encodeURIComponent;
+  let unloading = false;
+  globalThis.addEventListener("pagehide", function () {
+    unloading = true;
+  });
 
   function ApiError(status, message, field) {
-    var e = new Error(message);
+    const e = new Error(message);
     e.status = status;
     e.field = field;
     return e;
   }
 
   // ---- The bearer token: asked once, kept for this tab.
-  var tokenWaiter = null;
+  let tokenWaiter = null;
   function storedToken() {
-    try { return sessionStorage.getItem(TOKEN_KEY); } catch (_) { return null; }
+    try {
+      return sessionStorage.getItem(TOKEN_KEY);
+    } catch (_) {
+      return null;
+    }
   }
   function askToken(refusal) {
     if (tokenWaiter) return tokenWaiter;
-    var form = $("auth"), input = $("auth-token"), err = $("auth-error");
+    const form = $("auth"), input = $("auth-token"), err = $("auth-error");
     form.hidden = false;
     err.hidden = !refusal;
     err.textContent = refusal ? "The server refused that token: " + refusal : "";
@@ -57,9 +47,11 @@ export const INSPECTOR_JS = String.raw`"use strict";
     tokenWaiter = new Promise(function (resolve) {
       form.onsubmit = function (e) {
         e.preventDefault();
-        var t = input.value.trim();
+        const t = input.value.trim();
         if (!t) return;
-        try { sessionStorage.setItem(TOKEN_KEY, t); } catch (_) { /* private mode */ }
+        try {
+          sessionStorage.setItem(TOKEN_KEY, t);
+        } catch (_) { /* private mode */ }
         form.hidden = true;
         form.onsubmit = null;
         tokenWaiter = null;
@@ -72,11 +64,11 @@ export const INSPECTOR_JS = String.raw`"use strict";
   async function api(path, init) {
     init = init || {};
     for (;;) {
-      var headers = new Headers(init.headers || {});
-      var sent = storedToken();
+      const headers = new Headers(init.headers || {});
+      const sent = storedToken();
       if (sent) headers.set("authorization", "Bearer " + sent);
       if (init.json !== undefined) headers.set("content-type", "application/json");
-      var res = await fetch(path, {
+      const res = await fetch(path, {
         method: init.method || "GET",
         headers: headers,
         body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
@@ -84,26 +76,32 @@ export const INSPECTOR_JS = String.raw`"use strict";
         cache: "no-store",
       });
       if (res.status !== 401) return res;
-      var answer = await res.json().catch(function () { return null; });
+      const answer = await res.json().catch(function () {
+        return null;
+      });
       if (storedToken() !== sent) continue; // a token was entered meanwhile
       await askToken(sent ? (answer && answer.error && answer.error.message) || "401" : null);
     }
   }
 
   async function apiJson(path, init) {
-    var res = await api(path, init);
-    var text = await res.text();
-    var data = null;
-    try { data = text ? JSON.parse(text) : null; } catch (_) { data = null; }
+    const res = await api(path, init);
+    const text = await res.text();
+    let data = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch (_) {
+      data = null;
+    }
     if (!res.ok) {
-      var e = data && data.error;
+      const e = data && data.error;
       throw ApiError(res.status, e && e.message ? e.message : "HTTP " + res.status, e && e.field);
     }
     return data;
   }
 
   function setLive(text, ok) {
-    var el = $("live");
+    const el = $("live");
     if (!el) return;
     el.hidden = false;
     el.textContent = text;
@@ -113,34 +111,47 @@ export const INSPECTOR_JS = String.raw`"use strict";
   // ---- Formatting (mirrors the server's words).
   function usd(n) {
     if (typeof n !== "number" || !isFinite(n) || n === 0) return "$0";
-    var a = Math.abs(n);
+    const a = Math.abs(n);
     return "$" + n.toFixed(a >= 1 ? 2 : a >= 0.01 ? 4 : 6);
   }
   function clock(iso) {
-    var d = new Date(iso);
+    const d = new Date(iso);
     return isNaN(d) ? "" : d.toLocaleTimeString([], { hour12: false });
   }
-  function secs(ms) { return ms >= 1000 ? (ms / 1000).toFixed(1) + " s" : Math.round(ms) + " ms"; }
+  function secs(ms) {
+    return ms >= 1000 ? (ms / 1000).toFixed(1) + " s" : Math.round(ms) + " ms";
+  }
   function short(text, max) {
     text = String(text == null ? "" : text).replace(/\s+/g, " ").trim();
     return text.length > max ? text.slice(0, max - 1) + "…" : text;
   }
   function argsText(raw, max) {
     // {"question":"Why?"} reads as: question: Why?
-    var v;
-    try { v = JSON.parse(raw); } catch (_) { return short(raw, max); }
+    let v;
+    try {
+      v = JSON.parse(raw);
+    } catch (_) {
+      return short(raw, max);
+    }
     if (!v || typeof v !== "object" || Array.isArray(v)) return short(raw, max);
-    return short(Object.keys(v).map(function (k) {
-      return k + ": " + (typeof v[k] === "string" ? v[k] : JSON.stringify(v[k]));
-    }).join(", "), max);
+    return short(
+      Object.keys(v).map(function (k) {
+        return k + ": " + (typeof v[k] === "string" ? v[k] : JSON.stringify(v[k]));
+      }).join(", "),
+      max,
+    );
   }
   function exitWords(ev) {
-    var i = ev.interruption;
+    const i = ev.interruption;
     switch (ev.status) {
-      case "completed": return "Completed";
-      case "failed": return "Failed";
-      case "max_turns_exceeded": return "Turn limit reached";
-      case "budget_exceeded": return "Budget spent";
+      case "completed":
+        return "Completed";
+      case "failed":
+        return "Failed";
+      case "max_turns_exceeded":
+        return "Turn limit reached";
+      case "budget_exceeded":
+        return "Budget spent";
       case "interrupted":
         if (i && i.type === "approval") return "Waiting for a verdict";
         if (i && i.type === "cancelled") return "Stopped";
@@ -149,7 +160,7 @@ export const INSPECTOR_JS = String.raw`"use strict";
     return String(ev.status);
   }
   function el(tag, cls, text) {
-    var e = document.createElement(tag);
+    const e = document.createElement(tag);
     if (cls) e.className = cls;
     if (text !== undefined) e.textContent = text;
     return e;
@@ -157,11 +168,11 @@ export const INSPECTOR_JS = String.raw`"use strict";
 
   // ---- The run list.
   async function listPage() {
-    var target = $("runs");
-    var last = null;
+    const target = $("runs");
+    let last = null;
     for (;;) {
       try {
-        var data = await apiJson("/ui/parts/runs");
+        const data = await apiJson("/ui/parts/runs");
         if (data.html !== last) target.innerHTML = data.html;
         last = data.html;
         setLive("live", true);
@@ -174,22 +185,26 @@ export const INSPECTOR_JS = String.raw`"use strict";
 
   // ---- One run.
   async function runPage() {
-    var runId = body.dataset.runId;
-    var sources = new Map(); // runId -> { runId, label, after, status, streaming, polling, tools }
-    var streams = 0;
-    var last = { summary: null, controls: null, tree: null, count: -1 };
-    var running = true;
-    var refreshTimer = null, inFlight = null, again = false;
-    var noticeTimer = null;
+    const runId = body.dataset.runId;
+    const sources = new Map(); // runId -> { runId, label, after, status, streaming, polling, tools }
+    let streams = 0;
+    let last = { summary: null, controls: null, tree: null, count: -1 };
+    let running = true;
+    let refreshTimer = null, inFlight = null, again = false;
+    let noticeTimer = null;
 
     function source(id, depth) {
-      var s = sources.get(id);
+      let s = sources.get(id);
       if (!s) {
-        var dot = id.indexOf(".");
+        const dot = id.indexOf(".");
         s = {
           runId: id,
           label: depth === 0 ? "root" : dot > 0 ? id.slice(dot + 1) : id.slice(0, 8),
-          after: -1, status: null, streaming: false, polling: false, tools: new Map(),
+          after: -1,
+          status: null,
+          streaming: false,
+          polling: false,
+          tools: new Map(),
         };
         sources.set(id, s);
       }
@@ -198,11 +213,17 @@ export const INSPECTOR_JS = String.raw`"use strict";
 
     function scheduleRefresh(ms) {
       if (refreshTimer) return;
-      refreshTimer = setTimeout(function () { refreshTimer = null; refresh(); }, ms == null ? 250 : ms);
+      refreshTimer = setTimeout(function () {
+        refreshTimer = null;
+        refresh();
+      }, ms == null ? 250 : ms);
     }
 
     async function refresh() {
-      if (inFlight) { again = true; return inFlight; }
+      if (inFlight) {
+        again = true;
+        return inFlight;
+      }
       inFlight = (async function () {
         try {
           apply(await apiJson("/ui/parts/runs/" + enc(runId)));
@@ -213,22 +234,26 @@ export const INSPECTOR_JS = String.raw`"use strict";
       })();
       await inFlight;
       inFlight = null;
-      if (again) { again = false; scheduleRefresh(0); }
+      if (again) {
+        again = false;
+        scheduleRefresh(0);
+      }
     }
 
     function replaceKeepingInput(target, markup) {
       // Keep what was typed (and the focus) in forms that survive the refresh.
-      var keep = {}, focused = null;
+      const keep = {};
+      let focused = null;
       target.querySelectorAll("form[data-action] input[name]").forEach(function (input) {
-        var f = input.form;
-        var key = f.dataset.action + "|" + (f.dataset.callId || "") + "|" + input.name;
+        const f = input.form;
+        const key = f.dataset.action + "|" + (f.dataset.callId || "") + "|" + input.name;
         keep[key] = input.value;
         if (document.activeElement === input) focused = key;
       });
       target.innerHTML = markup;
       target.querySelectorAll("form[data-action] input[name]").forEach(function (input) {
-        var f = input.form;
-        var key = f.dataset.action + "|" + (f.dataset.callId || "") + "|" + input.name;
+        const f = input.form;
+        const key = f.dataset.action + "|" + (f.dataset.callId || "") + "|" + input.name;
         if (key in keep) input.value = keep[key];
         if (key === focused) input.focus();
       });
@@ -242,18 +267,22 @@ export const INSPECTOR_JS = String.raw`"use strict";
       $("controls").classList.remove("needs-js");
       if (d.tree !== last.tree) {
         $("tree").innerHTML = d.tree;
-        sources.forEach(function (s) { renderTools(s); });
+        sources.forEach(function (s) {
+          renderTools(s);
+        });
       }
       if (d.messageCount !== last.count) {
         $("transcript").innerHTML = d.transcript;
-        var count = $("message-count");
+        const count = $("message-count");
         if (count) count.textContent = "(" + d.messageCount + " messages)";
       }
       last = { summary: d.summary, controls: d.controls, tree: d.tree, count: d.messageCount };
-      running = d.nodes.some(function (n) { return n.status === "running"; });
+      running = d.nodes.some(function (n) {
+        return n.status === "running";
+      });
       d.nodes.forEach(function (n) {
-        var s = source(n.runId, n.depth);
-        var changed = s.status !== n.status;
+        const s = source(n.runId, n.depth);
+        const changed = s.status !== n.status;
         s.status = n.status;
         if (s.streaming) return;
         if (n.status === "running" && streams < MAX_STREAMS) stream(s);
@@ -264,14 +293,19 @@ export const INSPECTOR_JS = String.raw`"use strict";
     // -- Events: fetch streaming of the SSE endpoint (the token goes in a header).
     function parseBlocks(s, text) {
       text.split("\n\n").forEach(function (block) {
-        var id = null, data = [];
+        let id = null;
+        const data = [];
         block.split("\n").forEach(function (line) {
           if (line.slice(0, 3) === "id:") id = line.slice(3).trim();
           else if (line.slice(0, 5) === "data:") data.push(line.slice(5).replace(/^ /, ""));
         });
         if (id === null || !data.length) return;
-        var ev;
-        try { ev = JSON.parse(data.join("\n")); } catch (_) { return; }
+        let ev;
+        try {
+          ev = JSON.parse(data.join("\n"));
+        } catch (_) {
+          return;
+        }
         onEvent(s, Number(id), ev);
       });
     }
@@ -281,21 +315,23 @@ export const INSPECTOR_JS = String.raw`"use strict";
       streams++;
       while (!unloading) {
         try {
-          var res = await api("/runs/" + enc(s.runId) + "/events?after=" + s.after, {
+          const res = await api("/runs/" + enc(s.runId) + "/events?after=" + s.after, {
             headers: { accept: "text/event-stream" },
           });
           if (!res.ok) {
-            var err = await res.json().catch(function () { return null; });
+            const err = await res.json().catch(function () {
+              return null;
+            });
             throw new Error((err && err.error && err.error.message) || "HTTP " + res.status);
           }
           setLive("live", true);
-          var reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-          var buf = "";
+          const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+          let buf = "";
           for (;;) {
-            var chunk = await reader.read();
+            const chunk = await reader.read();
             if (chunk.done) break;
             buf += chunk.value.replace(/\r\n?/g, "\n");
-            var at = buf.lastIndexOf("\n\n");
+            const at = buf.lastIndexOf("\n\n");
             if (at >= 0) {
               parseBlocks(s, buf.slice(0, at));
               buf = buf.slice(at + 2);
@@ -313,7 +349,7 @@ export const INSPECTOR_JS = String.raw`"use strict";
       if (s.polling) return;
       s.polling = true;
       try {
-        var res = await api("/runs/" + enc(s.runId) + "/events?follow=false&after=" + s.after);
+        const res = await api("/runs/" + enc(s.runId) + "/events?follow=false&after=" + s.after);
         if (res.ok) parseBlocks(s, (await res.text()).replace(/\r\n?/g, "\n"));
       } catch (_) {
         // The next refresh polls again.
@@ -337,7 +373,7 @@ export const INSPECTOR_JS = String.raw`"use strict";
           return "turn " + ev.turn + " · " + ev.total_tokens + " tokens · +" + usd(ev.turnCostUsd) +
             " → " + usd(ev.costUsd) + " · " + ev.finish + " · " + secs(ev.ms);
         case "tool_start": {
-          var args = argsText(ev.args, 80);
+          const args = argsText(ev.args, 80);
           return ev.toolName + " started" + (args ? " · " + args : "");
         }
         case "tool_progress":
@@ -351,30 +387,40 @@ export const INSPECTOR_JS = String.raw`"use strict";
             (ev.why === "uncertain_effect" ? "its effect is uncertain" : "needs approval") + ") " +
             argsText(ev.args, 80);
         case "run_stopped":
-          return exitWords(ev) + ": " + ev.reason + " · " + ev.turns + (ev.turns === 1 ? " turn · " : " turns · ") +
+          return exitWords(ev) + ": " + ev.reason + " · " + ev.turns +
+            (ev.turns === 1 ? " turn · " : " turns · ") +
             usd(ev.costUsd);
       }
       return ev.type;
     }
 
     function log(s, ev) {
-      var list = $("activity");
+      const list = $("activity");
       if (!list) return;
-      var text = describe(ev);
+      const text = describe(ev);
       if (ev.type === "tool_progress") {
         // One line per call's progress, updated in place.
-        var prev = list.querySelector('li[data-progress="' + CSS.escape(s.runId + "|" + ev.callId) + '"]');
+        const prev = list.querySelector(
+          'li[data-progress="' + CSS.escape(s.runId + "|" + ev.callId) + '"]',
+        );
         if (prev) {
           prev.querySelector(".ev-text").textContent = text;
           return;
         }
       }
-      var li = el("li", "ev ev-" + ev.type + (ev.type === "tool_result" && !ev.ok ? " failed" : ""));
+      const li = el(
+        "li",
+        "ev ev-" + ev.type + (ev.type === "tool_result" && !ev.ok ? " failed" : ""),
+      );
       li.dataset.at = ev.at;
       if (ev.type === "tool_progress") li.dataset.progress = s.runId + "|" + ev.callId;
-      li.append(el("span", "ev-time", clock(ev.at)), el("span", "ev-node", s.label), el("span", "ev-text", text));
+      li.append(
+        el("span", "ev-time", clock(ev.at)),
+        el("span", "ev-node", s.label),
+        el("span", "ev-text", text),
+      );
       li.querySelector(".ev-node").title = s.runId;
-      var before = list.firstElementChild;
+      let before = list.firstElementChild;
       while (before && before.dataset.at > ev.at) before = before.nextElementSibling;
       list.insertBefore(li, before);
       while (list.children.length > LOG_MAX) list.lastElementChild.remove();
@@ -382,13 +428,21 @@ export const INSPECTOR_JS = String.raw`"use strict";
 
     // -- What each tool is doing, under its run in the tree.
     function tools(s, ev) {
-      var t = s.tools, x;
+      const t = s.tools;
+      let x;
       switch (ev.type) {
         case "turn":
-          t.forEach(function (v, k) { if (v.state !== "running" && v.state !== "waiting") t.delete(k); });
+          t.forEach(function (v, k) {
+            if (v.state !== "running" && v.state !== "waiting") t.delete(k);
+          });
           break;
         case "tool_start":
-          t.set(ev.callId, { name: ev.toolName, state: "running", label: argsText(ev.args, 80), fraction: null });
+          t.set(ev.callId, {
+            name: ev.toolName,
+            state: "running",
+            label: argsText(ev.args, 80),
+            fraction: null,
+          });
           break;
         case "tool_progress":
           x = t.get(ev.callId) || { name: ev.toolName, state: "running", fraction: null };
@@ -400,11 +454,18 @@ export const INSPECTOR_JS = String.raw`"use strict";
           x = t.get(ev.callId) || { name: ev.toolName, fraction: null, label: "" };
           x.state = ev.ok ? "ok" : "failed";
           if (ev.ok) x.fraction = 1;
-          x.label = ev.ok ? (ev.cached ? "from cache" : "done in " + secs(ev.ms)) : ev.error || "failed";
+          x.label = ev.ok
+            ? (ev.cached ? "from cache" : "done in " + secs(ev.ms))
+            : ev.error || "failed";
           t.set(ev.callId, x);
           break;
         case "approval_required":
-          t.set(ev.callId, { name: ev.toolName, state: "waiting", label: "awaits your verdict", fraction: null });
+          t.set(ev.callId, {
+            name: ev.toolName,
+            state: "waiting",
+            label: "awaits your verdict",
+            fraction: null,
+          });
           break;
         case "run_stopped":
           t.forEach(function (v) {
@@ -418,20 +479,30 @@ export const INSPECTOR_JS = String.raw`"use strict";
       renderTools(s);
     }
 
-    var STATE_WORDS = { running: "running", ok: "done", failed: "failed", stopped: "stopped", waiting: "waiting" };
+    const STATE_WORDS = {
+      running: "running",
+      ok: "done",
+      failed: "failed",
+      stopped: "stopped",
+      waiting: "waiting",
+    };
     function renderTools(s) {
-      var slot = document.querySelector('[data-tools-for="' + CSS.escape(s.runId) + '"]');
+      const slot = document.querySelector('[data-tools-for="' + CSS.escape(s.runId) + '"]');
       if (!slot) return;
-      var rows = [];
+      const rows = [];
       s.tools.forEach(function (v, callId) {
-        var row = el("div", "tool state-" + v.state);
+        const row = el("div", "tool state-" + v.state);
         row.dataset.callId = callId;
-        var bar = document.createElement("progress");
+        const bar = document.createElement("progress");
         bar.max = 1;
         if (v.fraction !== null && v.fraction !== undefined) bar.value = v.fraction;
         else if (v.state !== "running") bar.value = 0;
-        row.append(el("span", "tool-name", v.name), bar, el("span", "tool-label", v.label || ""),
-          el("span", "tool-state", STATE_WORDS[v.state] || v.state));
+        row.append(
+          el("span", "tool-name", v.name),
+          bar,
+          el("span", "tool-label", v.label || ""),
+          el("span", "tool-state", STATE_WORDS[v.state] || v.state),
+        );
         row.querySelector(".tool-label").title = v.label || "";
         rows.push(row);
       });
@@ -440,27 +511,36 @@ export const INSPECTOR_JS = String.raw`"use strict";
 
     // -- Approve, Reject, Stop, Resume: the API's error shown under the buttons.
     function notice(text, ok) {
-      var p = $("controls-error");
+      const p = $("controls-error");
       clearTimeout(noticeTimer);
       p.hidden = false;
       p.textContent = text;
       p.className = "error" + (ok ? " ok" : "");
-      if (ok) noticeTimer = setTimeout(function () { p.hidden = true; }, 6000);
+      if (ok) {
+        noticeTimer = setTimeout(function () {
+          p.hidden = true;
+        }, 6000);
+      }
     }
 
     document.addEventListener("submit", async function (e) {
-      var form = e.target.closest && e.target.closest("form[data-action]");
+      const form = e.target.closest && e.target.closest("form[data-action]");
       if (!form) return;
       e.preventDefault();
-      var rootId = form.dataset.rootId, action = form.dataset.action, what, path, payload, done;
-      var reason = form.elements.reason ? form.elements.reason.value : "";
+      const rootId = form.dataset.rootId, action = form.dataset.action;
+      let what, path, payload, done;
+      const reason = form.elements.reason ? form.elements.reason.value : "";
       if (action === "verdict") {
-        var callId = form.dataset.callId;
-        var verdict = e.submitter && e.submitter.value === "reject" ? "reject" : "approve";
+        const callId = form.dataset.callId;
+        const verdict = e.submitter && e.submitter.value === "reject" ? "reject" : "approve";
         what = verdict === "approve" ? "Approve" : "Reject";
         path = "/runs/" + enc(rootId) + "/" + verdict;
-        payload = verdict === "reject" && reason !== "" ? { callId: callId, reason: reason } : { callId: callId };
-        done = verdict === "approve" ? "Approved: the tree continues." : "Rejected: the model is told why.";
+        payload = verdict === "reject" && reason !== ""
+          ? { callId: callId, reason: reason }
+          : { callId: callId };
+        done = verdict === "approve"
+          ? "Approved: the tree continues."
+          : "Rejected: the model is told why.";
       } else if (action === "stop") {
         what = "Stop";
         path = "/runs/" + enc(rootId) + "/stop";
@@ -472,15 +552,19 @@ export const INSPECTOR_JS = String.raw`"use strict";
         payload = {};
         done = "Resumed: the tree continues.";
       } else return;
-      var buttons = form.querySelectorAll("button");
-      buttons.forEach(function (b) { b.disabled = true; });
+      const buttons = form.querySelectorAll("button");
+      buttons.forEach(function (b) {
+        b.disabled = true;
+      });
       try {
         await apiJson(path, { method: "POST", json: payload });
         notice(done, true);
       } catch (err) {
         notice(what + " refused (" + (err.status || "network") + "): " + err.message, false);
       } finally {
-        buttons.forEach(function (b) { b.disabled = false; });
+        buttons.forEach(function (b) {
+          b.disabled = false;
+        });
         refresh();
       }
     });
@@ -495,4 +579,3 @@ export const INSPECTOR_JS = String.raw`"use strict";
   if (body.dataset.page === "list") listPage();
   else if (body.dataset.page === "run") runPage();
 })();
-`;
