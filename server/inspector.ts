@@ -33,6 +33,7 @@ import {
   type Html,
   listCounts,
   type ListedRun,
+  loadToolRows,
   renderControls,
   renderErrorMain,
   renderListMain,
@@ -141,7 +142,8 @@ export async function loadRunPage(deps: ResolvedDeps, id: string): Promise<RunPa
     const value = headers[i].value as { interruption?: Interruption | null } | null;
     return { ...n, interruption: value?.interruption ?? null };
   });
-  return { run, messages: state.messages, root, nodes, stop };
+  const tools = await loadToolRows(store, tree.map((n) => n.runId));
+  return { run, messages: state.messages, root, nodes, stop, tools };
 }
 
 /** The fragments of a run page, as `GET /ui/parts/runs/:id` returns them. */

@@ -312,3 +312,78 @@ Deno.test("the page's script parses (no build step, served as is)", async () => 
   // Compiles without running (it needs a DOM).
   new Function(ASSETS["inspector.js"].text);
 });
+
+/** The tool rows the server put under run `runId` in the tree. */
+function toolRowsOf(
+  text: string,
+  runId: string,
+): { callId: string; state: string; label: string }[] {
+  const slot = text.split(`data-tools-for="${runId}">`)[1]?.split("</li>")[0] ?? "";
+  const rows = slot.matchAll(
+    /data-call-id="([^"]*)"\s+data-state="([^"]*)"[^]*?class="tool-label" title="([^"]*)"/g,
+  );
+  return [...rows].map(([, callId, state, label]) => ({ callId, state, label }));
+}
+
+Deno.test("the tree says a research call waits on its child's verdict, then that it was rejected", () =>
+  withServer({}, async (s) => {
+    const id = (await s.call("POST", "/runs", {
+      task: "Tidy up.",
+      scenario: "research-approval",
+      options: { researchWrites: true },
+    })).body.runId;
+    const waiting = await settled(s, id);
+    const child = waiting.interruption.runId;
+    const before = await page(s, `/ui/runs/${id}`);
+    const [research] = toolRowsOf(before.text, id);
+    assert.equal(research.state, "child-waiting", "not 'done' while the child waits");
+    assert.match(research.label, /waits on your verdict on delete_file/);
+    assert.ok(research.label.includes(child.slice(id.length + 1)), "names the child");
+    const held = toolRowsOf(before.text, child).find((r) =>
+      r.callId === waiting.interruption.callId
+    );
+    assert.equal(held?.state, "waiting");
+
+    const reason = "keep the logs <for> the audit";
+    const res = await s.call("POST", `/runs/${id}/reject`, {
+      callId: waiting.interruption.callId,
+      reason,
+    });
+    assert.equal(res.status, 202);
+    await settled(s, id);
+    const after = await page(s, `/ui/runs/${id}`);
+    const rejected = toolRowsOf(after.text, child).find((r) =>
+      r.callId === waiting.interruption.callId
+    );
+    assert.equal(rejected?.state, "rejected", "no longer awaits a verdict");
+    assert.ok(rejected?.label.includes(escapeHtml(reason)), "with the reason");
+    assert.ok(!after.text.includes(">awaits your verdict<"));
+    assert.equal(toolRowsOf(after.text, id)[0].state, "ok");
+  }));
+
+Deno.test("the tree names each run by its whole path below the root; the full id on hover", () =>
+  withServer({ scan: { ms: 5000 } }, async (s) => {
+    const id = (await s.call("POST", "/runs", {
+      task: "Dig.",
+      scenario: "research-deep-slow",
+      options: { researchDepth: 2 },
+    })).body.runId;
+    const leaves = await waitFor(async () => {
+      const nodes = (await s.call("GET", `/runs/${id}/tree`)).body.nodes as {
+        runId: string;
+        depth: number;
+      }[];
+      const deep = nodes.filter((n) => n.depth === 2).map((n) => n.runId);
+      return deep.length === 2 ? deep : undefined;
+    }, "two leaves");
+    const res = await page(s, `/ui/runs/${id}`);
+    await s.call("POST", `/runs/${id}/stop`, {});
+    await settled(s, id);
+    await s.worker.executor.idle();
+    const labels = [...res.text.matchAll(/class="node-id" href="[^"]*" title="([^"]*)">([^<]*)</g)]
+      .map(([, title, label]) => ({ title, label }));
+    const leafLabels = labels.filter((l) => leaves.includes(l.title)).map((l) => l.label);
+    assert.equal(leafLabels.length, 2);
+    assert.notEqual(leafLabels[0], leafLabels[1]);
+    for (const l of labels.slice(1)) assert.equal(`${id}.${l.label}`, l.title);
+  }));

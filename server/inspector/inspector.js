@@ -204,7 +204,8 @@
           status: null,
           streaming: false,
           polling: false,
-          tools: new Map(),
+          tools: new Map(), // callId -> row, from live events
+          serverRows: new Map(), // callId -> row, from the server's tree
         };
         sources.set(id, s);
       }
@@ -267,6 +268,7 @@
       $("controls").classList.remove("needs-js");
       if (d.tree !== last.tree) {
         $("tree").innerHTML = d.tree;
+        readServerRows();
         sources.forEach(function (s) {
           renderTools(s);
         });
@@ -485,14 +487,50 @@
       failed: "failed",
       stopped: "stopped",
       waiting: "waiting",
+      "child-waiting": "waiting",
+      rejected: "rejected",
     };
+    // What only the server knows (no event says it): a rejection, a call held
+    // by its subagent's verdict, and that a call no longer awaits one.
+    const SERVER_WINS = { rejected: true, waiting: true, "child-waiting": true };
+
+    function readServerRows() {
+      document.querySelectorAll("[data-tools-for]").forEach(function (slot) {
+        const node = slot.closest("[data-depth]");
+        const s = source(slot.dataset.toolsFor, node ? Number(node.dataset.depth) : 1);
+        s.serverRows = new Map();
+        slot.querySelectorAll(".tool[data-call-id]").forEach(function (row) {
+          s.serverRows.set(row.dataset.callId, {
+            name: row.querySelector(".tool-name").textContent,
+            state: row.dataset.state,
+            label: row.querySelector(".tool-label").textContent,
+            fraction: row.dataset.state === "ok" ? 1 : null,
+          });
+        });
+      });
+    }
+
+    function rowsOf(s) {
+      const rows = new Map(s.tools);
+      // A verdict awaited by a live row is over unless the server still says so.
+      rows.forEach(function (v, callId) {
+        const known = s.serverRows.get(callId);
+        if (v.state === "waiting" && !(known && known.state === "waiting")) rows.delete(callId);
+      });
+      s.serverRows.forEach(function (v, callId) {
+        if (!rows.has(callId) || SERVER_WINS[v.state]) rows.set(callId, v);
+      });
+      return rows;
+    }
+
     function renderTools(s) {
       const slot = document.querySelector('[data-tools-for="' + CSS.escape(s.runId) + '"]');
       if (!slot) return;
       const rows = [];
-      s.tools.forEach(function (v, callId) {
+      rowsOf(s).forEach(function (v, callId) {
         const row = el("div", "tool state-" + v.state);
         row.dataset.callId = callId;
+        row.dataset.state = v.state;
         const bar = document.createElement("progress");
         bar.max = 1;
         if (v.fraction !== null && v.fraction !== undefined) bar.value = v.fraction;

@@ -23,4 +23,11 @@ export { listCounts, type ListedRun, renderRunList } from "./run_list.ts";
 export { renderControls, renderSummary, type RunPageData, type TreeNodeView } from "./run_page.ts";
 export { type StatusFields, type StatusWords, statusWords } from "./status_words.ts";
 export { renderTranscript } from "./transcript.ts";
+export {
+  loadToolRows,
+  renderToolRow,
+  TOOL_STATE_WORDS,
+  type ToolRow,
+  toolRows,
+} from "./tool_rows.ts";
 export { renderTree } from "./tree.ts";

@@ -12,6 +12,7 @@ import type { RunView } from "../views.ts";
 import { clip, formatUsd, prettyArgs, runHref, runLabel, taskOf, time } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { badge, statusWords } from "./status_words.ts";
+import type { ToolRow } from "./tool_rows.ts";
 
 /** A run of the tree with why it stopped (as data). */
 export type TreeNodeView = TreeNode & { interruption: Interruption | null };
@@ -28,6 +29,8 @@ export interface RunPageData {
   nodes: readonly TreeNodeView[];
   /** The Stop recorded for the tree, if any. */
   stop: StopRequest | null;
+  /** The tool calls of each run's last turn, by run id (none shown when absent). */
+  tools?: Readonly<Record<string, readonly ToolRow[]>>;
 }
 
 /** The head of the run page: task, state in words, cost, turns, answer or error. */

@@ -8,6 +8,7 @@ import { clip, formatUsd, runHref, runLabel } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import type { RunPageData } from "./run_page.ts";
 import { badge, statusWords } from "./status_words.ts";
+import { renderToolRow } from "./tool_rows.ts";
 
 /** The tree: one row per run with state, turns and cost, and a slot for its tools' progress. */
 export function renderTree(d: RunPageData): Html {
@@ -28,7 +29,9 @@ export function renderTree(d: RunPageData): Html {
       <span class="node-num">${n.turns} turn${n.turns === 1 ? "" : "s"}</span>
       <span class="node-num cost">${formatUsd(n.costUsd)}</span>
         </div>
-        <div class="tools" data-tools-for="${n.runId}"></div>
+        <div class="tools" data-tools-for="${n.runId}">${(d.tools?.[n.runId] ?? []).map(
+          renderToolRow,
+        )}</div>
       </li>
     `;
   });
