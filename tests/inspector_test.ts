@@ -387,3 +387,13 @@ Deno.test("the tree names each run by its whole path below the root; the full id
     assert.notEqual(leafLabels[0], leafLabels[1]);
     for (const l of labels.slice(1)) assert.equal(`${id}.${l.label}`, l.title);
   }));
+
+Deno.test("the tree's tool-row layout is scoped: transcript tool results take the full width", async () => {
+  const { ASSETS } = await import("../server/inspector/mod.ts");
+  const css = ASSETS["inspector.css"].text;
+  // The transcript's results are `<li class="msg tool">`: a bare `.tool` rule would grid them.
+  const bare = css.split("}").map((rule) => rule.split("{")[0]).flatMap((sel) => sel.split(","))
+    .map((sel) => sel.trim()).filter((sel) => /^\.tool([.:\s]|$)/.test(sel));
+  assert.deepEqual(bare, []);
+  assert.match(css, /\.tools > \.tool \{/);
+});
