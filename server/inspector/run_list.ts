@@ -34,7 +34,7 @@ export function listCounts(runs: readonly ListedRun[]): Record<StatusWords["tone
  * @example
  * ```ts
  * import { renderRunList } from "./run_list.ts";
- * console.log(String(renderRunList([]))).includes("No runs yet")); // true
+ * console.log(String(renderRunList([])).includes("No runs yet")); // true
  * ```
  */
 export function renderRunList(runs: readonly ListedRun[]): Html {
