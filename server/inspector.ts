@@ -10,7 +10,8 @@
  * - `GET /ui/parts/runs` and `GET /ui/parts/runs/:id` (behind the bearer
  *   token like every API route) return the same HTML fragments as JSON, for
  *   the script to refresh the page in place.
- * - `GET /ui/static/inspector.js` and `inspector.css`: the page's assets.
+ * - `GET /ui/static/<name>.js` (the page's script modules, `inspector.js` the
+ *   entry) and `GET /ui/static/inspector.css`: the page's assets.
  *
  * Pages go out with a strict Content-Security-Policy (no inline script or
  * style), on top of escaping everything a run holds.

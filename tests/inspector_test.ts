@@ -21,7 +21,7 @@ async function page(
 /** Only the page's own script tag: nothing from a run became markup. */
 function assertNoInjectedMarkup(text: string): void {
   assert.equal(text.match(/<script/g)?.length, 1, "one <script> (the page's own)");
-  assert.ok(text.includes('<script src="/ui/static/inspector.js" defer></script>'));
+  assert.ok(text.includes('<script type="module" src="/ui/static/inspector.js"></script>'));
   assert.ok(!text.includes("<img"), "no <img> from the run");
   assert.ok(!/onerror="/.test(text), "no event handler attribute from the run");
 }
@@ -299,18 +299,36 @@ Deno.test("with a token: pages and assets load, run data only with the token", (
     const js = await page(s, "/ui/static/inspector.js");
     assert.equal(js.status, 200);
     assert.equal(js.headers.get("content-type"), "text/javascript; charset=utf-8");
-    assert.match(js.text, /sessionStorage/);
-    assert.match(js.text, /Bearer /);
+    // Every module the entry imports, by relative URL, is served too.
+    const imported = [...js.text.matchAll(/from "\.\/([a-z_]+\.js)"/g)].map(([, name]) => name);
+    assert.ok(imported.includes("api.js"));
+    const api = await page(s, "/ui/static/api.js");
+    assert.equal(api.status, 200);
+    assert.equal(api.headers.get("content-type"), "text/javascript; charset=utf-8");
+    assert.match(api.text, /sessionStorage/);
+    assert.match(api.text, /Bearer /);
     const css = await page(s, "/ui/static/inspector.css");
     assert.equal(css.headers.get("content-type"), "text/css; charset=utf-8");
     // The API itself still refuses without the token.
     assert.equal((await page(s, "/runs")).status, 401);
   }));
 
-Deno.test("the page's script parses (no build step, served as is)", async () => {
+Deno.test("the page's script modules load and every import among them is served", async () => {
   const { ASSETS } = await import("../server/inspector/mod.ts");
-  // Compiles without running (it needs a DOM).
-  new Function(ASSETS["inspector.js"].text);
+  const scripts = Object.keys(ASSETS).filter((name) => name.endsWith(".js"));
+  for (const name of scripts) {
+    for (const [, dep] of ASSETS[name].text.matchAll(/^import .* from "\.\/([^"]+)";$/gm)) {
+      assert.ok(scripts.includes(dep), `${name} imports ${dep}, which is served`);
+    }
+    const url = new URL(`../server/inspector/static/${name}`, import.meta.url);
+    assert.equal(await Deno.readTextFile(url), ASSETS[name].text, `${name} served as is`);
+    if (name === "inspector.js") {
+      // The entry parses and links its imports, then needs a DOM to run.
+      await assert.rejects(import(url.href), (e) => e instanceof ReferenceError);
+    } else {
+      await import(url.href); // parses, links, and touches no DOM on load
+    }
+  }
 });
 
 /** The tool rows the server put under run `runId` in the tree. */
