@@ -10,7 +10,8 @@
  * - `GET /ui/parts/runs` and `GET /ui/parts/runs/:id` (behind the bearer
  *   token like every API route) return the same HTML fragments as JSON, for
  *   the script to refresh the page in place.
- * - `GET /ui/static/inspector.js` and `inspector.css`: the page's assets.
+ * - `GET /ui/static/<name>.js` (the page's script modules, `inspector.js` the
+ *   entry) and `GET /ui/static/inspector.css`: the page's assets.
  *
  * Pages go out with a strict Content-Security-Policy (no inline script or
  * style), on top of escaping everything a run holds.
@@ -27,9 +28,11 @@ import { loadTree } from "../subagents/tree.ts";
 import { bearerToken, safeEqual } from "./auth.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import {
+  ASSETS,
   type Html,
   listCounts,
   type ListedRun,
+  loadToolRows,
   renderControls,
   renderErrorMain,
   renderListMain,
@@ -41,11 +44,9 @@ import {
   renderTree,
   type RunPageData,
   taskOf,
-} from "./inspector_html.ts";
+} from "./inspector/mod.ts";
 import { BadRequestError } from "./errors.ts";
 import { runIdParam, runView } from "./views.ts";
-import { INSPECTOR_CSS } from "./static/inspector_css.ts";
-import { INSPECTOR_JS } from "./static/inspector_js.ts";
 
 /** Root runs shown in the list at most. */
 const LIST_ROOTS = 100;
@@ -70,7 +71,7 @@ const PAGE_HEADERS: Record<string, string> = {
 };
 
 function page(c: Context, body: Html, status = 200): Response {
-  return c.body(body.value, status as 200, {
+  return c.body(String(body), status as 200, {
     ...PAGE_HEADERS,
     "content-type": "text/html; charset=utf-8",
   });
@@ -129,7 +130,8 @@ export async function loadRunPage(deps: ResolvedDeps, id: string): Promise<RunPa
   ]);
   const summaries = await Promise.all(tree.map((n) => store.summary(n.runId)));
   const nodes = tree.map((n, i) => ({ ...n, interruption: summaries[i].interruption }));
-  return { run, messages: state.messages, root, nodes, stop };
+  const tools = await loadToolRows(store, tree.map((n) => n.runId));
+  return { run, messages: state.messages, root, nodes, stop, tools };
 }
 
 /** The fragments of a run page, as `GET /ui/parts/runs/:id` returns them. */
@@ -141,10 +143,10 @@ export function runParts(d: RunPageData): Record<string, unknown> {
     rootStatus: d.root.status,
     messageCount: d.messages.length,
     nodes: d.nodes.map((n) => ({ runId: n.runId, status: n.status, depth: n.depth })),
-    summary: renderSummary(d).value,
-    controls: renderControls(d).value,
-    tree: renderTree(d).value,
-    transcript: renderTranscript(d.messages).value,
+    summary: String(renderSummary(d)),
+    controls: String(renderControls(d)),
+    tree: String(renderTree(d)),
+    transcript: String(renderTranscript(d.messages)),
   };
 }
 
@@ -219,18 +221,14 @@ export function registerInspectorPages(app: Hono, deps: ResolvedDeps): void {
     }
   });
 
-  app.get("/ui/static/inspector.css", (c) =>
-    c.body(INSPECTOR_CSS, 200, {
-      ...PAGE_HEADERS,
-      "content-type": "text/css; charset=utf-8",
-      "cache-control": "no-cache",
-    }));
-  app.get("/ui/static/inspector.js", (c) =>
-    c.body(INSPECTOR_JS, 200, {
-      ...PAGE_HEADERS,
-      "content-type": "text/javascript; charset=utf-8",
-      "cache-control": "no-cache",
-    }));
+  for (const [name, asset] of Object.entries(ASSETS)) {
+    app.get(`/ui/static/${name}`, (c) =>
+      c.body(asset.text, 200, {
+        ...PAGE_HEADERS,
+        "content-type": asset.type,
+        "cache-control": "no-cache",
+      }));
+  }
 }
 
 /**
@@ -257,7 +255,7 @@ export function registerInspectorParts(app: Hono, deps: ResolvedDeps): void {
     return c.json({
       count: runs.length,
       counts: listCounts(runs),
-      html: renderRunList(runs).value,
+      html: String(renderRunList(runs)),
     });
   });
 

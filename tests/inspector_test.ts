@@ -4,7 +4,7 @@
 // The real-browser test is tests/browser/inspector_browser_test.ts.
 import assert from "node:assert/strict";
 import { newRun, type RunState } from "../harness/state.ts";
-import { escapeHtml, formatUsd, html, statusWords } from "../server/inspector_html.ts";
+import { escapeHtml, formatUsd, html, statusWords } from "../server/inspector/mod.ts";
 import { settled, waitFor, withServer } from "./server_helpers.ts";
 
 const HOSTILE = `<script>alert("pwned")</script><img src=x onerror="alert(1)"> & 'quotes'`;
@@ -21,7 +21,7 @@ async function page(
 /** Only the page's own script tag: nothing from a run became markup. */
 function assertNoInjectedMarkup(text: string): void {
   assert.equal(text.match(/<script/g)?.length, 1, "one <script> (the page's own)");
-  assert.ok(text.includes('<script src="/ui/static/inspector.js" defer></script>'));
+  assert.ok(text.includes('<script type="module" src="/ui/static/inspector.js"></script>'));
   assert.ok(!text.includes("<img"), "no <img> from the run");
   assert.ok(!/onerror="/.test(text), "no event handler attribute from the run");
 }
@@ -40,7 +40,7 @@ Deno.test("escapeHtml and html`` escape every interpolation; Html passes through
   );
   const inner = html`<b>${"<i>"}</b>`;
   assert.equal(
-    html`<p title="${'"x"'}">${inner}${[1, "<", null, false, undefined]}</p>`.value,
+    String(html`<p title="${'"x"'}">${inner}${[1, "<", null, false, undefined]}</p>`),
     '<p title="&quot;x&quot;"><b>&lt;i&gt;</b>1&lt;</p>',
   );
   assert.equal(formatUsd(0.0012346), "$0.001235");
@@ -299,16 +299,119 @@ Deno.test("with a token: pages and assets load, run data only with the token", (
     const js = await page(s, "/ui/static/inspector.js");
     assert.equal(js.status, 200);
     assert.equal(js.headers.get("content-type"), "text/javascript; charset=utf-8");
-    assert.match(js.text, /sessionStorage/);
-    assert.match(js.text, /Bearer /);
+    // Every module the entry imports, by relative URL, is served too.
+    const imported = [...js.text.matchAll(/from "\.\/([a-z_]+\.js)"/g)].map(([, name]) => name);
+    assert.ok(imported.includes("api.js"));
+    const api = await page(s, "/ui/static/api.js");
+    assert.equal(api.status, 200);
+    assert.equal(api.headers.get("content-type"), "text/javascript; charset=utf-8");
+    assert.match(api.text, /sessionStorage/);
+    assert.match(api.text, /Bearer /);
     const css = await page(s, "/ui/static/inspector.css");
     assert.equal(css.headers.get("content-type"), "text/css; charset=utf-8");
     // The API itself still refuses without the token.
     assert.equal((await page(s, "/runs")).status, 401);
   }));
 
-Deno.test("the page's script parses (no build step, served as is)", async () => {
-  const { INSPECTOR_JS } = await import("../server/static/inspector_js.ts");
-  // Compiles without running (it needs a DOM).
-  new Function(INSPECTOR_JS);
+Deno.test("the page's script modules load and every import among them is served", async () => {
+  const { ASSETS } = await import("../server/inspector/mod.ts");
+  const scripts = Object.keys(ASSETS).filter((name) => name.endsWith(".js"));
+  for (const name of scripts) {
+    for (const [, dep] of ASSETS[name].text.matchAll(/^import .* from "\.\/([^"]+)";$/gm)) {
+      assert.ok(scripts.includes(dep), `${name} imports ${dep}, which is served`);
+    }
+    const url = new URL(`../server/inspector/static/${name}`, import.meta.url);
+    assert.equal(await Deno.readTextFile(url), ASSETS[name].text, `${name} served as is`);
+    if (name === "inspector.js") {
+      // The entry parses and links its imports, then needs a DOM to run.
+      await assert.rejects(import(url.href), (e) => e instanceof ReferenceError);
+    } else {
+      await import(url.href); // parses, links, and touches no DOM on load
+    }
+  }
+});
+
+/** The tool rows the server put under run `runId` in the tree. */
+function toolRowsOf(
+  text: string,
+  runId: string,
+): { callId: string; state: string; label: string }[] {
+  const slot = text.split(`data-tools-for="${runId}">`)[1]?.split("</li>")[0] ?? "";
+  const rows = slot.matchAll(
+    /data-call-id="([^"]*)"\s+data-state="([^"]*)"[^]*?class="tool-label" title="([^"]*)"/g,
+  );
+  return [...rows].map(([, callId, state, label]) => ({ callId, state, label }));
+}
+
+Deno.test("the tree says a research call waits on its child's verdict, then that it was rejected", () =>
+  withServer({}, async (s) => {
+    const id = (await s.call("POST", "/runs", {
+      task: "Tidy up.",
+      scenario: "research-approval",
+      options: { researchWrites: true },
+    })).body.runId;
+    const waiting = await settled(s, id);
+    const child = waiting.interruption.runId;
+    const before = await page(s, `/ui/runs/${id}`);
+    const [research] = toolRowsOf(before.text, id);
+    assert.equal(research.state, "child-waiting", "not 'done' while the child waits");
+    assert.match(research.label, /waits on your verdict on delete_file/);
+    assert.ok(research.label.includes(child.slice(id.length + 1)), "names the child");
+    const held = toolRowsOf(before.text, child).find((r) =>
+      r.callId === waiting.interruption.callId
+    );
+    assert.equal(held?.state, "waiting");
+
+    const reason = "keep the logs <for> the audit";
+    const res = await s.call("POST", `/runs/${id}/reject`, {
+      callId: waiting.interruption.callId,
+      reason,
+    });
+    assert.equal(res.status, 202);
+    await settled(s, id);
+    const after = await page(s, `/ui/runs/${id}`);
+    const rejected = toolRowsOf(after.text, child).find((r) =>
+      r.callId === waiting.interruption.callId
+    );
+    assert.equal(rejected?.state, "rejected", "no longer awaits a verdict");
+    assert.ok(rejected?.label.includes(escapeHtml(reason)), "with the reason");
+    assert.ok(!after.text.includes(">awaits your verdict<"));
+    assert.equal(toolRowsOf(after.text, id)[0].state, "ok");
+  }));
+
+Deno.test("the tree names each run by its whole path below the root; the full id on hover", () =>
+  withServer({ scan: { ms: 5000 } }, async (s) => {
+    const id = (await s.call("POST", "/runs", {
+      task: "Dig.",
+      scenario: "research-deep-slow",
+      options: { researchDepth: 2 },
+    })).body.runId;
+    const leaves = await waitFor(async () => {
+      const nodes = (await s.call("GET", `/runs/${id}/tree`)).body.nodes as {
+        runId: string;
+        depth: number;
+      }[];
+      const deep = nodes.filter((n) => n.depth === 2).map((n) => n.runId);
+      return deep.length === 2 ? deep : undefined;
+    }, "two leaves");
+    const res = await page(s, `/ui/runs/${id}`);
+    await s.call("POST", `/runs/${id}/stop`, {});
+    await settled(s, id);
+    await s.worker.executor.idle();
+    const labels = [...res.text.matchAll(/class="node-id" href="[^"]*" title="([^"]*)">([^<]*)</g)]
+      .map(([, title, label]) => ({ title, label }));
+    const leafLabels = labels.filter((l) => leaves.includes(l.title)).map((l) => l.label);
+    assert.equal(leafLabels.length, 2);
+    assert.notEqual(leafLabels[0], leafLabels[1]);
+    for (const l of labels.slice(1)) assert.equal(`${id}.${l.label}`, l.title);
+  }));
+
+Deno.test("the tree's tool-row layout is scoped: transcript tool results take the full width", async () => {
+  const { ASSETS } = await import("../server/inspector/mod.ts");
+  const css = ASSETS["inspector.css"].text;
+  // The transcript's results are `<li class="msg tool">`: a bare `.tool` rule would grid them.
+  const bare = css.split("}").map((rule) => rule.split("{")[0]).flatMap((sel) => sel.split(","))
+    .map((sel) => sel.trim()).filter((sel) => /^\.tool([.:\s]|$)/.test(sel));
+  assert.deepEqual(bare, []);
+  assert.match(css, /\.tools > \.tool \{/);
 });

@@ -4,7 +4,15 @@
  *
  * @module
  */
-import { dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from "node:path";
+import {
+  basename,
+  dirname,
+  isAbsolute,
+  join,
+  relative,
+  resolve as resolvePath,
+  sep,
+} from "node:path";
 import { PermanentToolError } from "../harness/errors.ts";
 import { FIXTURES } from "./fixtures.ts";
 
@@ -26,10 +34,18 @@ export interface Workspace {
 
 /** Where {@link createWorkspace} puts the folder. */
 export interface WorkspaceOptions {
-  /** Use exactly this folder (created if missing; the demo files are overwritten). */
+  /**
+   * Use exactly this folder. When missing it appears whole or not at all: it
+   * is built in a hidden sibling and renamed into place, so a process killed
+   * mid-way never leaves a folder that looks prepared but lacks files (if
+   * another process renames its copy in first, that one is used). When it
+   * exists, the demo files in it are overwritten, each atomically.
+   */
   dir?: string;
   /** Create a new `reins-ws-*` folder under this one (created if missing). */
   parent?: string;
+  /** Called after each demo file is written (tests use it to kill a process mid-way). */
+  onFileWritten?: (name: string) => void | Promise<void>;
 }
 
 /**
@@ -48,19 +64,57 @@ export async function createWorkspace(options: WorkspaceOptions = {}): Promise<W
   if (options.dir !== undefined && options.parent !== undefined) {
     throw new TypeError("createWorkspace: pass either dir or parent, not both");
   }
-  let dir: string;
-  if (options.dir !== undefined) {
-    dir = options.dir;
-    await Deno.mkdir(dir, { recursive: true });
-  } else {
-    if (options.parent !== undefined) await Deno.mkdir(options.parent, { recursive: true });
-    dir = await Deno.makeTempDir({ prefix: "reins-ws-", dir: options.parent });
-  }
-  dir = await Deno.realPath(dir);
+  if (options.dir !== undefined) return openWorkspace(await prepareDir(options.dir, options));
+  if (options.parent !== undefined) await Deno.mkdir(options.parent, { recursive: true });
+  const dir = await Deno.makeTempDir({ prefix: "reins-ws-", dir: options.parent });
+  await writeFixtures(dir, options);
+  return openWorkspace(dir);
+}
+
+async function writeFixtures(dir: string, options: WorkspaceOptions): Promise<void> {
   for (const [name, text] of Object.entries(FIXTURES)) {
     await Deno.writeTextFile(join(dir, name), text);
+    await options.onFileWritten?.(name);
   }
-  return openWorkspace(dir);
+}
+
+/** Builds `dir` beside itself and renames it into place; overwrites the files of one that exists. */
+async function prepareDir(dir: string, options: WorkspaceOptions): Promise<string> {
+  const target = resolvePath(dir);
+  if (await isDirectory(target)) {
+    for (const [name, text] of Object.entries(FIXTURES)) {
+      const tmp = join(target, `.${name}.${crypto.randomUUID()}.tmp`);
+      await Deno.writeTextFile(tmp, text);
+      await Deno.rename(tmp, join(target, name));
+      await options.onFileWritten?.(name);
+    }
+    return target;
+  }
+  await Deno.mkdir(dirname(target), { recursive: true });
+  const tmp = await Deno.makeTempDir({ dir: dirname(target), prefix: `.${basename(target)}.tmp-` });
+  try {
+    await writeFixtures(tmp, options);
+    try {
+      await Deno.rename(tmp, target);
+    } catch (e) {
+      // Another process renamed its (complete) copy in first: use that one.
+      if (!(await isDirectory(target))) throw e;
+      await Deno.remove(tmp, { recursive: true });
+    }
+  } catch (e) {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    throw e;
+  }
+  return target;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isDirectory;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
 }
 
 /**

@@ -1,0 +1,158 @@
+/**
+ * The head of a run page (task, state, cost, answer or error) and its
+ * controls (Approve, Reject, Stop, Resume).
+ *
+ * @module
+ */
+import type { ChatMessage } from "../../harness/messages.ts";
+import type { Interruption } from "../../harness/state.ts";
+import type { StopRequest } from "../../kv/stop_record.ts";
+import type { TreeNode } from "../../subagents/tree.ts";
+import type { RunView } from "../views.ts";
+import { clip, formatUsd, prettyArgs, runHref, runLabel, taskOf, time } from "./format.ts";
+import { type Html, html } from "./html.ts";
+import { badge, statusWords } from "./status_words.ts";
+import type { ToolRow } from "./tool_rows.ts";
+
+/** A run of the tree with why it stopped (as data). */
+export type TreeNodeView = TreeNode & { interruption: Interruption | null };
+
+/** Everything the run page shows. */
+export interface RunPageData {
+  /** The run the page is about (any run of a tree). */
+  run: RunView;
+  /** Its transcript. */
+  messages: readonly ChatMessage[];
+  /** The root of its tree (the run itself for a top-level run). */
+  root: RunView;
+  /** The tree, root first, with why each run stopped. */
+  nodes: readonly TreeNodeView[];
+  /** The Stop recorded for the tree, if any. */
+  stop: StopRequest | null;
+  /** The tool calls of each run's last turn, by run id (none shown when absent). */
+  tools?: Readonly<Record<string, readonly ToolRow[]>>;
+}
+
+/** The head of the run page: task, state in words, cost, turns, answer or error. */
+export function renderSummary(d: RunPageData): Html {
+  const { run } = d;
+  const words = statusWords(run, run.status === "running" ? d.stop : null);
+  const isRoot = run.runId === run.rootId;
+  const task = taskOf(d.messages);
+  const tokens = run.usage.prompt_tokens + run.usage.completion_tokens;
+  const lease = run.lease
+    ? html`
+      <div>
+        <dt>Executing on</dt>
+        <dd>${run.lease.owner}</dd>
+      </div>
+    `
+    : "";
+  return html`<div class="head tone-${words.tone}">
+<div class="state">${badge(words)}${
+    words.detail ? html`<p class="why">${words.detail}</p>` : ""
+  }</div>
+<h1 class="task-title">${clip(task, 300) || "(no task)"}</h1>
+${
+    isRoot ? "" : html`
+      <p
+        class="crumb">Subagent of <a href="${runHref(run.parentId ?? run.rootId)}">${runLabel(
+          run.parentId ?? run.rootId,
+        )}</a> · tree <a href="${runHref(run.rootId)}">${runLabel(run.rootId)}</a></p>
+    `
+  }
+<dl class="facts">
+<div><dt>Cost so far</dt><dd class="cost">${formatUsd(run.costUsd)}${
+    run.childCostUsd
+      ? html`
+        <span class="muted">(${formatUsd(run.childCostUsd)} by subagents)</span>
+      `
+      : ""
+  }</dd></div>
+<div><dt>Turns</dt><dd>${run.turns} of ${run.limits.maxTurns}</dd></div>
+<div><dt>Budget</dt><dd>${formatUsd(run.limits.maxBudgetUsd)}</dd></div>
+<div><dt>Tokens</dt><dd>${tokens.toLocaleString("en-US")}</dd></div>
+<div><dt>Tool runs</dt><dd>${run.toolRuns}</dd></div>
+<div><dt>Model</dt><dd>${run.model ?? "—"}</dd></div>
+<div><dt>Started</dt><dd>${time(run.createdAt)}</dd></div>
+${lease}
+</dl>
+${
+    run.output !== null
+      ? html`
+        <div class="answer">
+          <h2>Answer</h2>
+          <pre>${run.output}</pre>
+        </div>
+      `
+      : ""
+  }
+${
+    run.error !== null
+      ? html`
+        <div class="failure">
+          <h2>Error</h2>
+          <pre>${run.error}</pre>
+        </div>
+      `
+      : ""
+  }
+</div>`;
+}
+
+/**
+ * The controls of the tree: the call awaiting a verdict with Approve and
+ * Reject (with a reason), Stop for a running tree, Resume for a stopped one.
+ * They act on the tree's root (a verdict reaches a call held by a subagent).
+ */
+export function renderControls(d: RunPageData): Html {
+  const { root } = d;
+  const i = root.interruption;
+  const forms: Html[] = [];
+  if (root.status === "interrupted" && i?.type === "approval") {
+    const holder = i.runId && i.runId !== root.runId ? i.runId : root.runId;
+    forms.push(html`
+      <form class="verdict" data-action="verdict" data-root-id="${root.runId}" data-call-id="${i
+        .callId}">
+        <h2>Waiting for your verdict</h2>
+        <p><b class="tool-ref">${i.toolName}</b> ${i.why === "uncertain_effect"
+          ? "may or may not have run before a crash. Approve runs it again."
+          : "needs approval before it runs."} Call <code>${i
+          .callId}</code> of ${holder === root.runId
+          ? "this tree's root"
+          : html`subagent <a href="${runHref(holder)}">${runLabel(holder)}</a>`}.</p>
+        <pre class="args">${prettyArgs(i.args)}</pre>
+        <div class="row">
+          <button type="submit" name="verdict" value="approve" class="approve">Approve</button>
+          <input name="reason" type="text" placeholder="Why reject? (the model reads this)"
+            aria-label="Reason for rejecting" autocomplete="off">
+          <button type="submit" name="verdict" value="reject" class="reject">Reject</button>
+        </div>
+      </form>
+    `);
+  }
+  if (root.status === "running") {
+    forms.push(html`
+      <form class="stop" data-action="stop" data-root-id="${root.runId}">
+        <div class="row">
+          <button type="submit" class="danger">${d.stop ? "Stop again" : "Stop the tree"}</button>
+          <input name="reason" type="text" placeholder="Why stop? (optional)"
+            aria-label="Reason for stopping" autocomplete="off">
+        </div>
+        <p class="hint">Stops every run of this tree, wherever it executes.</p>
+      </form>
+    `);
+  } else if (root.status === "interrupted" && i?.type === "cancelled") {
+    forms.push(html`
+      <form class="resume" data-action="resume" data-root-id="${root.runId}">
+        <div class="row"><button type="submit">Resume the tree</button></div>
+      </form>
+    `);
+  }
+  if (!forms.length) {
+    return html`<p class="muted">The tree awaits nothing (${
+      statusWords(root).label.toLowerCase()
+    }).</p>`;
+  }
+  return html`${forms}`;
+}

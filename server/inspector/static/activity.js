@@ -1,0 +1,66 @@
+// The activity log, newest first: one line per event, a call's progress
+// updated in place.
+import { $ } from "./api.js";
+import { argsText, clock, el, exitWords, secs, usd } from "./words.js";
+
+const LOG_MAX = 400;
+
+function describe(ev) {
+  switch (ev.type) {
+    case "turn":
+      return "turn " + ev.turn + " · " + ev.total_tokens + " tokens · +" + usd(ev.turnCostUsd) +
+        " → " + usd(ev.costUsd) + " · " + ev.finish + " · " + secs(ev.ms);
+    case "tool_start": {
+      const args = argsText(ev.args, 80);
+      return ev.toolName + " started" + (args ? " · " + args : "");
+    }
+    case "tool_progress":
+      return ev.toolName + ": " + ev.label +
+        (typeof ev.fraction === "number" ? " (" + Math.round(ev.fraction * 100) + "%)" : "");
+    case "tool_result":
+      return ev.toolName + (ev.ok ? " done" : " failed: " + (ev.error || "")) +
+        (ev.cached ? " (from cache)" : " in " + secs(ev.ms));
+    case "approval_required":
+      return ev.toolName + " awaits your verdict (" +
+        (ev.why === "uncertain_effect" ? "its effect is uncertain" : "needs approval") + ") " +
+        argsText(ev.args, 80);
+    case "run_stopped":
+      return exitWords(ev) + ": " + ev.reason + " · " + ev.turns +
+        (ev.turns === 1 ? " turn · " : " turns · ") +
+        usd(ev.costUsd);
+  }
+  return ev.type;
+}
+
+/** Adds event `ev` of source `s` to the log, in time order. */
+export function log(s, ev) {
+  const list = $("activity");
+  if (!list) return;
+  const text = describe(ev);
+  if (ev.type === "tool_progress") {
+    // One line per call's progress, updated in place.
+    const prev = list.querySelector(
+      'li[data-progress="' + CSS.escape(s.runId + "|" + ev.callId) + '"]',
+    );
+    if (prev) {
+      prev.querySelector(".ev-text").textContent = text;
+      return;
+    }
+  }
+  const li = el(
+    "li",
+    "ev ev-" + ev.type + (ev.type === "tool_result" && !ev.ok ? " failed" : ""),
+  );
+  li.dataset.at = ev.at;
+  if (ev.type === "tool_progress") li.dataset.progress = s.runId + "|" + ev.callId;
+  li.append(
+    el("span", "ev-time", clock(ev.at)),
+    el("span", "ev-node", s.label),
+    el("span", "ev-text", text),
+  );
+  li.querySelector(".ev-node").title = s.runId;
+  let before = list.firstElementChild;
+  while (before && before.dataset.at > ev.at) before = before.nextElementSibling;
+  list.insertBefore(li, before);
+  while (list.children.length > LOG_MAX) list.lastElementChild.remove();
+}
