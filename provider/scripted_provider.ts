@@ -114,7 +114,8 @@ function pacedStream(events: string[], ms: number, signal: AbortSignal): Readabl
   let i = 0;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (i > 0) await delay(ms, both);
+      // The role chunk and the first piece go together, as real providers send them.
+      if (i > 1) await delay(ms, both);
       controller.enqueue(bytes.encode(events[i++]));
       if (i === events.length) controller.close();
     },
