@@ -11,6 +11,7 @@ import { executeRun } from "../runtime/execute_run.ts";
 import { TREE_SCENARIOS } from "../provider/tree_scenarios.ts";
 import { researchTool } from "../subagents/research.ts";
 import { demoTools } from "../tools/catalog.ts";
+import { streamPrinter } from "../cli/stream_printer.ts";
 import { fixture } from "./helpers.ts";
 import { settled, withServer } from "./server_helpers.ts";
 
@@ -164,4 +165,30 @@ Deno.test("streaming on or off: the same transcript, usage and cost", async () =
   assert.deepEqual(on.usage, off.usage);
   assert.equal(on.costUsd, off.costUsd);
   assert.equal(on.turns, off.turns);
+});
+
+Deno.test("the CLI prints streamed words as they arrive, on lines labelled with their node", () => {
+  let out = "";
+  const sink = streamPrinter("r1", performance.now(), (s) => out += s);
+  const delta = (runId: string, d: string) =>
+    sink({ type: "text_delta", runId, at: "", delta: d, turn: 1 });
+  delta("r1", "Looking");
+  delta("r1", " into it.");
+  delta("r1.call_0_0", "Child ");
+  delta("r1.call_0_0", "words.");
+  sink({
+    type: "tool_start",
+    runId: "r1",
+    at: "",
+    toolName: "list_files",
+    callId: "c",
+    args: "{}",
+  });
+  delta("r1", "Done.");
+  assert.deepEqual(out.split("\n"), [
+    "  root> Looking into it.",
+    "  call_0_0> Child words.",
+    "  tool list_files({})  " + out.split("\n")[2].split("  ").at(-1),
+    "  root> Done.",
+  ]);
 });
