@@ -48,6 +48,8 @@ const text = z.string({ error: STRING }).min(1, { error: STRING });
 const pricesSchema = z.strictObject({
   inputPerMillion: nonNegNum,
   outputPerMillion: nonNegNum,
+  cachedInputPerMillion: nonNegNum.optional(),
+  cacheWritePerMillion: nonNegNum.optional(),
 }, { error: OBJECT });
 
 const priceTableSchema = z.strictObject({

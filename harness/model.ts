@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { AssistantMessage, ChatMessage, ToolDefinition, Usage } from "./messages.ts";
+import type { AssistantMessage, CallUsage, ChatMessage, ToolDefinition } from "./messages.ts";
 
 /** What the loop asks a model for. */
 export interface ModelRequest {
@@ -21,8 +21,8 @@ export interface ModelRequest {
 export interface ModelReply {
   /** The assistant's reply: text and/or tool calls. */
   message: AssistantMessage;
-  /** Real token counts of this call. */
-  usage: Usage;
+  /** Real token counts of this call (cache reads and writes too, when the provider says). */
+  usage: CallUsage;
   /** `stop`, `tool_calls`, `length`, … as the endpoint said. */
   finishReason: string;
   /** The model name the endpoint reported, if any. */
