@@ -23,6 +23,7 @@ import { defaultKvPath, openKv } from "../kv/open_kv.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { clearStop, requestStop, stopVersion, treeRootId } from "../kv/cancel.ts";
 import { runDemo } from "./demo.ts";
+import { mcpServerTools } from "../mcp/mod.ts";
 
 const env = (k: string) => Deno.env.get(k);
 
@@ -92,9 +93,11 @@ async function main(argv: string[]): Promise<number> {
   const ac = new AbortController();
   const onSigint = () => ac.abort("interrupted by Ctrl-C");
   Deno.addSignalListener("SIGINT", onSigint);
+  // Tools of the MCP servers named in reins.jsonc, as `<server>__<tool>`; stopped when done.
+  await using mcp = await mcpServerTools(config.mcpServers);
   const options: RunOptions = {
     model,
-    tools: [...demoTools(ws), researchTool({ workspace: ws, depth: 2 })],
+    tools: [...demoTools(ws), researchTool({ workspace: ws, depth: 2 }), ...mcp.tools],
     limits: cmd.kind === "new" ? undefined : {
       ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
       ...(flags.budget !== undefined ? { maxBudgetUsd: flags.budget } : {}),

@@ -20,5 +20,6 @@ export {
   type McpToolSet,
   type McpToolsOptions,
 } from "./mcp_tools.ts";
+export { type McpServerEntry, type McpServerTools, mcpServerTools } from "./mcp_servers.ts";
 export type { McpHttpServer, McpServerSpec, McpStdioServer } from "./mcp_connection.ts";
 export type { McpArgs } from "./json_schema_args.ts";
