@@ -6,6 +6,7 @@
  * @module
  */
 import type { AssistantMessage, CallUsage, ChatMessage, ToolDefinition } from "./messages.ts";
+import type { Prices } from "./cost.ts";
 
 /** What the loop asks a model for. */
 export interface ModelRequest {
@@ -36,6 +37,8 @@ export interface ModelReply {
 export interface Model {
   /** Model name, used for pricing lookups. */
   readonly name: string;
+  /** This model's prices, used when the run's options set none. */
+  readonly prices?: Prices;
   /** Makes one billed call. */
   complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply>;
 }

@@ -176,7 +176,7 @@ async function modelTurn(
   promptTokens: (messages: readonly ChatMessage[]) => number,
 ): Promise<Stop | null> {
   const { state, options, signal } = ctx;
-  const prices = pricesFor(options.prices, options.model.name);
+  const prices = pricesFor(options.prices ?? options.model.prices, options.model.name);
   let maxTokens: number | undefined;
   let reserved = 0;
   const gate = ctx.gate;
