@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { LanguageModelV3, LanguageModelV4 } from "@ai-sdk/provider";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { toPrompt, toTools } from "./ai_sdk_prompt.ts";
 import { type GenerateResult, toReply } from "./ai_sdk_reply.ts";
 import {
@@ -18,8 +18,21 @@ import {
   sleep,
 } from "./reins.ts";
 
-/** An AI SDK language model, as the `@ai-sdk/*` providers make them. */
-export type AiSdkLanguageModel = LanguageModelV3 | LanguageModelV4;
+/**
+ * An AI SDK language model, as the `@ai-sdk/*` providers make them
+ * (`LanguageModelV3` or `LanguageModelV4` of `@ai-sdk/provider`; the fields reins uses).
+ */
+export interface AiSdkLanguageModel {
+  /** `v3` or `v4`. */
+  readonly specificationVersion: string;
+  /** The provider's name, e.g. `anthropic.messages`. */
+  readonly provider: string;
+  /** The model's id, e.g. `claude-sonnet-4-5`. */
+  readonly modelId: string;
+  /** One non-streaming call. */
+  // deno-lint-ignore no-explicit-any
+  doGenerate(options: any): PromiseLike<unknown>;
+}
 
 /** Options of {@link aiSdkModel}. */
 export interface AiSdkModelOptions {

@@ -19,5 +19,5 @@ export {
   aiSdkModel,
   type AiSdkModelOptions,
 } from "./ai_sdk_model.ts";
-export { toPrompt, toTools } from "./ai_sdk_prompt.ts";
-export { finishReason, type GenerateResult, toReply, usageOf } from "./ai_sdk_reply.ts";
+// Referenced by the exports above.
+export type * from "./reins_types.ts";

@@ -23,3 +23,5 @@ export {
 export { type McpServerEntry, type McpServerTools, mcpServerTools } from "./mcp_servers.ts";
 export type { McpHttpServer, McpServerSpec, McpStdioServer } from "./mcp_connection.ts";
 export type { McpArgs } from "./json_schema_args.ts";
+// Referenced by the exports above.
+export type { SchemaIssue, Tool, ToolContext, ToolSchema } from "./reins.ts";
