@@ -46,6 +46,41 @@ export interface ReinsConfig {
   toolErrors?: "describe" | "generic" | "fatal";
   /** Directory the file tools are confined to. */
   workspace?: string;
+  /** MCP servers whose tools runs are offered, by name (the shape other MCP clients use). */
+  mcpServers?: Record<string, McpServerConfig>;
+}
+
+/**
+ * One entry of `mcpServers`: a command to start (stdio) or a URL (Streamable
+ * HTTP), and optional per-tool overrides of the server's annotations.
+ */
+export interface McpServerConfig {
+  /** `stdio` or `http` (`streamable-http`); implied by `command` or `url`. */
+  type?: "stdio" | "http" | "streamable-http";
+  /** The program that starts the server, e.g. `npx`. */
+  command?: string;
+  /** Its arguments. */
+  args?: string[];
+  /** Environment variables for it. */
+  env?: Record<string, string>;
+  /** Its working directory. */
+  cwd?: string;
+  /** The server's MCP endpoint. */
+  url?: string;
+  /** Headers sent to it, e.g. `Authorization`. */
+  headers?: Record<string, string>;
+  /** Offer only these tools. */
+  only?: string[];
+  /** These tools wait for approval, whatever their annotations say. */
+  approve?: string[];
+  /** These tools never wait for approval. */
+  noApproval?: string[];
+  /** These tools only read. */
+  readOnly?: string[];
+  /** These writes are safe to repeat. */
+  idempotent?: string[];
+  /** A call with no reply or progress for this long fails (ms). */
+  timeoutMs?: number;
 }
 
 const NON_NEG_INT = "expected a non-negative integer";
@@ -61,12 +96,39 @@ const text = z.string({ error: STRING }).min(1, { error: STRING });
 const pricesSchema = z.strictObject({
   inputPerMillion: nonNegNum,
   outputPerMillion: nonNegNum,
+  cachedInputPerMillion: nonNegNum.optional(),
+  cacheWritePerMillion: nonNegNum.optional(),
 }, { error: OBJECT });
 
 const priceTableSchema = z.strictObject({
   default: pricesSchema,
   models: z.record(z.string(), pricesSchema, { error: OBJECT }).optional(),
 }, { error: OBJECT });
+
+const names = z.array(z.string({ error: "expected a tool name" }), { error: "expected an array" });
+const strings = z.record(z.string(), z.string({ error: "expected a string" }), { error: OBJECT });
+const mcpServerSchema = z.strictObject({
+  type: z.enum(["stdio", "http", "streamable-http"], {
+    error: 'expected "stdio", "http" or "streamable-http"',
+  }).optional(),
+  command: text.optional(),
+  args: z.array(z.string({ error: "expected a string" }), { error: "expected an array" })
+    .optional(),
+  env: strings.optional(),
+  cwd: text.optional(),
+  url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
+  headers: strings.optional(),
+  only: names.optional(),
+  approve: names.optional(),
+  noApproval: names.optional(),
+  readOnly: names.optional(),
+  idempotent: names.optional(),
+  timeoutMs: z.number({ error: "expected a positive number" }).positive({
+    error: "expected a positive number",
+  }).optional(),
+}, { error: OBJECT }).refine((s) => (s.command === undefined) !== (s.url === undefined), {
+  error: 'expected "command" (a stdio server) or "url" (an HTTP server), not both',
+});
 
 const configSchema = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
@@ -86,6 +148,19 @@ const configSchema = z.strictObject({
     error: 'expected "describe", "generic" or "fatal"',
   }).optional(),
   workspace: text.optional(),
+  mcpServers: z.record(z.string(), mcpServerSchema, { error: OBJECT }).superRefine(
+    (servers, ctx) => {
+      for (const name of Object.keys(servers)) {
+        if (!/^[a-zA-Z0-9_-]{1,32}$/.test(name)) {
+          ctx.addIssue({
+            code: "custom",
+            path: [name],
+            message: "a server name is 1-32 of a-z A-Z 0-9 _ -",
+          });
+        }
+      }
+    },
+  ).optional(),
 }, { error: "expected an object at the top level" });
 
 /** `limits.maxTurns`, `prices.models["gpt-4.1"]`, `items[2]`. */
