@@ -98,7 +98,8 @@ function specOf(options: McpToolsOptions): McpServerSpec {
  * @example
  * ```ts
  * import { mcpTools } from "./mcp_tools.ts";
- * import { newRun, run, scriptedModel } from "../mod.ts";
+ * import { newRun, run } from "../mod.ts";
+ * import { scriptedModel } from "../provider/mod.ts";
  * const fs = await mcpTools({
  *   command: "npx",
  *   args: ["-y", "@modelcontextprotocol/server-filesystem", "."],
