@@ -11,6 +11,7 @@ import { ReinsError } from "../harness/errors.ts";
 import type { Prices, PriceTable } from "../harness/cost.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel, type OpenAIModelOptions } from "../harness/openai_model.ts";
+import type { McpServerEntry } from "../mcp/mod.ts";
 
 /**
  * A configuration file or value is invalid; the message names the file and field.
@@ -54,34 +55,7 @@ export interface ReinsConfig {
  * One entry of `mcpServers`: a command to start (stdio) or a URL (Streamable
  * HTTP), and optional per-tool overrides of the server's annotations.
  */
-export interface McpServerConfig {
-  /** `stdio` or `http` (`streamable-http`); implied by `command` or `url`. */
-  type?: "stdio" | "http" | "streamable-http";
-  /** The program that starts the server, e.g. `npx`. */
-  command?: string;
-  /** Its arguments. */
-  args?: string[];
-  /** Environment variables for it. */
-  env?: Record<string, string>;
-  /** Its working directory. */
-  cwd?: string;
-  /** The server's MCP endpoint. */
-  url?: string;
-  /** Headers sent to it, e.g. `Authorization`. */
-  headers?: Record<string, string>;
-  /** Offer only these tools. */
-  only?: string[];
-  /** These tools wait for approval, whatever their annotations say. */
-  approve?: string[];
-  /** These tools never wait for approval. */
-  noApproval?: string[];
-  /** These tools only read. */
-  readOnly?: string[];
-  /** These writes are safe to repeat. */
-  idempotent?: string[];
-  /** A call with no reply or progress for this long fails (ms). */
-  timeoutMs?: number;
-}
+export type McpServerConfig = McpServerEntry;
 
 const NON_NEG_INT = "expected a non-negative integer";
 const NON_NEG_NUM = "expected a non-negative number";
