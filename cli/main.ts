@@ -25,6 +25,7 @@ import { executeTree } from "../runtime/execute_tree.ts";
 import { runOptionsFor } from "../runtime/run_settings.ts";
 import { requestStop } from "../runtime/stop_tree.ts";
 import { runDemo } from "./demo.ts";
+import { mcpServerTools } from "../mcp/mod.ts";
 
 const env = (k: string) => Deno.env.get(k);
 
@@ -94,6 +95,8 @@ async function main(argv: string[]): Promise<number> {
   const ac = new AbortController();
   const onSigint = () => ac.abort("interrupted by Ctrl-C");
   Deno.addSignalListener("SIGINT", onSigint);
+  // Tools of the MCP servers named in reins.jsonc, as `<server>__<tool>`; stopped when done.
+  await using mcp = await mcpServerTools(config.mcpServers);
   const options = runOptionsFor({
     researchDepth: 2,
     budgetMode: flags.budgetMode ?? config.budgetMode,
@@ -103,6 +106,7 @@ async function main(argv: string[]): Promise<number> {
   }, {
     model,
     workspace: ws,
+    extraTools: mcp.tools,
     signal: ac.signal,
     trace: combineSinks(printer, flags.trace ? fileSink(flags.trace) : undefined),
   });
