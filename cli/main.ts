@@ -5,13 +5,17 @@
  * @module
  */
 import { parseRunArgs, RUN_USAGE, runCli, type RunFlags, UsageError } from "./args.ts";
-import { describeRun, progressLine, summarize } from "./summary.ts";
+import { describeRun, summarize } from "./summary.ts";
+import { streamPrinter } from "./stream_printer.ts";
 import { loadConfig, type ReinsConfig } from "./config.ts";
 import { newRun, type RunState } from "../harness/state.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel } from "../harness/openai_model.ts";
 import { scriptedModel } from "../provider/scripted_model.ts";
-import { BUILT_IN_SCENARIOS as SCENARIOS } from "../provider/scripted_provider.ts";
+import {
+  BUILT_IN_SCENARIOS as SCENARIOS,
+  SCRIPTED_CHUNK_MS,
+} from "../provider/scripted_provider.ts";
 import { combineSinks, fileSink, type TraceSink } from "../harness/trace.ts";
 import { createWorkspace, openWorkspace } from "../tools/workspace.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
@@ -40,7 +44,9 @@ function chooseModel(flags: RunFlags, config: ReinsConfig, stored: string | null
       `unknown scenario "${scenario}"; known: ${Object.keys(SCENARIOS).join(", ")}`,
     );
   }
-  return scriptedModel(scenario, { latencyMs: flags.latencyMs });
+  const chunkMs = Number(env("REINS_SCRIPTED_CHUNK_MS") ?? SCRIPTED_CHUNK_MS);
+  if (!(chunkMs >= 0)) throw new UsageError("REINS_SCRIPTED_CHUNK_MS: expected milliseconds");
+  return scriptedModel(scenario, { latencyMs: flags.latencyMs, chunkMs });
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -82,10 +88,10 @@ async function main(argv: string[]): Promise<number> {
     ? await createWorkspace({ dir: wsDir })
     : openWorkspace(wsDir);
   const t0 = performance.now();
-  const printer: TraceSink | undefined = flags.json ? undefined : (e) => {
-    const line = progressLine(e, t0);
-    if (line) console.log(line);
-  };
+  const bytes = new TextEncoder();
+  const printer: TraceSink | undefined = flags.json
+    ? undefined
+    : streamPrinter(state.runId, t0, (text) => Deno.stdout.writeSync(bytes.encode(text)));
   const ac = new AbortController();
   const onSigint = () => ac.abort("interrupted by Ctrl-C");
   Deno.addSignalListener("SIGINT", onSigint);

@@ -16,6 +16,12 @@ export interface ModelRequest {
   tools: ToolDefinition[];
   /** Cap on the reply's tokens (hard budget mode sets it). */
   maxTokens?: number;
+  /**
+   * Receives the reply's text as it arrives, piece by piece, when the model
+   * streams; a model that cannot stream ignores it. The pieces are for
+   * watching: the reply `complete()` resolves with is the record.
+   */
+  onText?: (delta: string) => void;
 }
 
 /** What a model call returns. */

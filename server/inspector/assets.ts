@@ -19,6 +19,7 @@ import EVENTS_JS from "./static/events.js" with { type: "text" };
 import MAIN_JS from "./static/main.js" with { type: "text" };
 import RUN_PAGE_JS from "./static/run_page.js" with { type: "text" };
 import TREE_JS from "./static/tree.js" with { type: "text" };
+import TYPING_JS from "./static/typing.js" with { type: "text" };
 import WORDS_JS from "./static/words.js" with { type: "text" };
 import BASE_CSS from "./static/base.css" with { type: "text" };
 import RUNS_CSS from "./static/runs.css" with { type: "text" };
@@ -38,6 +39,7 @@ const SCRIPTS: Record<string, string> = {
   "main.js": MAIN_JS,
   "run_page.js": RUN_PAGE_JS,
   "tree.js": TREE_JS,
+  "typing.js": TYPING_JS,
   "words.js": WORDS_JS,
 };
 
