@@ -10,6 +10,7 @@ import type { Model, ModelReply, ModelRequest } from "./model.ts";
 import { ModelError } from "./errors.ts";
 import { countCompletionTokens, countPromptTokens } from "./tokens.ts";
 import { sleep } from "./sleep.ts";
+import { cutText } from "./text.ts";
 
 /** Options of {@linkcode createOpenAIModel}. */
 export interface OpenAIModelOptions {
@@ -104,7 +105,7 @@ function errorMessage(text: string): string {
     const m = body?.error?.message ?? body?.error ?? body?.message;
     if (typeof m === "string" && m) return m;
   } catch { /* not JSON: use the text */ }
-  return text.slice(0, 200);
+  return cutText(text, 200);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -146,7 +147,7 @@ function parseReply(
   try {
     body = JSON.parse(text);
   } catch {
-    throw bad(`body is not JSON: ${JSON.stringify(redact(text).slice(0, 200))}`);
+    throw bad(`body is not JSON: ${JSON.stringify(cutText(redact(text), 200))}`);
   }
   if (!isObject(body)) throw bad("body is not a JSON object");
   if (!Array.isArray(body.choices) || body.choices.length === 0) throw bad("no choices");
@@ -278,7 +279,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     }
     if (status === 429 || status >= 500) {
       const kind = status === 429 ? "rate_limited" : "server";
-      const detail = text.slice(0, 200);
+      const detail = cutText(text, 200);
       const wait = retryAfterMs(retryAfter);
       return { kind, what: line, detail, status, retryAfterMs: wait } satisfies Retryable;
     }
