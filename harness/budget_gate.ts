@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { roundUsd } from "./cost.ts";
 
 /**
  * Model calls in flight across one tree, shared by its runs in this process, so
@@ -106,11 +107,11 @@ export async function withReservation<T>(
   fn: () => Promise<T>,
 ): Promise<T> {
   gate.inFlight += 1;
-  gate.reservedUsd += usd;
+  gate.reservedUsd = roundUsd(gate.reservedUsd + usd);
   try {
     return await fn();
   } finally {
     gate.inFlight -= 1;
-    gate.reservedUsd -= usd;
+    gate.reservedUsd = roundUsd(gate.reservedUsd - usd);
   }
 }

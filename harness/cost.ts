@@ -37,8 +37,57 @@ export interface PriceTable {
  * ```
  */
 export function computeCost(usage: Usage, prices: Prices = DEFAULT_PRICES): number {
-  return (usage.prompt_tokens * prices.inputPerMillion +
-    usage.completion_tokens * prices.outputPerMillion) / 1e6;
+  return roundUsd(
+    (usage.prompt_tokens * prices.inputPerMillion +
+      usage.completion_tokens * prices.outputPerMillion) / 1e6,
+  );
+}
+
+/**
+ * Adds USD amounts without float drift (0.1 + 0.2 is 0.3): every running
+ * total of money goes through this, so stored and reported figures stay clean
+ * decimals (to the nano-dollar).
+ *
+ * @example
+ * ```ts
+ * import { addUsd } from "./cost.ts";
+ * console.log(addUsd(0.005548, 0.000000000000000001)); // 0.005548
+ * ```
+ */
+export function addUsd(a: number, b: number): number {
+  return roundUsd(a + b);
+}
+
+/**
+ * Throws a `RangeError` naming the field unless every price is a finite,
+ * non-negative number (a NaN or negative price would silently disable the budget).
+ *
+ * @example
+ * ```ts
+ * import { checkPrices } from "./cost.ts";
+ * checkPrices({ inputPerMillion: 2, outputPerMillion: 12 }); // fine
+ * ```
+ */
+export function checkPrices(table: PriceTable | Prices | undefined, name = "prices"): void {
+  if (table === undefined) return;
+  if (typeof table !== "object" || table === null) {
+    throw new RangeError(`${name} must be an object, got ${table}`);
+  }
+  if ("inputPerMillion" in table || "outputPerMillion" in table) {
+    const p = table as Prices;
+    for (const k of ["inputPerMillion", "outputPerMillion"] as const) {
+      const v = p[k];
+      if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
+        throw new RangeError(`${name}.${k} must be a finite non-negative number, got ${v}`);
+      }
+    }
+    return;
+  }
+  const t = table as PriceTable;
+  checkPrices(t.default, `${name}.default`);
+  for (const [model, p] of Object.entries(t.models ?? {})) {
+    checkPrices(p, `${name}.models[${JSON.stringify(model)}]`);
+  }
 }
 
 /**

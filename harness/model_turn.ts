@@ -42,6 +42,13 @@ export async function modelTurn(
   if (plan.type === "refused") return exit.budget(plan.reason);
   const called = await callModel(ctx, definitions, plan);
   if ("status" in called) return called;
+  const badUsage = usageProblem(called.reply.usage);
+  if (badUsage) {
+    return exit.failed(
+      `the model reported invalid usage (${badUsage}); nothing can be billed`,
+      badUsage,
+    );
+  }
   const message = await commitTurn(ctx, called.reply, called.ms, prices);
   return cutByHardBudget(ctx, called.reply, message);
 }
@@ -117,6 +124,19 @@ async function commitTurn(
   // Committed before any of its tool calls run.
   await ctx.save();
   return message;
+}
+
+/**
+ * What is wrong with the usage a model reported, or null: counts must be
+ * finite non-negative numbers, else the cost (and the budget) means nothing.
+ */
+function usageProblem(usage: unknown): string | null {
+  if (typeof usage !== "object" || usage === null) return `usage is ${usage}`;
+  for (const k of ["prompt_tokens", "completion_tokens"] as const) {
+    const v = (usage as Record<string, unknown>)[k];
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) return `${k} is ${v}`;
+  }
+  return null;
 }
 
 /** In hard mode, a reply cut at the tokens the budget bought ends the run. */
