@@ -14,6 +14,7 @@ import { computeCost, type Prices, pricesFor } from "./cost.ts";
 import { countMessageTokens, countPromptTokens } from "./tokens.ts";
 import { type CallPlan, planCall, withReservation } from "./budget_gate.ts";
 import { type Exit, exit } from "./exit.ts";
+import { runUniqueIds } from "./call_ids.ts";
 
 /** Counts the tokens of the prompt a transcript makes (see {@link promptCounter}). */
 export type PromptCounter = (messages: readonly ChatMessage[]) => number;
@@ -157,24 +158,10 @@ function cutByHardBudget(
 
 /**
  * Keeps only the fields the protocol defines, and gives every call of the
- * message a unique id (models do send missing and duplicate ids).
+ * message an id unique within the run (see {@link runUniqueIds}).
  */
 function normalizeReply(m: AssistantMessage, state: RunState): AssistantMessage {
-  const seen = new Set<string>();
-  const calls: ToolCall[] = (m.tool_calls ?? []).map((c, i) => {
-    let id = typeof c.id === "string" && c.id ? c.id : `call_${state.turns}_${i}`;
-    // A renamed id may itself be taken (ids ["a_0_2", "a", "a"]): rename until unique.
-    while (seen.has(id)) id = `${id}_${state.turns}_${i}`;
-    seen.add(id);
-    return {
-      id,
-      type: "function",
-      function: {
-        name: String(c.function?.name ?? ""),
-        arguments: String(c.function?.arguments ?? ""),
-      },
-    };
-  });
+  const calls: ToolCall[] = runUniqueIds(m.tool_calls ?? [], state.messages, state.turns);
   return calls.length
     ? { role: "assistant", content: m.content ?? null, tool_calls: calls }
     : { role: "assistant", content: m.content ?? "" };

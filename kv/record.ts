@@ -69,6 +69,7 @@ const headerSchema = z.strictObject({
 
 const toolCallSchema = z.strictObject({
   id: z.string(),
+  wireId: z.string().optional(),
   type: z.literal("function"),
   function: z.strictObject({ name: z.string(), arguments: z.string() }),
 });
