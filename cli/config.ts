@@ -61,6 +61,7 @@ const text = z.string({ error: STRING }).min(1, { error: STRING });
 const pricesSchema = z.strictObject({
   inputPerMillion: nonNegNum,
   outputPerMillion: nonNegNum,
+  maxOutputTokens: z.int().min(1).optional(),
 }, { error: OBJECT });
 
 const priceTableSchema = z.strictObject({

@@ -11,7 +11,15 @@ export interface Prices {
   inputPerMillion: number;
   /** USD per million completion (output) tokens. */
   outputPerMillion: number;
+  /**
+   * The most reply tokens the model may be asked for (`max_tokens`); endpoints
+   * refuse more (default {@link DEFAULT_MAX_OUTPUT_TOKENS}).
+   */
+  maxOutputTokens?: number;
 }
+
+/** The default cap on `max_tokens`: OpenAI-style endpoints answer 400 above it for many models. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 16_384;
 
 /** The default prices: $2.00 per million input tokens, $12.00 per million output tokens. */
 export const DEFAULT_PRICES: Readonly<Prices> = Object.freeze({
@@ -80,6 +88,10 @@ export function checkPrices(table: PriceTable | Prices | undefined, name = "pric
       if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
         throw new RangeError(`${name}.${k} must be a finite non-negative number, got ${v}`);
       }
+    }
+    const cap = p.maxOutputTokens;
+    if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1)) {
+      throw new RangeError(`${name}.maxOutputTokens must be a positive integer, got ${cap}`);
     }
     return;
   }

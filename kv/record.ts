@@ -61,6 +61,7 @@ const headerSchema = z.strictObject({
   usage: z.strictObject({ prompt_tokens: count, completion_tokens: count }),
   costUsd: usd,
   childCostUsd: usd,
+  promptRatio: z.number().positive().finite().optional(),
   approved: z.array(id),
   rejected: z.array(z.strictObject({ callId: id, reason: z.string() })),
   inFlight: z.array(id),
