@@ -22,6 +22,7 @@ import { executeTree } from "../runtime/execute_tree.ts";
 import { runOptionsFor } from "../runtime/run_settings.ts";
 import { requestStop } from "../runtime/stop_tree.ts";
 import { runDemo } from "./demo.ts";
+import { mcpServerTools } from "../mcp/mod.ts";
 
 const env = (k: string) => Deno.env.get(k);
 
@@ -81,6 +82,8 @@ async function main(argv: string[]): Promise<number> {
     if (line) console.log(line);
   };
   const ac = new AbortController();
+  // Tools of the MCP servers named in reins.jsonc, as `<server>__<tool>`; stopped when done.
+  await using mcp = await mcpServerTools(config.mcpServers);
   const options = runOptionsFor({
     researchDepth: 2,
     budgetMode: flags.budgetMode ?? config.budgetMode,
@@ -90,6 +93,7 @@ async function main(argv: string[]): Promise<number> {
   }, {
     model,
     workspace: ws,
+    extraTools: mcp.tools,
     signal: ac.signal,
     trace: combineSinks(printer, flags.trace ? fileSink(flags.trace) : undefined),
   });

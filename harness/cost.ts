@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Usage } from "./messages.ts";
+import type { CallUsage } from "./messages.ts";
 
 /** USD per million tokens. */
 export interface Prices {
@@ -16,6 +16,10 @@ export interface Prices {
    * refuse more (default {@link DEFAULT_MAX_OUTPUT_TOKENS}).
    */
   maxOutputTokens?: number;
+  /** USD per million prompt tokens read from the prompt cache. Default `inputPerMillion`. */
+  cachedInputPerMillion?: number;
+  /** USD per million prompt tokens written to the prompt cache. Default `inputPerMillion`. */
+  cacheWritePerMillion?: number;
 }
 
 /** The default cap on `max_tokens`: OpenAI-style endpoints answer 400 above it for many models. */
@@ -36,17 +40,28 @@ export interface PriceTable {
 }
 
 /**
- * The cost in USD of a call (or a run) with these token counts.
+ * The cost in USD of a call (or a run) with these token counts. Prompt tokens
+ * the usage reports as cache reads or writes are priced at the cached-input and
+ * cache-write rates when the prices set them (else at the input rate).
  *
  * @example
  * ```ts
  * import { computeCost } from "./cost.ts";
  * console.log(computeCost({ prompt_tokens: 815, completion_tokens: 70 })); // 0.00247
+ * const prices = { inputPerMillion: 2, outputPerMillion: 12, cachedInputPerMillion: 0.5 };
+ * computeCost({ prompt_tokens: 1000, completion_tokens: 0, cached_prompt_tokens: 800 }, prices);
+ * // 0.0008: 200 at $2/M plus 800 at $0.50/M
  * ```
  */
-export function computeCost(usage: Usage, prices: Prices = DEFAULT_PRICES): number {
+export function computeCost(usage: CallUsage, prices: Prices = DEFAULT_PRICES): number {
+  // Clamped so a provider reporting more cached than prompt tokens cannot make a cost negative.
+  const read = Math.min(Math.max(0, usage.cached_prompt_tokens ?? 0), usage.prompt_tokens);
+  const write = Math.min(Math.max(0, usage.cache_write_tokens ?? 0), usage.prompt_tokens - read);
+  const fresh = usage.prompt_tokens - read - write;
   return roundUsd(
-    (usage.prompt_tokens * prices.inputPerMillion +
+    (fresh * prices.inputPerMillion +
+      read * (prices.cachedInputPerMillion ?? prices.inputPerMillion) +
+      write * (prices.cacheWritePerMillion ?? prices.inputPerMillion) +
       usage.completion_tokens * prices.outputPerMillion) / 1e6,
   );
 }
@@ -83,8 +98,16 @@ export function checkPrices(table: PriceTable | Prices | undefined, name = "pric
   }
   if ("inputPerMillion" in table || "outputPerMillion" in table) {
     const p = table as Prices;
-    for (const k of ["inputPerMillion", "outputPerMillion"] as const) {
+    for (
+      const k of [
+        "inputPerMillion",
+        "outputPerMillion",
+        "cachedInputPerMillion",
+        "cacheWritePerMillion",
+      ] as const
+    ) {
       const v = p[k];
+      if (v === undefined && k.startsWith("cache")) continue;
       if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
         throw new RangeError(`${name}.${k} must be a finite non-negative number, got ${v}`);
       }

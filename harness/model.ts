@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { AssistantMessage, ChatMessage, ToolDefinition, Usage } from "./messages.ts";
+import type { AssistantMessage, CallUsage, ChatMessage, ToolDefinition } from "./messages.ts";
+import type { Prices } from "./cost.ts";
 
 /** What the loop asks a model for. */
 export interface ModelRequest {
@@ -21,8 +22,8 @@ export interface ModelRequest {
 export interface ModelReply {
   /** The assistant's reply: text and/or tool calls. */
   message: AssistantMessage;
-  /** Real token counts of this call. */
-  usage: Usage;
+  /** Real token counts of this call (cache reads and writes too, when the provider says). */
+  usage: CallUsage;
   /** `stop`, `tool_calls`, `length`, … as the endpoint said. */
   finishReason: string;
   /** The model name the endpoint reported, if any. */
@@ -36,6 +37,8 @@ export interface ModelReply {
 export interface Model {
   /** Model name, used for pricing lookups. */
   readonly name: string;
+  /** This model's prices, used when the run's options set none. */
+  readonly prices?: Prices;
   /** Makes one billed call. */
   complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply>;
 }

@@ -38,7 +38,7 @@ export async function modelTurn(
   definitions: ToolDefinition[],
   promptTokens: PromptCounter,
 ): Promise<Exit | null> {
-  const prices = pricesFor(ctx.options.prices, ctx.options.model.name);
+  const prices = pricesFor(ctx.options.prices ?? ctx.options.model.prices, ctx.options.model.name);
   const left = ctx.remainingUsd();
   const counted = { tokens: undefined as number | undefined };
   const plan = planTurn(ctx, prices, promptTokens, counted);

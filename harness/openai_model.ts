@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { AssistantMessage, ToolCall, Usage } from "./messages.ts";
+import type { AssistantMessage, CallUsage, ToolCall } from "./messages.ts";
 import type { Model, ModelReply, ModelRequest } from "./model.ts";
 import { ModelError } from "./errors.ts";
 import { countCompletionTokens, countPromptTokens } from "./tokens.ts";
@@ -179,7 +179,7 @@ function parseReply(
     });
     if (calls.length > 0) message.tool_calls = calls;
   }
-  let usage: Usage;
+  let usage: CallUsage;
   if (body.usage === undefined || body.usage === null) {
     usage = {
       prompt_tokens: countPromptTokens(request.messages, request.tools),
@@ -198,6 +198,8 @@ function parseReply(
       prompt_tokens: body.usage.prompt_tokens as number,
       completion_tokens: body.usage.completion_tokens as number,
     };
+    const cached = cachedTokens(body.usage);
+    if (cached !== undefined) usage.cached_prompt_tokens = cached;
   }
   const finishReason = typeof choice.finish_reason === "string"
     ? choice.finish_reason
@@ -207,6 +209,17 @@ function parseReply(
   const reply: ModelReply = { message, usage, finishReason };
   if (typeof body.model === "string") reply.model = body.model;
   return reply;
+}
+
+/**
+ * Prompt tokens served from the cache: OpenAI's `prompt_tokens_details.cached_tokens`
+ * (DeepSeek-style `prompt_cache_hit_tokens` too). A malformed count is ignored, not
+ * fatal: it only makes the cost a little higher.
+ */
+function cachedTokens(usage: Record<string, unknown>): number | undefined {
+  const details = usage.prompt_tokens_details;
+  const n = isObject(details) ? details.cached_tokens : usage.prompt_cache_hit_tokens;
+  return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
 function fn(id: string, name: string, args: string): ToolCall {

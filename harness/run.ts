@@ -42,6 +42,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
     throw new TypeError("run(state, options): options.model must be a Model");
   }
   checkPrices(options.prices);
+  checkPrices(options.model.prices, "model.prices");
   if (!RESUMABLE_STATUSES.includes(initial.status)) {
     throw new RunStateError(initial.runId, initial.status, "resume");
   }
