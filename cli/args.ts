@@ -59,6 +59,8 @@ export interface RunFlags {
   config?: string;
   workspace?: string;
   latencyMs?: number;
+  /** `--wait`: longest wait for another process's lease, in seconds. */
+  waitSeconds?: number;
 }
 
 /** `--help` text. */
@@ -77,6 +79,10 @@ Continue a run (in this process):
   --reject ID CALL            reject it (the reason is written into the transcript)
   --reason TEXT               reason for --reject / --stop
   --stop ID                   stop the whole tree of run ID (from any process)
+  --wait SECONDS              how long --resume/--approve/--reject wait for another
+                              process's lease on the run (default: until it lapses,
+                              + 2 s); a holder on this machine whose process is gone
+                              (killed, crashed) is taken over at once
 
 Flags:
   --scenario NAME             scripted provider scenario (default: plan when no --base-url)
@@ -151,6 +157,7 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
         config: { type: "string" },
         workspace: { type: "string" },
         "latency-ms": { type: "string" },
+        wait: { type: "string" },
         resume: { type: "string" },
         approve: { type: "string" },
         reject: { type: "string" },
@@ -178,6 +185,7 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
     config: v.config,
     workspace: v.workspace,
     latencyMs: num("latency-ms", v["latency-ms"], true),
+    waitSeconds: num("wait", v.wait, false),
   };
   const actions = (["resume", "approve", "reject", "stop"] as const).filter((k) =>
     v[k] !== undefined
@@ -212,6 +220,9 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
   } else throw new UsageError("missing TASK text (or --scenario NAME); see --help");
   if (v.reason !== undefined && command.kind !== "reject" && command.kind !== "stop") {
     throw new UsageError("--reason goes with --reject or --stop");
+  }
+  if (v.wait !== undefined && !["resume", "approve", "reject"].includes(command.kind)) {
+    throw new UsageError("--wait goes with --resume, --approve or --reject");
   }
   if (v.scenario !== undefined && v["base-url"] !== undefined) {
     throw new UsageError(

@@ -20,6 +20,7 @@ import { continueTree, type Verdict } from "../runtime/continue_tree.ts";
 import { executeTree } from "../runtime/execute_tree.ts";
 import { runOptionsFor } from "../runtime/run_settings.ts";
 import { requestStop } from "../runtime/stop_tree.ts";
+import { awaitLease } from "../runtime/await_lease.ts";
 import { runDemo } from "./demo.ts";
 
 const env = (k: string) => Deno.env.get(k);
@@ -62,7 +63,9 @@ async function main(argv: string[]): Promise<number> {
   };
   let state: RunState;
   if (cmd.kind === "new") {
-    state = newRun(cmd.task, { limits: { ...config.limits, ...limits } });
+    // The scenario (or model) is stored, so a resume plays the same one.
+    const model = flags.scenario ?? flags.model ?? config.model;
+    state = newRun(cmd.task, { model, limits: { ...config.limits, ...limits } });
     if (!flags.json) console.log(`run ${state.runId}`);
     await store.save(state);
   } else {
@@ -73,6 +76,11 @@ async function main(argv: string[]): Promise<number> {
       ? { kind: "reject", callId: cmd.callId, reason: cmd.reason }
       : { kind: "resume" };
     const changed = Object.keys(limits).length ? limits : undefined;
+    // A process killed mid-run leaves its lease behind: wait for it (or take it over).
+    await awaitLease(store, (await store.summary(cmd.runId)).rootId, {
+      waitMs: flags.waitSeconds === undefined ? undefined : flags.waitSeconds * 1000,
+      onWait: (line) => console.error(line),
+    });
     state = await continueTree(store, kv, cmd.runId, verdict, { limits: changed });
   }
   const model = chooseModel(flags, config, state.model);
