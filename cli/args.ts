@@ -7,6 +7,9 @@
 import { parseArgs } from "node:util";
 import type { BudgetMode } from "../harness/run_options.ts";
 import { ReinsError } from "../harness/errors.ts";
+import { scenarioSpec } from "../provider/scenario_catalog.ts";
+
+const DEFAULT_TASK = "Which file mentions a timeout?";
 
 /** A usage error: one line, exit code 2. */
 export class UsageError extends Error {
@@ -85,7 +88,8 @@ Continue a run (in this process):
                               (killed, crashed) is taken over at once
 
 Flags:
-  --scenario NAME             scripted provider scenario (default: plan when no --base-url)
+  --scenario NAME             scripted provider scenario (default: plan when no --base-url);
+                              without TASK, the scenario's own task
   --base-url URL              OpenAI-compatible endpoint (env LLM_BASE_URL)
   --model NAME                model name (env LLM_MODEL); the API key is env LLM_API_KEY
   --max-turns N               turn cap (default 20)
@@ -216,7 +220,8 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
   } else if (pos.length) command = { kind: "new", task: pos.join(" ") };
   else if (argv.length === 0) command = { kind: "demo" };
   else if (v.scenario !== undefined) {
-    command = { kind: "new", task: "Which file mentions a timeout?" };
+    // Each scenario's own task (a tree scenario's root must not be asked a child's question).
+    command = { kind: "new", task: scenarioSpec(v.scenario)?.task ?? DEFAULT_TASK };
   } else throw new UsageError("missing TASK text (or --scenario NAME); see --help");
   if (v.reason !== undefined && command.kind !== "reject" && command.kind !== "stop") {
     throw new UsageError("--reason goes with --reject or --stop");

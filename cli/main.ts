@@ -5,7 +5,7 @@
  * @module
  */
 import { parseRunArgs, RUN_USAGE, runCli, type RunFlags, UsageError } from "./args.ts";
-import { describeRun, progressLine, summarize } from "./summary.ts";
+import { describeRun, progressPrinter, summarize } from "./summary.ts";
 import { loadConfig, type ReinsConfig } from "./config.ts";
 import { newRun, type RunState } from "../harness/state.ts";
 import type { Model } from "../harness/model.ts";
@@ -89,15 +89,16 @@ async function main(argv: string[]): Promise<number> {
     ? await createWorkspace({ dir: wsDir })
     : openWorkspace(wsDir);
   const t0 = performance.now();
+  const progress = progressPrinter(state.rootId, t0);
   const printer: TraceSink | undefined = flags.json ? undefined : (e) => {
-    const line = progressLine(e, t0);
+    const line = progress(e);
     if (line) console.log(line);
   };
   const ac = new AbortController();
   const onSigint = () => ac.abort("interrupted by Ctrl-C");
   Deno.addSignalListener("SIGINT", onSigint);
+  // Research depth is the server's default (1), raised by what a scenario needs.
   const options = runOptionsFor({
-    researchDepth: 2,
     budgetMode: flags.budgetMode ?? config.budgetMode,
     dedupe: flags.dedupe || (config.dedupe ?? false),
     toolErrors: flags.toolErrors ?? config.toolErrors,
