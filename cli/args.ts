@@ -7,7 +7,8 @@
 import { parseArgs } from "node:util";
 import type { BudgetMode } from "../harness/run_options.ts";
 import { ReinsError } from "../harness/errors.ts";
-import { scenarioSpec } from "../provider/scenario_catalog.ts";
+import { builtInScenarioNames, scenarioSpec } from "../provider/scenario_catalog.ts";
+import { EXIT_CODES_HELP } from "./exit_codes.ts";
 
 const DEFAULT_TASK = "Which file mentions a timeout?";
 
@@ -66,6 +67,17 @@ export interface RunFlags {
   waitSeconds?: number;
 }
 
+function wrap(text: string, indent: number, width: number): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && indent + line.length + 1 + word.length > width) (lines.push(line), line = word);
+    else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines.map((l) => " ".repeat(indent) + l).join("\n");
+}
+
 /** `--help` text. */
 export const RUN_USAGE = `Usage: deno task run [flags] [TASK]
 
@@ -89,7 +101,8 @@ Continue a run (in this process):
 
 Flags:
   --scenario NAME             scripted provider scenario (default: plan when no --base-url);
-                              without TASK, the scenario's own task
+                              without TASK, the scenario's own task. One of:
+${wrap(builtInScenarioNames().join(", "), 30, 100)}
   --base-url URL              OpenAI-compatible endpoint (env LLM_BASE_URL)
   --model NAME                model name (env LLM_MODEL); the API key is env LLM_API_KEY
   --max-turns N               turn cap (default 20)
@@ -104,7 +117,8 @@ Flags:
   --workspace DIR             folder the tools work in (default: a fresh copy of the demo files)
   --latency-ms N              scripted provider latency per request
   -h, --help                  this text
-`;
+
+${EXIT_CODES_HELP}`;
 
 function num(flag: string, v: string | undefined, integer: boolean): number | undefined {
   if (v === undefined) return undefined;
@@ -129,6 +143,44 @@ function oneOf<T extends string>(
   return v as T;
 }
 
+const VALUE_FLAGS = new Set([
+  "--scenario",
+  "--base-url",
+  "--model",
+  "--max-turns",
+  "--budget",
+  "--budget-mode",
+  "--tool-errors",
+  "--trace",
+  "--kv",
+  "--config",
+  "--workspace",
+  "--latency-ms",
+  "--wait",
+  "--resume",
+  "--approve",
+  "--reject",
+  "--stop",
+  "--reason",
+]);
+
+/**
+ * `--max-turns -3` as `--max-turns=-3`: node's parser calls a value that
+ * starts with "-" ambiguous; glued, it reaches the flag's own check and its
+ * clear message.
+ */
+function glueNegativeValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1];
+    if (VALUE_FLAGS.has(argv[i]) && next !== undefined && /^-\.?\d/.test(next)) {
+      out.push(`${argv[i]}=${next}`);
+      i++;
+    } else out.push(argv[i]);
+  }
+  return out;
+}
+
 /**
  * Parses the arguments of `deno task run`.
  *
@@ -142,7 +194,7 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
   let parsed;
   try {
     parsed = parseArgs({
-      args: [...argv],
+      args: glueNegativeValues(argv),
       allowPositionals: true,
       strict: true,
       options: {

@@ -22,6 +22,7 @@ import { runOptionsFor } from "../runtime/run_settings.ts";
 import { requestStop } from "../runtime/stop_tree.ts";
 import { awaitLease } from "../runtime/await_lease.ts";
 import { runDemo } from "./demo.ts";
+import { exitCodeOf } from "./exit_codes.ts";
 
 const env = (k: string) => Deno.env.get(k);
 
@@ -49,6 +50,11 @@ async function main(argv: string[]): Promise<number> {
   if (cmd.kind === "help") return (console.log(RUN_USAGE), 0);
   if (cmd.kind === "demo") return (await runDemo(), 0);
   const config = await loadConfig(flags.config);
+  // Before anything is stored: a wrong folder must not leave a run behind.
+  const explicitWs = flags.workspace ?? config.workspace;
+  if (explicitWs !== undefined) {
+    await requireFolder(flags.workspace ? "--workspace" : "workspace", explicitWs);
+  }
   await using kvHandle = await openKvDisposable(flags.kv);
   const kv = kvHandle.kv;
   const store = new KvRunStore(kv);
@@ -85,7 +91,10 @@ async function main(argv: string[]): Promise<number> {
   }
   const model = chooseModel(flags, config, state.model);
   const wsDir = flags.workspace ?? config.workspace ?? `.reins/workspaces/${state.runId}`;
-  const ws = cmd.kind === "new" && !flags.workspace && !config.workspace
+  if (cmd.kind !== "new" && explicitWs === undefined) {
+    await requireFolder(`the workspace of run ${state.runId}`, wsDir, "give --workspace DIR");
+  }
+  const ws = cmd.kind === "new" && explicitWs === undefined
     ? await createWorkspace({ dir: wsDir })
     : openWorkspace(wsDir);
   const t0 = performance.now();
@@ -113,10 +122,23 @@ async function main(argv: string[]): Promise<number> {
     const done = await executeTree(store, kv, state.runId, options);
     if (flags.json) console.log(JSON.stringify(summarize(done)));
     else for (const line of describeRun(done)) console.log(line);
-    return done.status === "failed" ? 1 : 0;
+    return exitCodeOf(done);
   } finally {
     Deno.removeSignalListener("SIGINT", onSigint);
   }
+}
+
+/** A one-line usage error unless `dir` is an existing folder. */
+async function requireFolder(what: string, dir: string, hint?: string): Promise<void> {
+  let ok = false;
+  try {
+    ok = (await Deno.stat(dir)).isDirectory;
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) {
+      throw new UsageError(`${what} "${dir}": ${(e as Error).message.split("\n")[0]}`);
+    }
+  }
+  if (!ok) throw new UsageError(`${what} "${dir}": no such folder${hint ? ` (${hint})` : ""}`);
 }
 
 async function openKvDisposable(path?: string) {

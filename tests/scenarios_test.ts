@@ -9,23 +9,26 @@ import { settled, withServer } from "./server_helpers.ts";
 const root = new URL("../", import.meta.url).pathname;
 
 /** The exit each scenario is written for: status, and the interruption's type if any. */
-const EXPECTED: Record<string, { status: string; interruption?: string; children?: number }> = {
-  plan: { status: "completed" },
-  runaway: { status: "max_turns_exceeded", interruption: "max_turns" },
-  recover: { status: "completed" },
-  repeat: { status: "completed" },
-  destructive: { status: "interrupted", interruption: "approval" },
-  "destructive-twice": { status: "interrupted", interruption: "approval" },
-  forbidden: { status: "failed" },
-  slow: { status: "completed" },
-  echo: { status: "completed" },
-  research: { status: "completed", children: 2 },
-  "research-runaway": { status: "completed", children: 1 },
-  "research-runaway-pair": { status: "completed", children: 2 },
-  "research-slow": { status: "completed", children: 2 },
-  "research-deep": { status: "completed", children: 2 },
-  "research-deep-slow": { status: "completed", children: 3 },
-  "research-approval": { status: "interrupted", interruption: "approval", children: 1 },
+const EXPECTED: Record<
+  string,
+  { status: string; interruption?: string; children?: number; code: number }
+> = {
+  plan: { status: "completed", code: 0 },
+  runaway: { status: "max_turns_exceeded", interruption: "max_turns", code: 3 },
+  recover: { status: "completed", code: 0 },
+  repeat: { status: "completed", code: 0 },
+  destructive: { status: "interrupted", interruption: "approval", code: 5 },
+  "destructive-twice": { status: "interrupted", interruption: "approval", code: 5 },
+  forbidden: { status: "failed", code: 1 },
+  slow: { status: "completed", code: 0 },
+  echo: { status: "completed", code: 0 },
+  research: { status: "completed", children: 2, code: 0 },
+  "research-runaway": { status: "completed", children: 1, code: 0 },
+  "research-runaway-pair": { status: "completed", children: 2, code: 0 },
+  "research-slow": { status: "completed", children: 2, code: 0 },
+  "research-deep": { status: "completed", children: 2, code: 0 },
+  "research-deep-slow": { status: "completed", children: 3, code: 0 },
+  "research-approval": { status: "interrupted", interruption: "approval", children: 1, code: 5 },
 };
 
 // deno-lint-ignore no-explicit-any
@@ -56,6 +59,7 @@ Deno.test("every scenario from the CLI, with no task and no extra flags, ends in
       const stdout = new TextDecoder().decode(out.stdout);
       const s = JSON.parse(stdout.trim().split("\n").at(-1)!);
       checkExit(name, s, "cli");
+      assert.equal(out.code, EXPECTED[name].code, `cli ${name}: exit code`);
       const want = EXPECTED[name];
       if (want.interruption === "approval" && want.children) {
         assert.notEqual(s.interruption.runId, s.runId, "the child awaits the verdict");
