@@ -69,10 +69,12 @@ export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
     if (task === undefined) {
       throw new BadRequestError("task", "required (unless `scenario` is given)");
     }
-    const state = newRun(task, { system: body.system, model, limits: body.limits });
+    const { settings: defaults = {}, limits: defaultLimits = {} } = deps.runDefaults;
+    const limits = { ...defaultLimits, ...body.limits };
+    const state = newRun(task, { system: body.system, model, limits });
     const store = deps.freshStore();
     // Settings first: the run is only picked up once it exists.
-    await store.saveSettings(state.runId, body.options ?? {});
+    await store.saveSettings(state.runId, { ...defaults, ...body.options });
     await store.save(state);
     await deps.schedule(state.runId);
     c.header("Location", `/runs/${state.runId}`);
