@@ -5,13 +5,17 @@
  * @module
  */
 import { parseRunArgs, RUN_USAGE, runCli, type RunFlags, UsageError } from "./args.ts";
-import { describeRun, progressPrinter, summarize } from "./summary.ts";
+import { describeRun, summarize } from "./summary.ts";
+import { streamPrinter } from "./stream_printer.ts";
 import { loadConfig, type ReinsConfig } from "./config.ts";
 import { newRun, type RunState } from "../harness/state.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel } from "../harness/openai_model.ts";
 import { scriptedModel } from "../provider/scripted_model.ts";
-import { BUILT_IN_SCENARIOS as SCENARIOS } from "../provider/scripted_provider.ts";
+import {
+  BUILT_IN_SCENARIOS as SCENARIOS,
+  SCRIPTED_CHUNK_MS,
+} from "../provider/scripted_provider.ts";
 import { combineSinks, fileSink, type TraceSink } from "../harness/trace.ts";
 import { createWorkspace, openWorkspace } from "../tools/workspace.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
@@ -23,6 +27,7 @@ import { requestStop } from "../runtime/stop_tree.ts";
 import { awaitLease } from "../runtime/await_lease.ts";
 import { runDemo } from "./demo.ts";
 import { exitCodeOf } from "./exit_codes.ts";
+import { mcpServerTools } from "../mcp/mod.ts";
 
 const env = (k: string) => Deno.env.get(k);
 
@@ -41,7 +46,9 @@ function chooseModel(flags: RunFlags, config: ReinsConfig, stored: string | null
       `unknown scenario "${scenario}"; known: ${Object.keys(SCENARIOS).join(", ")}`,
     );
   }
-  return scriptedModel(scenario, { latencyMs: flags.latencyMs });
+  const chunkMs = Number(env("REINS_SCRIPTED_CHUNK_MS") ?? SCRIPTED_CHUNK_MS);
+  if (!(chunkMs >= 0)) throw new UsageError("REINS_SCRIPTED_CHUNK_MS: expected milliseconds");
+  return scriptedModel(scenario, { latencyMs: flags.latencyMs, chunkMs });
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -98,15 +105,15 @@ async function main(argv: string[]): Promise<number> {
     ? await createWorkspace({ dir: wsDir })
     : openWorkspace(wsDir);
   const t0 = performance.now();
-  const progress = progressPrinter(state.rootId, t0);
-  const printer: TraceSink | undefined = flags.json ? undefined : (e) => {
-    const line = progress(e);
-    if (line) console.log(line);
-  };
+  const bytes = new TextEncoder();
+  const printer: TraceSink | undefined = flags.json
+    ? undefined
+    : streamPrinter(state.runId, t0, (text) => Deno.stdout.writeSync(bytes.encode(text)));
   const ac = new AbortController();
   const onSigint = () => ac.abort("interrupted by Ctrl-C");
   Deno.addSignalListener("SIGINT", onSigint);
-  // Research depth is the server's default (1), raised by what a scenario needs.
+  // Tools of the MCP servers named in reins.jsonc, as `<server>__<tool>`; stopped when done.
+  await using mcp = await mcpServerTools(config.mcpServers);
   const options = runOptionsFor({
     budgetMode: flags.budgetMode ?? config.budgetMode,
     dedupe: flags.dedupe || (config.dedupe ?? false),
@@ -115,6 +122,7 @@ async function main(argv: string[]): Promise<number> {
   }, {
     model,
     workspace: ws,
+    extraTools: mcp.tools,
     signal: ac.signal,
     trace: combineSinks(printer, flags.trace ? fileSink(flags.trace) : undefined),
   });

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Usage } from "./messages.ts";
+import type { CallUsage } from "./messages.ts";
 
 /** USD per million tokens. */
 export interface Prices {
@@ -11,6 +11,10 @@ export interface Prices {
   inputPerMillion: number;
   /** USD per million completion (output) tokens. */
   outputPerMillion: number;
+  /** USD per million prompt tokens read from the prompt cache. Default `inputPerMillion`. */
+  cachedInputPerMillion?: number;
+  /** USD per million prompt tokens written to the prompt cache. Default `inputPerMillion`. */
+  cacheWritePerMillion?: number;
 }
 
 /** The default prices: $2.00 per million input tokens, $12.00 per million output tokens. */
@@ -28,16 +32,27 @@ export interface PriceTable {
 }
 
 /**
- * The cost in USD of a call (or a run) with these token counts.
+ * The cost in USD of a call (or a run) with these token counts. Prompt tokens
+ * the usage reports as cache reads or writes are priced at the cached-input and
+ * cache-write rates when the prices set them (else at the input rate).
  *
  * @example
  * ```ts
  * import { computeCost } from "./cost.ts";
  * console.log(computeCost({ prompt_tokens: 815, completion_tokens: 70 })); // 0.00247
+ * const prices = { inputPerMillion: 2, outputPerMillion: 12, cachedInputPerMillion: 0.5 };
+ * computeCost({ prompt_tokens: 1000, completion_tokens: 0, cached_prompt_tokens: 800 }, prices);
+ * // 0.0008: 200 at $2/M plus 800 at $0.50/M
  * ```
  */
-export function computeCost(usage: Usage, prices: Prices = DEFAULT_PRICES): number {
-  return (usage.prompt_tokens * prices.inputPerMillion +
+export function computeCost(usage: CallUsage, prices: Prices = DEFAULT_PRICES): number {
+  // Clamped so a provider reporting more cached than prompt tokens cannot make a cost negative.
+  const read = Math.min(Math.max(0, usage.cached_prompt_tokens ?? 0), usage.prompt_tokens);
+  const write = Math.min(Math.max(0, usage.cache_write_tokens ?? 0), usage.prompt_tokens - read);
+  const fresh = usage.prompt_tokens - read - write;
+  return (fresh * prices.inputPerMillion +
+    read * (prices.cachedInputPerMillion ?? prices.inputPerMillion) +
+    write * (prices.cacheWritePerMillion ?? prices.inputPerMillion) +
     usage.completion_tokens * prices.outputPerMillion) / 1e6;
 }
 

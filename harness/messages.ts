@@ -69,6 +69,14 @@ export interface Usage {
   completion_tokens: number;
 }
 
+/** Token counts of one model call, with the prompt-cache counts the provider reports. */
+export interface CallUsage extends Usage {
+  /** Of `prompt_tokens`, how many were read from the provider's prompt cache. */
+  cached_prompt_tokens?: number;
+  /** Of `prompt_tokens`, how many were written to the provider's prompt cache. */
+  cache_write_tokens?: number;
+}
+
 /** A tool as the model sees it (`tools[]` of a chat-completions request). */
 export interface ToolDefinition {
   /** Always `function`. */

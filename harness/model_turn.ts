@@ -14,6 +14,7 @@ import { computeCost, type Prices, pricesFor } from "./cost.ts";
 import { countMessageTokens, countPromptTokens } from "./tokens.ts";
 import { type CallPlan, planCall, withReservation } from "./budget_gate.ts";
 import { type Exit, exit } from "./exit.ts";
+import { textDeltas } from "./text_deltas.ts";
 
 /** Counts the tokens of the prompt a transcript makes (see {@link promptCounter}). */
 export type PromptCounter = (messages: readonly ChatMessage[]) => number;
@@ -37,7 +38,7 @@ export async function modelTurn(
   definitions: ToolDefinition[],
   promptTokens: PromptCounter,
 ): Promise<Exit | null> {
-  const prices = pricesFor(ctx.options.prices, ctx.options.model.name);
+  const prices = pricesFor(ctx.options.prices ?? ctx.options.model.prices, ctx.options.model.name);
   const plan = planTurn(ctx, prices, promptTokens);
   if (plan.type === "refused") return exit.budget(plan.reason);
   const called = await callModel(ctx, definitions, plan);
@@ -74,6 +75,7 @@ async function callModel(
         messages: state.messages,
         tools: definitions,
         maxTokens: plan.maxTokens,
+        onText: textDeltas(ctx),
       }, signal));
     return { reply, ms: performance.now() - started };
   } catch (e) {

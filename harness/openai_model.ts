@@ -1,15 +1,17 @@
 /**
  * A `Model` backed by any OpenAI-compatible `POST /chat/completions` endpoint,
- * with bounded retries (429, 5xx, network errors, timeouts), abort support and
- * strict validation of the reply.
+ * with bounded retries (429, 5xx, network errors, timeouts), abort support,
+ * streaming (with a fallback for endpoints that do not stream) and strict
+ * validation of the reply.
  *
  * @module
  */
-import type { AssistantMessage, ToolCall, Usage } from "./messages.ts";
+import type { AssistantMessage, CallUsage, ToolCall } from "./messages.ts";
 import type { Model, ModelReply, ModelRequest } from "./model.ts";
 import { ModelError } from "./errors.ts";
 import { countCompletionTokens, countPromptTokens } from "./tokens.ts";
 import { sleep } from "./sleep.ts";
+import { readChatStream } from "./openai_stream.ts";
 
 /** Options of {@linkcode createOpenAIModel}. */
 export interface OpenAIModelOptions {
@@ -31,6 +33,13 @@ export interface OpenAIModelOptions {
   timeoutMs?: number;
   /** Extra request headers. */
   headers?: Record<string, string>;
+  /**
+   * Ask for a streamed reply (`stream: true`, usage in the last chunk) so the
+   * request's `onText` sees the text as it arrives. Default true. An endpoint
+   * that answers JSON instead, or refuses the stream with a 400 that a plain
+   * request does not get, is asked plainly from then on.
+   */
+  stream?: boolean;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -133,21 +142,37 @@ function redactor(options: OpenAIModelOptions): (text: string) => string {
   return (text) => sorted.reduce((t, secret) => t.split(secret).join("[redacted]"), text);
 }
 
-/** Validates a chat-completions reply body into a `ModelReply`. */
+/** The error of a reply that breaks the protocol. */
+function malformed(url: string, redact: (text: string) => string) {
+  return (what: string) =>
+    new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`);
+}
+
+/** Validates a chat-completions reply body (text) into a `ModelReply`. */
 function parseReply(
   text: string,
   url: string,
   request: ModelRequest,
   redact: (text: string) => string,
 ): ModelReply {
-  const bad = (what: string) =>
-    new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
+    const bad = malformed(url, redact);
     throw bad(`body is not JSON: ${JSON.stringify(redact(text).slice(0, 200))}`);
   }
+  return parseBody(body, url, request, redact);
+}
+
+/** Validates a chat-completions reply body (parsed, or assembled from a stream). */
+function parseBody(
+  body: unknown,
+  url: string,
+  request: ModelRequest,
+  redact: (text: string) => string,
+): ModelReply {
+  const bad = malformed(url, redact);
   if (!isObject(body)) throw bad("body is not a JSON object");
   if (!Array.isArray(body.choices) || body.choices.length === 0) throw bad("no choices");
   const choice = body.choices[0];
@@ -173,7 +198,7 @@ function parseReply(
     });
     if (calls.length > 0) message.tool_calls = calls;
   }
-  let usage: Usage;
+  let usage: CallUsage;
   if (body.usage === undefined || body.usage === null) {
     usage = {
       prompt_tokens: countPromptTokens(request.messages, request.tools),
@@ -192,6 +217,8 @@ function parseReply(
       prompt_tokens: body.usage.prompt_tokens as number,
       completion_tokens: body.usage.completion_tokens as number,
     };
+    const cached = cachedTokens(body.usage);
+    if (cached !== undefined) usage.cached_prompt_tokens = cached;
   }
   const finishReason = typeof choice.finish_reason === "string"
     ? choice.finish_reason
@@ -201,6 +228,17 @@ function parseReply(
   const reply: ModelReply = { message, usage, finishReason };
   if (typeof body.model === "string") reply.model = body.model;
   return reply;
+}
+
+/**
+ * Prompt tokens served from the cache: OpenAI's `prompt_tokens_details.cached_tokens`
+ * (DeepSeek-style `prompt_cache_hit_tokens` too). A malformed count is ignored, not
+ * fatal: it only makes the cost a little higher.
+ */
+function cachedTokens(usage: Record<string, unknown>): number | undefined {
+  const details = usage.prompt_tokens_details;
+  const n = isObject(details) ? details.cached_tokens : usage.prompt_cache_hit_tokens;
+  return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
 function fn(id: string, name: string, args: string): ToolCall {
@@ -241,9 +279,17 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     ...options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
     ...options.headers,
   };
+  const streamHeaders = { ...headers, accept: "text/event-stream, application/json" };
+  // Remembered per client: an endpoint that does not stream is not asked to every turn.
+  let streams = options.stream ?? true;
 
   /** One attempt: a reply, a retryable failure, or a thrown final error. */
-  async function attempt(body: string, signal: AbortSignal, request: ModelRequest) {
+  async function attempt(
+    body: string,
+    signal: AbortSignal,
+    request: ModelRequest,
+    streaming: boolean,
+  ) {
     const ctrl = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -252,15 +298,34 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     }, timeoutMs);
     const onOuterAbort = () => ctrl.abort(signal.reason);
     signal.addEventListener("abort", onOuterAbort, { once: true });
-    let status: number, statusText: string, text: string, retryAfter: string | null;
+    let status: number, statusText: string, text = "", retryAfter: string | null;
+    let streamed: Record<string, unknown> | null = null;
     try {
-      const init = { method: "POST", headers, body, signal: ctrl.signal };
+      const init = {
+        method: "POST",
+        headers: streaming ? streamHeaders : headers,
+        body,
+        signal: ctrl.signal,
+      };
       const res = await race(doFetch(url, init), ctrl.signal, (r) => void r.body?.cancel());
       ({ status, statusText } = res);
       retryAfter = res.headers.get("retry-after");
-      text = await race(res.text(), ctrl.signal);
+      const sse = /^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "");
+      if (streaming && sse && status >= 200 && status < 300 && res.body) {
+        const bad = malformed(url, redact);
+        streamed = await readChatStream(res.body, {
+          onText: request.onText,
+          signal: ctrl.signal,
+          bad,
+        });
+      } else {
+        // A 2xx that is not a stream: this endpoint does not stream; stop asking it to.
+        if (streaming && status >= 200 && status < 300) streams = false;
+        text = await race(res.text(), ctrl.signal);
+      }
     } catch (e) {
       if (signal.aborted) throw signal.reason;
+      if (e instanceof ModelError) throw e;
       const detail = timedOut
         ? `timed out after ${timeoutMs} ms`
         : redact(e instanceof Error ? e.message : String(e));
@@ -269,6 +334,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       clearTimeout(timer);
       signal.removeEventListener("abort", onOuterAbort);
     }
+    if (streamed) return parseBody(streamed, url, request, redact);
     if (status >= 200 && status < 300) return parseReply(text, url, request, redact);
     // Redacted before it is cut, so not even a prefix of a secret is left.
     text = redact(text);
@@ -292,9 +358,28 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       const payload: Record<string, unknown> = { model: options.model, messages: request.messages };
       if (request.tools.length > 0) payload.tools = request.tools;
       if (request.maxTokens !== undefined) payload.max_tokens = request.maxTokens;
-      const body = JSON.stringify(payload);
+      const plain = JSON.stringify(payload);
+      const streamed = JSON.stringify({
+        ...payload,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let fellBack = false;
       for (let n = 1;; n++) {
-        const outcome = await attempt(body, signal, request);
+        const streaming = streams;
+        let outcome;
+        try {
+          outcome = await attempt(streaming ? streamed : plain, signal, request, streaming);
+        } catch (e) {
+          // The plain request failed too: the 400 was not about streaming.
+          if (fellBack && !streaming) streams = true;
+          // A 400 may be a refusal to stream: ask once plainly (not a retry).
+          if (!streaming || fellBack || !(e instanceof ModelError) || e.status !== 400) throw e;
+          fellBack = true;
+          streams = false;
+          n--;
+          continue;
+        }
         if ("message" in outcome) return outcome;
         if (n > maxRetries) {
           const attempts = `${n} attempt${n === 1 ? "" : "s"}`;

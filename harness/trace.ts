@@ -110,6 +110,20 @@ export interface RunStoppedEvent extends TraceBase {
   costUsd: number;
 }
 
+/**
+ * A piece of the model's reply text, as it streams. For watching only: the
+ * committed reply (the transcript) is the record, and a reply re-asked after
+ * a crash streams again. Stored traces may join several pieces into one.
+ */
+export interface TextDeltaEvent extends TraceBase {
+  /** Event kind. */
+  type: "text_delta";
+  /** The text that arrived, in order; a reply's deltas join to its text. */
+  delta: string;
+  /** The turn the reply will be (the run's turn count after the call). */
+  turn?: number;
+}
+
 /** Any trace event. */
 export type TraceEvent =
   | TurnEvent
@@ -117,6 +131,7 @@ export type TraceEvent =
   | ToolProgressEvent
   | ToolResultEvent
   | ApprovalRequiredEvent
+  | TextDeltaEvent
   | RunStoppedEvent;
 
 /** Distributes `Omit` over the union so each event keeps its own fields. */

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { coalesceDeltas } from "./delta_coalescer.ts";
 import type { RunStore } from "../harness/run_store.ts";
 import type { RunState } from "../harness/state.ts";
 import type { ChatMessage } from "../harness/messages.ts";
@@ -294,9 +295,12 @@ export class KvRunStore implements RunStore {
     return this.#events.read(id, options);
   }
 
-  /** A sink storing each event under its run (`["run", id, "event", seq]`). */
+  /**
+   * A sink storing each event under its run (`["run", id, "event", seq]`);
+   * streamed text (`text_delta`) is joined into a few writes a second.
+   */
   traceSink(): TraceSink {
-    return this.#events.sink();
+    return coalesceDeltas(this.#events.sink());
   }
 
   /** Takes the run's lease (see `acquireLease` in leases.ts). */

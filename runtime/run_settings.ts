@@ -52,6 +52,8 @@ export interface RunSetup {
   signal?: AbortSignal;
   /** Where trace events go (besides the store's own log). */
   trace?: TraceSink;
+  /** More tools for the root run (e.g. those of MCP servers). */
+  extraTools?: readonly AnyTool[];
 }
 
 /**
@@ -126,7 +128,7 @@ export function runOptionsFor(given: RunSettings, setup: RunSetup): RunOptions {
   const settings = settingsForScenario(given, scriptedScenario(setup.model));
   return {
     model: setup.model,
-    tools: toolsFor(setup.workspace, settings, setup.scan),
+    tools: [...toolsFor(setup.workspace, settings, setup.scan), ...setup.extraTools ?? []],
     limits: settings.limits,
     budgetMode: settings.budgetMode,
     dedupe: settings.dedupe,

@@ -10,7 +10,7 @@
  * - `GET /ui/parts/runs` and `GET /ui/parts/runs/:id` (behind the bearer
  *   token like every API route) return the same HTML fragments as JSON, for
  *   the script to refresh the page in place.
- * - `GET /ui/static/<name>.js` (the page's script modules, `inspector.js` the
+ * - `GET /ui/static/<name>.js` (the page's script modules, `main.js` the
  *   entry) and `GET /ui/static/inspector.css`: the page's assets.
  *
  * Pages go out with a strict Content-Security-Policy (no inline script or

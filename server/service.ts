@@ -11,6 +11,7 @@ import { createApp, type ReinsApp } from "./app.ts";
 import { startWorker, type Worker } from "./worker.ts";
 import { defaultMakeModel, type RunDefaults } from "./deps.ts";
 import { loadConfig, type ReinsConfig } from "../runtime/config.ts";
+import { SCRIPTED_CHUNK_MS } from "../provider/scripted_provider.ts";
 
 /** The server's settings, from the environment. */
 export interface ServiceConfig {
@@ -32,6 +33,8 @@ export interface ServiceConfig {
   scanMs?: number;
   /** `REINS_CONFIG`: the config file (default `reins.jsonc` in the working directory, if any). */
   configPath?: string;
+  /** `REINS_SCRIPTED_CHUNK_MS`: pause between streamed chunks of scripted replies (default 20). */
+  chunkMs: number;
 }
 
 /**
@@ -55,6 +58,12 @@ export function configFromEnv(
   if (scanMs !== undefined && !(scanMs >= 0)) {
     throw new TypeError(`REINS_SCAN_MS: expected milliseconds, got "${env.REINS_SCAN_MS}"`);
   }
+  const chunkMs = Number(env.REINS_SCRIPTED_CHUNK_MS ?? String(SCRIPTED_CHUNK_MS));
+  if (!(chunkMs >= 0) || env.REINS_SCRIPTED_CHUNK_MS?.trim() === "") {
+    throw new TypeError(
+      `REINS_SCRIPTED_CHUNK_MS: expected milliseconds, got "${env.REINS_SCRIPTED_CHUNK_MS}"`,
+    );
+  }
   return {
     host: env.HOST || "127.0.0.1",
     port,
@@ -66,6 +75,7 @@ export function configFromEnv(
       (deploy ? "/tmp/reins-workspaces" : ".reins/workspaces"),
     scanMs,
     configPath: env.REINS_CONFIG || undefined,
+    chunkMs,
   };
 }
 
@@ -174,11 +184,13 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       scripted: config.scripted,
       baseUrl: file.baseUrl,
       apiKey: file.apiKey,
+      chunkMs: config.chunkMs,
     }),
     ...(file.defaultModel ? { defaultModel: file.defaultModel } : {}),
     runDefaults: file.runDefaults,
     workspaceRoot: config.workspaceRoot,
     scan: config.scanMs === undefined ? {} : { ms: config.scanMs },
+    chunkMs: config.chunkMs,
     closing: closing.signal,
   };
   const worker = startWorker(deps);
