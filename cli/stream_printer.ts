@@ -6,7 +6,7 @@
  * @module
  */
 import type { TraceEvent, TraceSink } from "../harness/trace.ts";
-import { progressLine } from "./summary.ts";
+import { progressPrinter } from "./summary.ts";
 
 /**
  * A sink printing progress lines and streamed text to `write` (no newline is
@@ -29,6 +29,7 @@ export function streamPrinter(
   write: (text: string) => void,
 ): TraceSink {
   let open: string | null = null; // the run whose streamed line is open
+  const progress = progressPrinter(rootId, t0); // progress lines name their node
   // As the inspector names nodes: the child's id after the root's.
   const label = (id: string) => {
     if (id === rootId) return "root";
@@ -51,7 +52,7 @@ export function streamPrinter(
       return;
     }
     close();
-    const line = progressLine(e, t0);
+    const line = progress(e);
     if (line) write(line + "\n");
   };
 }
