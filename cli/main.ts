@@ -79,6 +79,13 @@ async function main(argv: string[]): Promise<number> {
   // checked before anything is saved: a run that cannot start is never stored
   // as `running` for another process to execute.
   const stored = cmd.kind === "new" ? null : await store.summary(cmd.runId);
+  if (stored) {
+    // A process killed mid-run leaves its lease behind: wait for it (or take it over).
+    await awaitLease(store, stored.rootId, {
+      waitMs: flags.waitSeconds === undefined ? undefined : flags.waitSeconds * 1000,
+      onWait: (line) => console.error(line),
+    });
+  }
   const model = chooseModel(flags, config, stored?.model ?? null);
   const runId = stored?.rootId ?? crypto.randomUUID();
   const wsDir = flags.workspace ?? config.workspace ?? `.reins/workspaces/${runId}`;
@@ -130,11 +137,6 @@ async function main(argv: string[]): Promise<number> {
       ? { kind: "reject", callId: cmd.callId, reason: cmd.reason }
       : { kind: "resume" };
     const changed = Object.keys(limits).length ? limits : undefined;
-    // A process killed mid-run leaves its lease behind: wait for it (or take it over).
-    await awaitLease(store, runId, {
-      waitMs: flags.waitSeconds === undefined ? undefined : flags.waitSeconds * 1000,
-      onWait: (line) => console.error(line),
-    });
     state = await continueTree(store, kv, cmd.runId, verdict, { limits: changed });
   }
   const onSigint = () => ac.abort("interrupted by Ctrl-C");
