@@ -14,7 +14,7 @@ import { computeCost, type Prices, pricesFor } from "./cost.ts";
 import { countMessageTokens, countPromptTokens } from "./tokens.ts";
 import { type CallPlan, planCall, withReservation } from "./budget_gate.ts";
 import { type Exit, exit } from "./exit.ts";
-import { textDeltas } from "./text_deltas.ts";
+import { textDeltas, textReset } from "./text_deltas.ts";
 
 /** Counts the tokens of the prompt a transcript makes (see {@link promptCounter}). */
 export type PromptCounter = (messages: readonly ChatMessage[]) => number;
@@ -76,6 +76,7 @@ async function callModel(
         tools: definitions,
         maxTokens: plan.maxTokens,
         onText: textDeltas(ctx),
+        onReset: textReset(ctx),
       }, signal));
     return { reply, ms: performance.now() - started };
   } catch (e) {
