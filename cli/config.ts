@@ -70,6 +70,7 @@ const text = z.string({ error: STRING }).min(1, { error: STRING });
 const pricesSchema = z.strictObject({
   inputPerMillion: nonNegNum,
   outputPerMillion: nonNegNum,
+  maxOutputTokens: z.int().min(1).optional(),
   cachedInputPerMillion: nonNegNum.optional(),
   cacheWritePerMillion: nonNegNum.optional(),
 }, { error: OBJECT });

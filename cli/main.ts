@@ -11,6 +11,7 @@ import { loadConfig, type ReinsConfig } from "./config.ts";
 import { newRun, type RunState } from "../harness/state.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel } from "../harness/openai_model.ts";
+import { checkPrices } from "../harness/cost.ts";
 import { scriptedModel } from "../provider/scripted_model.ts";
 import {
   BUILT_IN_SCENARIOS as SCENARIOS,
@@ -67,34 +68,26 @@ async function main(argv: string[]): Promise<number> {
     ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
     ...(flags.budget !== undefined ? { maxBudgetUsd: flags.budget } : {}),
   };
-  let state: RunState;
-  if (cmd.kind === "new") {
-    state = newRun(cmd.task, { limits: { ...config.limits, ...limits } });
-    if (!flags.json) console.log(`run ${state.runId}`);
-    await store.save(state);
-  } else {
-    // A verdict lands on whichever run of the tree holds the call; then the root resumes.
-    const verdict: Verdict = cmd.kind === "approve"
-      ? { kind: "approve", callId: cmd.callId }
-      : cmd.kind === "reject"
-      ? { kind: "reject", callId: cmd.callId, reason: cmd.reason }
-      : { kind: "resume" };
-    const changed = Object.keys(limits).length ? limits : undefined;
-    state = await continueTree(store, kv, cmd.runId, verdict, { limits: changed });
-  }
-  const model = chooseModel(flags, config, state.model);
-  const wsDir = flags.workspace ?? config.workspace ?? `.reins/workspaces/${state.runId}`;
-  const ws = cmd.kind === "new" && !flags.workspace && !config.workspace
+  // Everything that can refuse (model, scenario, workspace, prices, limits) is
+  // checked before anything is saved: a run that cannot start is never stored
+  // as `running` for another process to execute.
+  const stored = cmd.kind === "new" ? null : await store.summary(cmd.runId);
+  const model = chooseModel(flags, config, stored?.model ?? null);
+  const runId = stored?.rootId ?? crypto.randomUUID();
+  const wsDir = flags.workspace ?? config.workspace ?? `.reins/workspaces/${runId}`;
+  const fresh = cmd.kind === "new"
+    ? newRun(cmd.task, { runId, limits: { ...config.limits, ...limits } })
+    : null;
+  checkPrices(config.prices);
+  const ws = fresh && !flags.workspace && !config.workspace
     ? await createWorkspace({ dir: wsDir })
     : openWorkspace(wsDir);
   const t0 = performance.now();
   const bytes = new TextEncoder();
   const printer: TraceSink | undefined = flags.json
     ? undefined
-    : streamPrinter(state.runId, t0, (text) => Deno.stdout.writeSync(bytes.encode(text)));
+    : streamPrinter(runId, t0, (text) => Deno.stdout.writeSync(bytes.encode(text)));
   const ac = new AbortController();
-  const onSigint = () => ac.abort("interrupted by Ctrl-C");
-  Deno.addSignalListener("SIGINT", onSigint);
   // Tools of the MCP servers named in reins.jsonc, as `<server>__<tool>`; stopped when done.
   await using mcp = await mcpServerTools(config.mcpServers);
   const options = runOptionsFor({
@@ -110,14 +103,51 @@ async function main(argv: string[]): Promise<number> {
     signal: ac.signal,
     trace: combineSinks(printer, flags.trace ? fileSink(flags.trace) : undefined),
   });
+  let state: RunState;
+  if (cmd.kind === "new") {
+    state = fresh!;
+    if (!flags.json) console.log(`run ${state.runId}`);
+    await store.save(state);
+  } else {
+    // A verdict lands on whichever run of the tree holds the call; then the root resumes.
+    const verdict: Verdict = cmd.kind === "approve"
+      ? { kind: "approve", callId: cmd.callId }
+      : cmd.kind === "reject"
+      ? { kind: "reject", callId: cmd.callId, reason: cmd.reason }
+      : { kind: "resume" };
+    const changed = Object.keys(limits).length ? limits : undefined;
+    state = await continueTree(store, kv, cmd.runId, verdict, { limits: changed });
+  }
+  const onSigint = () => ac.abort("interrupted by Ctrl-C");
+  Deno.addSignalListener("SIGINT", onSigint);
   try {
-    const done = await executeTree(store, kv, state.runId, options);
+    const done = await executeTree(store, kv, state.runId, options).catch(async (e) => {
+      await endUnstarted(store, state.runId, e);
+      throw e;
+    });
     if (flags.json) console.log(JSON.stringify(summarize(done)));
     else for (const line of describeRun(done)) console.log(line);
     return done.status === "failed" ? 1 : 0;
   } finally {
     Deno.removeSignalListener("SIGINT", onSigint);
   }
+}
+
+/**
+ * A run that failed before its first turn (executeTree threw) ends `failed`
+ * with the reason, so no other process picks it up as a run to execute.
+ */
+async function endUnstarted(store: KvRunStore, id: string, e: unknown): Promise<void> {
+  try {
+    const s = await store.load(id);
+    if (s.status !== "running" || s.turns > 0 || await store.leaseHolder(id)) return;
+    const why = e instanceof Error ? e.message : String(e);
+    s.status = "failed";
+    s.stopReason = `the run could not start: ${why}`;
+    s.error = why;
+    s.updatedAt = new Date().toISOString();
+    await store.save(s);
+  } catch { /* the original error is what the user needs to see */ }
 }
 
 async function openKvDisposable(path?: string) {

@@ -6,13 +6,14 @@
  *
  * @module
  */
-import type { AssistantMessage, CallUsage, ToolCall } from "./messages.ts";
 import type { Model, ModelReply, ModelRequest } from "./model.ts";
 import { ModelError } from "./errors.ts";
-import { countCompletionTokens, countPromptTokens } from "./tokens.ts";
 import { sleep } from "./sleep.ts";
 import { readChatStream } from "./openai_stream.ts";
 import { attemptText } from "./text_attempts.ts";
+import { malformed, parseBody, parseReply } from "./openai_reply.ts";
+import { cutText } from "./text.ts";
+import { toWire } from "./call_ids.ts";
 
 /** Options of {@linkcode createOpenAIModel}. */
 export interface OpenAIModelOptions {
@@ -114,11 +115,7 @@ function errorMessage(text: string): string {
     const m = body?.error?.message ?? body?.error ?? body?.message;
     if (typeof m === "string" && m) return m;
   } catch { /* not JSON: use the text */ }
-  return text.slice(0, 200);
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  return cutText(text, 200);
 }
 
 /**
@@ -141,109 +138,6 @@ function redactor(options: OpenAIModelOptions): (text: string) => string {
   const sorted = [...secrets].sort((a, b) => b.length - a.length);
   if (sorted.length === 0) return (text) => text;
   return (text) => sorted.reduce((t, secret) => t.split(secret).join("[redacted]"), text);
-}
-
-/** The error of a reply that breaks the protocol. */
-function malformed(url: string, redact: (text: string) => string) {
-  return (what: string) =>
-    new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`);
-}
-
-/** Validates a chat-completions reply body (text) into a `ModelReply`. */
-function parseReply(
-  text: string,
-  url: string,
-  request: ModelRequest,
-  redact: (text: string) => string,
-): ModelReply {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    const bad = malformed(url, redact);
-    throw bad(`body is not JSON: ${JSON.stringify(redact(text).slice(0, 200))}`);
-  }
-  return parseBody(body, url, request, redact);
-}
-
-/** Validates a chat-completions reply body (parsed, or assembled from a stream). */
-function parseBody(
-  body: unknown,
-  url: string,
-  request: ModelRequest,
-  redact: (text: string) => string,
-): ModelReply {
-  const bad = malformed(url, redact);
-  if (!isObject(body)) throw bad("body is not a JSON object");
-  if (!Array.isArray(body.choices) || body.choices.length === 0) throw bad("no choices");
-  const choice = body.choices[0];
-  if (!isObject(choice) || !isObject(choice.message)) throw bad("choices[0] has no message");
-  const raw = choice.message;
-  let content: string | null;
-  if (raw.content === undefined || raw.content === null) content = null;
-  else if (typeof raw.content === "string") content = raw.content;
-  else throw bad("choices[0].message.content is not a string");
-  const message: AssistantMessage = { role: "assistant", content };
-  if (raw.tool_calls !== undefined && raw.tool_calls !== null) {
-    if (!Array.isArray(raw.tool_calls)) throw bad("choices[0].message.tool_calls is not an array");
-    const calls = raw.tool_calls.map((c: unknown, i: number): ToolCall => {
-      const at = `choices[0].message.tool_calls[${i}]`;
-      if (!isObject(c)) throw bad(`${at} is not an object`);
-      if (typeof c.id !== "string" || !c.id) throw bad(`${at}.id is missing`);
-      if (!isObject(c.function)) throw bad(`${at}.function is missing`);
-      const { name, arguments: args } = c.function;
-      if (typeof name !== "string" || !name) throw bad(`${at}.function.name is missing`);
-      if (isObject(args)) return fn(c.id, name, JSON.stringify(args));
-      if (typeof args !== "string") throw bad(`${at}.function.arguments is not a string`);
-      return fn(c.id, name, args);
-    });
-    if (calls.length > 0) message.tool_calls = calls;
-  }
-  let usage: CallUsage;
-  if (body.usage === undefined || body.usage === null) {
-    usage = {
-      prompt_tokens: countPromptTokens(request.messages, request.tools),
-      completion_tokens: countCompletionTokens(message),
-    };
-  } else {
-    if (!isObject(body.usage)) throw bad("usage is not an object");
-    for (const k of ["prompt_tokens", "completion_tokens"] as const) {
-      const n = body.usage[k];
-      // Safe integers only: a count like 1e308 would make the cost Infinity.
-      if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
-        throw bad(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
-      }
-    }
-    usage = {
-      prompt_tokens: body.usage.prompt_tokens as number,
-      completion_tokens: body.usage.completion_tokens as number,
-    };
-    const cached = cachedTokens(body.usage);
-    if (cached !== undefined) usage.cached_prompt_tokens = cached;
-  }
-  const finishReason = typeof choice.finish_reason === "string"
-    ? choice.finish_reason
-    : message.tool_calls
-    ? "tool_calls"
-    : "stop";
-  const reply: ModelReply = { message, usage, finishReason };
-  if (typeof body.model === "string") reply.model = body.model;
-  return reply;
-}
-
-/**
- * Prompt tokens served from the cache: OpenAI's `prompt_tokens_details.cached_tokens`
- * (DeepSeek-style `prompt_cache_hit_tokens` too). A malformed count is ignored, not
- * fatal: it only makes the cost a little higher.
- */
-function cachedTokens(usage: Record<string, unknown>): number | undefined {
-  const details = usage.prompt_tokens_details;
-  const n = isObject(details) ? details.cached_tokens : usage.prompt_cache_hit_tokens;
-  return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : undefined;
-}
-
-function fn(id: string, name: string, args: string): ToolCall {
-  return { id, type: "function", function: { name, arguments: args } };
 }
 
 /**
@@ -345,7 +239,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     }
     if (status === 429 || status >= 500) {
       const kind = status === 429 ? "rate_limited" : "server";
-      const detail = text.slice(0, 200);
+      const detail = cutText(text, 200);
       const wait = retryAfterMs(retryAfter);
       return { kind, what: line, detail, status, retryAfterMs: wait } satisfies Retryable;
     }
@@ -356,7 +250,10 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     name: options.model,
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply> {
       signal.throwIfAborted();
-      const payload: Record<string, unknown> = { model: options.model, messages: request.messages };
+      const payload: Record<string, unknown> = {
+        model: options.model,
+        messages: toWire(request.messages),
+      };
       if (request.tools.length > 0) payload.tools = request.tools;
       if (request.maxTokens !== undefined) payload.max_tokens = request.maxTokens;
       const plain = JSON.stringify(payload);

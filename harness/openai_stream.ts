@@ -7,6 +7,7 @@
  * @module
  */
 import { ModelError } from "./errors.ts";
+import { cutText } from "./text.ts";
 
 /** Options of {@link readChatStream}. */
 export interface ChatStreamOptions {
@@ -54,7 +55,7 @@ class Assembler {
     if (chunk.error !== undefined && chunk.error !== null) {
       const e = chunk.error;
       const message = isObject(e) && typeof e.message === "string" ? e.message : JSON.stringify(e);
-      throw new ModelError("server", `The stream reported an error: ${message.slice(0, 200)}`);
+      throw new ModelError("server", `The stream reported an error: ${cutText(message, 200)}`);
     }
     if (typeof chunk.model === "string") this.model = chunk.model;
     if (chunk.usage !== undefined && chunk.usage !== null) this.usage = chunk.usage;
@@ -157,7 +158,7 @@ export async function readChatStream(
     try {
       chunk = JSON.parse(text);
     } catch {
-      throw options.bad(`a stream chunk is not JSON: ${JSON.stringify(text.slice(0, 200))}`);
+      throw options.bad(`a stream chunk is not JSON: ${JSON.stringify(cutText(text, 200))}`);
     }
     out.add(chunk);
   };

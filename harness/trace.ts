@@ -130,6 +130,22 @@ export interface TextDeltaEvent extends TraceBase {
   reset?: true;
 }
 
+/** In hard budget mode, a reply cost more than the budget had left (the provider overspent). */
+export interface BudgetOverspentEvent extends TraceBase {
+  /** Event kind. */
+  type: "budget_overspent";
+  /** What the reply cost. */
+  turnCostUsd: number;
+  /** What the budget had left when the call was made. */
+  leftUsd: number;
+  /** By how much the budget is overspent now. */
+  overUsd: number;
+  /** The `max_tokens` the call asked for. */
+  maxTokens: number | null;
+  /** Reply tokens the provider billed. */
+  completion_tokens: number;
+}
+
 /** Any trace event. */
 export type TraceEvent =
   | TurnEvent
@@ -138,6 +154,7 @@ export type TraceEvent =
   | ToolResultEvent
   | ApprovalRequiredEvent
   | TextDeltaEvent
+  | BudgetOverspentEvent
   | RunStoppedEvent;
 
 /** Distributes `Omit` over the union so each event keeps its own fields. */

@@ -204,7 +204,8 @@ const MALFORMED: [string, () => Response, RegExp][] = [
   ["missing choices", () => json({ id: "x" }), /no choices/],
   ["empty choices", () => json({ choices: [] }), /no choices/],
   ["choice without message", () => json({ choices: [{}] }), /choices\[0\] has no message/],
-  ["tool call without id", calls({ function: { name: "f" } }), /tool_calls\[0\]\.id is missing/],
+  // A missing id is named by the loop (tests/trust/call_ids_test.ts); a wrong type is malformed.
+  ["tool call id not a string", calls({ id: 7, function: { name: "f" } }), /\.id is not a string/],
   ["tool call without function", calls({ id: "c1" }), /tool_calls\[0\]\.function is missing/],
   ["tool call without name", calls({ id: "c", function: {} }), /\.function\.name is missing/],
   [
