@@ -1,7 +1,8 @@
 /**
  * The CLI's live output: the progress line of each trace event, and the
  * model's words as they stream, on a line of their own labelled with the node
- * (`root`, or the child run's short id).
+ * (`root`, or the child run's short id). When a retried call voids the words
+ * shown, the line ends with `↺ retrying` and the reply starts on a new one.
  *
  * @module
  */
@@ -42,6 +43,13 @@ export function streamPrinter(
   };
   return (e: TraceEvent) => {
     if (e.type === "text_delta") {
+      if (e.reset) {
+        // The words shown were from an attempt that failed: say so, start over.
+        if (open !== e.runId) close();
+        write(`${open === e.runId ? " " : `  ${label(e.runId)}> `}↺ retrying\n`);
+        open = null;
+        if (!e.delta) return;
+      }
       if (open !== e.runId) {
         close();
         write(`  ${label(e.runId)}> `);
