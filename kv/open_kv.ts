@@ -16,8 +16,24 @@ export interface OpenKvOptions {
 }
 
 /**
+ * Whether `path` names a remote database (KV Connect: `https://…/connect`)
+ * rather than a file.
+ *
+ * @example
+ * ```ts
+ * import { isKvUrl } from "./open_kv.ts";
+ * console.log(isKvUrl("https://api.deno.com/v2/databases/x/connect"), isKvUrl("a.sqlite")); // true false
+ * ```
+ */
+export function isKvUrl(path: string): boolean {
+  return /^https?:\/\//i.test(path);
+}
+
+/**
  * `Deno.openKv(path)` retried with backoff while the database is locked.
- * Without a path, Deno's default database for the script is used.
+ * Without a path, Deno's default database for the script is used (on Deno
+ * Deploy, the app's). A KV Connect URL is passed through unchanged (the
+ * access token comes from `DENO_KV_ACCESS_TOKEN`).
  *
  * @example
  * ```ts
@@ -34,8 +50,8 @@ export function openKv(path?: string, options: OpenKvOptions = {}): Promise<Deno
 }
 
 /**
- * Where runs are stored by default: env `REINS_KV_PATH`, else
- * `.reins/runs.sqlite`; the folder is created.
+ * Where runs are stored by default: env `REINS_KV_PATH` (a file, `:memory:`
+ * or a KV Connect URL), else `.reins/runs.sqlite`; a file's folder is created.
  *
  * @example
  * ```ts
@@ -47,6 +63,12 @@ export function openKv(path?: string, options: OpenKvOptions = {}): Promise<Deno
  */
 export async function defaultKvPath(): Promise<string> {
   const path = Deno.env.get("REINS_KV_PATH") || ".reins/runs.sqlite";
-  if (path !== ":memory:") await Deno.mkdir(dirname(path), { recursive: true });
+  await ensureKvFolder(path);
   return path;
+}
+
+/** Creates the folder of a KV file (nothing for `:memory:` or a URL). */
+async function ensureKvFolder(path: string): Promise<void> {
+  if (path === ":memory:" || isKvUrl(path)) return;
+  await Deno.mkdir(dirname(path), { recursive: true });
 }
