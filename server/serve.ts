@@ -9,13 +9,14 @@
  */
 import { configFromEnv, isLoopback, listenRefusal, type Service, startService } from "./service.ts";
 
-let service: Service | undefined;
+/** Set once the service has started (a cron tick may come first). */
+const live: { service?: Service } = {};
 const cron = new AbortController();
 // At module top level, before serving (as Deno Deploy requires): every minute,
 // claim runs whose executor went away.
 if (typeof Deno.cron === "function") {
   Deno.cron("reins-sweep", "* * * * *", { signal: cron.signal }, async () => {
-    await service?.worker.sweep(true);
+    await live.service?.worker.sweep(true);
   });
 }
 
@@ -26,7 +27,7 @@ if (refusal) {
   Deno.exit(1);
 }
 const started = await startService(config);
-service = started;
+live.service = started;
 
 const close = () => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
