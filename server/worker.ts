@@ -10,6 +10,7 @@
 import { createExecutor, type Executor } from "../runtime/executor.ts";
 import { sweepRunnable } from "../runtime/sweep.ts";
 import { startSweeper, type SweeperOptions } from "../runtime/sweeper.ts";
+export type { SweeperOptions } from "../runtime/sweeper.ts";
 import { resolveDeps, type ServerDeps } from "./deps.ts";
 
 /** A started worker; see {@link startWorker}. */
