@@ -13,12 +13,14 @@ import { benchOverhead, type LoopRuns } from "./overhead.ts";
 import { benchTokens } from "./tokens_bench.ts";
 import { benchAbort } from "./abort_bench.ts";
 import { benchKv, type KvResult, type TurnPersist } from "./kv_bench.ts";
+import { benchStreaming, type StreamResult } from "./stream_bench.ts";
 import { bytes, dur, int, renderTable, type Row, verdict, x } from "./table.ts";
 
 const RUNAWAY_RUNS = 15;
 const PLAN_RUNS = 30;
 const ABORT_RUNS = 5;
 const KV_RUNS = 5;
+const STREAM_RUNS = 5;
 
 const started = performance.now();
 const ws = await createWorkspace();
@@ -35,7 +37,8 @@ try {
     kv = e instanceof Error ? e : new Error(String(e));
     progress(`KV bench failed: ${kv.message}`);
   }
-  lines = report(overhead, tokens, abort, kv);
+  const streaming = await benchStreaming(tools, { runs: STREAM_RUNS });
+  lines = report(overhead, tokens, abort, kv, streaming);
 } finally {
   await ws.remove();
 }
@@ -51,6 +54,7 @@ function report(
   t: ReturnType<typeof benchTokens>,
   a: Awaited<ReturnType<typeof benchAbort>>,
   kv: KvResult | Error,
+  st: StreamResult,
 ): string[] {
   const rr = o.runaway.reins.turns;
   const rb = o.runaway.bare.turns;
@@ -269,6 +273,38 @@ function report(
       ["5", `SQLite file after ${2 * (kv.runs + 1)} runs`, bytes(kv.fileBytes)],
     );
   }
+
+  rows.push(
+    {
+      section: `6. streaming (median of ${st.runs}): a ${st.words}-word reply paced ` +
+        `${st.chunkMs} ms a chunk; plan over a KV file, streaming on / off`,
+    },
+    ["6", "time to first delta", dur(st.firstDeltaMs)],
+    [
+      "6",
+      "time to the whole reply (what a plain call waits for)",
+      dur(st.wholeReplyMs),
+    ],
+    ["6", "  first delta / whole reply", x(st.firstDeltaMs, st.wholeReplyMs)],
+    [
+      "6",
+      "plan: wall time per turn, on / off",
+      `${dur(st.on.wallMs)} / ${dur(st.off.wallMs)}`,
+      "",
+      x(st.on.wallMs, st.off.wallMs),
+    ],
+    [
+      "6",
+      "plan: trace events written to KV per turn, on / off",
+      `${st.on.eventWrites.toFixed(2)} / ${st.off.eventWrites.toFixed(2)}`,
+    ],
+    ["6", "  of which text_delta writes (coalesced, <= 4/s)", st.on.deltaWrites.toFixed(2)],
+    ["6", "plan: USD per turn, on / off", `$${st.on.usd.toFixed(6)} / $${st.off.usd.toFixed(6)}`],
+  );
+  targets.push(
+    verdict("streamed/plain wall time per turn, plan over KV", st.on.wallMs / st.off.wallMs, 1.3),
+    verdict("first delta / whole reply (paced)", st.firstDeltaMs / st.wholeReplyMs, 0.2),
+  );
 
   const cpus = navigator.hardwareConcurrency;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
