@@ -135,7 +135,7 @@ export function openApiDocument(): Record<string, unknown> {
           responses: {
             "201": {
               description: "The run's summary, or its event stream; `Location` names the run",
-              content: { ...json(ref("Run")), "text/event-stream": {} },
+              content: { ...json(ref("Run")), "text/event-stream": { schema: { type: "string" } } },
             },
             ...common,
             ...bodyErrors,

@@ -54,7 +54,9 @@ export function scriptModel(turns: Turn[]): Model & { requests: ModelRequest[] }
     requests,
     complete(request, signal) {
       signal.throwIfAborted();
-      requests.push(structuredClone(request));
+      // The callbacks (onText, onReset) are not data: keep what was asked.
+      const { onText: _text, onReset: _reset, ...asked } = request;
+      requests.push(structuredClone(asked));
       const turn = turns[requests.length - 1];
       const message = turn ? turn(request) : { role: "assistant" as const, content: "done" };
       return Promise.resolve({

@@ -249,7 +249,7 @@ function createRunCases(): Case[] {
     { route, what: "empty body", method: "POST", path: "/runs", body: "", ...bad("body") },
     { route, what: "no body", method: "POST", path: "/runs", ...bad("body") },
     c("missing task", {}, "task"),
-    c("missing task, other fields", { system: "s", scenario: "plan" }, "task"),
+    c("missing task, other fields", { system: "s", limits: { maxTurns: 3 } }, "task"),
     c("task a number", { task: 1 }, "task"),
     c("task null", { task: null }, "task"),
     c("task an array", { task: ["x"] }, "task"),
