@@ -11,7 +11,7 @@ import type { ModelError } from "./errors.ts";
 import type { RunState } from "./state.ts";
 import type { RunContext } from "./run_context.ts";
 import { computeCost, type Prices, pricesFor } from "./cost.ts";
-import { countMessageTokens, countPromptTokens } from "./tokens.ts";
+import { countMessageTokens, countPromptTokens, loadTokenizer, tokenizerLoaded } from "./tokens.ts";
 import { type CallPlan, planCall, withReservation } from "./budget_gate.ts";
 import { type Exit, exit } from "./exit.ts";
 
@@ -20,12 +20,14 @@ export type PromptCounter = (messages: readonly ChatMessage[]) => number;
 
 /**
  * Counts the prompt incrementally: the transcript only grows within a run, so
- * each turn encodes just the messages added since the last count.
+ * each turn encodes just the messages added since the last count. Nothing is
+ * counted (and no encoder built) until the first call.
  */
 export function promptCounter(definitions: readonly ToolDefinition[]): PromptCounter {
   let counted = 0;
-  let tokens = countPromptTokens([], definitions);
+  let tokens = -1;
   return (messages: readonly ChatMessage[]): number => {
+    if (tokens < 0) tokens = countPromptTokens([], definitions);
     for (; counted < messages.length; counted++) tokens += countMessageTokens(messages[counted]);
     return tokens;
   };
@@ -38,12 +40,19 @@ export async function modelTurn(
   promptTokens: PromptCounter,
 ): Promise<Exit | null> {
   const prices = pricesFor(ctx.options.prices, ctx.options.model.name);
+  // The gate counts the prompt locally only in hard mode or beside calls in flight:
+  // only then is the encoder loaded (re-checked after the await, planTurn is synchronous).
+  while (needsLocalCount(ctx) && !tokenizerLoaded()) await loadTokenizer();
   const plan = planTurn(ctx, prices, promptTokens);
   if (plan.type === "refused") return exit.budget(plan.reason);
   const called = await callModel(ctx, definitions, plan);
   if ("status" in called) return called;
   const message = await commitTurn(ctx, called.reply, called.ms, prices);
   return cutByHardBudget(ctx, called.reply, message);
+}
+
+function needsLocalCount(ctx: RunContext): boolean {
+  return ctx.options.budgetMode === "hard" || ctx.gate.inFlight > 0;
 }
 
 /** The budget's verdict on the next call: its reply cap and reservation, or a refusal. */

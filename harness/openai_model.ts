@@ -8,7 +8,7 @@
 import type { AssistantMessage, ToolCall, Usage } from "./messages.ts";
 import type { Model, ModelReply, ModelRequest } from "./model.ts";
 import { ModelError } from "./errors.ts";
-import { countCompletionTokens, countPromptTokens } from "./tokens.ts";
+import { countCompletionTokens, countPromptTokens, loadTokenizer } from "./tokens.ts";
 import { sleep } from "./sleep.ts";
 
 /** Options of {@linkcode createOpenAIModel}. */
@@ -134,12 +134,12 @@ function redactor(options: OpenAIModelOptions): (text: string) => string {
 }
 
 /** Validates a chat-completions reply body into a `ModelReply`. */
-function parseReply(
+async function parseReply(
   text: string,
   url: string,
   request: ModelRequest,
   redact: (text: string) => string,
-): ModelReply {
+): Promise<ModelReply> {
   const bad = (what: string) =>
     new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`);
   let body: unknown;
@@ -175,6 +175,7 @@ function parseReply(
   }
   let usage: Usage;
   if (body.usage === undefined || body.usage === null) {
+    await loadTokenizer(); // only an endpoint that reports no usage makes us count
     usage = {
       prompt_tokens: countPromptTokens(request.messages, request.tools),
       completion_tokens: countCompletionTokens(message),

@@ -30,7 +30,7 @@ import { fileURLToPath } from "node:url";
 import { pending, type RunState } from "../../harness/state.ts";
 import { RunConflictError } from "../../harness/errors.ts";
 import type { TurnEvent } from "../../harness/trace.ts";
-import { countTokens } from "../../harness/tokens.ts";
+import { countTokens, loadTokenizer } from "../../harness/tokens.ts";
 import { type Effect, readEffects } from "../../tools/delete_file.ts";
 import { createWorkspace, type Workspace } from "../../tools/workspace.ts";
 import { openKv } from "../../kv/open_kv.ts";
@@ -44,6 +44,8 @@ import {
   type Probe,
   SOAK_SCENARIOS,
 } from "./soak_child.ts";
+
+await loadTokenizer(); // the counting functions need the encoder loaded
 
 const CHILD = fileURLToPath(new URL("./soak_child.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
