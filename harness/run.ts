@@ -95,7 +95,8 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.stopReason = stop.reason;
   if ("error" in stop && stop.error !== undefined) state.error = stop.error;
   state.updatedAt = new Date().toISOString();
-  await ctx.save();
+  // Emitted before the exit's save: a store that buffers the trace (KvRunStore)
+  // commits the final state and its `run_stopped` together.
   const last = ctx.emit({
     type: "run_stopped",
     runId: state.runId,
@@ -107,6 +108,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   });
   ended = true;
   await last;
+  await ctx.save();
   return state;
 }
 

@@ -78,6 +78,8 @@ export class KvRunStore implements RunStore {
   readonly leaseMs: number;
   /** Estimated bytes (keys + values) written by the last `save` (for benchmarks). */
   lastCommitBytes = 0;
+  /** Saves committed by this instance (for benchmarks). */
+  commits = 0;
   #kv: Deno.Kv;
   #known = new Map<string, Known>();
   #events: KvEventLog;
@@ -141,39 +143,49 @@ export class KvRunStore implements RunStore {
     ];
     const drops = oldKeys.filter((k) => !has(newKeys, k));
     const reserve = final.reduce((n, w) => n + w.bytes, 0) + drops.length * 100 + 200;
-    const batches = planBatches(writes, {
-      bytes: reserve,
-      mutations: final.length + drops.length + 1,
-    });
     const check = { key: runKey(id), versionstamp: known?.versionstamp ?? null };
-    const conflict = () =>
-      new RunConflictError(id, known ? undefined : "a run with this id already exists");
-
-    // Large turns: earlier atomics stage chunks past the stored messageCount
-    // (ignored on load if the final commit fails), holding the staging key so
-    // two such saves cannot interleave.
-    let staging: { key: Deno.KvKey; versionstamp: string | null } | null = null;
-    let bytes = 0;
-    for (const batch of batches.slice(0, -1)) {
-      staging ??= await this.#kv.get(stagingKey(id), { consistency: "strong" });
-      const op = this.#kv.atomic().check(check, staging);
-      for (const w of batch) op.set(w.key, w.value);
-      const res = await commit(id, op.set(stagingKey(id), { owner: this.owner, at: Date.now() }));
-      if (!res.ok) throw conflict();
-      staging = { key: stagingKey(id), versionstamp: res.versionstamp };
-      bytes += batch.reduce((n, w) => n + w.bytes, 0);
+    // The trace events emitted since the last save ride in this save's last atomic.
+    const held = this.#events.withHeld(id, reserve, async (events) => {
+      const batches = planBatches(writes, {
+        bytes: reserve + events.reduce((n, e) => n + e.bytes, 0),
+        mutations: final.length + drops.length + 1 + events.length,
+      });
+      // Large turns: earlier atomics stage chunks past the stored messageCount
+      // (ignored on load if the final commit fails), holding the staging key so
+      // two such saves cannot interleave.
+      let staging: { key: Deno.KvKey; versionstamp: string | null } | null = null;
+      let bytes = 0;
+      for (const batch of batches.slice(0, -1)) {
+        staging ??= await this.#kv.get(stagingKey(id), { consistency: "strong" });
+        const op = this.#kv.atomic().check(check, staging);
+        for (const w of batch) op.set(w.key, w.value);
+        const res = await commit(id, op.set(stagingKey(id), { owner: this.owner, at: Date.now() }));
+        if (!res.ok) return { ok: false, seqTaken: false, value: null };
+        staging = { key: stagingKey(id), versionstamp: res.versionstamp };
+        bytes += batch.reduce((n, w) => n + w.bytes, 0);
+      }
+      const op = this.#kv.atomic().check(check);
+      if (staging) op.check(staging).delete(stagingKey(id));
+      for (const w of [...batches[batches.length - 1], ...final, ...events]) {
+        op.set(w.key, w.value);
+        bytes += w.bytes;
+      }
+      for (const e of events) op.check({ key: e.key, versionstamp: null });
+      for (const k of drops) op.delete(k);
+      const res = await commit(id, op);
+      if (res.ok) return { ok: true, value: { versionstamp: res.versionstamp, bytes } };
+      // Refused: the run moved on (a conflict), or only an event seq was taken.
+      const now = await this.#kv.get(runKey(id), { consistency: "strong" });
+      return { ok: false, seqTaken: now.versionstamp === check.versionstamp, value: null };
+    });
+    const done = await held;
+    if (!done) {
+      throw new RunConflictError(id, known ? undefined : "a run with this id already exists");
     }
-    const op = this.#kv.atomic().check(check);
-    if (staging) op.check(staging).delete(stagingKey(id));
-    for (const w of [...batches[batches.length - 1], ...final]) {
-      op.set(w.key, w.value);
-      bytes += w.bytes;
-    }
-    for (const k of drops) op.delete(k);
-    const res = await commit(id, op);
-    if (!res.ok) throw conflict();
-    this.#known.set(id, { versionstamp: res.versionstamp, count: state.messages.length, index });
-    this.lastCommitBytes = bytes;
+    this.#known.set(id, { versionstamp: done.versionstamp, count: state.messages.length, index });
+    this.#events.hold(id);
+    this.commits += 1;
+    this.lastCommitBytes = done.bytes;
   }
 
   /** Loads and validates a run (`RunNotFoundError`, `RecordError`). */
@@ -278,9 +290,19 @@ export class KvRunStore implements RunStore {
     return this.#events.read(id, options);
   }
 
-  /** A sink storing each event under its run (`["run", id, "event", seq]`). */
+  /**
+   * A sink storing each event under its run (`["run", id, "event", seq]`).
+   * Events of a run this instance has saved wait for its next save and are
+   * committed in the same atomic (see kv/events.ts); {@link flushEvents}
+   * writes them earlier.
+   */
   traceSink(): TraceSink {
     return this.#events.sink();
+  }
+
+  /** Commits the events of run `id` still waiting for a save (after a run ended abnormally). */
+  flushEvents(id: string): Promise<void> {
+    return this.#events.flush(id);
   }
 
   /** Takes the run's lease (see `acquireLease` in leases.ts). */
