@@ -45,6 +45,8 @@ export async function modelTurn(
   while (needsLocalCount(ctx) && !tokenizerLoaded()) await loadTokenizer();
   const plan = planTurn(ctx, prices, promptTokens);
   if (plan.type === "refused") return exit.budget(plan.reason);
+  // Recorded before it is sent; usually the previous save already carried it.
+  if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
   const called = await callModel(ctx, definitions, plan);
   if ("status" in called) return called;
   const message = await commitTurn(ctx, called.reply, called.ms, prices);
@@ -107,6 +109,7 @@ async function commitTurn(
   state.turns += 1;
   state.usage.prompt_tokens += usage.prompt_tokens;
   state.usage.completion_tokens += usage.completion_tokens;
+  ctx.lastPromptTokens = usage.prompt_tokens;
   await ctx.spend(turnCost, null);
   state.messages.push(message);
   // Traced before it is committed: a crash between the two leaves a billed reply

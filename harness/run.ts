@@ -17,6 +17,7 @@ import { runToolCalls } from "./tool_step.ts";
 import { modelTurn, promptCounter } from "./model_turn.ts";
 import { newBudgetGate } from "./budget_gate.ts";
 import { childRunner } from "./child_run.ts";
+import { countUnfinishedCall, markModelCall } from "./unfinished_call.ts";
 
 /**
  * Runs (or continues) a run until it exits: `completed`, `failed`,
@@ -64,8 +65,11 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
       emitted = emitted.then(() => sink(event));
       return emitted;
     },
+    lastPromptTokens: null,
     save: async () => {
       if (!options.store) return;
+      // A save before a model call records it (see unfinished_call.ts).
+      markModelCall(state, ctx.lastPromptTokens);
       state.updatedAt = new Date().toISOString();
       await options.store.save(state);
     },
@@ -88,6 +92,8 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.status = "running";
   state.interruption = null;
   state.stopReason = null;
+  // A call a crash left unfinished may have been billed: count it (an estimate).
+  await countUnfinishedCall(ctx);
 
   const stop = await loop(ctx);
   state.status = stop.status;

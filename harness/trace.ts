@@ -110,9 +110,30 @@ export interface RunStoppedEvent extends TraceBase {
   costUsd: number;
 }
 
+/**
+ * A resume found a model call a crash left unfinished (recorded, never
+ * answered) and counted its prompt as spent: an estimate, since the provider
+ * may or may not have billed it.
+ */
+export interface SpendEstimatedEvent extends TraceBase {
+  /** Event kind. */
+  type: "spend_estimated";
+  /** The turn the unfinished call would have been. */
+  turn: number;
+  /** Prompt tokens counted for it. */
+  prompt_tokens: number;
+  /** Where they come from: the provider's last reported prompt, or a local count. */
+  basis: "last_reported_prompt" | "local_count";
+  /** USD added to the run's cost (and to `estimatedUsd`). */
+  usd: number;
+  /** The run's cost so far, the estimate included. */
+  costUsd: number;
+}
+
 /** Any trace event. */
 export type TraceEvent =
   | TurnEvent
+  | SpendEstimatedEvent
   | ToolStartEvent
   | ToolProgressEvent
   | ToolResultEvent

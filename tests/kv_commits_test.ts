@@ -24,8 +24,9 @@ Deno.test("a durable turn costs at most 2 KV commits, its trace events included"
     assert.equal(done.turns, 20);
     const used = commits.n - before;
     // Per turn: the reply's save (with its `turn` event) and the tool result's save
-    // (with `tool_start` and `tool_result`); then the exit's save (with `run_stopped`).
-    assert.ok(used <= 2 * done.turns + 1, `${used} commits for ${done.turns} turns`);
+    // (with `tool_start`, `tool_result` and the next call's marker); once per run()
+    // the save marking its first model call; then the exit's save (with `run_stopped`).
+    assert.ok(used <= 2 * done.turns + 2, `${used} commits for ${done.turns} turns`);
     const events = await store.events(state.runId);
     assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i));
     assert.equal(events.filter((e) => e.event.type === "turn").length, 20);
