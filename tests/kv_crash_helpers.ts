@@ -227,7 +227,21 @@ export async function neverCrashed(scenario: string): Promise<RunState> {
   }
 }
 
+/**
+ * Killed after the save that recorded the next model call (a tool result's):
+ * the resume counts that call as spent though it was never sent (the marker
+ * cannot tell), so the bill is the baseline plus that estimate.
+ */
+export function assertBillWithEstimate(resumed: RunState, baseline: RunState): void {
+  assert.equal(resumed.turns, baseline.turns);
+  assert.deepEqual(resumed.usage, baseline.usage);
+  assert.ok(resumed.estimatedUsd > 0, "the recorded call is counted");
+  assert.ok(Math.abs(resumed.costUsd - (baseline.costUsd + resumed.estimatedUsd)) < 1e-12);
+  assert.equal(resumed.output, baseline.output);
+}
+
 export function assertSameBill(resumed: RunState, baseline: RunState): void {
+  assert.equal(resumed.estimatedUsd, 0);
   assert.equal(resumed.turns, baseline.turns);
   assert.deepEqual(resumed.usage, baseline.usage);
   assert.equal(resumed.costUsd, baseline.costUsd);

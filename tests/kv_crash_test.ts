@@ -13,6 +13,7 @@ import { INVOCATIONS_LOG, LEDGER_ANSWER, SYSTEM, TASK } from "./fixtures/kv_cras
 
 import {
   approvedDeletion,
+  assertBillWithEstimate,
   assertOneResultPerCall,
   assertSameBill,
   Child,
@@ -62,7 +63,7 @@ Deno.test("SIGKILL after a tool result is committed: the resume asks the model n
     assert.deepEqual(parentToolStarts(env), ["read_file:call_1_0"]);
     assert.deepEqual(await toolStarts(env), { call_0_0: 1, call_1_0: 1 });
     assertOneResultPerCall(done);
-    assertSameBill(done, await neverCrashed("plan"));
+    assertBillWithEstimate(done, await neverCrashed("plan"));
   }));
 
 Deno.test("SIGKILL after an approved deletion's result is committed: the resume neither asks nor deletes again", () =>
@@ -84,7 +85,7 @@ Deno.test("SIGKILL after an approved deletion's result is committed: the resume 
       ] satisfies Effect[],
     );
     assertOneResultPerCall(done);
-    assertSameBill(done, await neverCrashed("destructive"));
+    assertBillWithEstimate(done, await neverCrashed("destructive"));
   }));
 
 Deno.test("SIGKILL inside a write before it acted: the resume asks (uncertain_effect); approving runs it once", () =>
@@ -168,7 +169,9 @@ Deno.test("SIGKILL inside an idempotent write after it acted: the resume reruns 
     assert.deepEqual(env.parentTurns, [1]);
     assert.equal(child.modelCalls + env.parentTurns.length, 2);
     assert.deepEqual(parentToolStarts(env), ["record_once:call_0_0"]);
-    assert.deepEqual(await toolStarts(env), { call_0_0: 2 });
+    // The killed child's tool_start was held for the result's save it never made
+    // (its intent is in the state: inFlight); the resume's is stored.
+    assert.deepEqual(await toolStarts(env), { call_0_0: 1 });
     const invocations = (await Deno.readTextFile(join(env.ws.dir, INVOCATIONS_LOG)))
       .split("\n").filter(Boolean);
     assert.deepEqual(invocations, [key, key], "ran twice, with the same idempotency key");
@@ -203,9 +206,13 @@ Deno.test("two processes resume the same stopped run at once: exactly one procee
       outcomes = await Promise.all(
         children.map((c) => c.next((l) => l.blocking === true || l.at === "conflict")),
       );
-    } finally {
+    } catch (e) {
       children.forEach((c) => c.kill());
+      throw e;
     }
+    // Only the winner blocks; the loser exits on its own (killing it too would race its
+    // exit, now that a resume reaches its first tool without building a tokenizer first).
+    children.forEach((c, i) => outcomes[i].blocking === true && c.kill());
     const results = await Promise.all(children.map((c) => c.done));
     const winner = outcomes.findIndex((l) => l.blocking === true);
     const loser = outcomes.findIndex((l) => l.at === "conflict");
