@@ -36,6 +36,8 @@ export interface FreshFigures {
   rssBytes: number;
   /** Process start to the end of its imports, ms (the child's own clock). */
   importedMs: number;
+  /** KV commits the run made (reins-kv; NaN elsewhere), leases and creation included. */
+  commits: number;
 }
 
 /** What {@link benchFresh} measured. */
@@ -61,7 +63,7 @@ async function spawnOnce(
   mode: FreshMode,
   baseUrl: string,
   withTime: boolean,
-): Promise<{ wallMs: number; rssBytes: number; importedMs: number }> {
+): Promise<FreshFigures> {
   const rssFile = withTime ? await Deno.makeTempFile() : "";
   const deno = [
     Deno.execPath(),
@@ -94,7 +96,7 @@ async function spawnOnce(
   if ((mode === "bare" || mode === "reins" || mode === "reins-kv") && line.turns !== 3) {
     throw new Error(`fresh ${mode}: expected plan to take 3 turns, got ${text}`);
   }
-  return { wallMs, rssBytes, importedMs: line.importedMs };
+  return { wallMs, rssBytes, importedMs: line.importedMs, commits: line.commits ?? NaN };
 }
 
 /**
@@ -133,6 +135,7 @@ export async function benchFresh(
       wallMs: median(list.map((s) => s.wallMs)),
       rssBytes: median(list.map((s) => s.rssBytes)),
       importedMs: median(list.map((s) => s.importedMs)),
+      commits: median(list.map((s) => s.commits)),
     };
   }
   return { modes: out, runs, rssKnown: withTime };

@@ -21,6 +21,36 @@ const SAMPLE = "Which file mentions a timeout? errors.log: 2024-01-01 ERROR time
 let imported = 0;
 let extra: Record<string, unknown> = {};
 
+let commits = 0;
+/** A view of `kv` counting commits (atomics, bare sets and deletes). */
+function countCommits(kv: Deno.Kv): Deno.Kv {
+  return new Proxy(kv, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target);
+      if (typeof v !== "function") return v;
+      if (prop === "set" || prop === "delete") {
+        return (...a: unknown[]) => (commits++, v.apply(target, a));
+      }
+      if (prop !== "atomic") return v.bind(target);
+      return () => {
+        const op = target.atomic();
+        const view: Deno.AtomicOperation = new Proxy(op, {
+          get(t, p) {
+            const f = Reflect.get(t, p, t);
+            if (typeof f !== "function") return f;
+            return (...a: unknown[]) => {
+              if (p === "commit") commits++;
+              const r = f.apply(t, a);
+              return r === t ? view : r;
+            };
+          },
+        });
+        return view;
+      };
+    },
+  });
+}
+
 const loopback = (url: string): typeof fetch => (_input, init) =>
   fetch(`${url}/chat/completions`, init);
 
@@ -61,7 +91,8 @@ switch (mode) {
     imported = performance.now();
     const ws = await reins.createWorkspace();
     const dir = mode === "reins-kv" ? await Deno.makeTempDir() : "";
-    const kv = dir ? await Deno.openKv(`${dir}/runs.sqlite`) : null;
+    const raw = dir ? await Deno.openKv(`${dir}/runs.sqlite`) : null;
+    const kv = raw ? countCommits(raw) : null;
     try {
       const store = kv ? new reins.KvRunStore(kv) : undefined;
       const done = await reins.run(reins.newRun(TASK), {
@@ -71,9 +102,9 @@ switch (mode) {
         store,
         trace: store?.traceSink(),
       });
-      extra = { turns: done.turns, output: done.output, status: done.status };
+      extra = { turns: done.turns, output: done.output, status: done.status, commits };
     } finally {
-      kv?.close();
+      raw?.close();
       if (dir) await Deno.remove(dir, { recursive: true });
       await ws.remove();
     }

@@ -14,11 +14,14 @@ import { benchTokens } from "./tokens_bench.ts";
 import { benchAbort } from "./abort_bench.ts";
 import { benchKv, type KvResult, type TurnPersist } from "./kv_bench.ts";
 import { bytes, dur, int, renderTable, type Row, verdict, x } from "./table.ts";
+import { benchFresh, type FreshResult } from "./fresh.ts";
+import { freshReport } from "./fresh_report.ts";
 
 const RUNAWAY_RUNS = 15;
 const PLAN_RUNS = 30;
 const ABORT_RUNS = 5;
 const KV_RUNS = 5;
+const FRESH_RUNS = 10;
 
 const started = performance.now();
 const ws = await createWorkspace();
@@ -35,7 +38,8 @@ try {
     kv = e instanceof Error ? e : new Error(String(e));
     progress(`KV bench failed: ${kv.message}`);
   }
-  lines = report(overhead, tokens, abort, kv);
+  const fresh = await benchFresh({ runs: FRESH_RUNS });
+  lines = report(overhead, tokens, abort, kv, fresh);
 } finally {
   await ws.remove();
 }
@@ -51,6 +55,7 @@ function report(
   t: ReturnType<typeof benchTokens>,
   a: Awaited<ReturnType<typeof benchAbort>>,
   kv: KvResult | Error,
+  fresh: FreshResult,
 ): string[] {
   const rr = o.runaway.reins.turns;
   const rb = o.runaway.bare.turns;
@@ -187,6 +192,11 @@ function report(
       win(rh, 91, 100) / win(rh, 1, 10),
       1.5,
     ),
+    verdict(
+      "issue 14: own time per turn, reins/bare (runaway 100)",
+      runawayOwn[0] / runawayOwn[1],
+      3,
+    ),
     verdict("reins/bare own time per turn, plan", planOwn[0] / planOwn[1], 1.3),
     verdict("reins/bare own time per turn, runaway 100", runawayOwn[0] / runawayOwn[1], 1.3),
     verdict("reins/bare time per turn, loop only", lo.reins / lo.bare, 1.3),
@@ -262,6 +272,13 @@ function report(
       );
       targets.push(verdict(`KV reins/bare own time per turn${tag}`, kOwn / runawayOwn[1], 1.3));
       targets.push(verdict(`KV reins/bare wall time per turn${tag}`, kWall / runawayWall[1], 1.3));
+      targets.push(
+        verdict(
+          `issue 14: KV on disk wall per turn / bare in memory${tag}`,
+          kWall / runawayWall[1],
+          3,
+        ),
+      );
     }
     rows.push(
       ["5", "floor: one bare checked 1 KB commit, same file", dur(kv.commitFloorMs)],
@@ -270,6 +287,9 @@ function report(
     );
   }
 
+  const f = freshReport(fresh);
+  rows.push(...f.rows);
+  targets.push(...f.targets);
   const cpus = navigator.hardwareConcurrency;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   return [
