@@ -1,19 +1,34 @@
 /**
  * reins: an agent harness for Deno. The loop around a chat-completions model,
  * with five exits recorded as data, limits, tool errors as data, dedupe,
- * approval as a return, runs as plain serializable state persisted in Deno KV,
- * one AbortSignal down into tools and child runs, and a JSONL trace.
+ * approval as a return, runs as plain serializable state, one AbortSignal down
+ * into tools and child runs, and a JSONL trace.
+ *
+ * This entry holds the loop, its state, limits, exits, cost, trace, the tool
+ * contract, the demo tools and the OpenAI-compatible model client. It loads no
+ * server, no config parser and no store. The other entries: `./kv` (runs in
+ * Deno KV), `./runtime` (executing stored runs, tree Stop), `./subagents`,
+ * `./server` (the Hono app), `./testing` (the scripted provider and model),
+ * `./mcp` and `./ai-sdk`.
  *
  * @example
  * ```ts
- * import { createWorkspace, demoTools, newRun, run, scriptedModel } from "./mod.ts";
+ * import { createWorkspace, demoTools, newRun, run } from "./mod.ts";
  * const ws = await createWorkspace();
+ * const model = {
+ *   name: "m",
+ *   complete: async () => ({
+ *     message: { role: "assistant" as const, content: "Nothing to do." },
+ *     usage: { prompt_tokens: 12, completion_tokens: 4 },
+ *     finishReason: "stop",
+ *   }),
+ * };
  * const result = await run(newRun("Which file mentions a timeout?"), {
- *   model: scriptedModel("plan"),
+ *   model,
  *   tools: demoTools(ws),
  *   limits: { maxTurns: 10, maxBudgetUsd: 0.05 },
  * });
- * console.log(result.status, result.output, result.costUsd);
+ * console.log(result.status, result.output, result.costUsd); // completed Nothing to do. 0.000072
  * await ws.remove();
  * ```
  *
@@ -31,31 +46,9 @@ export * from "./harness/model.ts";
 export * from "./harness/run_options.ts";
 export * from "./harness/run_store.ts";
 export { run } from "./harness/run.ts";
-export * from "./harness/tokens.ts";
 export * from "./harness/openai_model.ts";
 export * from "./harness/tool.ts";
 export * from "./tools/workspace.ts";
 export * from "./tools/catalog.ts";
 export * from "./tools/read_file.ts";
 export * from "./tools/scan_archive.ts";
-export * from "./harness/sleep.ts";
-export * from "./provider/scripted_provider.ts";
-export * from "./provider/scripted_model.ts";
-export * from "./provider/scenarios.ts";
-export * from "./kv/kv_run_store.ts";
-export * from "./kv/record_error.ts";
-export type { StoredEvent } from "./kv/events.ts";
-export type { Lease } from "./kv/leases.ts";
-export * from "./runtime/execute_run.ts";
-export * from "./kv/open_kv.ts";
-export * from "./kv/stop_record.ts";
-export * from "./runtime/stop_tree.ts";
-export * from "./runtime/continue_tree.ts";
-export * from "./subagents/agent_tool.ts";
-export * from "./subagents/research.ts";
-export * from "./subagents/tree.ts";
-export * from "./runtime/execute_tree.ts";
-export * from "./server/app.ts";
-export * from "./server/worker.ts";
-export type { Executor } from "./runtime/executor.ts";
-export { defaultMakeModel, type MakeModelOptions } from "./server/deps.ts";

@@ -8,8 +8,8 @@
  * Modes: `empty` (nothing), `import-bare` / `import-mod` (the bare loop's
  * modules / `mod.ts`, then exit), `bare` / `reins` / `reins-kv` (`plan`, 3
  * turns, against the OpenAI-compatible endpoint at `baseUrl`; reins with the
- * default soft budget, `reins-kv` with a `KvRunStore` and its trace sink on a
- * temp SQLite file), `tok-js-tiktoken` / `tok-gpt-tokenizer` (build the
+ * default soft budget, `reins-kv` also imports kv/mod.ts for a `KvRunStore` and its trace
+ * sink on a temp SQLite file), `tok-js-tiktoken` / `tok-gpt-tokenizer` (build the
  * o200k encoder and count one string).
  *
  * @module
@@ -88,13 +88,14 @@ switch (mode) {
   case "reins":
   case "reins-kv": {
     const reins = await import("../mod.ts");
+    const durable = mode === "reins-kv" ? await import("../kv/mod.ts") : null;
     imported = performance.now();
     const ws = await reins.createWorkspace();
     const dir = mode === "reins-kv" ? await Deno.makeTempDir() : "";
     const raw = dir ? await Deno.openKv(`${dir}/runs.sqlite`) : null;
     const kv = raw ? countCommits(raw) : null;
     try {
-      const store = kv ? new reins.KvRunStore(kv) : undefined;
+      const store = kv && durable ? new durable.KvRunStore(kv) : undefined;
       const done = await reins.run(reins.newRun(TASK), {
         model: reins.createOpenAIModel({ baseUrl, model: "plan", apiKey: "none" }),
         tools: reins.demoTools(ws),

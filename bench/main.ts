@@ -13,6 +13,7 @@ import { benchOverhead, type LoopRuns } from "./overhead.ts";
 import { benchTokens } from "./tokens_bench.ts";
 import { benchAbort } from "./abort_bench.ts";
 import { benchKv, type KvResult, type TurnPersist } from "./kv_bench.ts";
+import { benchStreaming, type StreamResult } from "./stream_bench.ts";
 import { bytes, dur, int, renderTable, type Row, verdict, x } from "./table.ts";
 import { benchFresh, type FreshResult } from "./fresh.ts";
 import { freshReport } from "./fresh_report.ts";
@@ -22,6 +23,7 @@ const PLAN_RUNS = 30;
 const ABORT_RUNS = 5;
 const KV_RUNS = 5;
 const FRESH_RUNS = 10;
+const STREAM_RUNS = 5;
 
 const started = performance.now();
 const ws = await createWorkspace();
@@ -38,8 +40,9 @@ try {
     kv = e instanceof Error ? e : new Error(String(e));
     progress(`KV bench failed: ${kv.message}`);
   }
+  const streaming = await benchStreaming(tools, { runs: STREAM_RUNS });
   const fresh = await benchFresh({ runs: FRESH_RUNS });
-  lines = report(overhead, tokens, abort, kv, fresh);
+  lines = report(overhead, tokens, abort, kv, streaming, fresh);
 } finally {
   await ws.remove();
 }
@@ -55,6 +58,7 @@ function report(
   t: ReturnType<typeof benchTokens>,
   a: Awaited<ReturnType<typeof benchAbort>>,
   kv: KvResult | Error,
+  st: StreamResult,
   fresh: FreshResult,
 ): string[] {
   const rr = o.runaway.reins.turns;
@@ -286,6 +290,38 @@ function report(
       ["5", `SQLite file after ${2 * (kv.runs + 1)} runs`, bytes(kv.fileBytes)],
     );
   }
+
+  rows.push(
+    {
+      section: `6. streaming (median of ${st.runs}): a ${st.words}-word reply paced ` +
+        `${st.chunkMs} ms a chunk; plan over a KV file, streaming on / off`,
+    },
+    ["6", "time to first delta", dur(st.firstDeltaMs)],
+    [
+      "6",
+      "time to the whole reply (what a plain call waits for)",
+      dur(st.wholeReplyMs),
+    ],
+    ["6", "  first delta / whole reply", x(st.firstDeltaMs, st.wholeReplyMs)],
+    [
+      "6",
+      "plan: wall time per turn, on / off",
+      `${dur(st.on.wallMs)} / ${dur(st.off.wallMs)}`,
+      "",
+      x(st.on.wallMs, st.off.wallMs),
+    ],
+    [
+      "6",
+      "plan: trace events written to KV per turn, on / off",
+      `${st.on.eventWrites.toFixed(2)} / ${st.off.eventWrites.toFixed(2)}`,
+    ],
+    ["6", "  of which text_delta writes (coalesced, <= 4/s)", st.on.deltaWrites.toFixed(2)],
+    ["6", "plan: USD per turn, on / off", `$${st.on.usd.toFixed(6)} / $${st.off.usd.toFixed(6)}`],
+  );
+  targets.push(
+    verdict("streamed/plain wall time per turn, plan over KV", st.on.wallMs / st.off.wallMs, 1.3),
+    verdict("first delta / whole reply (paced)", st.firstDeltaMs / st.wholeReplyMs, 0.2),
+  );
 
   const f = freshReport(fresh);
   rows.push(...f.rows);

@@ -11,6 +11,7 @@ import { ReinsError } from "../harness/errors.ts";
 import type { Prices, PriceTable } from "../harness/cost.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel, type OpenAIModelOptions } from "../harness/openai_model.ts";
+import type { McpServerEntry } from "../mcp/mod.ts";
 
 /**
  * A configuration file or value is invalid; the message names the file and field.
@@ -46,7 +47,15 @@ export interface ReinsConfig {
   toolErrors?: "describe" | "generic" | "fatal";
   /** Directory the file tools are confined to. */
   workspace?: string;
+  /** MCP servers whose tools runs are offered, by name (the shape other MCP clients use). */
+  mcpServers?: Record<string, McpServerConfig>;
 }
+
+/**
+ * One entry of `mcpServers`: a command to start (stdio) or a URL (Streamable
+ * HTTP), and optional per-tool overrides of the server's annotations.
+ */
+export type McpServerConfig = McpServerEntry;
 
 const NON_NEG_INT = "expected a non-negative integer";
 const NON_NEG_NUM = "expected a non-negative number";
@@ -61,12 +70,40 @@ const text = z.string({ error: STRING }).min(1, { error: STRING });
 const pricesSchema = z.strictObject({
   inputPerMillion: nonNegNum,
   outputPerMillion: nonNegNum,
+  maxOutputTokens: z.int().min(1).optional(),
+  cachedInputPerMillion: nonNegNum.optional(),
+  cacheWritePerMillion: nonNegNum.optional(),
 }, { error: OBJECT });
 
 const priceTableSchema = z.strictObject({
   default: pricesSchema,
   models: z.record(z.string(), pricesSchema, { error: OBJECT }).optional(),
 }, { error: OBJECT });
+
+const names = z.array(z.string({ error: "expected a tool name" }), { error: "expected an array" });
+const strings = z.record(z.string(), z.string({ error: "expected a string" }), { error: OBJECT });
+const mcpServerSchema = z.strictObject({
+  type: z.enum(["stdio", "http", "streamable-http"], {
+    error: 'expected "stdio", "http" or "streamable-http"',
+  }).optional(),
+  command: text.optional(),
+  args: z.array(z.string({ error: "expected a string" }), { error: "expected an array" })
+    .optional(),
+  env: strings.optional(),
+  cwd: text.optional(),
+  url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
+  headers: strings.optional(),
+  only: names.optional(),
+  approve: names.optional(),
+  noApproval: names.optional(),
+  readOnly: names.optional(),
+  idempotent: names.optional(),
+  timeoutMs: z.number({ error: "expected a positive number" }).positive({
+    error: "expected a positive number",
+  }).optional(),
+}, { error: OBJECT }).refine((s) => (s.command === undefined) !== (s.url === undefined), {
+  error: 'expected "command" (a stdio server) or "url" (an HTTP server), not both',
+});
 
 const configSchema = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
@@ -86,6 +123,19 @@ const configSchema = z.strictObject({
     error: 'expected "describe", "generic" or "fatal"',
   }).optional(),
   workspace: text.optional(),
+  mcpServers: z.record(z.string(), mcpServerSchema, { error: OBJECT }).superRefine(
+    (servers, ctx) => {
+      for (const name of Object.keys(servers)) {
+        if (!/^[a-zA-Z0-9_-]{1,32}$/.test(name)) {
+          ctx.addIssue({
+            code: "custom",
+            path: [name],
+            message: "a server name is 1-32 of a-z A-Z 0-9 _ -",
+          });
+        }
+      }
+    },
+  ).optional(),
 }, { error: "expected an object at the top level" });
 
 /** `limits.maxTurns`, `prices.models["gpt-4.1"]`, `items[2]`. */

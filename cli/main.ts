@@ -5,13 +5,18 @@
  * @module
  */
 import { parseRunArgs, RUN_USAGE, runCli, type RunFlags, UsageError } from "./args.ts";
-import { describeRun, progressLine, summarize } from "./summary.ts";
+import { describeRun, summarize } from "./summary.ts";
+import { streamPrinter } from "./stream_printer.ts";
 import { loadConfig, type ReinsConfig } from "./config.ts";
 import { newRun, type RunState } from "../harness/state.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel } from "../harness/openai_model.ts";
+import { checkPrices } from "../harness/cost.ts";
 import { scriptedModel } from "../provider/scripted_model.ts";
-import { BUILT_IN_SCENARIOS as SCENARIOS } from "../provider/scripted_provider.ts";
+import {
+  BUILT_IN_SCENARIOS as SCENARIOS,
+  SCRIPTED_CHUNK_MS,
+} from "../provider/scripted_provider.ts";
 import { combineSinks, fileSink, type TraceSink } from "../harness/trace.ts";
 import { createWorkspace, openWorkspace } from "../tools/workspace.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
@@ -21,6 +26,7 @@ import { executeTree } from "../runtime/execute_tree.ts";
 import { runOptionsFor } from "../runtime/run_settings.ts";
 import { requestStop } from "../runtime/stop_tree.ts";
 import { runDemo } from "./demo.ts";
+import { mcpServerTools } from "../mcp/mod.ts";
 
 const env = (k: string) => Deno.env.get(k);
 
@@ -39,7 +45,9 @@ function chooseModel(flags: RunFlags, config: ReinsConfig, stored: string | null
       `unknown scenario "${scenario}"; known: ${Object.keys(SCENARIOS).join(", ")}`,
     );
   }
-  return scriptedModel(scenario, { latencyMs: flags.latencyMs });
+  const chunkMs = Number(env("REINS_SCRIPTED_CHUNK_MS") ?? SCRIPTED_CHUNK_MS);
+  if (!(chunkMs >= 0)) throw new UsageError("REINS_SCRIPTED_CHUNK_MS: expected milliseconds");
+  return scriptedModel(scenario, { latencyMs: flags.latencyMs, chunkMs });
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -60,9 +68,44 @@ async function main(argv: string[]): Promise<number> {
     ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
     ...(flags.budget !== undefined ? { maxBudgetUsd: flags.budget } : {}),
   };
+  // Everything that can refuse (model, scenario, workspace, prices, limits) is
+  // checked before anything is saved: a run that cannot start is never stored
+  // as `running` for another process to execute.
+  const stored = cmd.kind === "new" ? null : await store.summary(cmd.runId);
+  const model = chooseModel(flags, config, stored?.model ?? null);
+  const runId = stored?.rootId ?? crypto.randomUUID();
+  const wsDir = flags.workspace ?? config.workspace ?? `.reins/workspaces/${runId}`;
+  const fresh = cmd.kind === "new"
+    ? newRun(cmd.task, { runId, limits: { ...config.limits, ...limits } })
+    : null;
+  checkPrices(config.prices);
+  const ws = fresh && !flags.workspace && !config.workspace
+    ? await createWorkspace({ dir: wsDir })
+    : openWorkspace(wsDir);
+  const t0 = performance.now();
+  const bytes = new TextEncoder();
+  const printer: TraceSink | undefined = flags.json
+    ? undefined
+    : streamPrinter(runId, t0, (text) => Deno.stdout.writeSync(bytes.encode(text)));
+  const ac = new AbortController();
+  // Tools of the MCP servers named in reins.jsonc, as `<server>__<tool>`; stopped when done.
+  await using mcp = await mcpServerTools(config.mcpServers);
+  const options = runOptionsFor({
+    researchDepth: 2,
+    budgetMode: flags.budgetMode ?? config.budgetMode,
+    dedupe: flags.dedupe || (config.dedupe ?? false),
+    toolErrors: flags.toolErrors ?? config.toolErrors,
+    prices: config.prices,
+  }, {
+    model,
+    workspace: ws,
+    extraTools: mcp.tools,
+    signal: ac.signal,
+    trace: combineSinks(printer, flags.trace ? fileSink(flags.trace) : undefined),
+  });
   let state: RunState;
   if (cmd.kind === "new") {
-    state = newRun(cmd.task, { limits: { ...config.limits, ...limits } });
+    state = fresh!;
     if (!flags.json) console.log(`run ${state.runId}`);
     await store.save(state);
   } else {
@@ -75,39 +118,36 @@ async function main(argv: string[]): Promise<number> {
     const changed = Object.keys(limits).length ? limits : undefined;
     state = await continueTree(store, kv, cmd.runId, verdict, { limits: changed });
   }
-  const model = chooseModel(flags, config, state.model);
-  const wsDir = flags.workspace ?? config.workspace ?? `.reins/workspaces/${state.runId}`;
-  const ws = cmd.kind === "new" && !flags.workspace && !config.workspace
-    ? await createWorkspace({ dir: wsDir })
-    : openWorkspace(wsDir);
-  const t0 = performance.now();
-  const printer: TraceSink | undefined = flags.json ? undefined : (e) => {
-    const line = progressLine(e, t0);
-    if (line) console.log(line);
-  };
-  const ac = new AbortController();
   const onSigint = () => ac.abort("interrupted by Ctrl-C");
   Deno.addSignalListener("SIGINT", onSigint);
-  const options = runOptionsFor({
-    researchDepth: 2,
-    budgetMode: flags.budgetMode ?? config.budgetMode,
-    dedupe: flags.dedupe || (config.dedupe ?? false),
-    toolErrors: flags.toolErrors ?? config.toolErrors,
-    prices: config.prices,
-  }, {
-    model,
-    workspace: ws,
-    signal: ac.signal,
-    trace: combineSinks(printer, flags.trace ? fileSink(flags.trace) : undefined),
-  });
   try {
-    const done = await executeTree(store, kv, state.runId, options);
+    const done = await executeTree(store, kv, state.runId, options).catch(async (e) => {
+      await endUnstarted(store, state.runId, e);
+      throw e;
+    });
     if (flags.json) console.log(JSON.stringify(summarize(done)));
     else for (const line of describeRun(done)) console.log(line);
     return done.status === "failed" ? 1 : 0;
   } finally {
     Deno.removeSignalListener("SIGINT", onSigint);
   }
+}
+
+/**
+ * A run that failed before its first turn (executeTree threw) ends `failed`
+ * with the reason, so no other process picks it up as a run to execute.
+ */
+async function endUnstarted(store: KvRunStore, id: string, e: unknown): Promise<void> {
+  try {
+    const s = await store.load(id);
+    if (s.status !== "running" || s.turns > 0 || await store.leaseHolder(id)) return;
+    const why = e instanceof Error ? e.message : String(e);
+    s.status = "failed";
+    s.stopReason = `the run could not start: ${why}`;
+    s.error = why;
+    s.updatedAt = new Date().toISOString();
+    await store.save(s);
+  } catch { /* the original error is what the user needs to see */ }
 }
 
 async function openKvDisposable(path?: string) {

@@ -11,6 +11,7 @@ import { KvRunStore, type RunSummary } from "../kv/kv_run_store.ts";
 import { describeRun } from "./summary.ts";
 import { table } from "./table.ts";
 import { loadTree } from "../subagents/tree.ts";
+import { cutText } from "../harness/text.ts";
 
 /** `--help` text. */
 export const RUNS_USAGE = `Usage: deno task runs [list] [--status S] [--limit N] [--json]
@@ -109,7 +110,7 @@ async function main(argv: string[]): Promise<number> {
             ? `[${m.tool_call_id}] ${m.content}`
             : m.content;
           console.log(
-            `  ${m.role.padEnd(9)} ${text.length > 300 ? text.slice(0, 300) + "…" : text}`,
+            `  ${m.role.padEnd(9)} ${text.length > 300 ? cutText(text, 300) + "…" : text}`,
           );
         }
       }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { cutText } from "../harness/text.ts";
 
 /** A table cell: numbers are formatted with thousands separators. */
 export type Cell = string | number;
@@ -101,7 +102,7 @@ export function ms(n: number): string {
 export function quote(text: string | null | undefined, max = 72): string {
   if (text === null || text === undefined) return "-";
   const one = text.replace(/\s+/g, " ");
-  return JSON.stringify(one.length > max ? one.slice(0, max - 1) + "…" : one);
+  return JSON.stringify(one.length > max ? cutText(one, max - 1) + "…" : one);
 }
 
 /**

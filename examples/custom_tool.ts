@@ -1,7 +1,8 @@
 // A program of your own: import reins, define a tool with zod, run it against
 // the scripted provider. Run: deno run -A examples/custom_tool.ts
 import { z } from "zod";
-import { defineTool, memorySink, newRun, run, type Scenario, scriptedModel } from "../mod.ts";
+import { defineTool, memorySink, newRun, run } from "../mod.ts";
+import { type Scenario, scriptedModel } from "../provider/mod.ts";
 
 // A tool of our own: read-only, validated by zod, reports progress.
 const weather = defineTool({

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { DEFAULT_MAX_OUTPUT_TOKENS, roundUsd } from "./cost.ts";
 
 /**
  * Model calls in flight across one tree, shared by its runs in this process, so
@@ -39,6 +40,8 @@ export interface CallBudget {
   promptUsd(): number;
   /** The price of a million reply tokens. */
   outputPerMillion: number;
+  /** The model's output limit: `max_tokens` never asks for more (default 16,384). */
+  maxOutputTokens?: number;
 }
 
 /** A call that may start (with a reply cap and a reservation), or why it may not. */
@@ -75,6 +78,7 @@ export function planCall(b: CallBudget): CallPlan {
   let maxTokens = Math.floor(((remaining - promptUsd) * 1e6) / b.outputPerMillion);
   const reserving = gate.inFlight > 0 || ancestors !== undefined;
   if (reserving) maxTokens = Math.min(maxTokens, MAX_RESERVED_TOKENS);
+  maxTokens = Math.min(maxTokens, b.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
   if (!(maxTokens >= 1)) {
     const why = b.hard ? "hard budget" : "the rest is reserved by calls in flight";
     return {
@@ -106,11 +110,11 @@ export async function withReservation<T>(
   fn: () => Promise<T>,
 ): Promise<T> {
   gate.inFlight += 1;
-  gate.reservedUsd += usd;
+  gate.reservedUsd = roundUsd(gate.reservedUsd + usd);
   try {
     return await fn();
   } finally {
     gate.inFlight -= 1;
-    gate.reservedUsd -= usd;
+    gate.reservedUsd = roundUsd(gate.reservedUsd - usd);
   }
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Usage } from "./messages.ts";
+import type { CallUsage } from "./messages.ts";
 
 /** USD per million tokens. */
 export interface Prices {
@@ -11,7 +11,19 @@ export interface Prices {
   inputPerMillion: number;
   /** USD per million completion (output) tokens. */
   outputPerMillion: number;
+  /**
+   * The most reply tokens the model may be asked for (`max_tokens`); endpoints
+   * refuse more (default {@link DEFAULT_MAX_OUTPUT_TOKENS}).
+   */
+  maxOutputTokens?: number;
+  /** USD per million prompt tokens read from the prompt cache. Default `inputPerMillion`. */
+  cachedInputPerMillion?: number;
+  /** USD per million prompt tokens written to the prompt cache. Default `inputPerMillion`. */
+  cacheWritePerMillion?: number;
 }
+
+/** The default cap on `max_tokens`: OpenAI-style endpoints answer 400 above it for many models. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 16_384;
 
 /** The default prices: $2.00 per million input tokens, $12.00 per million output tokens. */
 export const DEFAULT_PRICES: Readonly<Prices> = Object.freeze({
@@ -28,17 +40,89 @@ export interface PriceTable {
 }
 
 /**
- * The cost in USD of a call (or a run) with these token counts.
+ * The cost in USD of a call (or a run) with these token counts. Prompt tokens
+ * the usage reports as cache reads or writes are priced at the cached-input and
+ * cache-write rates when the prices set them (else at the input rate).
  *
  * @example
  * ```ts
  * import { computeCost } from "./cost.ts";
  * console.log(computeCost({ prompt_tokens: 815, completion_tokens: 70 })); // 0.00247
+ * const prices = { inputPerMillion: 2, outputPerMillion: 12, cachedInputPerMillion: 0.5 };
+ * computeCost({ prompt_tokens: 1000, completion_tokens: 0, cached_prompt_tokens: 800 }, prices);
+ * // 0.0008: 200 at $2/M plus 800 at $0.50/M
  * ```
  */
-export function computeCost(usage: Usage, prices: Prices = DEFAULT_PRICES): number {
-  return (usage.prompt_tokens * prices.inputPerMillion +
-    usage.completion_tokens * prices.outputPerMillion) / 1e6;
+export function computeCost(usage: CallUsage, prices: Prices = DEFAULT_PRICES): number {
+  // Clamped so a provider reporting more cached than prompt tokens cannot make a cost negative.
+  const read = Math.min(Math.max(0, usage.cached_prompt_tokens ?? 0), usage.prompt_tokens);
+  const write = Math.min(Math.max(0, usage.cache_write_tokens ?? 0), usage.prompt_tokens - read);
+  const fresh = usage.prompt_tokens - read - write;
+  return roundUsd(
+    (fresh * prices.inputPerMillion +
+      read * (prices.cachedInputPerMillion ?? prices.inputPerMillion) +
+      write * (prices.cacheWritePerMillion ?? prices.inputPerMillion) +
+      usage.completion_tokens * prices.outputPerMillion) / 1e6,
+  );
+}
+
+/**
+ * Adds USD amounts without float drift (0.1 + 0.2 is 0.3): every running
+ * total of money goes through this, so stored and reported figures stay clean
+ * decimals (to the nano-dollar).
+ *
+ * @example
+ * ```ts
+ * import { addUsd } from "./cost.ts";
+ * console.log(addUsd(0.005548, 0.000000000000000001)); // 0.005548
+ * ```
+ */
+export function addUsd(a: number, b: number): number {
+  return roundUsd(a + b);
+}
+
+/**
+ * Throws a `RangeError` naming the field unless every price is a finite,
+ * non-negative number (a NaN or negative price would silently disable the budget).
+ *
+ * @example
+ * ```ts
+ * import { checkPrices } from "./cost.ts";
+ * checkPrices({ inputPerMillion: 2, outputPerMillion: 12 }); // fine
+ * ```
+ */
+export function checkPrices(table: PriceTable | Prices | undefined, name = "prices"): void {
+  if (table === undefined) return;
+  if (typeof table !== "object" || table === null) {
+    throw new RangeError(`${name} must be an object, got ${table}`);
+  }
+  if ("inputPerMillion" in table || "outputPerMillion" in table) {
+    const p = table as Prices;
+    for (
+      const k of [
+        "inputPerMillion",
+        "outputPerMillion",
+        "cachedInputPerMillion",
+        "cacheWritePerMillion",
+      ] as const
+    ) {
+      const v = p[k];
+      if (v === undefined && k.startsWith("cache")) continue;
+      if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
+        throw new RangeError(`${name}.${k} must be a finite non-negative number, got ${v}`);
+      }
+    }
+    const cap = p.maxOutputTokens;
+    if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1)) {
+      throw new RangeError(`${name}.maxOutputTokens must be a positive integer, got ${cap}`);
+    }
+    return;
+  }
+  const t = table as PriceTable;
+  checkPrices(t.default, `${name}.default`);
+  for (const [model, p] of Object.entries(t.models ?? {})) {
+    checkPrices(p, `${name}.models[${JSON.stringify(model)}]`);
+  }
 }
 
 /**

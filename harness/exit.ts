@@ -60,7 +60,14 @@ export function abortReason(signal: AbortSignal): string {
  * console.log(exit.failed("boom", "boom").status); // "failed"
  * ```
  */
-export const exit = {
+export const exit: {
+  readonly completed: (reason: string) => Exit;
+  readonly failed: (reason: string, error?: string) => Exit;
+  readonly maxTurns: (reason: string) => Exit;
+  readonly budget: (reason: string) => Exit;
+  readonly interrupted: (interruption: Interruption, reason: string) => Exit;
+  readonly cancelled: (signal: AbortSignal) => Exit;
+} = {
   /** The run is done (the model answered, or a condition was met). */
   completed(reason: string): Exit {
     return { status: "completed", interruption: null, reason };
@@ -92,4 +99,4 @@ export const exit = {
       reason: `cancelled: ${reason}`,
     };
   },
-} as const;
+};

@@ -28,11 +28,17 @@ export const DEFAULT_LIMITS: Readonly<RunLimits> = Object.freeze({ maxTurns: 20,
  */
 export function checkNonNegative(name: string, value: number, integer: boolean): void {
   if (
-    typeof value !== "number" || Number.isNaN(value) || value < 0 ||
+    typeof value !== "number" || !Number.isFinite(value) || value < 0 ||
     (integer && !Number.isInteger(value))
   ) {
+    // Infinity too: it does not survive JSON (it becomes null), so a stored run could not resume.
+    const unbounded = value === Infinity
+      ? " (an unbounded value cannot be stored: give a large one)"
+      : "";
     throw new RangeError(
-      `${name} must be a non-negative ${integer ? "integer" : "number"}, got ${value}`,
+      `${name} must be a finite non-negative ${
+        integer ? "integer" : "number"
+      }, got ${value}${unbounded}`,
     );
   }
 }

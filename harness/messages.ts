@@ -7,8 +7,18 @@
 
 /** One function call requested by the model. */
 export interface ToolCall {
-  /** Provider-assigned id; the matching `tool` message carries it as `tool_call_id`. */
+  /**
+   * The call's id, unique within the run (reins renames a provider id already used
+   * in the run, and names a call that has none); the matching `tool` message
+   * carries it as `tool_call_id`. Verdicts, intents, dedupe, idempotency keys and
+   * child run ids are keyed by it.
+   */
   id: string;
+  /**
+   * The provider's own id, when reins renamed the call: what is sent back on the
+   * wire (for the call and its result) instead of `id`.
+   */
+  wireId?: string;
   /** Always `function`. */
   type: "function";
   /** The function to call. */
@@ -67,6 +77,14 @@ export interface Usage {
   prompt_tokens: number;
   /** Tokens generated. */
   completion_tokens: number;
+}
+
+/** Token counts of one model call, with the prompt-cache counts the provider reports. */
+export interface CallUsage extends Usage {
+  /** Of `prompt_tokens`, how many were read from the provider's prompt cache. */
+  cached_prompt_tokens?: number;
+  /** Of `prompt_tokens`, how many were written to the provider's prompt cache. */
+  cache_write_tokens?: number;
 }
 
 /** A tool as the model sees it (`tools[]` of a chat-completions request). */

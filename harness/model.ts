@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { AssistantMessage, ChatMessage, ToolDefinition, Usage } from "./messages.ts";
+import type { AssistantMessage, CallUsage, ChatMessage, ToolDefinition } from "./messages.ts";
+import type { Prices } from "./cost.ts";
 
 /** What the loop asks a model for. */
 export interface ModelRequest {
@@ -15,14 +16,20 @@ export interface ModelRequest {
   tools: ToolDefinition[];
   /** Cap on the reply's tokens (hard budget mode sets it). */
   maxTokens?: number;
+  /**
+   * Receives the reply's text as it arrives, piece by piece, when the model
+   * streams; a model that cannot stream ignores it. The pieces are for
+   * watching: the reply `complete()` resolves with is the record.
+   */
+  onText?: (delta: string) => void;
 }
 
 /** What a model call returns. */
 export interface ModelReply {
   /** The assistant's reply: text and/or tool calls. */
   message: AssistantMessage;
-  /** Real token counts of this call. */
-  usage: Usage;
+  /** Real token counts of this call (cache reads and writes too, when the provider says). */
+  usage: CallUsage;
   /** `stop`, `tool_calls`, `length`, … as the endpoint said. */
   finishReason: string;
   /** The model name the endpoint reported, if any. */
@@ -36,6 +43,8 @@ export interface ModelReply {
 export interface Model {
   /** Model name, used for pricing lookups. */
   readonly name: string;
+  /** This model's prices, used when the run's options set none. */
+  readonly prices?: Prices;
   /** Makes one billed call. */
   complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply>;
 }

@@ -10,10 +10,12 @@ import type { ModelReply } from "./model.ts";
 import type { ModelError } from "./errors.ts";
 import type { RunState } from "./state.ts";
 import type { RunContext } from "./run_context.ts";
-import { computeCost, type Prices, pricesFor } from "./cost.ts";
+import { computeCost, type Prices, pricesFor, roundUsd } from "./cost.ts";
 import { countMessageTokens, countPromptTokens, loadTokenizer, tokenizerLoaded } from "./tokens.ts";
 import { type CallPlan, planCall, withReservation } from "./budget_gate.ts";
 import { type Exit, exit } from "./exit.ts";
+import { textDeltas } from "./text_deltas.ts";
+import { runUniqueIds } from "./call_ids.ts";
 
 /** Counts the tokens of the prompt a transcript makes (see {@link promptCounter}). */
 export type PromptCounter = (messages: readonly ChatMessage[]) => number;
@@ -39,36 +41,107 @@ export async function modelTurn(
   definitions: ToolDefinition[],
   promptTokens: PromptCounter,
 ): Promise<Exit | null> {
-  const prices = pricesFor(ctx.options.prices, ctx.options.model.name);
+  const prices = pricesFor(ctx.options.prices ?? ctx.options.model.prices, ctx.options.model.name);
+  const left = ctx.remainingUsd();
+  const counted = { tokens: undefined as number | undefined };
   // The gate counts the prompt locally only in hard mode or beside calls in flight:
   // only then is the encoder loaded (re-checked after the await, planTurn is synchronous).
   while (needsLocalCount(ctx) && !tokenizerLoaded()) await loadTokenizer();
-  const plan = planTurn(ctx, prices, promptTokens);
+  const plan = planTurn(ctx, prices, promptTokens, counted);
   if (plan.type === "refused") return exit.budget(plan.reason);
   // Recorded before it is sent; usually the previous save already carried it.
   if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
   const called = await callModel(ctx, definitions, plan);
   if ("status" in called) return called;
+  learnPromptRatio(ctx.state, counted.tokens, called.reply.usage?.prompt_tokens);
+  const badUsage = usageProblem(called.reply.usage);
+  if (badUsage) {
+    return exit.failed(
+      `the model reported invalid usage (${badUsage}); nothing can be billed`,
+      badUsage,
+    );
+  }
   const message = await commitTurn(ctx, called.reply, called.ms, prices);
-  return cutByHardBudget(ctx, called.reply, message);
+  return (await overspent(ctx, called.reply, plan.maxTokens, left, prices)) ??
+    cutByHardBudget(ctx, called.reply, message);
 }
 
 function needsLocalCount(ctx: RunContext): boolean {
   return ctx.options.budgetMode === "hard" || ctx.gate.inFlight > 0;
 }
 
-/** The budget's verdict on the next call: its reply cap and reservation, or a refusal. */
-function planTurn(ctx: RunContext, prices: Prices, promptTokens: PromptCounter): CallPlan {
+/** Margin on the learned prompt ratio (providers' counts vary a little between calls). */
+const RATIO_MARGIN = 1.05;
+
+/**
+ * The budget's verdict on the next call: its reply cap and reservation, or a
+ * refusal. The prompt is counted locally and scaled by the ratio the provider
+ * has shown (with a margin), since providers count prompts differently.
+ */
+function planTurn(
+  ctx: RunContext,
+  prices: Prices,
+  promptTokens: PromptCounter,
+  counted: { tokens: number | undefined },
+): CallPlan {
   const { state, options } = ctx;
+  const ratio = state.promptRatio ? Math.max(1, state.promptRatio) * RATIO_MARGIN : 1;
   return planCall({
     gate: ctx.gate,
     hard: options.budgetMode === "hard",
     ownUsd: () => ctx.remainingUsd(),
     ancestorsUsd: () => options.budgetLink?.remainingUsd(),
-    promptUsd: () =>
-      computeCost({ prompt_tokens: promptTokens(state.messages), completion_tokens: 0 }, prices),
+    promptUsd: () => {
+      counted.tokens = promptTokens(state.messages);
+      const estimate = Math.ceil(counted.tokens * ratio);
+      return computeCost({ prompt_tokens: estimate, completion_tokens: 0 }, prices);
+    },
     outputPerMillion: prices.outputPerMillion,
+    maxOutputTokens: prices.maxOutputTokens,
   });
+}
+
+/** Keeps the highest ratio of the provider's prompt count to ours (kept in state: it survives resume). */
+function learnPromptRatio(state: RunState, local: number | undefined, reported: unknown): void {
+  if (!local || typeof reported !== "number" || !Number.isFinite(reported) || reported <= 0) return;
+  const seen = Math.round((reported / local) * 1e4) / 1e4;
+  if (seen > (state.promptRatio ?? 0)) state.promptRatio = seen;
+}
+
+/**
+ * In hard mode, a reply that cost more than the budget had left (the
+ * provider counted more than reins did, or ignored `max_tokens`) ends the run
+ * `budget_exceeded` saying by how much, and is traced: a run never goes on,
+ * or reports `completed`, over a hard budget.
+ */
+async function overspent(
+  ctx: RunContext,
+  reply: ModelReply,
+  maxTokens: number | undefined,
+  left: number,
+  prices: Prices,
+): Promise<Exit | null> {
+  if (ctx.options.budgetMode !== "hard") return null;
+  const { state } = ctx;
+  const turnCost = computeCost(reply.usage, prices);
+  const over = roundUsd(turnCost - left);
+  if (!(over > 0)) return null;
+  await ctx.emit({
+    type: "budget_overspent",
+    runId: state.runId,
+    turnCostUsd: turnCost,
+    leftUsd: roundUsd(left),
+    overUsd: over,
+    maxTokens: maxTokens ?? null,
+    completion_tokens: reply.usage.completion_tokens,
+  });
+  const ignored = maxTokens !== undefined && reply.usage.completion_tokens > maxTokens
+    ? `; it returned ${reply.usage.completion_tokens} reply tokens for max_tokens ${maxTokens}`
+    : "";
+  return exit.budget(
+    `budget exceeded: the provider overspent the hard budget by $${over.toFixed(6)} ` +
+      `(the reply cost $${turnCost.toFixed(6)} with $${roundUsd(left).toFixed(6)} left${ignored})`,
+  );
 }
 
 /** Calls the model with the call's reservation held; a failure is the run's Exit. */
@@ -85,6 +158,7 @@ async function callModel(
         messages: state.messages,
         tools: definitions,
         maxTokens: plan.maxTokens,
+        onText: textDeltas(ctx),
       }, signal));
     return { reply, ms: performance.now() - started };
   } catch (e) {
@@ -131,6 +205,19 @@ async function commitTurn(
   return message;
 }
 
+/**
+ * What is wrong with the usage a model reported, or null: counts must be
+ * finite non-negative numbers, else the cost (and the budget) means nothing.
+ */
+function usageProblem(usage: unknown): string | null {
+  if (typeof usage !== "object" || usage === null) return `usage is ${usage}`;
+  for (const k of ["prompt_tokens", "completion_tokens"] as const) {
+    const v = (usage as Record<string, unknown>)[k];
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) return `${k} is ${v}`;
+  }
+  return null;
+}
+
 /** In hard mode, a reply cut at the tokens the budget bought ends the run. */
 function cutByHardBudget(
   ctx: RunContext,
@@ -149,24 +236,10 @@ function cutByHardBudget(
 
 /**
  * Keeps only the fields the protocol defines, and gives every call of the
- * message a unique id (models do send missing and duplicate ids).
+ * message an id unique within the run (see {@link runUniqueIds}).
  */
 function normalizeReply(m: AssistantMessage, state: RunState): AssistantMessage {
-  const seen = new Set<string>();
-  const calls: ToolCall[] = (m.tool_calls ?? []).map((c, i) => {
-    let id = typeof c.id === "string" && c.id ? c.id : `call_${state.turns}_${i}`;
-    // A renamed id may itself be taken (ids ["a_0_2", "a", "a"]): rename until unique.
-    while (seen.has(id)) id = `${id}_${state.turns}_${i}`;
-    seen.add(id);
-    return {
-      id,
-      type: "function",
-      function: {
-        name: String(c.function?.name ?? ""),
-        arguments: String(c.function?.arguments ?? ""),
-      },
-    };
-  });
+  const calls: ToolCall[] = runUniqueIds(m.tool_calls ?? [], state.messages, state.turns);
   return calls.length
     ? { role: "assistant", content: m.content ?? null, tool_calls: calls }
     : { role: "assistant", content: m.content ?? "" };

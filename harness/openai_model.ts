@@ -1,15 +1,18 @@
 /**
  * A `Model` backed by any OpenAI-compatible `POST /chat/completions` endpoint,
- * with bounded retries (429, 5xx, network errors, timeouts), abort support and
- * strict validation of the reply.
+ * with bounded retries (429, 5xx, network errors, timeouts), abort support,
+ * streaming (with a fallback for endpoints that do not stream) and strict
+ * validation of the reply.
  *
  * @module
  */
-import type { AssistantMessage, ToolCall, Usage } from "./messages.ts";
 import type { Model, ModelReply, ModelRequest } from "./model.ts";
 import { ModelError } from "./errors.ts";
-import { countCompletionTokens, countPromptTokens, loadTokenizer } from "./tokens.ts";
 import { sleep } from "./sleep.ts";
+import { readChatStream } from "./openai_stream.ts";
+import { malformed, parseBody, parseReply } from "./openai_reply.ts";
+import { cutText } from "./text.ts";
+import { toWire } from "./call_ids.ts";
 
 /** Options of {@linkcode createOpenAIModel}. */
 export interface OpenAIModelOptions {
@@ -31,6 +34,13 @@ export interface OpenAIModelOptions {
   timeoutMs?: number;
   /** Extra request headers. */
   headers?: Record<string, string>;
+  /**
+   * Ask for a streamed reply (`stream: true`, usage in the last chunk) so the
+   * request's `onText` sees the text as it arrives. Default true. An endpoint
+   * that answers JSON instead, or refuses the stream with a 400 that a plain
+   * request does not get, is asked plainly from then on.
+   */
+  stream?: boolean;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -104,11 +114,7 @@ function errorMessage(text: string): string {
     const m = body?.error?.message ?? body?.error ?? body?.message;
     if (typeof m === "string" && m) return m;
   } catch { /* not JSON: use the text */ }
-  return text.slice(0, 200);
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  return cutText(text, 200);
 }
 
 /**
@@ -131,81 +137,6 @@ function redactor(options: OpenAIModelOptions): (text: string) => string {
   const sorted = [...secrets].sort((a, b) => b.length - a.length);
   if (sorted.length === 0) return (text) => text;
   return (text) => sorted.reduce((t, secret) => t.split(secret).join("[redacted]"), text);
-}
-
-/** Validates a chat-completions reply body into a `ModelReply`. */
-async function parseReply(
-  text: string,
-  url: string,
-  request: ModelRequest,
-  redact: (text: string) => string,
-): Promise<ModelReply> {
-  const bad = (what: string) =>
-    new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw bad(`body is not JSON: ${JSON.stringify(redact(text).slice(0, 200))}`);
-  }
-  if (!isObject(body)) throw bad("body is not a JSON object");
-  if (!Array.isArray(body.choices) || body.choices.length === 0) throw bad("no choices");
-  const choice = body.choices[0];
-  if (!isObject(choice) || !isObject(choice.message)) throw bad("choices[0] has no message");
-  const raw = choice.message;
-  let content: string | null;
-  if (raw.content === undefined || raw.content === null) content = null;
-  else if (typeof raw.content === "string") content = raw.content;
-  else throw bad("choices[0].message.content is not a string");
-  const message: AssistantMessage = { role: "assistant", content };
-  if (raw.tool_calls !== undefined && raw.tool_calls !== null) {
-    if (!Array.isArray(raw.tool_calls)) throw bad("choices[0].message.tool_calls is not an array");
-    const calls = raw.tool_calls.map((c: unknown, i: number): ToolCall => {
-      const at = `choices[0].message.tool_calls[${i}]`;
-      if (!isObject(c)) throw bad(`${at} is not an object`);
-      if (typeof c.id !== "string" || !c.id) throw bad(`${at}.id is missing`);
-      if (!isObject(c.function)) throw bad(`${at}.function is missing`);
-      const { name, arguments: args } = c.function;
-      if (typeof name !== "string" || !name) throw bad(`${at}.function.name is missing`);
-      if (isObject(args)) return fn(c.id, name, JSON.stringify(args));
-      if (typeof args !== "string") throw bad(`${at}.function.arguments is not a string`);
-      return fn(c.id, name, args);
-    });
-    if (calls.length > 0) message.tool_calls = calls;
-  }
-  let usage: Usage;
-  if (body.usage === undefined || body.usage === null) {
-    await loadTokenizer(); // only an endpoint that reports no usage makes us count
-    usage = {
-      prompt_tokens: countPromptTokens(request.messages, request.tools),
-      completion_tokens: countCompletionTokens(message),
-    };
-  } else {
-    if (!isObject(body.usage)) throw bad("usage is not an object");
-    for (const k of ["prompt_tokens", "completion_tokens"] as const) {
-      const n = body.usage[k];
-      // Safe integers only: a count like 1e308 would make the cost Infinity.
-      if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
-        throw bad(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
-      }
-    }
-    usage = {
-      prompt_tokens: body.usage.prompt_tokens as number,
-      completion_tokens: body.usage.completion_tokens as number,
-    };
-  }
-  const finishReason = typeof choice.finish_reason === "string"
-    ? choice.finish_reason
-    : message.tool_calls
-    ? "tool_calls"
-    : "stop";
-  const reply: ModelReply = { message, usage, finishReason };
-  if (typeof body.model === "string") reply.model = body.model;
-  return reply;
-}
-
-function fn(id: string, name: string, args: string): ToolCall {
-  return { id, type: "function", function: { name, arguments: args } };
 }
 
 /**
@@ -242,9 +173,17 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     ...options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
     ...options.headers,
   };
+  const streamHeaders = { ...headers, accept: "text/event-stream, application/json" };
+  // Remembered per client: an endpoint that does not stream is not asked to every turn.
+  let streams = options.stream ?? true;
 
   /** One attempt: a reply, a retryable failure, or a thrown final error. */
-  async function attempt(body: string, signal: AbortSignal, request: ModelRequest) {
+  async function attempt(
+    body: string,
+    signal: AbortSignal,
+    request: ModelRequest,
+    streaming: boolean,
+  ) {
     const ctrl = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -253,15 +192,34 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     }, timeoutMs);
     const onOuterAbort = () => ctrl.abort(signal.reason);
     signal.addEventListener("abort", onOuterAbort, { once: true });
-    let status: number, statusText: string, text: string, retryAfter: string | null;
+    let status: number, statusText: string, text = "", retryAfter: string | null;
+    let streamed: Record<string, unknown> | null = null;
     try {
-      const init = { method: "POST", headers, body, signal: ctrl.signal };
+      const init = {
+        method: "POST",
+        headers: streaming ? streamHeaders : headers,
+        body,
+        signal: ctrl.signal,
+      };
       const res = await race(doFetch(url, init), ctrl.signal, (r) => void r.body?.cancel());
       ({ status, statusText } = res);
       retryAfter = res.headers.get("retry-after");
-      text = await race(res.text(), ctrl.signal);
+      const sse = /^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "");
+      if (streaming && sse && status >= 200 && status < 300 && res.body) {
+        const bad = malformed(url, redact);
+        streamed = await readChatStream(res.body, {
+          onText: request.onText,
+          signal: ctrl.signal,
+          bad,
+        });
+      } else {
+        // A 2xx that is not a stream: this endpoint does not stream; stop asking it to.
+        if (streaming && status >= 200 && status < 300) streams = false;
+        text = await race(res.text(), ctrl.signal);
+      }
     } catch (e) {
       if (signal.aborted) throw signal.reason;
+      if (e instanceof ModelError) throw e;
       const detail = timedOut
         ? `timed out after ${timeoutMs} ms`
         : redact(e instanceof Error ? e.message : String(e));
@@ -270,6 +228,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       clearTimeout(timer);
       signal.removeEventListener("abort", onOuterAbort);
     }
+    if (streamed) return parseBody(streamed, url, request, redact);
     if (status >= 200 && status < 300) return parseReply(text, url, request, redact);
     // Redacted before it is cut, so not even a prefix of a secret is left.
     text = redact(text);
@@ -279,7 +238,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     }
     if (status === 429 || status >= 500) {
       const kind = status === 429 ? "rate_limited" : "server";
-      const detail = text.slice(0, 200);
+      const detail = cutText(text, 200);
       const wait = retryAfterMs(retryAfter);
       return { kind, what: line, detail, status, retryAfterMs: wait } satisfies Retryable;
     }
@@ -290,12 +249,34 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     name: options.model,
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply> {
       signal.throwIfAborted();
-      const payload: Record<string, unknown> = { model: options.model, messages: request.messages };
+      const payload: Record<string, unknown> = {
+        model: options.model,
+        messages: toWire(request.messages),
+      };
       if (request.tools.length > 0) payload.tools = request.tools;
       if (request.maxTokens !== undefined) payload.max_tokens = request.maxTokens;
-      const body = JSON.stringify(payload);
+      const plain = JSON.stringify(payload);
+      const streamed = JSON.stringify({
+        ...payload,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let fellBack = false;
       for (let n = 1;; n++) {
-        const outcome = await attempt(body, signal, request);
+        const streaming = streams;
+        let outcome;
+        try {
+          outcome = await attempt(streaming ? streamed : plain, signal, request, streaming);
+        } catch (e) {
+          // The plain request failed too: the 400 was not about streaming.
+          if (fellBack && !streaming) streams = true;
+          // A 400 may be a refusal to stream: ask once plainly (not a retry).
+          if (!streaming || fellBack || !(e instanceof ModelError) || e.status !== 400) throw e;
+          fellBack = true;
+          streams = false;
+          n--;
+          continue;
+        }
         if ("message" in outcome) return outcome;
         if (n > maxRetries) {
           const attempts = `${n} attempt${n === 1 ? "" : "s"}`;

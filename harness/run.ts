@@ -8,6 +8,7 @@ import type { RunOptions } from "./run_options.ts";
 import { pending, RESUMABLE_STATUSES, type RunState } from "./state.ts";
 import { RunStateError } from "./errors.ts";
 import { checkLimits } from "./limits.ts";
+import { addUsd, checkPrices, roundUsd } from "./cost.ts";
 import { firstStop, isBudgetSpent, isStepCount } from "./stop_conditions.ts";
 import type { TraceEvent } from "./trace.ts";
 import type { RunContext } from "./run_context.ts";
@@ -41,6 +42,8 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   if (!options || typeof options.model?.complete !== "function") {
     throw new TypeError("run(state, options): options.model must be a Model");
   }
+  checkPrices(options.prices);
+  checkPrices(options.model.prices, "model.prices");
   if (!RESUMABLE_STATUSES.includes(initial.status)) {
     throw new RunStateError(initial.runId, initial.status, "resume");
   }
@@ -74,14 +77,14 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
       await options.store.save(state);
     },
     remainingUsd: () => {
-      const own = state.limits.maxBudgetUsd - state.costUsd;
+      const own = roundUsd(state.limits.maxBudgetUsd - state.costUsd);
       return Math.min(own, options.budgetLink?.remainingUsd() ?? Infinity);
     },
     spend: async (usd, callId) => {
-      state.costUsd += usd;
+      state.costUsd = addUsd(state.costUsd, usd);
       if (callId !== null) {
-        state.childCostUsd += usd;
-        state.callSpend[callId] = (state.callSpend[callId] ?? 0) + usd;
+        state.childCostUsd = addUsd(state.childCostUsd, usd);
+        state.callSpend[callId] = addUsd(state.callSpend[callId] ?? 0, usd);
       }
       await options.budgetLink?.spend(usd);
     },

@@ -85,6 +85,12 @@ export interface RunState {
   usage: Usage;
   /** USD spent by this run and, added as it is spent, by its descendants. */
   costUsd: number;
+  /**
+   * The provider's prompt count over reins' own count of the same prompt, the
+   * highest seen (hard budget mode scales its prompt estimate by it); absent
+   * until a call was counted both ways.
+   */
+  promptRatio?: number;
   /** Part of `costUsd` spent by descendants. */
   childCostUsd: number;
   /** Descendants' spend by the call that started them (call id -> USD). */

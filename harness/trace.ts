@@ -130,6 +130,36 @@ export interface SpendEstimatedEvent extends TraceBase {
   costUsd: number;
 }
 
+/**
+ * A piece of the model's reply text, as it streams. For watching only: the
+ * committed reply (the transcript) is the record, and a reply re-asked after
+ * a crash streams again. Stored traces may join several pieces into one.
+ */
+export interface TextDeltaEvent extends TraceBase {
+  /** Event kind. */
+  type: "text_delta";
+  /** The text that arrived, in order; a reply's deltas join to its text. */
+  delta: string;
+  /** The turn the reply will be (the run's turn count after the call). */
+  turn?: number;
+}
+
+/** In hard budget mode, a reply cost more than the budget had left (the provider overspent). */
+export interface BudgetOverspentEvent extends TraceBase {
+  /** Event kind. */
+  type: "budget_overspent";
+  /** What the reply cost. */
+  turnCostUsd: number;
+  /** What the budget had left when the call was made. */
+  leftUsd: number;
+  /** By how much the budget is overspent now. */
+  overUsd: number;
+  /** The `max_tokens` the call asked for. */
+  maxTokens: number | null;
+  /** Reply tokens the provider billed. */
+  completion_tokens: number;
+}
+
 /** Any trace event. */
 export type TraceEvent =
   | TurnEvent
@@ -138,6 +168,8 @@ export type TraceEvent =
   | ToolProgressEvent
   | ToolResultEvent
   | ApprovalRequiredEvent
+  | TextDeltaEvent
+  | BudgetOverspentEvent
   | RunStoppedEvent;
 
 /** Distributes `Omit` over the union so each event keeps its own fields. */

@@ -52,7 +52,7 @@ export async function countUnfinishedCall(ctx: RunContext): Promise<void> {
   }
   const usd = computeCost(
     { prompt_tokens: tokens, completion_tokens: 0 },
-    pricesFor(options.prices, options.model.name),
+    pricesFor(options.prices ?? options.model.prices, options.model.name),
   );
   state.estimatedUsd += usd;
   await ctx.spend(usd, null);

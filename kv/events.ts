@@ -17,6 +17,7 @@ import { RecordError } from "./record_error.ts";
 import { eventKey, eventPrefix } from "./keys.ts";
 import { valueBytes } from "./chunks.ts";
 import { retryLocked } from "./retry.ts";
+import { cutText } from "../harness/text.ts";
 
 /** A stored trace event and its position in the run's trace. */
 export interface StoredEvent {
@@ -244,7 +245,7 @@ function fit(event: TraceEvent): TraceEvent {
     if (!longest) break;
     const text = copy[longest] as string;
     const keep = Math.floor(text.length / 2);
-    copy[longest] = `${text.slice(0, keep)}… [${text.length - keep} characters cut]`;
+    copy[longest] = `${cutText(text, keep)}… [${text.length - keep} characters cut]`;
   }
   return copy as unknown as TraceEvent;
 }

@@ -100,7 +100,15 @@ export async function listRuns(kv: Deno.Kv, options: ListOptions = {}): Promise<
  * ```
  */
 export function summaryOf(h: StoredHeader): RunSummary {
-  const { approved: _a, rejected: _r, inFlight: _f, resultCache: _c, modelCall: _m, ...rest } = h;
+  const {
+    approved: _a,
+    rejected: _r,
+    inFlight: _f,
+    resultCache: _c,
+    overflow: _o,
+    modelCall: _m,
+    ...rest
+  } = h;
   const { $schemaVersion: _v, limits: _l, parentCallId: _p, ...summary } = rest;
   return summary;
 }

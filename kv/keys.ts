@@ -48,6 +48,24 @@ export function messageKey(id: string, seq: number, part: number): Deno.KvKey {
 }
 
 /**
+ * Chunk `part` of a header too large for one KV value (see kv/header_chunks.ts).
+ *
+ * @example
+ * ```ts
+ * import { headerChunkKey } from "./keys.ts";
+ * console.log(headerChunkKey("r1", 0)); // ["run", "r1", "head", 0]
+ * ```
+ */
+export function headerChunkKey(id: string, part: number): Deno.KvKey {
+  return ["run", id, "head", part];
+}
+
+/** The prefix of all header chunks of run `id`. */
+export function headerChunkPrefix(id: string): Deno.KvKey {
+  return ["run", id, "head"];
+}
+
+/**
  * Prefix of every trace event of a run.
  *
  * @example

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { coalesceDeltas } from "./delta_coalescer.ts";
 import type { RunStore } from "../harness/run_store.ts";
 import type { RunState } from "../harness/state.ts";
 import type { ChatMessage } from "../harness/messages.ts";
@@ -13,6 +14,7 @@ import type { TraceSink } from "../harness/trace.ts";
 import { RunConflictError, RunNotFoundError } from "../harness/errors.ts";
 import { RecordError } from "./record_error.ts";
 import {
+  headerChunkPrefix,
   type IndexFields,
   indexKeys,
   messageKey,
@@ -21,7 +23,8 @@ import {
   runSettingsKey,
   stagingKey,
 } from "./keys.ts";
-import { fromHeader, parseHeader, parseMessage, toHeader } from "./record.ts";
+import { fromHeader, parseHeader, parseMessage, type StoredHeader, toHeader } from "./record.ts";
+import { headerWrites, joinHeader, overCeiling, overflowParts } from "./header_chunks.ts";
 import { decodeMessage, encodeMessage, planBatches, type Write, write } from "./chunks.ts";
 import { KvEventLog, type StoredEvent } from "./events.ts";
 import { retryLocked } from "./retry.ts";
@@ -78,8 +81,6 @@ export class KvRunStore implements RunStore {
   readonly leaseMs: number;
   /** Estimated bytes (keys + values) written by the last `save` (for benchmarks). */
   lastCommitBytes = 0;
-  /** Saves committed by this instance (for benchmarks). */
-  commits = 0;
   #kv: Deno.Kv;
   #known = new Map<string, Known>();
   #events: KvEventLog;
@@ -121,7 +122,10 @@ export class KvRunStore implements RunStore {
           `messages are append-only`,
       );
     }
-    const header = checked(id, () => parseHeader(id, toHeader(state)));
+    const full = checked(id, () => parseHeader(id, toHeader(state)));
+    // Over the ceiling: stored failed, long texts cut, and the save throws (below).
+    const cut = overCeiling(full);
+    const header = cut ?? full;
     const writes: Write[] = [];
     for (let seq = start; seq < state.messages.length; seq++) {
       const message = checked(id, () => parseMessage(id, seq, state.messages[seq]));
@@ -138,7 +142,7 @@ export class KvRunStore implements RunStore {
     const has = (keys: Deno.KvKey[], k: Deno.KvKey) =>
       keys.some((o) => JSON.stringify(o) === JSON.stringify(k));
     const final = [
-      write(runKey(id), header),
+      ...headerWrites(runKey(id), header),
       ...newKeys.filter((k) => !has(oldKeys, k)).map((k) => write(k, id)),
     ];
     const drops = oldKeys.filter((k) => !has(newKeys, k));
@@ -184,15 +188,15 @@ export class KvRunStore implements RunStore {
     }
     this.#known.set(id, { versionstamp: done.versionstamp, count: state.messages.length, index });
     this.#events.hold(id);
-    this.commits += 1;
     this.lastCommitBytes = done.bytes;
+    if (cut) throw new RangeError(`save("${id}"): ${cut.stopReason}; stored as failed`);
   }
 
   /** Loads and validates a run (`RunNotFoundError`, `RecordError`). */
   async load(id: string): Promise<RunState> {
     const entry = await this.#kv.get(runKey(id), { consistency: "strong" });
     if (entry.versionstamp === null) throw new RunNotFoundError(id);
-    const header = parseHeader(id, entry.value);
+    const header = await this.#fullHeader(id, entry.value);
     const chunks = await this.#chunks(id, 0, header.messageCount);
     const messages: ChatMessage[] = [];
     for (let seq = 0; seq < header.messageCount; seq++) {
@@ -291,13 +295,13 @@ export class KvRunStore implements RunStore {
   }
 
   /**
-   * A sink storing each event under its run (`["run", id, "event", seq]`).
-   * Events of a run this instance has saved wait for its next save and are
-   * committed in the same atomic (see kv/events.ts); {@link flushEvents}
-   * writes them earlier.
+   * A sink storing each event under its run (`["run", id, "event", seq]`);
+   * streamed text (`text_delta`) is joined into a few writes a second. Events
+   * of a run this instance has saved wait for its next save and are committed
+   * in the same atomic (see kv/events.ts); {@link flushEvents} writes them earlier.
    */
   traceSink(): TraceSink {
-    return this.#events.sink();
+    return coalesceDeltas(this.#events.sink());
   }
 
   /** Commits the events of run `id` still waiting for a save (after a run ended abnormally). */
@@ -323,6 +327,21 @@ export class KvRunStore implements RunStore {
   /** The run's live lease, or null. */
   leaseHolder(id: string): Promise<Lease | null> {
     return leaseHolder(this.#kv, id);
+  }
+
+  /** The full header a stored run key's value is, or points at (a preview's chunks). */
+  async #fullHeader(id: string, value: unknown): Promise<StoredHeader> {
+    const parts = overflowParts(value);
+    if (parts === null) return parseHeader(id, value);
+    parseHeader(id, value); // the preview must be valid too
+    const chunks: unknown[] = [];
+    for await (
+      const e of this.#kv.list({ prefix: headerChunkPrefix(id) }, { consistency: "strong" })
+    ) {
+      const part = e.key[3];
+      if (typeof part === "number" && part < parts) chunks[part] = e.value;
+    }
+    return parseHeader(id, joinHeader(id, parts, chunks));
   }
 
   /** The stored chunks of messages `from .. to - 1` of run `id`, by message number. */
@@ -361,8 +380,7 @@ async function commit(
   } catch (e) {
     if (!(e instanceof Error) || !/too large/i.test(e.message)) throw e;
     throw new RangeError(
-      `save("${id}"): ${e.message}; the header (the run without its messages: ` +
-        `interruption.args, rejected, resultCache, …) must fit one KV value`,
+      `save("${id}"): ${e.message}; one commit holds at most 800 KiB`,
       { cause: e },
     );
   }

@@ -19,6 +19,11 @@ import {
 export type StoredHeader = Omit<RunState, "messages"> & {
   /** Messages `0 .. messageCount - 1` belong to the run; chunks beyond are ignored. */
   messageCount: number;
+  /**
+   * Set on the run key's value when the full header did not fit one KV value:
+   * that value is a preview, the full header is in `parts` chunks (kv/header_chunks.ts).
+   */
+  overflow?: { parts: number };
 };
 
 const count = z.number().int().nonnegative();
@@ -56,6 +61,7 @@ const headerSchema = z.strictObject({
   usage: z.strictObject({ prompt_tokens: count, completion_tokens: count }),
   costUsd: usd,
   childCostUsd: usd,
+  promptRatio: z.number().positive().finite().optional(),
   approved: z.array(id),
   rejected: z.array(z.strictObject({ callId: id, reason: z.string() })),
   inFlight: z.array(id),
@@ -72,10 +78,12 @@ const headerSchema = z.strictObject({
   error: z.string().nullable(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
+  overflow: z.strictObject({ parts: z.number().int().positive() }).optional(),
 });
 
 const toolCallSchema = z.strictObject({
   id: z.string(),
+  wireId: z.string().optional(),
   type: z.literal("function"),
   function: z.strictObject({ name: z.string(), arguments: z.string() }),
 });
@@ -207,7 +215,7 @@ export function toHeader(state: Readonly<RunState>): StoredHeader {
  * ```
  */
 export function fromHeader(header: StoredHeader, messages: ChatMessage[]): RunState {
-  const { messageCount: _count, ...rest } = header;
+  const { messageCount: _count, overflow: _overflow, ...rest } = header;
   return { ...rest, messages };
 }
 

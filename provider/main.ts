@@ -1,10 +1,10 @@
 /**
  * Serves the scripted provider over HTTP:
- * `deno task provider [--port 8788] [--hostname 127.0.0.1] [--latency-ms 0]`.
+ * `deno task provider [--port 8788] [--hostname 127.0.0.1] [--latency-ms 0] [--chunk-ms 20]`.
  *
  * @module
  */
-import { createScriptedProvider } from "./scripted_provider.ts";
+import { createScriptedProvider, SCRIPTED_CHUNK_MS } from "./scripted_provider.ts";
 import { scenarioNames } from "./scenarios.ts";
 
 /** The provider's command-line settings. */
@@ -15,12 +15,15 @@ export interface ProviderArgs {
   hostname: string;
   /** Delay before each chat reply, in ms. */
   latencyMs: number;
+  /** Pause between the chunks of a streamed reply, in ms. */
+  chunkMs: number;
   /** `--help` was given. */
   help: boolean;
 }
 
 /** The usage text of `deno task provider`. */
-export const USAGE = `Usage: deno task provider [--port N] [--hostname H] [--latency-ms N]
+export const USAGE =
+  `Usage: deno task provider [--port N] [--hostname H] [--latency-ms N] [--chunk-ms N]
 
 Serves the scripted OpenAI-compatible provider (POST /v1/chat/completions, GET /v1/models).
 The request's "model" picks the scenario.
@@ -28,6 +31,7 @@ The request's "model" picks the scenario.
   --port N         port to listen on (default 8788)
   --hostname H     interface to bind (default 127.0.0.1)
   --latency-ms N   delay before each chat reply, in ms (default 0)
+  --chunk-ms N     pause between the chunks of a streamed reply, in ms (default ${SCRIPTED_CHUNK_MS})
   -h, --help       show this help`;
 
 /**
@@ -41,7 +45,13 @@ The request's "model" picks the scenario.
  * ```
  */
 export function parseProviderArgs(args: readonly string[]): ProviderArgs {
-  const out: ProviderArgs = { port: 8788, hostname: "127.0.0.1", latencyMs: 0, help: false };
+  const out: ProviderArgs = {
+    port: 8788,
+    hostname: "127.0.0.1",
+    latencyMs: 0,
+    chunkMs: SCRIPTED_CHUNK_MS,
+    help: false,
+  };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === "-h" || arg === "--help") {
@@ -50,7 +60,7 @@ export function parseProviderArgs(args: readonly string[]): ProviderArgs {
     }
     const eq = arg.indexOf("=");
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    if (!["--port", "--hostname", "--latency-ms"].includes(flag)) {
+    if (!["--port", "--hostname", "--latency-ms", "--chunk-ms"].includes(flag)) {
       throw new TypeError(`unknown argument "${arg}" (try --help)`);
     }
     const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
@@ -67,9 +77,10 @@ export function parseProviderArgs(args: readonly string[]): ProviderArgs {
       out.port = n;
     } else {
       if (!Number.isFinite(n) || n < 0) {
-        throw new TypeError(`--latency-ms must be a number >= 0, got "${value}"`);
+        throw new TypeError(`${flag} must be a number >= 0, got "${value}"`);
       }
-      out.latencyMs = n;
+      if (flag === "--chunk-ms") out.chunkMs = n;
+      else out.latencyMs = n;
     }
   }
   return out;
@@ -87,7 +98,7 @@ if (import.meta.main) {
     console.log(USAGE);
     Deno.exit(0);
   }
-  const provider = createScriptedProvider({ latencyMs: args.latencyMs });
+  const provider = createScriptedProvider({ latencyMs: args.latencyMs, chunkMs: args.chunkMs });
   try {
     Deno.serve({
       port: args.port,

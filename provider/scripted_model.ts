@@ -17,6 +17,8 @@ export interface ScriptedModelOptions extends ScriptedProviderOptions {
   maxRetries?: number;
   /** Base backoff of the model client in ms (default 250). */
   retryBaseMs?: number;
+  /** Ask for streamed replies (default true); `onText` sees them as they arrive. */
+  stream?: boolean;
 }
 
 /**
@@ -31,12 +33,13 @@ export interface ScriptedModelOptions extends ScriptedProviderOptions {
  * ```
  */
 export function scriptedModel(scenario: string, options: ScriptedModelOptions = {}): Model {
-  const { maxRetries, retryBaseMs, ...provider } = options;
+  const { maxRetries, retryBaseMs, stream, ...provider } = options;
   return createOpenAIModel({
     baseUrl: SCRIPTED_BASE_URL,
     model: scenario,
     fetch: scriptedFetch(provider),
     maxRetries,
     retryBaseMs,
+    stream,
   });
 }

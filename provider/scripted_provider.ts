@@ -21,7 +21,7 @@ import {
   completionBody,
   errorResponse,
   parseChatRequest,
-  streamBody,
+  streamEvents,
 } from "./wire.ts";
 
 /** The faults the provider can inject (header `x-reins-fault`, or options). */
@@ -70,7 +70,19 @@ export interface ScriptedProviderOptions {
   onRequest?: (info: ProviderRequestInfo) => void;
   /** Extra or replacement scenarios, merged over the built-in ones. */
   scenarios?: Record<string, Scenario>;
+  /**
+   * Pause between two chunks of a streamed reply, in ms (default 0; the
+   * provider's command and the server default to a visible pace).
+   */
+  chunkMs?: number;
 }
+
+/**
+ * The pause between streamed chunks where a person watches (the provider's
+ * command, the server, the CLI's scripted runs), in ms: slow enough to see the
+ * words arrive. Tests and the bench use 0.
+ */
+export const SCRIPTED_CHUNK_MS = 20;
 
 /** An in-process HTTP handler; pass `fetch` to `Deno.serve` or call it directly. */
 export interface ScriptedProvider {
@@ -92,6 +104,29 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     }, ms);
     signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * The events as a byte stream with `ms` between two of them; ends (errors)
+ * when the request's signal aborts, and leaves no timer behind when cancelled.
+ */
+function pacedStream(events: string[], ms: number, signal: AbortSignal): ReadableStream {
+  const bytes = new TextEncoder();
+  if (ms <= 0) return new Blob(events).stream();
+  const stop = new AbortController();
+  const both = AbortSignal.any([signal, stop.signal]);
+  let i = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      // The role chunk and the first piece go together, as real providers send them.
+      if (i > 1) await delay(ms, both);
+      controller.enqueue(bytes.encode(events[i++]));
+      if (i === events.length) controller.close();
+    },
+    cancel() {
+      stop.abort();
+    },
   });
 }
 
@@ -246,7 +281,8 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): S
       },
     };
     if (!request.stream) return Response.json(completionBody(completion));
-    return new Response(streamBody(completion, request.includeUsage), {
+    const events = streamEvents(completion, request.includeUsage);
+    return new Response(pacedStream(events, options.chunkMs ?? 0, req.signal), {
       headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
     });
   });

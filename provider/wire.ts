@@ -200,13 +200,14 @@ export function completionBody(c: Completion): Record<string, unknown> {
   };
 }
 
-/** Splits text into word-sized pieces that concatenate back to it. */
+/** Splits text into word-sized pieces (at most 8 characters) that concatenate back to it. */
 function pieces(s: string): string[] {
-  return s.match(/\s*\S+\s*|\s+/g) ?? [];
+  return (s.match(/\s*\S+\s*|\s+/g) ?? []).flatMap((p) => p.match(/[^]{1,8}/g) ?? []);
 }
 
 /**
- * The SSE body of a streamed completion: a role chunk, content chunks, tool call
+ * The SSE body of a streamed completion: a role chunk, content chunks (a word or
+ * at most 8 characters each), tool call
  * chunks (id and name first, then the arguments in two deltas), a finish chunk,
  * the usage chunk if asked for, and `data: [DONE]`.
  *
@@ -225,6 +226,28 @@ function pieces(s: string): string[] {
  * ```
  */
 export function streamBody(c: Completion, includeUsage: boolean): string {
+  return streamEvents(c, includeUsage).join("");
+}
+
+/**
+ * The events of {@link streamBody}, one string (`data: …\n\n`) each, so a
+ * server can pause between them.
+ *
+ * @example
+ * ```ts
+ * import { streamEvents } from "./wire.ts";
+ * const events = streamEvents({
+ *   id: "chatcmpl-1",
+ *   created: 0,
+ *   model: "echo",
+ *   message: { role: "assistant", content: "hello there" },
+ *   finishReason: "stop",
+ *   usage: { prompt_tokens: 9, completion_tokens: 2 },
+ * }, false);
+ * console.log(events.length); // 5: role, "hello ", "there", finish, [DONE]
+ * ```
+ */
+export function streamEvents(c: Completion, includeUsage: boolean): string[] {
   const head = { id: c.id, object: "chat.completion.chunk", created: c.created, model: c.model };
   const extra = includeUsage ? { usage: null } : {};
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
@@ -253,7 +276,7 @@ export function streamBody(c: Completion, includeUsage: boolean): string {
   });
   out.push(chunk({}, c.finishReason));
   if (includeUsage) out.push(JSON.stringify({ ...head, choices: [], usage: wireUsage(c.usage) }));
-  return out.map((d) => `data: ${d}\n\n`).join("") + "data: [DONE]\n\n";
+  return [...out, "[DONE]"].map((d) => `data: ${d}\n\n`);
 }
 
 /**

@@ -30,7 +30,8 @@ export interface ExecuteTreeOptions extends ExecuteRunOptions {
  * import { executeTree } from "./execute_tree.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
  * import { requestStop } from "./stop_tree.ts";
- * import { newRun, scriptedModel } from "../mod.ts";
+ * import { newRun } from "../mod.ts";
+ * import { scriptedModel } from "../provider/mod.ts";
  * const kv = await Deno.openKv(":memory:");
  * const store = new KvRunStore(kv);
  * const s = newRun("hi");

@@ -50,6 +50,8 @@ export interface RunSetup {
   signal?: AbortSignal;
   /** Where trace events go (besides the store's own log). */
   trace?: TraceSink;
+  /** More tools for the root run (e.g. those of MCP servers). */
+  extraTools?: readonly AnyTool[];
 }
 
 /**
@@ -98,7 +100,7 @@ export function toolsFor(
 export function runOptionsFor(settings: RunSettings, setup: RunSetup): RunOptions {
   return {
     model: setup.model,
-    tools: toolsFor(setup.workspace, settings, setup.scan),
+    tools: [...toolsFor(setup.workspace, settings, setup.scan), ...setup.extraTools ?? []],
     limits: settings.limits,
     budgetMode: settings.budgetMode,
     dedupe: settings.dedupe,

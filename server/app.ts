@@ -95,7 +95,10 @@ export function createApp(deps: ServerDeps): ReinsApp {
   registerEventRoutes(app, resolved);
   registerInspectorParts(app, resolved);
   if (resolved.scripted) {
-    const provider = createScriptedProvider({ scenarios: TREE_SCENARIOS });
+    const provider = createScriptedProvider({
+      scenarios: TREE_SCENARIOS,
+      chunkMs: resolved.chunkMs,
+    });
     app.all("/v1/*", (c) => provider.fetch(c.req.raw));
   }
   return {

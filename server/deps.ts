@@ -37,6 +37,8 @@ export interface ServerDeps {
   schedule?: (runId: string) => Promise<void>;
   /** Poll interval of live events and of the Stop key, in ms (default 100). */
   pollMs?: number;
+  /** Pause between the streamed chunks of scripted replies, in ms (default 0). */
+  chunkMs?: number;
   /** Aborted when the server shuts down: event streams end. */
   closing?: AbortSignal;
 }
@@ -50,6 +52,8 @@ export interface MakeModelOptions {
   scripted?: boolean;
   /** Delay of each scripted reply in ms. */
   latencyMs?: number;
+  /** Pause between the streamed chunks of a scripted reply, in ms. */
+  chunkMs?: number;
   /** OpenAI-compatible endpoint for every other name (default env `LLM_BASE_URL`). */
   baseUrl?: string;
   /** Its key (default env `LLM_API_KEY`). */
@@ -73,7 +77,8 @@ export function defaultMakeModel(options: MakeModelOptions = {}): (name: string)
   const apiKey = options.apiKey ?? Deno.env.get("LLM_API_KEY");
   return (name) => {
     if (options.scripted && Object.hasOwn(ALL_SCENARIOS, name)) {
-      return scriptedModel(name, { scenarios: TREE_SCENARIOS, latencyMs: options.latencyMs });
+      const { latencyMs, chunkMs } = options;
+      return scriptedModel(name, { scenarios: TREE_SCENARIOS, latencyMs, chunkMs });
     }
     if (baseUrl) return createOpenAIModel({ baseUrl, model: name, apiKey });
     throw new TypeError(
@@ -117,13 +122,14 @@ export function resolveDeps(deps: ServerDeps): ResolvedDeps {
   return {
     ...deps,
     scripted,
-    makeModel: deps.makeModel ?? defaultMakeModel({ scripted }),
+    makeModel: deps.makeModel ?? defaultMakeModel({ scripted, chunkMs: deps.chunkMs }),
     defaultModel: deps.defaultModel ?? Deno.env.get("LLM_MODEL") ?? (scripted ? "plan" : undefined),
     workspaceRoot: deps.workspaceRoot ?? ".reins/workspaces",
     scan: deps.scan ?? {},
     schedule: deps.schedule ??
       (async (runId) => void await kv.enqueue({ kind: "execute", runId } satisfies QueueMessage)),
     pollMs: deps.pollMs ?? 100,
+    chunkMs: deps.chunkMs ?? 0,
     freshStore: () => new KvRunStore(kv, { owner: store.owner, leaseMs: store.leaseMs }),
   };
 }

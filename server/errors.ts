@@ -41,6 +41,22 @@ export class BadRequestError extends ReinsError {
 }
 
 /**
+ * A field over its size limit (HTTP 413); the message says the limit.
+ *
+ * @example
+ * ```ts
+ * import { TooLargeError } from "./errors.ts";
+ * console.log(new TooLargeError("task", 100_000).message); // task: longer than the limit of 100000 characters
+ * ```
+ */
+export class TooLargeError extends BadRequestError {
+  /** Creates the error. */
+  constructor(field: string, limit: number | bigint) {
+    super(field, `longer than the limit of ${limit} characters`);
+  }
+}
+
+/**
  * An error with its own HTTP status (401, 404 for an unknown route, …).
  *
  * @example
@@ -79,6 +95,7 @@ export function errorAnswer(err: unknown): { status: number; body: ErrorBody } {
     status,
     body: { error: field === undefined ? { code, message } : { code, message, field } },
   });
+  if (err instanceof TooLargeError) return answer(413, "payload_too_large", err.field);
   if (err instanceof BadRequestError) return answer(400, "bad_request", err.field);
   if (err instanceof HttpError) return answer(err.status, err.code);
   if (err instanceof RunNotFoundError) return answer(404, "run_not_found");

@@ -10,7 +10,7 @@
  * - `GET /ui/parts/runs` and `GET /ui/parts/runs/:id` (behind the bearer
  *   token like every API route) return the same HTML fragments as JSON, for
  *   the script to refresh the page in place.
- * - `GET /ui/static/<name>.js` (the page's script modules, `inspector.js` the
+ * - `GET /ui/static/<name>.js` (the page's script modules, `main.js` the
  *   entry) and `GET /ui/static/inspector.css`: the page's assets.
  *
  * Pages go out with a strict Content-Security-Policy (no inline script or
@@ -47,6 +47,7 @@ import {
 } from "./inspector/mod.ts";
 import { BadRequestError } from "./errors.ts";
 import { runIdParam, runView } from "./views.ts";
+import { cutText } from "../harness/text.ts";
 
 /** Root runs shown in the list at most. */
 const LIST_ROOTS = 100;
@@ -110,7 +111,7 @@ export async function loadRunList(deps: ResolvedDeps): Promise<ListedRun[]> {
   const roots = all.filter((r) => r.parentId === null).slice(0, LIST_ROOTS);
   return await Promise.all(roots.map(async (run) => ({
     run,
-    task: (await storedTask(deps.store, run.runId)).slice(0, 1000),
+    task: cutText(await storedTask(deps.store, run.runId), 1000),
     subagents: subagents.get(run.runId) ?? 0,
     stop: run.status === "running" ? await readStop(deps.kv, run.runId) : null,
   })));
@@ -208,7 +209,7 @@ export function registerInspectorPages(app: Hono, deps: ResolvedDeps): void {
     }
     try {
       const d = await loadRunPage(deps, id);
-      const title = `${d.run.status} · ${taskOf(d.messages).slice(0, 60)} · reins`;
+      const title = `${d.run.status} · ${cutText(taskOf(d.messages), 60)} · reins`;
       return page(c, renderPage({ title, page: "run", runId: id, body: renderRunMain(d) }));
     } catch (e) {
       if (e instanceof RecordError) {

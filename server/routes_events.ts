@@ -75,7 +75,10 @@ export function registerEventRoutes(app: Hono, deps: ResolvedDeps): void {
           const batch = await deps.store.events(id, { afterSeq: after });
           for (const { seq, event } of batch) {
             if (done.signal.aborted) return;
-            await stream.writeSSE({ id: String(seq), data: JSON.stringify(event) });
+            // Deltas are named events: a client listening for plain messages sees
+            // the trace as before, one that asks for `text_delta` sees the text stream.
+            const named = event.type === "text_delta" ? { event: "text_delta" } : {};
+            await stream.writeSSE({ id: String(seq), ...named, data: JSON.stringify(event) });
             after = seq;
             quietSince = Date.now();
             if (event.type === "run_stopped") checkStatus = true;

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { BadRequestError, HttpError } from "./errors.ts";
+import { BadRequestError, HttpError, TooLargeError } from "./errors.ts";
 import { RUN_STATUSES, type RunStatus } from "../harness/state.ts";
 
 /** Run statuses, as `?status=` accepts them. */
@@ -119,6 +119,10 @@ export function parseInput<T extends z.ZodType>(
   // An unknown key names the key itself.
   if (issue.code === "unrecognized_keys" && issue.keys.length) path = [...path, issue.keys[0]];
   const field = [where, ...path].filter((p) => p !== "").join(".") || "body";
+  if (issue.code === "too_big" && issue.origin === "string") {
+    // Input over a size limit is 413, and says the limit.
+    throw new TooLargeError(field, issue.maximum);
+  }
   throw new BadRequestError(field, issue.message);
 }
 

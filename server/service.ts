@@ -9,6 +9,7 @@ import { KvRunStore } from "../kv/kv_run_store.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
 import { createApp, type ReinsApp } from "./app.ts";
 import { startWorker, type Worker } from "./worker.ts";
+import { SCRIPTED_CHUNK_MS } from "../provider/scripted_provider.ts";
 
 /** The server's settings, from the environment. */
 export interface ServiceConfig {
@@ -28,6 +29,8 @@ export interface ServiceConfig {
   workspaceRoot: string;
   /** `REINS_SCAN_MS`: duration of `scan_archive` (default 3000). */
   scanMs?: number;
+  /** `REINS_SCRIPTED_CHUNK_MS`: pause between streamed chunks of scripted replies (default 20). */
+  chunkMs: number;
 }
 
 /**
@@ -51,6 +54,12 @@ export function configFromEnv(
   if (scanMs !== undefined && !(scanMs >= 0)) {
     throw new TypeError(`REINS_SCAN_MS: expected milliseconds, got "${env.REINS_SCAN_MS}"`);
   }
+  const chunkMs = Number(env.REINS_SCRIPTED_CHUNK_MS ?? String(SCRIPTED_CHUNK_MS));
+  if (!(chunkMs >= 0) || env.REINS_SCRIPTED_CHUNK_MS?.trim() === "") {
+    throw new TypeError(
+      `REINS_SCRIPTED_CHUNK_MS: expected milliseconds, got "${env.REINS_SCRIPTED_CHUNK_MS}"`,
+    );
+  }
   return {
     host: env.HOST || "127.0.0.1",
     port,
@@ -61,6 +70,7 @@ export function configFromEnv(
     workspaceRoot: env.REINS_WORKSPACES ||
       (deploy ? "/tmp/reins-workspaces" : ".reins/workspaces"),
     scanMs,
+    chunkMs,
   };
 }
 
@@ -134,6 +144,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     scripted: config.scripted,
     workspaceRoot: config.workspaceRoot,
     scan: config.scanMs === undefined ? {} : { ms: config.scanMs },
+    chunkMs: config.chunkMs,
     closing: closing.signal,
   };
   const worker = startWorker(deps);

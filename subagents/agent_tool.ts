@@ -152,7 +152,8 @@ function partialFinding(child: Readonly<RunState>): string {
  * @example
  * ```ts
  * import { agentTool } from "./agent_tool.ts";
- * import { createWorkspace, demoTools, newRun, run, scriptedModel } from "../mod.ts";
+ * import { createWorkspace, demoTools, newRun, run } from "../mod.ts";
+ * import { scriptedModel } from "../provider/mod.ts";
  * import { TREE_SCENARIOS } from "../provider/tree_scenarios.ts";
  * const ws = await createWorkspace();
  * const research = agentTool({

@@ -65,7 +65,8 @@ export interface ResearchToolOptions {
  * @example
  * ```ts
  * import { researchTool } from "./research.ts";
- * import { createWorkspace, newRun, run, scriptedModel } from "../mod.ts";
+ * import { createWorkspace, newRun, run } from "../mod.ts";
+ * import { scriptedModel } from "../provider/mod.ts";
  * import { TREE_SCENARIOS } from "../provider/tree_scenarios.ts";
  * const ws = await createWorkspace();
  * const model = scriptedModel("research-deep", { scenarios: TREE_SCENARIOS });

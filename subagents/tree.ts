@@ -213,7 +213,8 @@ export async function rejectInTree(
  * @example
  * ```ts
  * import { resumeTree } from "./tree.ts";
- * import { MemoryRunStore, newRun, scriptedModel } from "../mod.ts";
+ * import { MemoryRunStore, newRun } from "../mod.ts";
+ * import { scriptedModel } from "../provider/mod.ts";
  * const store = new MemoryRunStore();
  * const s = newRun("hi");
  * await store.save(s);

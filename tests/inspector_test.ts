@@ -21,7 +21,7 @@ async function page(
 /** Only the page's own script tag: nothing from a run became markup. */
 function assertNoInjectedMarkup(text: string): void {
   assert.equal(text.match(/<script/g)?.length, 1, "one <script> (the page's own)");
-  assert.ok(text.includes('<script type="module" src="/ui/static/inspector.js"></script>'));
+  assert.ok(text.includes('<script type="module" src="/ui/static/main.js"></script>'));
   assert.ok(!text.includes("<img"), "no <img> from the run");
   assert.ok(!/onerror="/.test(text), "no event handler attribute from the run");
 }
@@ -296,7 +296,7 @@ Deno.test("with a token: pages and assets load, run data only with the token", (
       assert.equal(res.status, 401, path);
       assert.equal(JSON.parse(res.text).error.code, "unauthorized");
     }
-    const js = await page(s, "/ui/static/inspector.js");
+    const js = await page(s, "/ui/static/main.js");
     assert.equal(js.status, 200);
     assert.equal(js.headers.get("content-type"), "text/javascript; charset=utf-8");
     // Every module the entry imports, by relative URL, is served too.
@@ -322,7 +322,7 @@ Deno.test("the page's script modules load and every import among them is served"
     }
     const url = new URL(`../server/inspector/static/${name}`, import.meta.url);
     assert.equal(await Deno.readTextFile(url), ASSETS[name].text, `${name} served as is`);
-    if (name === "inspector.js") {
+    if (name === "main.js") {
       // The entry parses and links its imports, then needs a DOM to run.
       await assert.rejects(import(url.href), (e) => e instanceof ReferenceError);
     } else {

@@ -181,6 +181,29 @@ Deno.test("SIGKILL inside an idempotent write after it acted: the resume reruns 
     assertSameBill(done, await neverCrashed("ledger"));
   }));
 
+Deno.test("SIGKILL mid-stream: the resume asks again and bills the reply once", () =>
+  withEnv("ledger", async (env) => {
+    const { child, blocked } = await crashAt(env, "streaming:1");
+    assert.equal(child.modelCalls, 2);
+    assert.ok(LEDGER_ANSWER.startsWith((blocked.deltas as string[]).join("")));
+    // The streamed words were for watching: the record holds no part of the reply.
+    const restored = await env.store.load(env.runId);
+    assert.equal(restored.turns, 1);
+    assert.equal(restored.messages.at(-1)?.role, "tool");
+    const billed = restored.costUsd;
+
+    const done = await resume(env);
+    assert.equal(done.status, "completed", `stopped: ${done.stopReason}`);
+    assert.equal(done.output, `${LEDGER_ANSWER}recorded payment-42`);
+    assert.deepEqual(env.parentTurns, [1]);
+    assert.ok(done.costUsd > billed);
+    assertOneResultPerCall(done);
+    assertSameBill(done, await neverCrashed("ledger"));
+    // The resumed reply streamed again, whole.
+    const resumedDeltas = env.events.flatMap((e) => e.type === "text_delta" ? [e.delta] : []);
+    assert.equal(resumedDeltas.join(""), done.output);
+  }));
+
 Deno.test("two processes resume the same stopped run at once: exactly one proceeds", () =>
   withEnv("plan", async (env) => {
     // A stopped run: cancelled in this process as its first tool started.

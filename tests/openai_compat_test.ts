@@ -1,6 +1,8 @@
-// The official OpenAI client, unchanged, against the scripted provider (in process).
+// The official OpenAI client and the AI SDK, unchanged, against the scripted provider (in process).
 import assert from "node:assert/strict";
 import OpenAI from "openai";
+import { streamText } from "ai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { scriptedFetch } from "../provider/scripted_provider.ts";
 import { PLAN_ANSWER } from "../provider/scenarios.ts";
 
@@ -60,4 +62,46 @@ Deno.test("the official openai client streams a scripted reply", async () => {
   }
   assert.equal(text, PLAN_ANSWER);
   assert.ok(usage > 0);
+});
+
+Deno.test("the official openai client reads the provider's paced stream chunk by chunk", async () => {
+  const paced = new OpenAI({
+    apiKey: "test",
+    baseURL: "http://scripted.local/v1",
+    fetch: scriptedFetch({ chunkMs: 1 }),
+  });
+  const task = "Which file mentions a timeout? Please answer in one sentence.";
+  const stream = await paced.chat.completions.create({
+    model: "echo",
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: [{ role: "user", content: task }],
+  });
+  const pieces: string[] = [];
+  let usage = 0;
+  for await (const chunk of stream) {
+    const d = chunk.choices[0]?.delta?.content;
+    if (d) pieces.push(d);
+    usage += chunk.usage?.completion_tokens ?? 0;
+  }
+  assert.equal(pieces.join(""), task);
+  assert.ok(pieces.length >= 8, `${pieces.length} pieces`);
+  assert.ok(usage > 0);
+});
+
+Deno.test("the AI SDK's streamText reads the provider's stream, text and usage", async () => {
+  const provider = createOpenAICompatible({
+    name: "scripted",
+    baseURL: "http://scripted.local/v1",
+    fetch: scriptedFetch({ chunkMs: 1 }),
+    includeUsage: true,
+  });
+  const task = "Which file mentions a timeout? Please answer in one sentence.";
+  const result = streamText({ model: provider.chatModel("echo"), prompt: task });
+  const pieces: string[] = [];
+  for await (const piece of result.textStream) pieces.push(piece);
+  assert.equal(pieces.join(""), task);
+  assert.ok(pieces.length >= 8, `${pieces.length} pieces`);
+  const usage = await result.usage;
+  assert.ok((usage.inputTokens ?? 0) > 0 && (usage.outputTokens ?? 0) > 0, JSON.stringify(usage));
 });

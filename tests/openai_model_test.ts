@@ -57,7 +57,15 @@ const hang = (signal: AbortSignal) =>
   );
 /** A model on the fake endpoint; retries are fast unless `extra` says otherwise. */
 const mk = (fake: Fake, extra: Partial<OpenAIModelOptions> = {}) =>
-  createOpenAIModel({ baseUrl: BASE, model: "m", fetch: fake.fetch, retryBaseMs: 1, ...extra });
+  // Plain requests: these tests are about the non-streaming call (streaming_model_test.ts streams).
+  createOpenAIModel({
+    baseUrl: BASE,
+    model: "m",
+    fetch: fake.fetch,
+    retryBaseMs: 1,
+    stream: false,
+    ...extra,
+  });
 const live = () => new AbortController().signal;
 
 async function failure(p: Promise<unknown>): Promise<unknown> {
@@ -198,7 +206,8 @@ const MALFORMED: [string, () => Response, RegExp][] = [
   ["missing choices", () => json({ id: "x" }), /no choices/],
   ["empty choices", () => json({ choices: [] }), /no choices/],
   ["choice without message", () => json({ choices: [{}] }), /choices\[0\] has no message/],
-  ["tool call without id", calls({ function: { name: "f" } }), /tool_calls\[0\]\.id is missing/],
+  // A missing id is named by the loop (tests/trust/call_ids_test.ts); a wrong type is malformed.
+  ["tool call id not a string", calls({ id: 7, function: { name: "f" } }), /\.id is not a string/],
   ["tool call without function", calls({ id: "c1" }), /tool_calls\[0\]\.function is missing/],
   ["tool call without name", calls({ id: "c", function: {} }), /\.function\.name is missing/],
   [
@@ -301,7 +310,9 @@ Deno.test("works against a real HTTP server", async () => {
     const baseUrl = `http://127.0.0.1:${server.addr.port}/v1`;
     const r = await createOpenAIModel({ baseUrl, model: "m" }).complete(REQ, live());
     assert.equal(r.message.tool_calls?.[0].id, "c1");
-    const body = { model: "m", messages: REQ.messages };
+    // Streams by default; a JSON answer is read as a plain reply.
+    const stream_options = { include_usage: true };
+    const body = { model: "m", messages: REQ.messages, stream: true, stream_options };
     assert.deepEqual(seen, { path: "/v1/chat/completions", body });
   } finally {
     await server.shutdown();

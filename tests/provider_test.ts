@@ -451,8 +451,11 @@ Deno.test("provider main: flags parse, bad flags are rejected", () => {
     port: 8788,
     hostname: "127.0.0.1",
     latencyMs: 0,
+    chunkMs: 20,
     help: false,
   });
+  assert.equal(parseProviderArgs(["--chunk-ms", "0"]).chunkMs, 0);
+  assert.throws(() => parseProviderArgs(["--chunk-ms", "-1"]), /--chunk-ms must be/);
   assert.equal(parseProviderArgs(["--port=9001", "--latency-ms", "5"]).latencyMs, 5);
   assert.equal(parseProviderArgs(["--port=9001"]).port, 9001);
   assert.throws(() => parseProviderArgs(["--bogus"]), /unknown argument/);

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { PermanentToolError } from "../harness/errors.ts";
 import { defineTool, type Tool } from "../harness/tool.ts";
 import type { Workspace } from "./workspace.ts";
+import { cutText } from "../harness/text.ts";
 
 /** Arguments of `read_file`. */
 export interface ReadFileArgs {
@@ -72,7 +73,7 @@ export function readFileTool(ws: Workspace, options: ReadFileOptions = {}): Tool
         if (eof && text.length <= maxChars) return text;
         const total = info.size > 0 ? ` (${info.size} bytes in all)` : "";
         return `${
-          text.slice(0, maxChars)
+          cutText(text, maxChars)
         }\n\n[truncated: this is only the first ${maxChars} characters of ${path}${total}]`;
       } catch (e) {
         throw explain(e, path);

@@ -6,7 +6,7 @@
  * deno.json for them.
  *
  * The scripts are ES modules, each served under its own name: the page loads
- * `inspector.js` (`<script type="module">`), which imports the others by
+ * `main.js` (`<script type="module">`), which imports the others by
  * relative URL. The stylesheets are joined, in this order, into the one
  * `inspector.css` the page links.
  *
@@ -16,9 +16,10 @@ import ACTIVITY_JS from "./static/activity.js" with { type: "text" };
 import API_JS from "./static/api.js" with { type: "text" };
 import CONTROLS_JS from "./static/controls.js" with { type: "text" };
 import EVENTS_JS from "./static/events.js" with { type: "text" };
-import INSPECTOR_JS from "./static/inspector.js" with { type: "text" };
+import MAIN_JS from "./static/main.js" with { type: "text" };
 import RUN_PAGE_JS from "./static/run_page.js" with { type: "text" };
 import TREE_JS from "./static/tree.js" with { type: "text" };
+import TYPING_JS from "./static/typing.js" with { type: "text" };
 import WORDS_JS from "./static/words.js" with { type: "text" };
 import BASE_CSS from "./static/base.css" with { type: "text" };
 import RUNS_CSS from "./static/runs.css" with { type: "text" };
@@ -29,15 +30,16 @@ import TRANSCRIPT_CSS from "./static/transcript.css" with { type: "text" };
 
 const JS = "text/javascript; charset=utf-8";
 
-/** The page's script modules, by file name: `inspector.js` is the entry. */
+/** The page's script modules, by file name: `main.js` is the entry. */
 const SCRIPTS: Record<string, string> = {
   "activity.js": ACTIVITY_JS,
   "api.js": API_JS,
   "controls.js": CONTROLS_JS,
   "events.js": EVENTS_JS,
-  "inspector.js": INSPECTOR_JS,
+  "main.js": MAIN_JS,
   "run_page.js": RUN_PAGE_JS,
   "tree.js": TREE_JS,
+  "typing.js": TYPING_JS,
   "words.js": WORDS_JS,
 };
 

@@ -6,6 +6,7 @@
  */
 import type { ChatMessage } from "../../harness/messages.ts";
 import { type Html, html } from "./html.ts";
+import { cutText } from "../../harness/text.ts";
 
 /** The page's link to one run. */
 export function runHref(id: string): string {
@@ -43,7 +44,7 @@ export function time(iso: string): Html {
 /** `text` on one line, cut to `max` characters with an ellipsis. */
 export function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return flat.length > max ? `${cutText(flat, max - 1)}…` : flat;
 }
 
 /**

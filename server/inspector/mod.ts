@@ -3,7 +3,7 @@
  * summary, tree, controls and transcript, and whole pages; and the page's
  * script and stylesheet. Every value goes through `html` (Hono's escaping
  * tag), so nothing from a run is ever markup. The script (ES modules under
- * `static/`, `inspector.js` the entry) fetches these same fragments with the
+ * `static/`, `main.js` the entry) fetches these same fragments with the
  * bearer token and streams live events; without JavaScript the run list and
  * the transcript still read.
  *

@@ -34,7 +34,7 @@ export function renderPage(o: PageOptions): Html {
         <title>${o.title}</title>
         <link rel="icon" href="data:,">
         <link rel="stylesheet" href="/ui/static/inspector.css">
-        <script type="module" src="/ui/static/inspector.js"></script>
+        <script type="module" src="/ui/static/main.js"></script>
       </head>
       <body data-page="${o.page}" ${o.runId
         ? html`

@@ -241,7 +241,7 @@ function createRunCases(): Case[] {
     method: "POST",
     path: "/runs",
     body: typeof value === "string" ? value : body(value),
-    ...bad(field, status),
+    ...bad(field, status, status === 413 ? "payload_too_large" : "bad_request"),
   });
   const huge = "x".repeat(100_001);
   return [
@@ -255,13 +255,13 @@ function createRunCases(): Case[] {
     c("task an array", { task: ["x"] }, "task"),
     c("task an object", { task: { text: "x" } }, "task"),
     c("task blank", { task: " \n\t " }, "task"),
-    c("task of 100,001 characters", { task: huge }, "task"),
-    c("task of 1.5 MB (escaped)", `{"task":"${"\\u0041".repeat(250_000)}"}`, "task"),
+    c("task of 100,001 characters", { task: huge }, "task", 413),
+    c("task of 1.5 MB (escaped)", `{"task":"${"\\u0041".repeat(250_000)}"}`, "task", 413),
     c("last duplicate key wins (empty task)", '{"task":"x","task":""}', "task"),
     c("system a number", { task: "x", system: 5 }, "system"),
-    c("system of 100,001 characters", { task: "x", system: huge }, "system"),
+    c("system of 100,001 characters", { task: "x", system: huge }, "system", 413),
     c("model empty", { task: "x", model: "" }, "model"),
-    c("model too long", { task: "x", model: "m".repeat(201) }, "model"),
+    c("model too long", { task: "x", model: "m".repeat(201) }, "model", 413),
     c("model unknown", { task: "x", model: "gpt-nope" }, "model"),
     c("model a number", { task: "x", model: 4 }, "model"),
     c("scenario unknown", { task: "x", scenario: "no-such" }, "scenario"),
@@ -419,11 +419,12 @@ function controlCases(f: Fixture): Case[] {
   cases.push(...malformedBodies(reject.route, "POST", reject.path, { callId: CALL, reason: "n" }));
   cases.push(...malformedBodies(resume.route, "POST", resume.path, { limits: { maxTurns: 5 } }));
   cases.push(...malformedBodies(stop.route, "POST", stop.path, { reason: "enough" }));
-  const field = (base: typeof approve, what: string, v: unknown, name: string): Case => ({
+  // Over a size limit is 413 (the message says the limit), any other bad field 400.
+  const field = (base: typeof approve, what: string, v: unknown, name: string, big = false) => ({
     ...base,
     what,
     body: body(v),
-    ...bad(name),
+    ...(big ? bad(name, 413, "payload_too_large") : bad(name)),
   });
   cases.push(
     { ...approve, what: "empty body", body: "", ...bad("body") },
@@ -432,7 +433,7 @@ function controlCases(f: Fixture): Case[] {
     field(approve, "callId null", { callId: null }, "callId"),
     field(approve, "callId empty", { callId: "" }, "callId"),
     field(approve, "callId an array", { callId: [CALL] }, "callId"),
-    field(approve, "callId of 201 characters", { callId: "c".repeat(201) }, "callId"),
+    field(approve, "callId of 201 characters", { callId: "c".repeat(201) }, "callId", true),
     field(approve, "reason given to approve", { callId: CALL, reason: "x" }, "reason"),
     { ...reject, what: "no body", ...bad("body") },
     field(reject, "missing callId", { reason: "no" }, "callId"),
@@ -443,6 +444,7 @@ function controlCases(f: Fixture): Case[] {
       "reason of 10,001 characters",
       { callId: CALL, reason: "r".repeat(10_001) },
       "reason",
+      true,
     ),
     field(resume, "limits a string", { limits: "more" }, "limits"),
     field(resume, "maxTurns -1", { limits: { maxTurns: -1 } }, "limits.maxTurns"),
@@ -457,7 +459,7 @@ function controlCases(f: Fixture): Case[] {
     field(stop, "reason blank", { reason: "   " }, "reason"),
     field(stop, "reason a number", { reason: 5 }, "reason"),
     field(stop, "reason null", { reason: null }, "reason"),
-    field(stop, "reason of 1,001 characters", { reason: "s".repeat(1001) }, "reason"),
+    field(stop, "reason of 1,001 characters", { reason: "s".repeat(1001) }, "reason", true),
   );
   // Well-formed requests the run's state refuses (409), and unknown runs (404): nothing written.
   const state = { status: 409, code: "run_state" };

@@ -6,6 +6,7 @@ import { log } from "./activity.js";
 import { handleControls } from "./controls.js";
 import { poll, stream } from "./events.js";
 import { readServerRows, renderTools, source, sources, tools } from "./tree.js";
+import { renderTyping, typing } from "./typing.js";
 
 const MAX_STREAMS = 4;
 
@@ -56,12 +57,14 @@ export async function runPage(runId) {
       readServerRows();
       sources.forEach(function (s) {
         renderTools(s);
+        renderTyping(s, runId);
       });
     }
     if (d.messageCount !== last.count) {
       $("transcript").innerHTML = d.transcript;
       const count = $("message-count");
       if (count) count.textContent = "(" + d.messageCount + " messages)";
+      if (sources.has(runId)) renderTyping(sources.get(runId), runId);
     }
     last = { summary: d.summary, controls: d.controls, tree: d.tree, count: d.messageCount };
     running = d.nodes.some(function (n) {
@@ -82,6 +85,9 @@ export async function runPage(runId) {
   function onEvent(s, seq, ev) {
     if (!(seq > s.after)) return;
     s.after = seq;
+    // Streamed words are typed where they belong, not logged one by one.
+    typing(s, ev, runId);
+    if (ev.type === "text_delta") return;
     log(s, ev);
     tools(s, ev);
     if (ev.type !== "tool_progress" && ev.type !== "tool_start") scheduleRefresh();

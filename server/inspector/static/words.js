@@ -11,9 +11,14 @@ export function clock(iso) {
 export function secs(ms) {
   return ms >= 1000 ? (ms / 1000).toFixed(1) + " s" : Math.round(ms) + " ms";
 }
+// Never cut between the two halves of a surrogate pair (mirrors harness/text.ts).
+function cutChars(text, max) {
+  const code = text.charCodeAt(max - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
 function short(text, max) {
   text = String(text == null ? "" : text).replace(/\s+/g, " ").trim();
-  return text.length > max ? text.slice(0, max - 1) + "…" : text;
+  return text.length > max ? cutChars(text, max - 1) + "…" : text;
 }
 export function argsText(raw, max) {
   // {"question":"Why?"} reads as: question: Why?

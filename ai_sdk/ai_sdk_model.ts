@@ -1,0 +1,162 @@
+/**
+ * `aiSdkModel()`: any AI SDK language model (`@ai-sdk/anthropic`, `google`,
+ * `openai`, `mistral`, `openai-compatible`, …; specification v3 or v4) as a
+ * reins `Model`. Calls `doGenerate`; streaming (`doStream`) is left for when
+ * reins's `Model` has a streaming hook.
+ *
+ * @module
+ */
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import { toPrompt, toTools } from "./ai_sdk_prompt.ts";
+import { type GenerateResult, toReply } from "./ai_sdk_reply.ts";
+import {
+  type Model,
+  ModelError,
+  type ModelReply,
+  type ModelRequest,
+  type Prices,
+  sleep,
+} from "./reins.ts";
+
+/**
+ * An AI SDK language model, as the `@ai-sdk/*` providers make them
+ * (`LanguageModelV3` or `LanguageModelV4` of `@ai-sdk/provider`; the fields reins uses).
+ */
+export interface AiSdkLanguageModel {
+  /** `v3` or `v4`. */
+  readonly specificationVersion: string;
+  /** The provider's name, e.g. `anthropic.messages`. */
+  readonly provider: string;
+  /** The model's id, e.g. `claude-sonnet-4-5`. */
+  readonly modelId: string;
+  /** One non-streaming call. */
+  // deno-lint-ignore no-explicit-any
+  doGenerate(options: any): PromiseLike<unknown>;
+}
+
+/** Options of {@link aiSdkModel}. */
+export interface AiSdkModelOptions {
+  /** Prices of this model; a run uses them when its own options set none. */
+  prices?: Prices;
+  /** The name reins prices and records the model by. Default the model's `modelId`. */
+  name?: string;
+  /** Retries of a failure the provider marks retryable (429, 5xx, network). Default 2. */
+  maxRetries?: number;
+  /** Base of the exponential backoff, in ms. Default 250. */
+  retryBaseMs?: number;
+  /** Passed to every call: `temperature`, `providerOptions`, `headers`, … */
+  callOptions?: Record<string, unknown>;
+}
+
+/** A reins `Model` over an AI SDK language model. */
+export interface AiSdkModel extends Model {
+  /** The wrapped AI SDK model. */
+  readonly languageModel: AiSdkLanguageModel;
+  /** The prices given, if any. */
+  readonly prices?: Prices;
+}
+
+/** The fields of an AI SDK `APICallError` (or any provider error) reins reads. */
+interface ProviderError {
+  message?: string;
+  statusCode?: number;
+  isRetryable?: boolean;
+}
+
+function kindOf(status: number | undefined): ModelError["kind"] {
+  if (status === 401 || status === 403) return "auth";
+  if (status === 429) return "rate_limited";
+  if (status !== undefined && status >= 500) return "server";
+  if (status !== undefined) return "bad_request";
+  return "network";
+}
+
+/**
+ * Wraps an AI SDK language model as a reins `Model`: the transcript and tool
+ * definitions are translated to the AI SDK prompt, the reply's text and tool
+ * calls back to a chat-completions message, usage (with cache reads and
+ * writes) and the finish reason mapped, the run's signal passed as
+ * `abortSignal`. Retryable provider errors are retried; the rest throw
+ * `ModelError`.
+ *
+ * @example
+ * ```ts
+ * import { createAnthropic } from "@ai-sdk/anthropic";
+ * import { aiSdkModel } from "./ai_sdk_model.ts";
+ * import { newRun, run } from "../mod.ts";
+ * const anthropic = createAnthropic({ apiKey: Deno.env.get("ANTHROPIC_API_KEY") });
+ * const model = aiSdkModel(anthropic("claude-sonnet-4-5"), {
+ *   prices: { inputPerMillion: 3, outputPerMillion: 15, cachedInputPerMillion: 0.3 },
+ * });
+ * const done = await run(newRun("Say hello"), { model });
+ * console.log(done.output);
+ * ```
+ */
+export function aiSdkModel(
+  languageModel: AiSdkLanguageModel,
+  options: AiSdkModelOptions = {},
+): AiSdkModel {
+  if (!languageModel || typeof languageModel.doGenerate !== "function") {
+    throw new TypeError("aiSdkModel: expected an AI SDK language model (with doGenerate)");
+  }
+  const version = (languageModel as { specificationVersion?: string }).specificationVersion;
+  if (version !== "v3" && version !== "v4") {
+    throw new TypeError(
+      `aiSdkModel: specification ${JSON.stringify(version)} is not supported (v3 or v4)`,
+    );
+  }
+  const maxRetries = options.maxRetries ?? 2;
+  const baseMs = options.retryBaseMs ?? 250;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+    throw new RangeError(
+      `aiSdkModel: maxRetries must be a non-negative integer, got ${maxRetries}`,
+    );
+  }
+  const name = options.name ?? languageModel.modelId;
+  const label = `${languageModel.provider}/${languageModel.modelId}`;
+
+  async function generate(request: ModelRequest, signal: AbortSignal): Promise<GenerateResult> {
+    const call = {
+      ...options.callOptions,
+      prompt: toPrompt(request.messages),
+      ...(request.tools.length
+        ? { tools: toTools(request.tools), toolChoice: { type: "auto" as const } }
+        : {}),
+      ...(request.maxTokens !== undefined ? { maxOutputTokens: request.maxTokens } : {}),
+      abortSignal: signal,
+    };
+    // v3 and v4 call options agree on every field set here.
+    return await (languageModel as LanguageModelV4).doGenerate(call) as GenerateResult;
+  }
+
+  return {
+    name,
+    languageModel,
+    prices: options.prices,
+    async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply> {
+      signal.throwIfAborted();
+      for (let n = 1;; n++) {
+        let result: GenerateResult;
+        try {
+          result = await generate(request, signal);
+        } catch (e) {
+          if (signal.aborted) throw signal.reason;
+          if (e instanceof ModelError) throw e;
+          const err = (typeof e === "object" && e !== null ? e : {}) as ProviderError;
+          const message = err.message ?? String(e);
+          if (err.isRetryable === true && n <= maxRetries) {
+            await sleep(baseMs * 2 ** (n - 1) * (0.5 + Math.random() / 2), signal);
+            continue;
+          }
+          const attempts = `${n} attempt${n === 1 ? "" : "s"}`;
+          throw new ModelError(
+            kindOf(err.statusCode),
+            `${label} failed after ${attempts}: ${message}`,
+            err.statusCode,
+          );
+        }
+        return toReply(result, request, label);
+      }
+    },
+  };
+}

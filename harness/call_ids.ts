@@ -1,0 +1,99 @@
+/**
+ * Call ids are the provider's, not ours: providers reuse them across turns
+ * (`call_0` every turn) and some omit them. Inside a run every call gets an id
+ * unique within the run, which verdicts, intents, dedupe, idempotency keys and
+ * child run ids are keyed by; the provider's own id is kept for the wire.
+ *
+ * @module
+ */
+import type { ChatMessage, ToolCall } from "./messages.ts";
+
+/**
+ * The calls of a new reply with ids unique within the run: an id already used
+ * by an earlier call of the run is renamed and its original kept as `wireId`
+ * (what the provider sees again); a missing id, or one repeated inside the
+ * same reply, gets a new id that is also sent on the wire.
+ *
+ * @example
+ * ```ts
+ * import { runUniqueIds } from "./call_ids.ts";
+ * const earlier = [{ role: "assistant" as const, content: null, tool_calls: [
+ *   { id: "call_0", type: "function" as const, function: { name: "f", arguments: "{}" } },
+ * ] }];
+ * const [c] = runUniqueIds(earlier[0].tool_calls, earlier, 1);
+ * console.log(c.id, c.wireId); // call_0_t1_0 call_0
+ * ```
+ */
+export function runUniqueIds(
+  calls: readonly Partial<ToolCall>[],
+  transcript: readonly ChatMessage[],
+  turn: number,
+): ToolCall[] {
+  const used = new Set<string>();
+  for (const m of transcript) {
+    if (m.role !== "assistant") continue;
+    for (const c of m.tool_calls ?? []) {
+      used.add(c.id);
+      if (c.wireId) used.add(c.wireId);
+    }
+  }
+  const inReply = new Set<string>();
+  return calls.map((c, i) => {
+    const given = typeof c.id === "string" && c.id ? c.id : "";
+    let id = given || `call_${turn}_${i}`;
+    let wireId: string | undefined;
+    if (given && used.has(given) && !inReply.has(given)) wireId = given;
+    // A renamed id may itself be taken: rename until unique in the run.
+    for (let n = 0; used.has(id) || inReply.has(id); n++) {
+      id = `${given || "call"}_t${turn}_${i}${n ? `_${n}` : ""}`;
+    }
+    inReply.add(given);
+    inReply.add(id);
+    used.add(id);
+    return {
+      id,
+      ...(wireId !== undefined ? { wireId } : {}),
+      type: "function" as const,
+      function: {
+        name: String(c.function?.name ?? ""),
+        arguments: String(c.function?.arguments ?? ""),
+      },
+    };
+  });
+}
+
+/**
+ * The transcript as the provider must see it: each renamed call and its result
+ * under the provider's own id, and no reins-only fields.
+ *
+ * @example
+ * ```ts
+ * import { toWire } from "./call_ids.ts";
+ * const wire = toWire([
+ *   { role: "assistant", content: null, tool_calls: [
+ *     { id: "call_0_t1_0", wireId: "call_0", type: "function", function: { name: "f", arguments: "{}" } },
+ *   ] },
+ *   { role: "tool", tool_call_id: "call_0_t1_0", name: "f", content: "ok" },
+ * ]);
+ * console.log(wire[1]); // { role: "tool", tool_call_id: "call_0", name: "f", content: "ok" }
+ * ```
+ */
+export function toWire(messages: readonly ChatMessage[]): ChatMessage[] {
+  const wire = new Map<string, string>();
+  for (const m of messages) {
+    if (m.role !== "assistant") continue;
+    for (const c of m.tool_calls ?? []) if (c.wireId) wire.set(c.id, c.wireId);
+  }
+  if (wire.size === 0) return messages as ChatMessage[];
+  return messages.map((m): ChatMessage => {
+    if (m.role === "tool") {
+      const id = wire.get(m.tool_call_id);
+      return id === undefined ? m : { ...m, tool_call_id: id };
+    }
+    if (m.role !== "assistant" || !m.tool_calls) return m;
+    return {
+      ...m,
+      tool_calls: m.tool_calls.map(({ wireId, ...c }) => (wireId ? { ...c, id: wireId } : c)),
+    };
+  });
+}

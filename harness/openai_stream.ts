@@ -1,0 +1,192 @@
+/**
+ * Reading a streamed chat completion (`stream: true`): the server-sent events
+ * of `chat.completion.chunk`s, assembled into the body a non-streaming call
+ * would have returned, so one validator checks both. Text deltas go to
+ * `onText` as they arrive; tool calls are assembled from their deltas by index.
+ *
+ * @module
+ */
+import { ModelError } from "./errors.ts";
+import { cutText } from "./text.ts";
+
+/** Options of {@link readChatStream}. */
+export interface ChatStreamOptions {
+  /** Receives each piece of the reply's text as it arrives. */
+  onText?: (delta: string) => void;
+  /** Aborts the read at once (the body is cancelled). */
+  signal: AbortSignal;
+  /** Builds the error for a stream that breaks the protocol. */
+  bad: (what: string) => ModelError;
+}
+
+interface CallParts {
+  id?: string;
+  type?: string;
+  name?: string;
+  args: string;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Rejects with the signal's reason as soon as it aborts. */
+function raced<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** Assembles chunks into a `chat.completion`-shaped body. */
+class Assembler {
+  content: string | null = null;
+  calls = new Map<number, CallParts>();
+  finish: unknown = undefined;
+  usage: unknown = undefined;
+  model: unknown = undefined;
+  constructor(private options: ChatStreamOptions) {}
+
+  add(chunk: unknown): void {
+    const { bad, onText } = this.options;
+    if (!isObject(chunk)) throw bad("a stream chunk is not a JSON object");
+    if (chunk.error !== undefined && chunk.error !== null) {
+      const e = chunk.error;
+      const message = isObject(e) && typeof e.message === "string" ? e.message : JSON.stringify(e);
+      throw new ModelError("server", `The stream reported an error: ${cutText(message, 200)}`);
+    }
+    if (typeof chunk.model === "string") this.model = chunk.model;
+    if (chunk.usage !== undefined && chunk.usage !== null) this.usage = chunk.usage;
+    if (chunk.choices === undefined || chunk.choices === null) return;
+    if (!Array.isArray(chunk.choices)) throw bad("a stream chunk's choices is not an array");
+    const choice = chunk.choices.find((c) => isObject(c) && (c.index ?? 0) === 0);
+    if (!isObject(choice)) return;
+    if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
+      this.finish = choice.finish_reason;
+    }
+    const delta = choice.delta;
+    if (delta === undefined || delta === null) return;
+    if (!isObject(delta)) throw bad("a stream chunk's delta is not an object");
+    if (delta.content !== undefined && delta.content !== null) {
+      if (typeof delta.content !== "string") throw bad("a stream delta's content is not a string");
+      this.content = (this.content ?? "") + delta.content;
+      if (delta.content && onText) {
+        try {
+          onText(delta.content);
+        } catch { /* a watcher's failure is not the call's */ }
+      }
+    }
+    if (delta.tool_calls !== undefined && delta.tool_calls !== null) {
+      if (!Array.isArray(delta.tool_calls)) {
+        throw bad("a stream delta's tool_calls is not an array");
+      }
+      for (const t of delta.tool_calls) this.#addCall(t);
+    }
+  }
+
+  #addCall(t: unknown): void {
+    const { bad } = this.options;
+    if (!isObject(t)) throw bad("a streamed tool call is not an object");
+    const index = typeof t.index === "number" ? t.index : this.calls.size;
+    const parts = this.calls.get(index) ?? { args: "" };
+    if (typeof t.id === "string" && t.id) parts.id = t.id;
+    if (typeof t.type === "string") parts.type = t.type;
+    const f = t.function;
+    if (isObject(f)) {
+      if (typeof f.name === "string" && f.name) parts.name = (parts.name ?? "") + f.name;
+      if (typeof f.arguments === "string") parts.args += f.arguments;
+      else if (f.arguments !== undefined && f.arguments !== null) {
+        throw bad("a streamed tool call's arguments is not a string");
+      }
+    }
+    this.calls.set(index, parts);
+  }
+
+  body(): Record<string, unknown> {
+    const message: Record<string, unknown> = { role: "assistant", content: this.content };
+    if (this.calls.size) {
+      message.tool_calls = [...this.calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => ({
+        id: c.id,
+        type: c.type ?? "function",
+        function: { name: c.name, arguments: c.args },
+      }));
+    }
+    const body: Record<string, unknown> = {
+      choices: [{ index: 0, message, finish_reason: this.finish ?? null }],
+    };
+    if (this.usage !== undefined) body.usage = this.usage;
+    if (this.model !== undefined) body.model = this.model;
+    return body;
+  }
+}
+
+/**
+ * Reads an SSE chat-completions stream to its end (`data: [DONE]` or the end
+ * of the body) and returns the equivalent non-streaming body. Throws what
+ * `options.bad` builds for a chunk that is not JSON, and rejects with the
+ * signal's reason when it aborts (the body is cancelled either way).
+ *
+ * @example
+ * ```ts
+ * import { readChatStream } from "./openai_stream.ts";
+ * import { ModelError } from "./errors.ts";
+ * const sse = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n';
+ * const body = await readChatStream(new Blob([sse]).stream(), {
+ *   onText: (d) => console.log(d), // "hi"
+ *   signal: new AbortController().signal,
+ *   bad: (what) => new ModelError("malformed", what),
+ * });
+ * console.log(JSON.stringify(body.choices));
+ * ```
+ */
+export async function readChatStream(
+  stream: ReadableStream<Uint8Array>,
+  options: ChatStreamOptions,
+): Promise<Record<string, unknown>> {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  const out = new Assembler(options);
+  let buffer = "";
+  let data: string[] = [];
+  let done = false;
+  const dispatch = () => {
+    const text = data.join("\n");
+    data = [];
+    if (text.trim() === "[DONE]") return void (done = true);
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(text);
+    } catch {
+      throw options.bad(`a stream chunk is not JSON: ${JSON.stringify(cutText(text, 200))}`);
+    }
+    out.add(chunk);
+  };
+  const line = (l: string) => {
+    if (l === "") {
+      if (data.length) dispatch();
+    } else if (l.startsWith("data:")) data.push(l.slice(5).replace(/^ /, ""));
+    // Other fields (event:, id:, retry:) and comments (":") carry nothing we use.
+  };
+  try {
+    while (!done) {
+      const { value, done: ended } = await raced(reader.read(), options.signal);
+      if (ended) break;
+      buffer += value;
+      let nl;
+      while (!done && (nl = buffer.search(/\r\n|\r|\n/)) >= 0) {
+        if (nl === buffer.length - 1 && buffer[nl] === "\r") break; // may be half of "\r\n"
+        const eol = buffer[nl] === "\r" && buffer[nl + 1] === "\n" ? 2 : 1;
+        line(buffer.slice(0, nl));
+        buffer = buffer.slice(nl + eol);
+      }
+    }
+    if (!done) {
+      if (buffer) line(buffer);
+      if (data.length) dispatch();
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return out.body();
+}

@@ -1,0 +1,26 @@
+/**
+ * Runs in Deno KV: the store (a header plus one entry per message, every save
+ * one checked atomic), its leases, the stored trace, the stored Stop record,
+ * and `openKv` for a path or a KV Connect URL. Storage only; executing stored
+ * runs is `./runtime`.
+ *
+ * @example
+ * ```ts
+ * import { KvRunStore } from "./mod.ts";
+ * import { newRun } from "../mod.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const store = new KvRunStore(kv);
+ * const state = newRun("hello");
+ * await store.save(state);
+ * console.log((await store.load(state.runId)).messages[0].content); // hello
+ * kv.close();
+ * ```
+ *
+ * @module
+ */
+export * from "./kv_run_store.ts";
+export * from "./record_error.ts";
+export * from "./open_kv.ts";
+export * from "./stop_record.ts";
+export type { StoredEvent } from "./events.ts";
+export type { Lease } from "./leases.ts";

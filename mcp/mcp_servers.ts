@@ -1,0 +1,83 @@
+/**
+ * `mcpServers` (the `reins.jsonc` shape other MCP clients use): every named
+ * server's tools at once, each name prefixed with its server's (`fs__read_file`).
+ *
+ * @module
+ */
+import type { Tool } from "./reins.ts";
+import type { McpArgs } from "./json_schema_args.ts";
+import { type McpToolOptions, mcpTools, type McpToolSet } from "./mcp_tools.ts";
+
+/** One named server: a command (stdio) or a URL (Streamable HTTP), and per-tool overrides. */
+export interface McpServerEntry extends Omit<McpToolOptions, "name" | "prefix"> {
+  /** `stdio` or `http` (`streamable-http`); implied by `command` or `url`. */
+  type?: "stdio" | "http" | "streamable-http";
+  /** The program that starts the server, e.g. `npx`. */
+  command?: string;
+  /** Its arguments. */
+  args?: string[];
+  /** Environment variables for it. */
+  env?: Record<string, string>;
+  /** Its working directory. */
+  cwd?: string;
+  /** The server's MCP endpoint. */
+  url?: string;
+  /** Headers sent to it. */
+  headers?: Record<string, string>;
+}
+
+/** The tools of several servers, and the handle that closes them all. */
+export interface McpServerTools {
+  /** Every server's tools, named `<server>__<tool>`. */
+  readonly tools: Tool<McpArgs>[];
+  /** The open servers by name. */
+  readonly servers: Readonly<Record<string, McpToolSet>>;
+  /** Closes every server. */
+  close(): Promise<void>;
+  /** Same as `close`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Opens every server of an `mcpServers` map (in parallel) and gathers their
+ * tools, each named `<server>__<tool>`. If one server fails, the others are
+ * closed and the error names it.
+ *
+ * @example
+ * ```ts
+ * import { mcpServerTools } from "./mcp_servers.ts";
+ * await using mcp = await mcpServerTools({
+ *   fs: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "."] },
+ * });
+ * console.log(mcp.tools.map((t) => t.name)); // ["fs__read_file", …]
+ * ```
+ */
+export async function mcpServerTools(
+  servers: Readonly<Record<string, McpServerEntry>> = {},
+  defaults: { stderr?: "inherit" | "ignore" | "pipe" } = {},
+): Promise<McpServerTools> {
+  const entries = Object.entries(servers);
+  const settled = await Promise.allSettled(entries.map(([name, entry]) => {
+    const { type: _type, command, url, ...rest } = entry;
+    const options = { ...rest, name, prefix: `${name}__` };
+    return url !== undefined
+      ? mcpTools({ ...options, url, headers: entry.headers })
+      : mcpTools({ ...options, command: command!, stderr: defaults.stderr });
+  }));
+  const open: Record<string, McpToolSet> = {};
+  settled.forEach((s, i) => {
+    if (s.status === "fulfilled") open[entries[i][0]] = s.value;
+  });
+  const close = async () => void await Promise.all(Object.values(open).map((s) => s.close()));
+  const failed = settled.find((s) => s.status === "rejected");
+  if (failed) {
+    await close();
+    throw failed.reason;
+  }
+  return {
+    tools: Object.values(open).flatMap((s) => s.tools),
+    servers: open,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}

@@ -1,0 +1,7 @@
+/**
+ * The one place this folder imports reins's own contracts from, so moving
+ * them (the tool contract is bound for `harness/tool.ts`) touches one file.
+ *
+ * @module
+ */
+export type { SchemaIssue, Tool, ToolContext, ToolSchema } from "../harness/tool.ts";

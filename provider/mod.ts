@@ -1,0 +1,23 @@
+/**
+ * Testing: the scripted provider (an OpenAI-compatible endpoint whose reply is
+ * a pure function of the conversation, with faults on demand), the in-process
+ * scripted model, and the scenarios they play.
+ *
+ * @example
+ * ```ts
+ * import { scriptedModel } from "./mod.ts";
+ * import { createWorkspace, demoTools, newRun, run } from "../mod.ts";
+ * const ws = await createWorkspace();
+ * const done = await run(newRun("Which file mentions a timeout?"), {
+ *   model: scriptedModel("plan"),
+ *   tools: demoTools(ws),
+ * });
+ * console.log(done.status, done.turns); // completed 3
+ * await ws.remove();
+ * ```
+ *
+ * @module
+ */
+export * from "./scripted_provider.ts";
+export * from "./scripted_model.ts";
+export * from "./scenarios.ts";

@@ -1,0 +1,28 @@
+/**
+ * Executing stored runs: a run or a whole tree under its lease, checkpointed
+ * after every reply and tool result; one Stop for a tree from any process;
+ * continuing a tree after a verdict; the executor a server or worker uses.
+ *
+ * @example
+ * ```ts
+ * import { executeTree, requestStop } from "./mod.ts";
+ * import { KvRunStore } from "../kv/mod.ts";
+ * import { newRun } from "../mod.ts";
+ * import { scriptedModel } from "../provider/mod.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const store = new KvRunStore(kv);
+ * const state = newRun("hi", { model: "echo" });
+ * await store.save(state);
+ * const done = await executeTree(store, kv, state.runId, { model: scriptedModel("echo") });
+ * console.log(done.status, typeof requestStop); // completed function
+ * kv.close();
+ * ```
+ *
+ * @module
+ */
+export * from "./execute_run.ts";
+export * from "./execute_tree.ts";
+export * from "./stop_tree.ts";
+export * from "./continue_tree.ts";
+export * from "./executor.ts";
+export * from "./run_settings.ts";

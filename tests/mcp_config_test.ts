@@ -1,0 +1,135 @@
+// `mcpServers` in reins.jsonc: parsed strictly, opened together, offered to runs by the CLI.
+import assert from "node:assert/strict";
+import { parseConfig } from "../cli/config.ts";
+import { mcpServerTools } from "../mcp/mod.ts";
+import { newRun, run } from "../mod.ts";
+import {
+  call,
+  calls,
+  reportTools,
+  scriptModel,
+  serverCommand,
+  toolResults,
+} from "./mcp_helpers.ts";
+
+const root = new URL("../", import.meta.url).pathname;
+const FS = "@modelcontextprotocol/server-filesystem";
+
+Deno.test("mcpServers takes the shape other MCP clients use", () => {
+  const config = parseConfig(
+    `{ // comments allowed
+      "mcpServers": {
+        "fs": { "command": "npx", "args": ["-y", "${FS}", "."], "env": { "A": "1" } },
+        "web": { "type": "http", "url": "https://example.com/mcp", "headers": { "X-Key": "k" },
+                 "approve": ["send"] }
+      } }`,
+    "reins.jsonc",
+  );
+  assert.deepEqual(config.mcpServers, {
+    fs: { command: "npx", args: ["-y", FS, "."], env: { A: "1" } },
+    web: {
+      type: "http",
+      url: "https://example.com/mcp",
+      headers: { "X-Key": "k" },
+      approve: ["send"],
+    },
+  });
+});
+
+Deno.test("a bad mcpServers entry names the server and the field", () => {
+  const cases: [string, RegExp][] = [
+    ['{ "fs": {} }', /mcpServers\.fs: expected "command" \(a stdio server\) or "url"/],
+    ['{ "fs": { "command": "x", "url": "http://a" } }', /mcpServers\.fs: expected "command"/],
+    ['{ "fs": { "command": "x", "argz": [] } }', /mcpServers\.fs: unknown key "argz"/],
+    ['{ "fs": { "command": "x", "args": "a b" } }', /mcpServers\.fs\.args: expected an array/],
+    ['{ "web": { "url": "ftp://a" } }', /mcpServers\.web\.url: expected an http\(s\) URL/],
+    ['{ "a b": { "command": "x" } }', /mcpServers\["a b"\]: a server name is 1-32 of/],
+  ];
+  for (const [servers, expected] of cases) {
+    assert.throws(() => parseConfig(`{ "mcpServers": ${servers} }`, "reins.jsonc"), expected);
+  }
+});
+
+Deno.test("mcpServerTools offers every server's tools, prefixed with its name", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.writeTextFile(`${dir}/a.txt`, "A");
+    const { command, args, cwd } = serverCommand(FS, dir);
+    await using mcp = await mcpServerTools({
+      fs: { command, args, cwd, approve: ["list_directory"] },
+      everything: {
+        ...serverCommand("@modelcontextprotocol/server-everything", "stdio"),
+        only: ["echo"],
+      },
+    }, { stderr: "ignore" });
+    const names = mcp.tools.map((t) => t.name);
+    assert.ok(names.includes("fs__read_text_file"));
+    assert.ok(names.includes("everything__echo"));
+    assert.equal(names.filter((n) => n.startsWith("everything__")).length, 1);
+    assert.equal(mcp.tools.find((t) => t.name === "fs__list_directory")?.needsApproval, true);
+    const done = await run(newRun("Read"), {
+      model: scriptModel([
+        calls(
+          call("r", "fs__read_text_file", { path: `${dir}/a.txt` }),
+          call("e", "everything__echo", { message: "hi" }),
+        ),
+        reportTools,
+      ]),
+      tools: mcp.tools,
+    });
+    assert.deepEqual(toolResults(done.messages), { r: "A", e: "Echo: hi" });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("one server failing to start closes the others and names it", async () => {
+  await assert.rejects(
+    mcpServerTools({
+      everything: serverCommand("@modelcontextprotocol/server-everything", "stdio"),
+      broken: { command: "/nonexistent/server" },
+    }, { stderr: "ignore" }),
+    /Cannot connect to MCP server "broken"/,
+  );
+});
+
+Deno.test("deno task run starts the configured MCP servers and stops them after the run", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const { command, args } = serverCommand(FS, dir);
+    const config = (servers: unknown) => JSON.stringify({ workspace: dir, mcpServers: servers });
+    await Deno.writeTextFile(`${dir}/good.jsonc`, config({ fs: { command, args, cwd: root } }));
+    await Deno.writeTextFile(
+      `${dir}/bad.jsonc`,
+      config({ fs: { command: "/nonexistent/server" } }),
+    );
+    const cli = (file: string) =>
+      new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "-A",
+          "--unstable-kv",
+          `${root}cli/main.ts`,
+          "--config",
+          `${dir}/${file}`,
+          "--kv",
+          `${dir}/runs.sqlite`,
+          "--json",
+          "--scenario",
+          "echo",
+          "hello",
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+    const good = await cli("good.jsonc");
+    const td = new TextDecoder();
+    assert.equal(good.code, 0, td.decode(good.stderr));
+    assert.equal(JSON.parse(td.decode(good.stdout).trim().split("\n").at(-1)!).status, "completed");
+    const bad = await cli("bad.jsonc");
+    assert.notEqual(bad.code, 0);
+    assert.match(td.decode(bad.stderr), /Cannot connect to MCP server "fs"/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

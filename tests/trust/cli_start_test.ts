@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { KvRunStore } from "../../kv/kv_run_store.ts";
+
+const root = new URL("../../", import.meta.url).pathname;
+
+async function cli(args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", `${root}cli/main.ts`, ...args],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const td = new TextDecoder();
+  return { code: out.code, stdout: td.decode(out.stdout), stderr: td.decode(out.stderr) };
+}
+
+async function storedRuns(path: string) {
+  const kv = await Deno.openKv(path);
+  try {
+    return await new KvRunStore(kv).list();
+  } finally {
+    kv.close();
+  }
+}
+
+Deno.test("a run the CLI cannot start is never left running in KV (no ghost runs)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reins-ghost-" });
+  try {
+    const kvPath = `${dir}/runs.sqlite`;
+    const bad: [string, string[]][] = [
+      ["unknown scenario", ["--model", "no-such-scenario", "go"]],
+      ["missing workspace", ["--workspace", `${dir}/missing`, "go"]],
+      ["base url without model", ["--base-url", "http://127.0.0.1:9/v1", "go"]],
+    ];
+    for (const [what, args] of bad) {
+      const r = await cli(["--kv", kvPath, ...args]);
+      assert.notEqual(r.code, 0, `${what}: should fail`);
+      const runs = await storedRuns(kvPath);
+      const ghosts = runs.filter((s) => s.status === "running");
+      assert.deepEqual(ghosts.map((g) => g.runId), [], `${what}: a ghost run was left running`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a continuation the CLI cannot start does not mark the run running", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reins-ghost-" });
+  try {
+    const kvPath = `${dir}/runs.sqlite`;
+    const first = await cli([
+      "--kv",
+      kvPath,
+      "--workspace",
+      dir,
+      "--scenario",
+      "runaway",
+      "--max-turns",
+      "1",
+    ]);
+    assert.equal(first.code, 0, first.stderr);
+    const [run] = await storedRuns(kvPath);
+    assert.equal(run.status, "max_turns_exceeded");
+    const r = await cli([
+      "--kv",
+      kvPath,
+      "--resume",
+      run.runId,
+      "--max-turns",
+      "3",
+      "--model",
+      "no-such-scenario",
+    ]);
+    assert.notEqual(r.code, 0);
+    const [after] = await storedRuns(kvPath);
+    assert.equal(after.status, "max_turns_exceeded", "the run is as it was");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { newRun } from "../../harness/state.ts";
+import { run } from "../../harness/run.ts";
+import type { Model } from "../../harness/model.ts";
+import { memorySink } from "../../harness/trace.ts";
+import { computeCost } from "../../harness/cost.ts";
+import { checkLimits } from "../../harness/limits.ts";
+import { fixture } from "../helpers.ts";
+import { researchTool } from "../../subagents/research.ts";
+
+/** A model answering with the given usage. */
+function usageModel(usage: { prompt_tokens: number; completion_tokens: number }): Model {
+  return {
+    name: "usage",
+    complete: () =>
+      Promise.resolve({
+        message: { role: "assistant", content: "done" },
+        usage,
+        finishReason: "stop",
+      }),
+  };
+}
+
+const clean = (x: number) => Number(x.toFixed(9)) === x;
+
+Deno.test("prices must be finite and non-negative", async () => {
+  const state = newRun("hi");
+  const model = usageModel({ prompt_tokens: 1, completion_tokens: 1 });
+  for (const bad of [-1, NaN, Infinity]) {
+    await assert.rejects(
+      () => run(state, { model, prices: { inputPerMillion: bad, outputPerMillion: 1 } }),
+      RangeError,
+    );
+    await assert.rejects(
+      () =>
+        run(state, {
+          model,
+          prices: {
+            default: { inputPerMillion: 1, outputPerMillion: 1 },
+            models: { usage: { inputPerMillion: 1, outputPerMillion: bad } },
+          },
+        }),
+      RangeError,
+    );
+  }
+});
+
+Deno.test("a model reporting NaN or negative usage ends the run failed with a reason", async () => {
+  for (
+    const usage of [
+      { prompt_tokens: NaN, completion_tokens: 3 },
+      { prompt_tokens: 5, completion_tokens: -2 },
+      { prompt_tokens: Infinity, completion_tokens: 1 },
+    ]
+  ) {
+    const done = await run(newRun("hi"), {
+      model: usageModel(usage),
+      limits: { maxBudgetUsd: 0.01 },
+    });
+    assert.equal(done.status, "failed", JSON.stringify(usage));
+    assert.match(done.stopReason ?? "", /usage/);
+    assert.ok(Number.isFinite(done.costUsd));
+  }
+});
+
+Deno.test("an unbounded budget is refused up front with a clear error", () => {
+  assert.throws(() => checkLimits({ maxBudgetUsd: Infinity }), /finite/);
+  assert.throws(() => newRun("hi", { limits: { maxBudgetUsd: Infinity } }), RangeError);
+});
+
+Deno.test("money adds up without float drift: state, trace and tree figures", async () => {
+  assert.ok(clean(computeCost({ prompt_tokens: 1009, completion_tokens: 37 })));
+  await using f = await fixture("research");
+  const trace = memorySink();
+  const done = await run(newRun("Investigate."), {
+    model: f.model,
+    tools: [researchTool({ workspace: f.ws })],
+    trace: trace.sink,
+    prices: { inputPerMillion: 0.1, outputPerMillion: 0.7 },
+  });
+  assert.equal(done.status, "completed");
+  const figures: number[] = [done.costUsd, done.childCostUsd, ...Object.values(done.callSpend)];
+  for (const e of trace.events) {
+    for (const k of ["costUsd", "turnCostUsd"] as const) {
+      const v = (e as unknown as Record<string, unknown>)[k];
+      if (typeof v === "number") figures.push(v);
+    }
+  }
+  const dirty = figures.filter((x) => !clean(x));
+  assert.deepEqual(dirty, [], `figures with float drift: ${dirty.join(", ")}`);
+});
