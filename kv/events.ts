@@ -7,8 +7,8 @@
  * The events of a run whose saves go through the same `KvRunStore` ("held"
  * runs) are buffered and committed inside the next save's atomic, so a turn
  * costs one commit per save and a state never lands without the events that
- * led to it (the final save carries `run_stopped`). A `tool_progress` event
- * (the live signal of a long tool) flushes what is held at once.
+ * led to it (the final save carries `run_stopped`). A `tool_progress` or
+ * `text_delta` event (the live signals) flushes what is held at once.
  *
  * @module
  */
@@ -83,14 +83,17 @@ export class KvEventLog {
 
   /**
    * A `TraceSink` appending to this log. Events of held runs (see {@link hold})
-   * wait for the run's next save; a `tool_progress` event flushes them.
+   * wait for the run's next save; a `tool_progress` or `text_delta` event flushes them.
    */
   sink(): TraceSink {
     return (event) => {
       const held = typeof event?.runId === "string" ? this.#held.get(event.runId) : undefined;
       if (!held) return this.append(event);
       held.push(event);
-      if (event.type === "tool_progress") return this.flush(event.runId);
+      // The live signals (a long tool's progress, streamed text) go out at once.
+      if (event.type === "tool_progress" || event.type === "text_delta") {
+        return this.flush(event.runId);
+      }
       return undefined;
     };
   }
