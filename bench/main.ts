@@ -15,11 +15,14 @@ import { benchAbort } from "./abort_bench.ts";
 import { benchKv, type KvResult, type TurnPersist } from "./kv_bench.ts";
 import { benchStreaming, type StreamResult } from "./stream_bench.ts";
 import { bytes, dur, int, renderTable, type Row, verdict, x } from "./table.ts";
+import { benchFresh, type FreshResult } from "./fresh.ts";
+import { freshReport } from "./fresh_report.ts";
 
 const RUNAWAY_RUNS = 15;
 const PLAN_RUNS = 30;
 const ABORT_RUNS = 5;
 const KV_RUNS = 5;
+const FRESH_RUNS = 10;
 const STREAM_RUNS = 5;
 
 const started = performance.now();
@@ -38,7 +41,8 @@ try {
     progress(`KV bench failed: ${kv.message}`);
   }
   const streaming = await benchStreaming(tools, { runs: STREAM_RUNS });
-  lines = report(overhead, tokens, abort, kv, streaming);
+  const fresh = await benchFresh({ runs: FRESH_RUNS });
+  lines = report(overhead, tokens, abort, kv, streaming, fresh);
 } finally {
   await ws.remove();
 }
@@ -55,6 +59,7 @@ function report(
   a: Awaited<ReturnType<typeof benchAbort>>,
   kv: KvResult | Error,
   st: StreamResult,
+  fresh: FreshResult,
 ): string[] {
   const rr = o.runaway.reins.turns;
   const rb = o.runaway.bare.turns;
@@ -191,6 +196,11 @@ function report(
       win(rh, 91, 100) / win(rh, 1, 10),
       1.5,
     ),
+    verdict(
+      "issue 14: own time per turn, reins/bare (runaway 100)",
+      runawayOwn[0] / runawayOwn[1],
+      3,
+    ),
     verdict("reins/bare own time per turn, plan", planOwn[0] / planOwn[1], 1.3),
     verdict("reins/bare own time per turn, runaway 100", runawayOwn[0] / runawayOwn[1], 1.3),
     verdict("reins/bare time per turn, loop only", lo.reins / lo.bare, 1.3),
@@ -266,6 +276,13 @@ function report(
       );
       targets.push(verdict(`KV reins/bare own time per turn${tag}`, kOwn / runawayOwn[1], 1.3));
       targets.push(verdict(`KV reins/bare wall time per turn${tag}`, kWall / runawayWall[1], 1.3));
+      targets.push(
+        verdict(
+          `issue 14: KV on disk wall per turn / bare in memory${tag}`,
+          kWall / runawayWall[1],
+          3,
+        ),
+      );
     }
     rows.push(
       ["5", "floor: one bare checked 1 KB commit, same file", dur(kv.commitFloorMs)],
@@ -306,6 +323,9 @@ function report(
     verdict("first delta / whole reply (paced)", st.firstDeltaMs / st.wholeReplyMs, 0.2),
   );
 
+  const f = freshReport(fresh);
+  rows.push(...f.rows);
+  targets.push(...f.targets);
   const cpus = navigator.hardwareConcurrency;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   return [

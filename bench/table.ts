@@ -51,9 +51,16 @@ export function bytes(n: number): string {
   return Number.isFinite(n) ? `${int(n)} B` : "n/a";
 }
 
-/** `name = 1.07x (target <= 1.5x) OK` (a report, not an assertion). */
+/** `name = 1.07x (target <= 1.5x) PASS` (a report, not an assertion). */
 export function verdict(name: string, value: number, target: number): string {
   const shown = Number.isFinite(value) ? `${value.toFixed(2)}x` : "n/a";
-  const ok = Number.isFinite(value) ? (value <= target ? "OK" : "MISS") : "n/a";
+  const ok = Number.isFinite(value) ? (value <= target ? "PASS" : "MISS") : "n/a";
   return `${name} = ${shown} (target <= ${target}x) ${ok}`;
+}
+
+/** `name = 67.1 (target <= 90) PASS`: an absolute figure against its ceiling. */
+export function verdictAbove(name: string, value: number, ceiling: number): string {
+  const shown = Number.isFinite(value) ? value.toFixed(2) : "n/a";
+  const ok = Number.isFinite(value) ? (value <= ceiling ? "PASS" : "MISS") : "n/a";
+  return `${name} = ${shown} (target <= ${ceiling}) ${ok}`;
 }

@@ -7,10 +7,12 @@
  *
  * @module
  */
-import { countPromptTokens, countTokens } from "../harness/tokens.ts";
+import { countPromptTokens, countTokens, loadTokenizer } from "../harness/tokens.ts";
 import type { ChatMessage, ToolDefinition } from "../harness/messages.ts";
 import { FIXTURES } from "../tools/fixtures.ts";
 import { median, progress } from "./instrument.ts";
+
+await loadTokenizer(); // the counting functions need the encoder loaded
 
 /** What {@link benchTokens} measured. */
 export interface TokensResult {

@@ -11,7 +11,7 @@ import type { ModelError } from "./errors.ts";
 import type { RunState } from "./state.ts";
 import type { RunContext } from "./run_context.ts";
 import { computeCost, type Prices, pricesFor, roundUsd } from "./cost.ts";
-import { countMessageTokens, countPromptTokens } from "./tokens.ts";
+import { countMessageTokens, countPromptTokens, loadTokenizer, tokenizerLoaded } from "./tokens.ts";
 import { type CallPlan, planCall, withReservation } from "./budget_gate.ts";
 import { type Exit, exit } from "./exit.ts";
 import { textDeltas, textReset } from "./text_deltas.ts";
@@ -22,12 +22,14 @@ export type PromptCounter = (messages: readonly ChatMessage[]) => number;
 
 /**
  * Counts the prompt incrementally: the transcript only grows within a run, so
- * each turn encodes just the messages added since the last count.
+ * each turn encodes just the messages added since the last count. Nothing is
+ * counted (and no encoder built) until the first call.
  */
 export function promptCounter(definitions: readonly ToolDefinition[]): PromptCounter {
   let counted = 0;
-  let tokens = countPromptTokens([], definitions);
+  let tokens = -1;
   return (messages: readonly ChatMessage[]): number => {
+    if (tokens < 0) tokens = countPromptTokens([], definitions);
     for (; counted < messages.length; counted++) tokens += countMessageTokens(messages[counted]);
     return tokens;
   };
@@ -42,8 +44,13 @@ export async function modelTurn(
   const prices = pricesFor(ctx.options.prices ?? ctx.options.model.prices, ctx.options.model.name);
   const left = ctx.remainingUsd();
   const counted = { tokens: undefined as number | undefined };
+  // The gate counts the prompt locally only in hard mode or beside calls in flight:
+  // only then is the encoder loaded (re-checked after the await, planTurn is synchronous).
+  while (needsLocalCount(ctx) && !tokenizerLoaded()) await loadTokenizer();
   const plan = planTurn(ctx, prices, promptTokens, counted);
   if (plan.type === "refused") return exit.budget(plan.reason);
+  // Recorded before it is sent; usually the previous save already carried it.
+  if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
   const called = await callModel(ctx, definitions, plan);
   if ("status" in called) return called;
   learnPromptRatio(ctx.state, counted.tokens, called.reply.usage?.prompt_tokens);
@@ -57,6 +64,10 @@ export async function modelTurn(
   const message = await commitTurn(ctx, called.reply, called.ms, prices);
   return (await overspent(ctx, called.reply, plan.maxTokens, left, prices)) ??
     cutByHardBudget(ctx, called.reply, message);
+}
+
+function needsLocalCount(ctx: RunContext): boolean {
+  return ctx.options.budgetMode === "hard" || ctx.gate.inFlight > 0;
 }
 
 /** Margin on the learned prompt ratio (providers' counts vary a little between calls). */
@@ -173,6 +184,7 @@ async function commitTurn(
   state.turns += 1;
   state.usage.prompt_tokens += usage.prompt_tokens;
   state.usage.completion_tokens += usage.completion_tokens;
+  ctx.lastPromptTokens = usage.prompt_tokens;
   await ctx.spend(turnCost, null);
   state.messages.push(message);
   // Traced before it is committed: a crash between the two leaves a billed reply

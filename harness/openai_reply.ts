@@ -8,7 +8,7 @@
 import type { AssistantMessage, CallUsage, ToolCall } from "./messages.ts";
 import type { ModelReply, ModelRequest } from "./model.ts";
 import { ModelError } from "./errors.ts";
-import { countCompletionTokens, countPromptTokens } from "./tokens.ts";
+import { countCompletionTokens, countPromptTokens, loadTokenizer } from "./tokens.ts";
 import { cutText } from "./text.ts";
 
 /** A plain object (not null, not an array). */
@@ -28,24 +28,26 @@ export function parseReply(
   url: string,
   request: ModelRequest,
   redact: (text: string) => string,
-): ModelReply {
+): Promise<ModelReply> {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     const bad = malformed(url, redact);
-    throw bad(`body is not JSON: ${JSON.stringify(cutText(redact(text), 200))}`);
+    return Promise.reject(
+      bad(`body is not JSON: ${JSON.stringify(cutText(redact(text), 200))}`),
+    );
   }
   return parseBody(body, url, request, redact);
 }
 
 /** Validates a chat-completions reply body (parsed, or assembled from a stream). */
-export function parseBody(
+export async function parseBody(
   body: unknown,
   url: string,
   request: ModelRequest,
   redact: (text: string) => string,
-): ModelReply {
+): Promise<ModelReply> {
   const bad = malformed(url, redact);
   if (!isObject(body)) throw bad("body is not a JSON object");
   if (!Array.isArray(body.choices) || body.choices.length === 0) throw bad("no choices");
@@ -78,6 +80,7 @@ export function parseBody(
   }
   let usage: CallUsage;
   if (body.usage === undefined || body.usage === null) {
+    await loadTokenizer(); // only an endpoint that reports no usage makes us count
     usage = {
       prompt_tokens: countPromptTokens(request.messages, request.tools),
       completion_tokens: countCompletionTokens(message),

@@ -18,6 +18,7 @@ import { runToolCalls } from "./tool_step.ts";
 import { modelTurn, promptCounter } from "./model_turn.ts";
 import { newBudgetGate } from "./budget_gate.ts";
 import { childRunner } from "./child_run.ts";
+import { countUnfinishedCall, markModelCall } from "./unfinished_call.ts";
 
 /**
  * Runs (or continues) a run until it exits: `completed`, `failed`,
@@ -67,8 +68,11 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
       emitted = emitted.then(() => sink(event));
       return emitted;
     },
+    lastPromptTokens: null,
     save: async () => {
       if (!options.store) return;
+      // A save before a model call records it (see unfinished_call.ts).
+      markModelCall(state, ctx.lastPromptTokens);
       state.updatedAt = new Date().toISOString();
       await options.store.save(state);
     },
@@ -91,6 +95,8 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.status = "running";
   state.interruption = null;
   state.stopReason = null;
+  // A call a crash left unfinished may have been billed: count it (an estimate).
+  await countUnfinishedCall(ctx);
 
   const stop = await loop(ctx);
   state.status = stop.status;
@@ -98,7 +104,8 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.stopReason = stop.reason;
   if ("error" in stop && stop.error !== undefined) state.error = stop.error;
   state.updatedAt = new Date().toISOString();
-  await ctx.save();
+  // Emitted before the exit's save: a store that buffers the trace (KvRunStore)
+  // commits the final state and its `run_stopped` together.
   const last = ctx.emit({
     type: "run_stopped",
     runId: state.runId,
@@ -110,6 +117,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   });
   ended = true;
   await last;
+  await ctx.save();
   return state;
 }
 

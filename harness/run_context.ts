@@ -25,6 +25,8 @@ export interface RunContext {
    * (`callId` null) or work a tool call started (a child run), as it happens.
    */
   spend(usd: number, callId: string | null): Promise<void>;
+  /** Prompt tokens the provider reported for this run's last call (null: none in this process). */
+  lastPromptTokens: number | null;
   /** The `runChild` of call `callId`'s tool context. */
   runChild(callId: string): ToolContext["runChild"];
 }

@@ -37,6 +37,19 @@ export interface Rejection {
   reason: string;
 }
 
+/**
+ * A model call recorded before it is sent. After a crash the provider may
+ * have billed it: a resume counts its prompt as spent (`estimatedUsd`).
+ */
+export interface ModelCallMarker {
+  /** The turn the call would be (the run's turn count after it). */
+  turn: number;
+  /** ISO time it was recorded. */
+  since: string;
+  /** Prompt tokens the provider last reported for this run (null: none known here). */
+  promptTokens: number | null;
+}
+
 /** The current schema version of {@link RunState}. */
 export const RUN_SCHEMA_VERSION = 1;
 
@@ -88,6 +101,14 @@ export interface RunState {
   rejected: Rejection[];
   /** Write calls that started but have no result yet (the effect is uncertain after a crash). */
   inFlight: string[];
+  /**
+   * A model call that may be on the wire: committed before it is sent (in the
+   * save before it), cleared by the save of its reply. A run resumed with it
+   * set counts that call as spent, as an estimate (see {@link ModelCallMarker}).
+   */
+  modelCall: ModelCallMarker | null;
+  /** Part of `costUsd` that is estimated: calls a crash left unfinished (see `modelCall`). */
+  estimatedUsd: number;
   /**
    * Dedupe index: call signature (tool + canonical args) -> id of the call whose
    * successful result answers it. Filled only when `dedupe` is on.
@@ -157,6 +178,8 @@ export function newRun(task: string, options: NewRunOptions = {}): RunState {
     approved: [],
     rejected: [],
     inFlight: [],
+    modelCall: null,
+    estimatedUsd: 0,
     resultCache: {},
     output: null,
     error: null,

@@ -111,6 +111,26 @@ export interface RunStoppedEvent extends TraceBase {
 }
 
 /**
+ * A resume found a model call a crash left unfinished (recorded, never
+ * answered) and counted its prompt as spent: an estimate, since the provider
+ * may or may not have billed it.
+ */
+export interface SpendEstimatedEvent extends TraceBase {
+  /** Event kind. */
+  type: "spend_estimated";
+  /** The turn the unfinished call would have been. */
+  turn: number;
+  /** Prompt tokens counted for it. */
+  prompt_tokens: number;
+  /** Where they come from: the provider's last reported prompt, or a local count. */
+  basis: "last_reported_prompt" | "local_count";
+  /** USD added to the run's cost (and to `estimatedUsd`). */
+  usd: number;
+  /** The run's cost so far, the estimate included. */
+  costUsd: number;
+}
+
+/**
  * A piece of the model's reply text, as it streams. For watching only: the
  * committed reply (the transcript) is the record, and a reply re-asked after
  * a crash streams again. Stored traces may join several pieces into one.
@@ -149,6 +169,7 @@ export interface BudgetOverspentEvent extends TraceBase {
 /** Any trace event. */
 export type TraceEvent =
   | TurnEvent
+  | SpendEstimatedEvent
   | ToolStartEvent
   | ToolProgressEvent
   | ToolResultEvent

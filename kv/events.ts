@@ -4,6 +4,12 @@
  * keep emission order, and each claims its seq with an atomic check, so two
  * processes appending to one run never overwrite each other.
  *
+ * The events of a run whose saves go through the same `KvRunStore` ("held"
+ * runs) are buffered and committed inside the next save's atomic, so a turn
+ * costs one commit per save and a state never lands without the events that
+ * led to it (the final save carries `run_stopped`). A `tool_progress` or
+ * `text_delta` event (the live signals) flushes what is held at once.
+ *
  * @module
  */
 import type { TraceEvent, TraceSink } from "../harness/trace.ts";
@@ -23,6 +29,23 @@ export interface StoredEvent {
 
 /** Largest event value we write; longer strings in an event are shortened to fit. */
 const EVENT_BYTES = 60_000;
+/** Most held events one save carries (each costs a check; an atomic allows 100). */
+const MAX_HELD_PER_SAVE = 64;
+/** Most bytes of held events one save carries (an atomic allows 800 KiB). */
+const MAX_HELD_BYTES = 240_000;
+
+/** A held event, keyed, ready to be set in a save's atomic. */
+export interface EventWrite {
+  key: Deno.KvKey;
+  value: TraceEvent;
+  bytes: number;
+}
+
+/** What a save's commit reports back to {@link KvEventLog.withHeld}. */
+export type HeldCommit<T> =
+  | { ok: true; value: T }
+  /** Not committed; `seqTaken`: only an event key was taken (retry with fresh seqs). */
+  | { ok: false; seqTaken: boolean; value: T };
 
 /**
  * Appends and reads the trace events of runs in one KV.
@@ -41,6 +64,8 @@ export class KvEventLog {
   #kv: Deno.Kv;
   /** Per run: the promise of the next free seq (rejected after a failed write). */
   #next = new Map<string, Promise<number>>();
+  /** Runs whose events wait for their next save, and those events in order. */
+  #held = new Map<string, TraceEvent[]>();
 
   /** Wraps a KV handle (not closed by this class). */
   constructor(kv: Deno.Kv) {
@@ -53,27 +78,83 @@ export class KvEventLog {
     if (typeof id !== "string" || id === "") {
       return Promise.reject(new TypeError("trace event without a runId cannot be stored"));
     }
-    const value = fit(event);
-    const previous = this.#next.get(id) ?? Promise.resolve(-1);
-    const next = previous.catch(() => -1).then(async (known) => {
-      let seq = known < 0 ? await this.#lastSeq(id) + 1 : known;
+    return this.#step(id, (seq) => this.#appendAll(id, [event], seq)).then(() => undefined);
+  }
+
+  /**
+   * A `TraceSink` appending to this log. Events of held runs (see {@link hold})
+   * wait for the run's next save; a `tool_progress` or `text_delta` event flushes them.
+   */
+  sink(): TraceSink {
+    return (event) => {
+      const held = typeof event?.runId === "string" ? this.#held.get(event.runId) : undefined;
+      if (!held) return this.append(event);
+      held.push(event);
+      // The live signals (a long tool's progress, streamed text) go out at once.
+      if (event.type === "tool_progress" || event.type === "text_delta") {
+        return this.flush(event.runId);
+      }
+      return undefined;
+    };
+  }
+
+  /** From now on, the events of run `id` wait for its next save ({@link withHeld}). */
+  hold(id: string): void {
+    if (!this.#held.has(id)) this.#held.set(id, []);
+  }
+
+  /** Commits the held events of run `id` on their own (no-op when none). */
+  flush(id: string): Promise<void> {
+    if (!this.#held.get(id)?.length) return Promise.resolve();
+    return this.#step(id, (seq) => this.#appendAll(id, this.#take(id, Infinity), seq))
+      .then(() => undefined);
+  }
+
+  /**
+   * Runs `commit` in run `id`'s write order with its held events keyed from
+   * the next free seq, for `commit` to set in its own atomic (with a
+   * `versionstamp: null` check each). Events it did not commit are appended
+   * on their own, so a refused or lost save never loses the trace.
+   */
+  async withHeld<T>(
+    id: string,
+    extraBytes: number,
+    commit: (writes: EventWrite[]) => Promise<HeldCommit<T>>,
+  ): Promise<T> {
+    let value!: T;
+    await this.#step(id, async (first) => {
+      let seq = first;
+      // What one atomic cannot carry goes first, on its own.
+      const held = this.#held.get(id) ?? [];
+      let bytes = extraBytes, fits = 0;
+      for (; fits < held.length && fits < MAX_HELD_PER_SAVE; fits++) {
+        bytes += valueBytes(held[held.length - 1 - fits]) + 100;
+        if (bytes > MAX_HELD_BYTES) break;
+      }
+      if (held.length > fits) {
+        seq = await this.#appendAll(id, this.#take(id, held.length - fits), seq);
+      }
+      const events = this.#take(id, Infinity);
       for (;;) {
-        const key = eventKey(id, seq);
-        const op = this.#kv.atomic().check({ key, versionstamp: null }).set(key, value);
-        const res = await retryLocked(() => op.commit());
-        if (res.ok) return seq + 1;
-        seq = await this.#lastSeq(id) + 1; // another writer took it
+        const writes = events.map((e, i) => {
+          const v = fit(e);
+          return { key: eventKey(id, seq + i), value: v, bytes: valueBytes(v) + 100 };
+        });
+        let res: HeldCommit<T>;
+        try {
+          res = await commit(writes);
+        } catch (e) {
+          if (events.length) await this.#appendAll(id, events, seq).catch(() => {});
+          throw e;
+        }
+        value = res.value;
+        if (res.ok) return seq + events.length;
+        if (!res.seqTaken) return events.length ? await this.#appendAll(id, events, seq) : seq;
+        seq = await this.#lastSeq(id) + 1; // another writer took a seq: the save is retried
       }
     });
-    this.#next.set(id, next);
-    return next.then(() => undefined);
+    return value;
   }
-
-  /** A `TraceSink` appending to this log. */
-  sink(): TraceSink {
-    return (event) => this.append(event);
-  }
-
   /** The events of a run in order, optionally only those after `afterSeq`. */
   async read(id: string, options: { afterSeq?: number } = {}): Promise<StoredEvent[]> {
     const after = options.afterSeq ?? -1;
@@ -95,6 +176,45 @@ export class KvEventLog {
   /** Drops what this instance remembers of a run (after it is deleted). */
   forget(id: string): void {
     this.#next.delete(id);
+    this.#held.delete(id);
+  }
+
+  /** Chains `write` (given the next free seq, returning the next one after it) on run `id`. */
+  #step(id: string, write: (seq: number) => Promise<number>): Promise<number> {
+    const previous = this.#next.get(id) ?? Promise.resolve(-1);
+    const next = previous.catch(() => -1).then(async (known) =>
+      write(known < 0 ? await this.#lastSeq(id) + 1 : known)
+    );
+    this.#next.set(id, next);
+    return next;
+  }
+
+  /** Removes and returns the first `n` held events of run `id` (it stays held). */
+  #take(id: string, n: number): TraceEvent[] {
+    const held = this.#held.get(id);
+    return held ? held.splice(0, Math.min(n, held.length)) : [];
+  }
+
+  /** Commits `events` from `seq` on (one atomic per ≤ 64), re-reading the seq when taken. */
+  async #appendAll(id: string, events: readonly TraceEvent[], seq: number): Promise<number> {
+    for (let from = 0; from < events.length;) {
+      const part = events.slice(from, from + MAX_HELD_PER_SAVE);
+      const op = this.#kv.atomic();
+      let bytes = 0, n = 0;
+      for (const e of part) {
+        const value = fit(e);
+        bytes += valueBytes(value) + 100;
+        if (n > 0 && bytes > MAX_HELD_BYTES) break;
+        const key = eventKey(id, seq + n++);
+        op.check({ key, versionstamp: null }).set(key, value);
+      }
+      const res = await retryLocked(() => op.commit());
+      if (res.ok) {
+        seq += n;
+        from += n;
+      } else seq = await this.#lastSeq(id) + 1; // another writer took it
+    }
+    return seq;
   }
 
   async #lastSeq(id: string): Promise<number> {

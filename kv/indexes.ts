@@ -21,6 +21,7 @@ export type RunSummary =
     | "toolRuns"
     | "costUsd"
     | "childCostUsd"
+    | "estimatedUsd"
     | "usage"
     | "parentId"
     | "rootId"
@@ -106,6 +107,7 @@ export function summaryOf(h: StoredHeader): RunSummary {
     resultCache: _c,
     overflow: _o,
     callSpend: _s,
+    modelCall: _m,
     ...rest
   } = h;
   const { $schemaVersion: _v, limits: _l, parentCallId: _p, ...summary } = rest;

@@ -13,19 +13,11 @@ import type { ChatMessage } from "../harness/messages.ts";
 import type { TraceSink } from "../harness/trace.ts";
 import { RunConflictError, RunNotFoundError } from "../harness/errors.ts";
 import { RecordError } from "./record_error.ts";
-import {
-  headerChunkPrefix,
-  type IndexFields,
-  indexKeys,
-  messageKey,
-  messagePrefix,
-  runKey,
-  runSettingsKey,
-  stagingKey,
-} from "./keys.ts";
-import { fromHeader, parseHeader, parseMessage, type StoredHeader, toHeader } from "./record.ts";
-import { headerWrites, joinHeader, overCeiling, overflowParts } from "./header_chunks.ts";
-import { decodeMessage, encodeMessage, planBatches, type Write, write } from "./chunks.ts";
+import { headerChunkPrefix, messagePrefix, runKey, runSettingsKey, stagingKey } from "./keys.ts";
+import { fromHeader, parseHeader, type StoredHeader } from "./record.ts";
+import { type Known, planSave } from "./save_plan.ts";
+import { joinHeader, overflowParts } from "./header_chunks.ts";
+import { decodeMessage, planBatches } from "./chunks.ts";
 import { KvEventLog, type StoredEvent } from "./events.ts";
 import { retryLocked } from "./retry.ts";
 import {
@@ -61,16 +53,7 @@ export interface KvRunStoreOptions {
   holder?: LeaseHolderInfo;
 }
 
-interface Known {
-  versionstamp: string;
-  count: number;
-  index: IndexFields;
-}
-
 const DELETE_BATCH = 500;
-/** Longest run id: two of them go into a `runs_by_parent` key, and KV keys hold 2,048 bytes. */
-const MAX_ID_BYTES = 512;
-const encoder = new TextEncoder();
 
 /**
  * A `RunStore` over a `Deno.Kv` you open and close.
@@ -123,79 +106,50 @@ export class KvRunStore implements RunStore {
     if (typeof id !== "string" || id === "") {
       throw new TypeError("save(state): state.runId missing");
     }
-    for (const [what, value] of [["runId", id], ["parentId", state.parentId ?? ""]]) {
-      if (encoder.encode(value).byteLength > MAX_ID_BYTES) {
-        throw new TypeError(
-          `save: ${what} is longer than ${MAX_ID_BYTES} bytes (KV keys hold 2,048)`,
-        );
-      }
-    }
     const known = this.#known.get(id);
-    const start = known?.count ?? 0;
-    if (start > state.messages.length) {
-      throw new Error(
-        `save("${id}"): ${start} messages are stored but the state has ${state.messages.length}; ` +
-          `messages are append-only`,
-      );
-    }
-    const full = checked(id, () => parseHeader(id, toHeader(state)));
-    // Over the ceiling: stored failed, long texts cut, and the save throws (below).
-    const cut = overCeiling(full);
-    const header = cut ?? full;
-    const writes: Write[] = [];
-    for (let seq = start; seq < state.messages.length; seq++) {
-      const message = checked(id, () => parseMessage(id, seq, state.messages[seq]));
-      encodeMessage(message).forEach((c, part) => writes.push(write(messageKey(id, seq, part), c)));
-    }
-    const index: IndexFields = {
-      runId: id,
-      status: header.status,
-      createdAtMs: Date.parse(header.createdAt),
-      parentId: header.parentId,
-    };
-    const oldKeys = known ? indexKeys(known.index) : [];
-    const newKeys = indexKeys(index);
-    const has = (keys: Deno.KvKey[], k: Deno.KvKey) =>
-      keys.some((o) => JSON.stringify(o) === JSON.stringify(k));
-    const final = [
-      ...headerWrites(runKey(id), header),
-      ...newKeys.filter((k) => !has(oldKeys, k)).map((k) => write(k, id)),
-    ];
-    const drops = oldKeys.filter((k) => !has(newKeys, k));
-    const reserve = final.reduce((n, w) => n + w.bytes, 0) + drops.length * 100 + 200;
-    const batches = planBatches(writes, {
-      bytes: reserve,
-      mutations: final.length + drops.length + 1,
-    });
+    const { cut, writes, final, drops, reserve, index } = planSave(state, known);
     const check = { key: runKey(id), versionstamp: known?.versionstamp ?? null };
-    const conflict = () =>
-      new RunConflictError(id, known ? undefined : "a run with this id already exists");
-
-    // Large turns: earlier atomics stage chunks past the stored messageCount
-    // (ignored on load if the final commit fails), holding the staging key so
-    // two such saves cannot interleave.
-    let staging: { key: Deno.KvKey; versionstamp: string | null } | null = null;
-    let bytes = 0;
-    for (const batch of batches.slice(0, -1)) {
-      staging ??= await this.#kv.get(stagingKey(id), { consistency: "strong" });
-      const op = this.#kv.atomic().check(check, staging);
-      for (const w of batch) op.set(w.key, w.value);
-      const res = await commit(id, op.set(stagingKey(id), { owner: this.owner, at: Date.now() }));
-      if (!res.ok) throw conflict();
-      staging = { key: stagingKey(id), versionstamp: res.versionstamp };
-      bytes += batch.reduce((n, w) => n + w.bytes, 0);
+    // The trace events emitted since the last save ride in this save's last atomic.
+    const held = this.#events.withHeld(id, reserve, async (events) => {
+      const batches = planBatches(writes, {
+        bytes: reserve + events.reduce((n, e) => n + e.bytes, 0),
+        mutations: final.length + drops.length + 1 + events.length,
+      });
+      // Large turns: earlier atomics stage chunks past the stored messageCount
+      // (ignored on load if the final commit fails), holding the staging key so
+      // two such saves cannot interleave.
+      let staging: { key: Deno.KvKey; versionstamp: string | null } | null = null;
+      let bytes = 0;
+      for (const batch of batches.slice(0, -1)) {
+        staging ??= await this.#kv.get(stagingKey(id), { consistency: "strong" });
+        const op = this.#kv.atomic().check(check, staging);
+        for (const w of batch) op.set(w.key, w.value);
+        const res = await commit(id, op.set(stagingKey(id), { owner: this.owner, at: Date.now() }));
+        if (!res.ok) return { ok: false, seqTaken: false, value: null };
+        staging = { key: stagingKey(id), versionstamp: res.versionstamp };
+        bytes += batch.reduce((n, w) => n + w.bytes, 0);
+      }
+      const op = this.#kv.atomic().check(check);
+      if (staging) op.check(staging).delete(stagingKey(id));
+      for (const w of [...batches[batches.length - 1], ...final, ...events]) {
+        op.set(w.key, w.value);
+        bytes += w.bytes;
+      }
+      for (const e of events) op.check({ key: e.key, versionstamp: null });
+      for (const k of drops) op.delete(k);
+      const res = await commit(id, op);
+      if (res.ok) return { ok: true, value: { versionstamp: res.versionstamp, bytes } };
+      // Refused: the run moved on (a conflict), or only an event seq was taken.
+      const now = await this.#kv.get(runKey(id), { consistency: "strong" });
+      return { ok: false, seqTaken: now.versionstamp === check.versionstamp, value: null };
+    });
+    const done = await held;
+    if (!done) {
+      throw new RunConflictError(id, known ? undefined : "a run with this id already exists");
     }
-    const op = this.#kv.atomic().check(check);
-    if (staging) op.check(staging).delete(stagingKey(id));
-    for (const w of [...batches[batches.length - 1], ...final]) {
-      op.set(w.key, w.value);
-      bytes += w.bytes;
-    }
-    for (const k of drops) op.delete(k);
-    const res = await commit(id, op);
-    if (!res.ok) throw conflict();
-    this.#known.set(id, { versionstamp: res.versionstamp, count: state.messages.length, index });
-    this.lastCommitBytes = bytes;
+    this.#known.set(id, { versionstamp: done.versionstamp, count: state.messages.length, index });
+    this.#events.hold(id);
+    this.lastCommitBytes = done.bytes;
     if (cut) throw new RangeError(`save("${id}"): ${cut.stopReason}; stored as failed`);
   }
 
@@ -303,10 +257,17 @@ export class KvRunStore implements RunStore {
 
   /**
    * A sink storing each event under its run (`["run", id, "event", seq]`);
-   * streamed text (`text_delta`) is joined into a few writes a second.
+   * streamed text (`text_delta`) is joined into a few writes a second. Events
+   * of a run this instance has saved wait for its next save and are committed
+   * in the same atomic (see kv/events.ts); {@link flushEvents} writes them earlier.
    */
   traceSink(): TraceSink {
     return coalesceDeltas(this.#events.sink());
+  }
+
+  /** Commits the events of run `id` still waiting for a save (after a run ended abnormally). */
+  flushEvents(id: string): Promise<void> {
+    return this.#events.flush(id);
   }
 
   /** Takes the run's lease (see `acquireLease` in leases.ts). */
@@ -383,16 +344,5 @@ async function commit(
       `save("${id}"): ${e.message}; one commit holds at most 800 KiB`,
       { cause: e },
     );
-  }
-}
-
-/** Validation of a state about to be saved: a bad state is the caller's error. */
-function checked<T>(id: string, parse: () => T): T {
-  try {
-    return parse();
-  } catch (e) {
-    if (!(e instanceof RecordError)) throw e;
-    const problem = e.message.slice(e.message.indexOf(`"${e.field}": `) + e.field.length + 4);
-    throw new TypeError(`save("${id}"): invalid state at "${e.field}": ${problem}`, { cause: e });
   }
 }

@@ -66,6 +66,13 @@ const headerSchema = z.strictObject({
   approved: z.array(id),
   rejected: z.array(z.strictObject({ callId: id, reason: z.string() })),
   inFlight: z.array(id),
+  // Absent from records written before calls were marked: none in flight, nothing estimated.
+  modelCall: z.strictObject({
+    turn: count,
+    since: z.iso.datetime(),
+    promptTokens: count.nullable(),
+  }).nullable().default(null),
+  estimatedUsd: usd.default(0),
   resultCache: z.record(z.string(), z.string()),
   callSpend: z.record(z.string(), usd),
   output: z.string().nullable(),

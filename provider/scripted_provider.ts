@@ -8,7 +8,12 @@
  */
 import { Hono } from "hono";
 import type { AssistantMessage } from "../harness/messages.ts";
-import { countCompletionTokens, countPromptTokens, truncateToTokens } from "../harness/tokens.ts";
+import {
+  countCompletionTokens,
+  countPromptTokens,
+  loadTokenizer,
+  truncateToTokens,
+} from "../harness/tokens.ts";
 import { type Scenario, scenarioInput, SCENARIOS } from "./scenarios.ts";
 import { TREE_SCENARIOS } from "./tree_scenarios.ts";
 import {
@@ -255,6 +260,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): S
     const fault = (header as Fault | null) ?? options.faults?.(info) ?? options.fault;
     if (fault) return faultResponse(fault, req, request.model);
 
+    await loadTokenizer(); // it reports real counts: built once per process, on first use
     const reply = scenario(input);
     const message: AssistantMessage = { role: "assistant", content: reply.content };
     if (reply.tool_calls?.length) {

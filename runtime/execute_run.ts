@@ -109,6 +109,8 @@ export async function executeRun(
     return settle ? await settle(done) : done;
   } finally {
     clearInterval(timer);
+    // A run that threw may leave events waiting for a save that never comes.
+    await store.flushEvents(id).catch(() => {});
     await renewing;
     active.delete(local);
     // Not releasing only delays the next executor by one lease time: never mask the run's result.

@@ -30,6 +30,9 @@ export const RunSummaryResponse = z.object({
   toolRuns: count,
   costUsd: usd.describe("This run's spend, its descendants' included"),
   childCostUsd: usd,
+  estimatedUsd: usd.describe(
+    "Of costUsd, the estimated prompts of model calls a crash left unanswered",
+  ),
   usage: z.object({ prompt_tokens: count, completion_tokens: count }),
   output: z.string().nullable(),
   error: z.string().nullable(),

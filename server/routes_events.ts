@@ -3,7 +3,10 @@
  * events first, in order, each with `id: <seq>`; then live ones, found by
  * reading the run's events after the last seq sent at a short interval
  * (`kv.watch` cannot watch a prefix). `Last-Event-ID` (or `?after=`) resumes
- * after that seq, so a reconnect has no gaps and no repeats.
+ * after that seq, so a reconnect has no gaps and no repeats. The stream of a
+ * run in a final status (completed, failed) ends once its stored events are
+ * sent, `run_stopped` or not (a record written before the final save carried
+ * its last event may lack it).
  *
  * @module
  */
@@ -12,6 +15,7 @@ import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { RunNotFoundError } from "../harness/errors.ts";
 import { sleep } from "../harness/sleep.ts";
+import { RESUMABLE_STATUSES } from "../harness/state.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import { EventsQuerySchema, parseInput } from "./schemas.ts";
 import { runIdParam } from "./views.ts";
@@ -24,6 +28,8 @@ import { runIdParam } from "./views.ts";
 export const KEEPALIVE_MS = 10_000;
 
 const LastEventIdSchema = z.coerce.number().pipe(z.int().min(-1));
+/** Between the status checks of a quiet stream, in polls. */
+const STATUS_EVERY_POLLS = 20;
 
 /**
  * Registers the events route on `app`.
@@ -103,18 +109,39 @@ export function eventStream(
     if (deps.closing?.aborted) end();
     try {
       let quietSince = Date.now();
+      // The status is read when a run_stopped was sent, on the first quiet poll,
+      // and every STATUS_EVERY_POLLS quiet polls after: a final run's stream ends.
+      let checkStatus = true;
+      let quietPolls = 0;
+      const send = async ({ seq, event }: { seq: number; event: { type: string } }) => {
+        // Deltas are named events: a client listening for plain messages sees
+        // the trace as before, one that asks for `text_delta` sees the text stream
+        // (`reset: true` in one: drop the turn's text so far, then append).
+        const named = event.type === "text_delta" ? { event: "text_delta" } : {};
+        await stream.writeSSE({ id: String(seq), ...named, data: JSON.stringify(event) });
+        after = seq;
+        quietSince = Date.now();
+      };
       while (!done.signal.aborted) {
-        for (const { seq, event } of await deps.store.events(id, { afterSeq: after })) {
+        const batch = await deps.store.events(id, { afterSeq: after });
+        for (const stored of batch) {
           if (done.signal.aborted) return;
-          // Deltas are named events: a client listening for plain messages sees
-          // the trace as before, one that asks for `text_delta` sees the text stream
-          // (`reset: true` in one: drop the turn's text so far, then append).
-          const named = event.type === "text_delta" ? { event: "text_delta" } : {};
-          await stream.writeSSE({ id: String(seq), ...named, data: JSON.stringify(event) });
-          after = seq;
-          quietSince = Date.now();
+          await send(stored);
+          if (stored.event.type === "run_stopped") checkStatus = true;
         }
         if (!follow) return;
+        if (batch.length === 0 && ++quietPolls % STATUS_EVERY_POLLS === 0) checkStatus = true;
+        if (checkStatus && (batch.length === 0 || batch.at(-1)?.event.type === "run_stopped")) {
+          checkStatus = false;
+          const status = (await deps.store.summary(id).catch(() => null))?.status;
+          if (status && !RESUMABLE_STATUSES.includes(status)) {
+            // Events committed with the final state are all stored: send any left, then end.
+            for (const stored of await deps.store.events(id, { afterSeq: after })) {
+              await send(stored);
+            }
+            return;
+          }
+        }
         if (Date.now() - quietSince >= KEEPALIVE_MS) {
           await stream.write(": keep-alive\n\n");
           quietSince = Date.now();

@@ -36,6 +36,7 @@ export function runView(state: RunState, lease: Lease | null): RunView {
     toolRuns: state.toolRuns,
     costUsd: state.costUsd,
     childCostUsd: state.childCostUsd,
+    estimatedUsd: state.estimatedUsd,
     usage: state.usage,
     output: state.output,
     error: state.error,

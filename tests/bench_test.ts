@@ -37,7 +37,7 @@ Deno.test("bench table and verdicts are reports, not assertions", () => {
   const lines = renderTable(["#", "measure", "value"], [{ section: "s" }, ["1", "a", "1.00x"]]);
   assert.equal(lines.length, 4);
   assert.match(lines[3], /^1 +a +1\.00x$/);
-  assert.equal(verdict("r", 1.07, 1.5), "r = 1.07x (target <= 1.5x) OK");
+  assert.equal(verdict("r", 1.07, 1.5), "r = 1.07x (target <= 1.5x) PASS");
   assert.equal(verdict("r", 2, 1.3), "r = 2.00x (target <= 1.3x) MISS");
   assert.equal(dur(0.0004), "0.4 µs");
   assert.equal(dur(0.085), "85 µs");

@@ -93,11 +93,15 @@ export async function allKeys(kv: Deno.Kv): Promise<Deno.KvKey[]> {
 }
 
 /**
- * A view of `kv` whose atomics add the size of every `set` to `bytes.n`,
+ * A view of `kv` whose atomics add the size of every `set` to `bytes.n`, and
+ * every commit (an atomic's, or a bare `set`/`delete`) to `commits.n`,
  * independently of what the store reports about itself.
  */
-export function countingKv(kv: Deno.Kv): { kv: Deno.Kv; bytes: { n: number } } {
+export function countingKv(
+  kv: Deno.Kv,
+): { kv: Deno.Kv; bytes: { n: number }; commits: { n: number } } {
   const bytes = { n: 0 };
+  const commits = { n: 0 };
   const view = new Proxy(kv, {
     get(target, prop) {
       if (prop === "atomic") {
@@ -109,6 +113,7 @@ export function countingKv(kv: Deno.Kv): { kv: Deno.Kv; bytes: { n: number } } {
               if (typeof f !== "function") return f;
               return (...args: unknown[]) => {
                 if (p === "set") bytes.n += keyBytes(args[0] as Deno.KvKey) + valueBytes(args[1]);
+                if (p === "commit") commits.n++;
                 const r = f.apply(t, args);
                 return r === t ? counted : r;
               };
@@ -118,8 +123,15 @@ export function countingKv(kv: Deno.Kv): { kv: Deno.Kv; bytes: { n: number } } {
         };
       }
       const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
+      if (typeof v !== "function") return v;
+      if (prop === "set" || prop === "delete") {
+        return (...args: unknown[]) => {
+          commits.n++;
+          return v.apply(target, args);
+        };
+      }
+      return v.bind(target);
     },
   });
-  return { kv: view, bytes };
+  return { kv: view, bytes, commits };
 }

@@ -3,9 +3,11 @@ import { createOpenAIModel } from "../harness/openai_model.ts";
 import { ConfigError, modelFromEnv } from "../cli/config.ts";
 import type { OpenAIModelOptions } from "../harness/openai_model.ts";
 import { ModelError } from "../harness/errors.ts";
-import { countCompletionTokens, countPromptTokens } from "../harness/tokens.ts";
+import { countCompletionTokens, countPromptTokens, loadTokenizer } from "../harness/tokens.ts";
 import type { ModelRequest } from "../harness/model.ts";
 import type { ToolDefinition } from "../harness/messages.ts";
+
+await loadTokenizer(); // the counting functions need the encoder loaded
 
 const BASE = "http://fake.test/v1";
 const URL_ = `${BASE}/chat/completions`;

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import type { AssistantMessage, ChatMessage, ToolDefinition } from "../harness/messages.ts";
 import { BUILT_IN_SCENARIOS } from "../provider/scripted_provider.ts";
-import { countCompletionTokens, countPromptTokens, countTokens } from "../harness/tokens.ts";
+import {
+  countCompletionTokens,
+  countPromptTokens,
+  countTokens,
+  loadTokenizer,
+} from "../harness/tokens.ts";
 import {
   createScriptedProvider,
   scriptedFetch,
@@ -17,6 +22,8 @@ import {
   TIMEOUT_ANSWER,
 } from "../provider/scenarios.ts";
 import { parseProviderArgs } from "../provider/main.ts";
+
+await loadTokenizer(); // the counting functions need the encoder loaded
 
 const URL_CHAT = "http://reins.test/v1/chat/completions";
 const TOOLS: ToolDefinition[] = [{

@@ -30,7 +30,7 @@ import { fileURLToPath } from "node:url";
 import { pending, type RunState } from "../../harness/state.ts";
 import { RunConflictError } from "../../harness/errors.ts";
 import type { TurnEvent } from "../../harness/trace.ts";
-import { countTokens } from "../../harness/tokens.ts";
+import { countTokens, loadTokenizer } from "../../harness/tokens.ts";
 import { type Effect, readEffects } from "../../tools/delete_file.ts";
 import { createWorkspace, type Workspace } from "../../tools/workspace.ts";
 import { openKv } from "../../kv/open_kv.ts";
@@ -44,6 +44,8 @@ import {
   type Probe,
   SOAK_SCENARIOS,
 } from "./soak_child.ts";
+
+await loadTokenizer(); // the counting functions need the encoder loaded
 
 const CHILD = fileURLToPath(new URL("./soak_child.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -725,11 +727,16 @@ async function checkRun(
   // A reply is traced before it is committed: a kill between the two leaves a
   // billed reply in the trace that the resume asked again (one of the requests
   // in flight at a kill); the last event of each committed turn is the one kept.
+  // A call a kill left recorded but unanswered is counted on resume as an estimate
+  // (a `spend_estimated` event, `estimatedUsd`): it is part of the run's own cost.
   let treeOwn = 0;
+  let treeEstimated = 0;
   let lostReplies = 0;
   for (const s of states.values()) {
     const byTurn = new Map<number, TurnEvent[]>();
+    let estimated = 0;
     for (const { event } of await store.events(s.runId)) {
+      if (event.type === "spend_estimated") estimated += event.usd;
       if (event.type !== "turn") continue;
       byTurn.set(event.turn, [...byTurn.get(event.turn) ?? [], event]);
     }
@@ -740,6 +747,11 @@ async function checkRun(
       else own += list.at(-1)!.turnCostUsd;
     }
     for (const [t, list] of byTurn) lostReplies += t > s.turns ? list.length : list.length - 1;
+    if (!near(estimated, s.estimatedUsd ?? 0)) {
+      fail(`run ${s.runId}: estimatedUsd ${s.estimatedUsd} != its spend_estimated ${estimated}`);
+    }
+    own += estimated;
+    treeEstimated += estimated;
     treeOwn += own;
     if (!near(own, s.costUsd - s.childCostUsd)) {
       fail(`run ${s.runId}: own cost ${s.costUsd - s.childCostUsd} != its turns' ${own}`);
@@ -764,12 +776,14 @@ async function checkRun(
   if (verdicts) {
     const b = await baselineOf(sh, scenarioName, verdicts);
     if (
-      b.status !== root.status || b.turns !== root.turns || !near(b.costUsd, root.costUsd) ||
+      b.status !== root.status || b.turns !== root.turns ||
+      !near(b.costUsd + treeEstimated, root.costUsd) ||
       b.output !== root.output
     ) {
       fail(
         `bill differs from an uncrashed run: ${root.status} ${root.turns} turns $${root.costUsd} ` +
-          `"${root.output}" vs ${b.status} ${b.turns} turns $${b.costUsd} "${b.output}"`,
+          `"${root.output}" vs ${b.status} ${b.turns} turns $${b.costUsd} "${b.output}" ` +
+          `(+ $${treeEstimated} estimated)`,
       );
     }
   }

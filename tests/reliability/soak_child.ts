@@ -18,7 +18,7 @@ import type { ChatMessage } from "../../harness/messages.ts";
 import type { Model } from "../../harness/model.ts";
 import type { AnyTool } from "../../harness/run_options.ts";
 import type { TraceEvent, TraceSink } from "../../harness/trace.ts";
-import { countTokens } from "../../harness/tokens.ts";
+import { countTokens, loadTokenizer } from "../../harness/tokens.ts";
 import { createOpenAIModel } from "../../harness/openai_model.ts";
 import { SCRIPTED_BASE_URL } from "../../provider/scripted_model.ts";
 import { scriptedFetch } from "../../provider/scripted_provider.ts";
@@ -33,6 +33,8 @@ import { executeTree } from "../../runtime/execute_tree.ts";
 import { researchTool } from "../../subagents/research.ts";
 import { CRASH_SCENARIOS, recordOnceTool } from "../fixtures/kv_crash_child.ts";
 import { sleep } from "../../harness/sleep.ts";
+
+await loadTokenizer(); // the counting functions need the encoder loaded
 
 /** What the driver knows of a soak scenario. */
 export interface SoakScenario {

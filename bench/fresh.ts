@@ -1,0 +1,156 @@
+/**
+ * The cold path: fresh `deno run` processes (bench/fresh_child.ts), each
+ * timed from spawn to exit by this process, with its peak RSS read by
+ * `/usr/bin/time -f %M` (when installed). The children talk to the scripted
+ * provider served on 127.0.0.1 from this process (it reports usage, so a
+ * soft-budget run needs no local token count). Modes run round-robin so the
+ * machine's drift hits all alike; figures are medians.
+ *
+ * Alone: `deno run -A bench/fresh.ts [runs]` prints just these figures.
+ *
+ * @module
+ */
+import { createScriptedProvider } from "../provider/scripted_provider.ts";
+import { median, progress } from "./instrument.ts";
+
+/** The fresh-process modes (see bench/fresh_child.ts). */
+export const FRESH_MODES = [
+  "empty",
+  "import-bare",
+  "import-mod",
+  "bare",
+  "reins",
+  "reins-kv",
+  "tok-js-tiktoken",
+  "tok-gpt-tokenizer",
+] as const;
+
+/** One mode of the fresh-process bench. */
+export type FreshMode = typeof FRESH_MODES[number];
+
+/** Medians of one mode. */
+export interface FreshFigures {
+  /** Spawn to exit, ms. */
+  wallMs: number;
+  /** Peak resident set, bytes (NaN without /usr/bin/time). */
+  rssBytes: number;
+  /** Process start to the end of its imports, ms (the child's own clock). */
+  importedMs: number;
+  /** KV commits the run made (reins-kv; NaN elsewhere), leases and creation included. */
+  commits: number;
+}
+
+/** What {@link benchFresh} measured. */
+export interface FreshResult {
+  modes: Record<FreshMode, FreshFigures>;
+  runs: number;
+  /** Whether RSS was measured. */
+  rssKnown: boolean;
+}
+
+const TIME = "/usr/bin/time";
+const CHILD = new URL("./fresh_child.ts", import.meta.url).pathname;
+
+async function hasTime(): Promise<boolean> {
+  try {
+    return (await Deno.stat(TIME)).isFile;
+  } catch {
+    return false;
+  }
+}
+
+async function spawnOnce(
+  mode: FreshMode,
+  baseUrl: string,
+  withTime: boolean,
+): Promise<FreshFigures> {
+  const rssFile = withTime ? await Deno.makeTempFile() : "";
+  const deno = [
+    Deno.execPath(),
+    "run",
+    "--frozen",
+    "--allow-read",
+    "--allow-write",
+    "--allow-env",
+    "--allow-net",
+    CHILD,
+    mode,
+    baseUrl,
+  ];
+  const [cmd, ...args] = withTime ? [TIME, "-f", "%M", "-o", rssFile, ...deno] : deno;
+  const t0 = performance.now();
+  const out = await new Deno.Command(cmd, { args, stdout: "piped", stderr: "piped" }).output();
+  const wallMs = performance.now() - t0;
+  const text = new TextDecoder().decode(out.stdout).trim();
+  if (!out.success) {
+    if (rssFile) await Deno.remove(rssFile);
+    const err = new TextDecoder().decode(out.stderr).trim().split("\n").slice(-3).join(" | ");
+    throw new Error(`fresh ${mode}: exit ${out.code}: ${err}`);
+  }
+  let rssBytes = NaN;
+  if (rssFile) {
+    rssBytes = Number((await Deno.readTextFile(rssFile)).trim().split("\n").at(-1)) * 1024;
+    await Deno.remove(rssFile);
+  }
+  const line = JSON.parse(text.split("\n").at(-1)!);
+  if ((mode === "bare" || mode === "reins" || mode === "reins-kv") && line.turns !== 3) {
+    throw new Error(`fresh ${mode}: expected plan to take 3 turns, got ${text}`);
+  }
+  return { wallMs, rssBytes, importedMs: line.importedMs, commits: line.commits ?? NaN };
+}
+
+/**
+ * Spawns every mode `runs` times (after one discarded warm-up round that
+ * fills the module cache) and returns the medians.
+ */
+export async function benchFresh(
+  options: { runs?: number; modes?: readonly FreshMode[] } = {},
+): Promise<FreshResult> {
+  const runs = options.runs ?? 10;
+  const modes = options.modes ?? FRESH_MODES;
+  const withTime = await hasTime();
+  const provider = createScriptedProvider({ latencyMs: 0 });
+  const ac = new AbortController();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
+    provider.fetch,
+  );
+  const baseUrl = `http://127.0.0.1:${server.addr.port}/v1`;
+  const samples = new Map<FreshMode, FreshFigures[]>(modes.map((m) => [m, []]));
+  try {
+    progress(`fresh processes: ${modes.length} modes x ${runs} runs (+1 warm-up round)`);
+    for (let i = -1; i < runs; i++) {
+      for (const mode of modes) {
+        const s = await spawnOnce(mode, baseUrl, withTime);
+        if (i >= 0) samples.get(mode)!.push(s);
+      }
+    }
+  } finally {
+    ac.abort();
+    await server.finished;
+  }
+  const out = {} as Record<FreshMode, FreshFigures>;
+  for (const [mode, list] of samples) {
+    out[mode] = {
+      wallMs: median(list.map((s) => s.wallMs)),
+      rssBytes: median(list.map((s) => s.rssBytes)),
+      importedMs: median(list.map((s) => s.importedMs)),
+      commits: median(list.map((s) => s.commits)),
+    };
+  }
+  return { modes: out, runs, rssKnown: withTime };
+}
+
+if (import.meta.main) {
+  const runs = Number(Deno.args[0] ?? 10);
+  const r = await benchFresh({ runs });
+  console.log(`fresh processes, median of ${r.runs} (rss ${r.rssKnown ? "measured" : "unknown"})`);
+  console.log("mode                 wall ms   imported ms   peak RSS MB");
+  for (const [mode, f] of Object.entries(r.modes)) {
+    console.log(
+      `${mode.padEnd(20)} ${f.wallMs.toFixed(1).padStart(7)}   ${
+        f.importedMs.toFixed(1).padStart(11)
+      }   ${(f.rssBytes / 1e6).toFixed(1).padStart(11)}`,
+    );
+  }
+}

@@ -1,0 +1,62 @@
+// How many KV commits a durable turn costs: a real KV whose commits are
+// counted by a wrapper, a run whose store and trace are the same KvRunStore.
+import assert from "node:assert/strict";
+import { newRun } from "../harness/state.ts";
+import { run } from "../harness/run.ts";
+import { KvRunStore } from "../kv/kv_run_store.ts";
+import { countingKv, listFiles, runawayModel, withKv } from "./kv_helpers.ts";
+
+Deno.test("a durable turn costs at most 2 KV commits, its trace events included", () =>
+  withKv(async (raw) => {
+    const { kv, commits } = countingKv(raw);
+    const store = new KvRunStore(kv);
+    const state = newRun("count the commits");
+    await store.save(state); // created first, as startRun and the server do
+    const before = commits.n;
+    const done = await run(state, {
+      model: runawayModel(),
+      tools: [listFiles],
+      limits: { maxTurns: 20, maxBudgetUsd: 1 },
+      store,
+      trace: store.traceSink(),
+    });
+    assert.equal(done.status, "max_turns_exceeded");
+    assert.equal(done.turns, 20);
+    const used = commits.n - before;
+    // Per turn: the reply's save (with its `turn` event) and the tool result's save
+    // (with `tool_start`, `tool_result` and the next call's marker); once per run()
+    // the save marking its first model call; then the exit's save (with `run_stopped`).
+    assert.ok(used <= 2 * done.turns + 2, `${used} commits for ${done.turns} turns`);
+    const events = await store.events(state.runId);
+    assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i));
+    assert.equal(events.filter((e) => e.event.type === "turn").length, 20);
+    assert.equal(events.filter((e) => e.event.type === "tool_result").length, 20);
+    assert.equal(events.at(-1)?.event.type, "run_stopped");
+  }));
+
+Deno.test("a progress event is committed while its tool still runs", () =>
+  withKv(async (kv) => {
+    const store = new KvRunStore(kv);
+    const state = newRun("watch the progress");
+    await store.save(state);
+    let seenDuringTool: string[] = [];
+    const slow = {
+      ...listFiles,
+      name: "list_files",
+      async run(args: unknown, ctx: Parameters<typeof listFiles.run>[1]) {
+        ctx.progress("half way", 0.5);
+        // Give the flush a moment, then look at what another reader sees.
+        await new Promise((r) => setTimeout(r, 50));
+        seenDuringTool = (await new KvRunStore(kv).events(state.runId)).map((e) => e.event.type);
+        return listFiles.run(args as never, ctx);
+      },
+    };
+    await run(state, {
+      model: runawayModel(),
+      tools: [slow],
+      limits: { maxTurns: 1, maxBudgetUsd: 1 },
+      store,
+      trace: store.traceSink(),
+    });
+    assert.deepEqual(seenDuringTool, ["turn", "tool_start", "tool_progress"]);
+  }));
