@@ -14,7 +14,7 @@
 import { parseArgs } from "node:util";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { defaultKvPath, isKvUrl, openKv } from "../kv/open_kv.ts";
-import { startWorker } from "../server/worker.ts";
+import { startWorker } from "../runtime/worker.ts";
 
 const USAGE = `deno task worker [--kv PATH_OR_URL] [--lease-ms N] [--sweep-ms N]
 

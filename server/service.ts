@@ -8,8 +8,9 @@
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
 import { createApp, type ReinsApp } from "./app.ts";
-import { startWorker, type Worker } from "./worker.ts";
-import { defaultMakeModel, type RunDefaults } from "./deps.ts";
+import { startWorker, type Worker } from "../runtime/worker.ts";
+import type { RunDefaults } from "./deps.ts";
+import { defaultMakeModel } from "../runtime/make_model.ts";
 import { loadConfig, type ReinsConfig } from "../runtime/config.ts";
 import { SCRIPTED_CHUNK_MS } from "../provider/scripted_provider.ts";
 

@@ -7,7 +7,7 @@ import { newRun, type RunState } from "../harness/state.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { EVICTION_REASON, SHUTDOWN_REASON } from "../runtime/executor.ts";
 import { requestStop } from "../runtime/stop_tree.ts";
-import { startWorker } from "../server/worker.ts";
+import { startWorker } from "../runtime/worker.ts";
 import { settled, type TestServer, waitFor, withServer } from "./server_helpers.ts";
 
 /** A run as an older version left it on shutdown: `interrupted/cancelled` with SHUTDOWN_REASON. */
