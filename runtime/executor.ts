@@ -9,6 +9,7 @@
  */
 import { join } from "node:path";
 import type { Model } from "../harness/model.ts";
+import type { AnyTool } from "../harness/run_options.ts";
 import type { RunState } from "../harness/state.ts";
 import type { TraceSink } from "../harness/trace.ts";
 import { RunConflictError, RunNotFoundError, RunStateError } from "../harness/errors.ts";
@@ -51,6 +52,8 @@ export interface ExecutorDeps {
   scan?: ScanArchiveOptions;
   /** Poll interval of the Stop record, in ms. */
   pollMs?: number;
+  /** More tools for every root run it executes (the process's MCP servers' tools). */
+  extraTools?: readonly AnyTool[];
 }
 
 async function storedSettings(store: KvRunStore, runId: string): Promise<RunSettings> {
@@ -162,6 +165,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       workspace,
       scan: deps.scan,
       signal: shutdown.signal,
+      extraTools: deps.extraTools,
     });
     // Evicted, not stopped by a person: the run (and each child the eviction
     // interrupted) is handed over, decided once, when its `run_stopped` is

@@ -9,6 +9,7 @@
  * @module
  */
 import type { Model } from "../harness/model.ts";
+import type { AnyTool } from "../harness/run_options.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
 import { createExecutor, type Executor, type ExecutorDeps } from "./executor.ts";
@@ -37,6 +38,11 @@ export interface WorkerDeps {
   pollMs?: number;
   /** Pause between the streamed chunks of scripted replies, in ms (default 0). */
   chunkMs?: number;
+  /**
+   * More tools for every root run this process executes, e.g. those of the
+   * MCP servers of `reins.jsonc` (opened once per process; default none).
+   */
+  extraTools?: readonly AnyTool[];
 }
 
 /** {@link WorkerDeps} with every default filled in: what the executor gets. */
@@ -55,6 +61,8 @@ export interface ResolvedWorkerDeps extends ExecutorDeps {
   pollMs: number;
   /** As in {@link WorkerDeps}. */
   chunkMs: number;
+  /** As in {@link WorkerDeps}. */
+  extraTools: readonly AnyTool[];
   /** A fresh store over the same KV (same owner and lease time): one per request or execution. */
   freshStore(): KvRunStore;
 }
@@ -86,6 +94,7 @@ export function resolveWorkerDeps(deps: WorkerDeps): ResolvedWorkerDeps {
     scan: deps.scan ?? {},
     pollMs: deps.pollMs ?? 100,
     chunkMs: deps.chunkMs ?? 0,
+    extraTools: deps.extraTools ?? [],
     freshStore: () => new KvRunStore(kv, { owner: store.owner, leaseMs: store.leaseMs }),
   };
 }
