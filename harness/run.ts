@@ -18,6 +18,7 @@ import { runToolCalls } from "./tool_step.ts";
 import { modelTurn, promptCounter } from "./model_turn.ts";
 import { newBudgetGate } from "./budget_gate.ts";
 import { childRunner } from "./child_run.ts";
+import { saveQueue } from "./save_queue.ts";
 
 /**
  * Runs (or continues) a run until it exits: `completed`, `failed`,
@@ -54,6 +55,11 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   // Set once `run_stopped` is emitted: a tool that ignored the Stop and still
   // reports progress must not add events after the run's last one.
   let ended = false;
+  // Every save of this run, in order: checkpoints, and children's spend as it happens.
+  const saves = saveQueue(() => {
+    state.updatedAt = new Date().toISOString();
+    return options.store ? options.store.save(state) : Promise.resolve();
+  });
   const ctx: RunContext = {
     state,
     options,
@@ -67,11 +73,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
       emitted = emitted.then(() => sink(event));
       return emitted;
     },
-    save: async () => {
-      if (!options.store) return;
-      state.updatedAt = new Date().toISOString();
-      await options.store.save(state);
-    },
+    save: () => options.store ? saves.checkpoint() : Promise.resolve(),
     remainingUsd: () => {
       const own = roundUsd(state.limits.maxBudgetUsd - state.costUsd);
       return Math.min(own, options.budgetLink?.remainingUsd() ?? Infinity);
@@ -81,6 +83,8 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
       if (callId !== null) {
         state.childCostUsd = addUsd(state.childCostUsd, usd);
         state.callSpend[callId] = addUsd(state.callSpend[callId] ?? 0, usd);
+        // Children spend between this run's checkpoints: the stored cost keeps up.
+        if (options.store) saves.spent();
       }
       await options.budgetLink?.spend(usd);
     },
@@ -98,7 +102,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.stopReason = stop.reason;
   if ("error" in stop && stop.error !== undefined) state.error = stop.error;
   state.updatedAt = new Date().toISOString();
-  await ctx.save();
+  if (options.store) await saves.close();
   const last = ctx.emit({
     type: "run_stopped",
     runId: state.runId,
