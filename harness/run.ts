@@ -6,7 +6,7 @@
  */
 import type { RunOptions } from "./run_options.ts";
 import { pending, RESUMABLE_STATUSES, type RunState } from "./state.ts";
-import { RunStateError } from "./errors.ts";
+import { RunStateError, RunTooLargeError } from "./errors.ts";
 import { checkLimits } from "./limits.ts";
 import { addUsd, checkPrices, roundUsd } from "./cost.ts";
 import { firstStop, isBudgetSpent, isStepCount } from "./stop_conditions.ts";
@@ -96,19 +96,28 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.interruption = null;
   state.stopReason = null;
 
-  const stop = await loop(ctx);
+  const stop = await loop(ctx).catch(tooLarge);
   state.status = stop.status;
   state.interruption = stop.interruption;
   state.stopReason = stop.reason;
   if ("error" in stop && stop.error !== undefined) state.error = stop.error;
   state.updatedAt = new Date().toISOString();
-  if (options.store) await saves.close();
+  if (options.store) {
+    // Over the store's ceiling the run is stored failed (texts cut): return what was stored.
+    const cut = await saves.close().then(() => null, tooLarge);
+    if (cut) {
+      state.status = cut.status;
+      state.interruption = null;
+      state.stopReason = cut.reason;
+      state.error ??= cut.reason;
+    }
+  }
   const last = ctx.emit({
     type: "run_stopped",
     runId: state.runId,
-    status: stop.status,
-    reason: stop.reason,
-    interruption: stop.interruption,
+    status: state.status,
+    reason: state.stopReason ?? stop.reason,
+    interruption: state.interruption,
     turns: state.turns,
     costUsd: state.costUsd,
   });
@@ -147,6 +156,12 @@ async function loop(ctx: RunContext): Promise<Exit> {
     const stopped = await modelTurn(ctx, definitions, prompt);
     if (stopped) return stopped;
   }
+}
+
+/** A save over the store's ceiling is the run's `failed` exit; anything else is rethrown. */
+function tooLarge(e: unknown): Exit {
+  if (e instanceof RunTooLargeError) return exit.failed(e.reason, e.reason);
+  throw e;
 }
 
 function ancestorsBroke(ctx: RunContext): Exit | null {

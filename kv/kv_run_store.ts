@@ -11,7 +11,7 @@ import type { RunStore } from "../harness/run_store.ts";
 import type { RunState } from "../harness/state.ts";
 import type { ChatMessage } from "../harness/messages.ts";
 import type { TraceSink } from "../harness/trace.ts";
-import { RunConflictError, RunNotFoundError } from "../harness/errors.ts";
+import { RunConflictError, RunNotFoundError, RunTooLargeError } from "../harness/errors.ts";
 import { RecordError } from "./record_error.ts";
 import {
   headerChunkPrefix,
@@ -123,7 +123,7 @@ export class KvRunStore implements RunStore {
       );
     }
     const full = checked(id, () => parseHeader(id, toHeader(state)));
-    // Over the ceiling: stored failed, long texts cut, and the save throws (below).
+    // Over the ceiling: stored failed, long texts cut, and the save throws RunTooLargeError (below).
     const cut = overCeiling(full);
     const header = cut ?? full;
     const writes: Write[] = [];
@@ -180,7 +180,7 @@ export class KvRunStore implements RunStore {
     if (!res.ok) throw conflict();
     this.#known.set(id, { versionstamp: res.versionstamp, count: state.messages.length, index });
     this.lastCommitBytes = bytes;
-    if (cut) throw new RangeError(`save("${id}"): ${cut.stopReason}; stored as failed`);
+    if (cut) throw new RunTooLargeError(id, cut.stopReason ?? "over the ceiling");
   }
 
   /** Loads and validates a run (`RunNotFoundError`, `RecordError`). */
