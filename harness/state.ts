@@ -37,7 +37,11 @@ export interface Rejection {
   reason: string;
 }
 
-/** The current schema version of {@link RunState}. */
+/**
+ * The current schema version of {@link RunState}. Still 1: the fields added
+ * since (`promptRatio`, a header's `overflow`, a tool call's `wireId`) are
+ * optional, so every record of schema 1 loads as before (tests/fixtures/record_v1.json).
+ */
 export const RUN_SCHEMA_VERSION = 1;
 
 /** The whole state of one run. Plain data: safe to `JSON.stringify` and store. */
