@@ -1,15 +1,17 @@
 /**
  * `aiSdkModel()`: any AI SDK language model (`@ai-sdk/anthropic`, `google`,
  * `openai`, `mistral`, `openai-compatible`, …; specification v3 or v4) as a
- * reins `Model`. Calls `doGenerate`; streaming (`doStream`) is left for when
- * reins's `Model` has a streaming hook.
+ * reins `Model`. Calls `doGenerate`, or `doStream` when the request watches
+ * the text (`onText`).
  *
  * @module
  */
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { toPrompt, toTools } from "./ai_sdk_prompt.ts";
 import { type GenerateResult, toReply } from "./ai_sdk_reply.ts";
+import { readAiSdkStream } from "./ai_sdk_stream.ts";
 import {
+  attemptText,
   type Model,
   ModelError,
   type ModelReply,
@@ -32,6 +34,9 @@ export interface AiSdkLanguageModel {
   /** One non-streaming call. */
   // deno-lint-ignore no-explicit-any
   doGenerate(options: any): PromiseLike<unknown>;
+  /** One streaming call (`{ stream }` of parts), used when the request has `onText`. */
+  // deno-lint-ignore no-explicit-any
+  doStream?(options: any): PromiseLike<{ stream: ReadableStream<unknown> }>;
 }
 
 /** Options of {@link aiSdkModel}. */
@@ -76,8 +81,10 @@ function kindOf(status: number | undefined): ModelError["kind"] {
  * definitions are translated to the AI SDK prompt, the reply's text and tool
  * calls back to a chat-completions message, usage (with cache reads and
  * writes) and the finish reason mapped, the run's signal passed as
- * `abortSignal`. Retryable provider errors are retried; the rest throw
- * `ModelError`.
+ * `abortSignal`. With the request's `onText` the call streams (`doStream`),
+ * text deltas passed on as they arrive and the reply assembled as
+ * `doGenerate`'s. Retryable provider errors are retried (a retry after shown
+ * text calls the request's `onReset`); the rest throw `ModelError`.
  *
  * @example
  * ```ts
@@ -115,7 +122,11 @@ export function aiSdkModel(
   const name = options.name ?? languageModel.modelId;
   const label = `${languageModel.provider}/${languageModel.modelId}`;
 
-  async function generate(request: ModelRequest, signal: AbortSignal): Promise<GenerateResult> {
+  async function generate(
+    request: ModelRequest,
+    signal: AbortSignal,
+    onText?: (delta: string) => void,
+  ): Promise<GenerateResult> {
     const call = {
       ...options.callOptions,
       prompt: toPrompt(request.messages),
@@ -126,7 +137,10 @@ export function aiSdkModel(
       abortSignal: signal,
     };
     // v3 and v4 call options agree on every field set here.
-    return await (languageModel as LanguageModelV4).doGenerate(call) as GenerateResult;
+    const model = languageModel as LanguageModelV4;
+    if (!onText) return await model.doGenerate(call) as GenerateResult;
+    const { stream } = await model.doStream(call);
+    return await readAiSdkStream(stream, signal, onText);
   }
 
   return {
@@ -135,10 +149,13 @@ export function aiSdkModel(
     prices: options.prices,
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply> {
       signal.throwIfAborted();
+      const streams = typeof languageModel.doStream === "function" && request.onText;
+      const text = attemptText(request);
       for (let n = 1;; n++) {
         let result: GenerateResult;
+        if (n > 1) text.retrying();
         try {
-          result = await generate(request, signal);
+          result = await generate(request, signal, streams ? text.onText : undefined);
         } catch (e) {
           if (signal.aborted) throw signal.reason;
           if (e instanceof ModelError) throw e;

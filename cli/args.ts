@@ -7,6 +7,10 @@
 import { parseArgs } from "node:util";
 import type { BudgetMode } from "../harness/run_options.ts";
 import { ReinsError } from "../harness/errors.ts";
+import { builtInScenarioNames, scenarioSpec } from "../provider/scenario_catalog.ts";
+import { EXIT_CODES_HELP } from "./exit_codes.ts";
+
+const DEFAULT_TASK = "Which file mentions a timeout?";
 
 /** A usage error: one line, exit code 2. */
 export class UsageError extends Error {
@@ -59,6 +63,19 @@ export interface RunFlags {
   config?: string;
   workspace?: string;
   latencyMs?: number;
+  /** `--wait`: longest wait for another process's lease, in seconds. */
+  waitSeconds?: number;
+}
+
+function wrap(text: string, indent: number, width: number): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && indent + line.length + 1 + word.length > width) (lines.push(line), line = word);
+    else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines.map((l) => " ".repeat(indent) + l).join("\n");
 }
 
 /** `--help` text. */
@@ -77,9 +94,15 @@ Continue a run (in this process):
   --reject ID CALL            reject it (the reason is written into the transcript)
   --reason TEXT               reason for --reject / --stop
   --stop ID                   stop the whole tree of run ID (from any process)
+  --wait SECONDS              how long --resume/--approve/--reject wait for another
+                              process's lease on the run (default: until it lapses,
+                              + 2 s); a holder on this machine whose process is gone
+                              (killed, crashed) is taken over at once
 
 Flags:
-  --scenario NAME             scripted provider scenario (default: plan when no --base-url)
+  --scenario NAME             scripted provider scenario (default: plan when no --base-url);
+                              without TASK, the scenario's own task. One of:
+${wrap(builtInScenarioNames().join(", "), 30, 100)}
   --base-url URL              OpenAI-compatible endpoint (env LLM_BASE_URL)
   --model NAME                model name (env LLM_MODEL); the API key is env LLM_API_KEY
   --max-turns N               turn cap (default 20)
@@ -94,7 +117,8 @@ Flags:
   --workspace DIR             folder the tools work in (default: a fresh copy of the demo files)
   --latency-ms N              scripted provider latency per request
   -h, --help                  this text
-`;
+
+${EXIT_CODES_HELP}`;
 
 function num(flag: string, v: string | undefined, integer: boolean): number | undefined {
   if (v === undefined) return undefined;
@@ -119,6 +143,44 @@ function oneOf<T extends string>(
   return v as T;
 }
 
+const VALUE_FLAGS = new Set([
+  "--scenario",
+  "--base-url",
+  "--model",
+  "--max-turns",
+  "--budget",
+  "--budget-mode",
+  "--tool-errors",
+  "--trace",
+  "--kv",
+  "--config",
+  "--workspace",
+  "--latency-ms",
+  "--wait",
+  "--resume",
+  "--approve",
+  "--reject",
+  "--stop",
+  "--reason",
+]);
+
+/**
+ * `--max-turns -3` as `--max-turns=-3`: node's parser calls a value that
+ * starts with "-" ambiguous; glued, it reaches the flag's own check and its
+ * clear message.
+ */
+function glueNegativeValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1];
+    if (VALUE_FLAGS.has(argv[i]) && next !== undefined && /^-\.?\d/.test(next)) {
+      out.push(`${argv[i]}=${next}`);
+      i++;
+    } else out.push(argv[i]);
+  }
+  return out;
+}
+
 /**
  * Parses the arguments of `deno task run`.
  *
@@ -132,7 +194,7 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
   let parsed;
   try {
     parsed = parseArgs({
-      args: [...argv],
+      args: glueNegativeValues(argv),
       allowPositionals: true,
       strict: true,
       options: {
@@ -151,6 +213,7 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
         config: { type: "string" },
         workspace: { type: "string" },
         "latency-ms": { type: "string" },
+        wait: { type: "string" },
         resume: { type: "string" },
         approve: { type: "string" },
         reject: { type: "string" },
@@ -178,6 +241,7 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
     config: v.config,
     workspace: v.workspace,
     latencyMs: num("latency-ms", v["latency-ms"], true),
+    waitSeconds: num("wait", v.wait, false),
   };
   const actions = (["resume", "approve", "reject", "stop"] as const).filter((k) =>
     v[k] !== undefined
@@ -208,10 +272,14 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
   } else if (pos.length) command = { kind: "new", task: pos.join(" ") };
   else if (argv.length === 0) command = { kind: "demo" };
   else if (v.scenario !== undefined) {
-    command = { kind: "new", task: "Which file mentions a timeout?" };
+    // Each scenario's own task (a tree scenario's root must not be asked a child's question).
+    command = { kind: "new", task: scenarioSpec(v.scenario)?.task ?? DEFAULT_TASK };
   } else throw new UsageError("missing TASK text (or --scenario NAME); see --help");
   if (v.reason !== undefined && command.kind !== "reject" && command.kind !== "stop") {
     throw new UsageError("--reason goes with --reject or --stop");
+  }
+  if (v.wait !== undefined && !["resume", "approve", "reject"].includes(command.kind)) {
+    throw new UsageError("--wait goes with --resume, --approve or --reject");
   }
   if (v.scenario !== undefined && v["base-url"] !== undefined) {
     throw new UsageError(

@@ -25,7 +25,9 @@ import { continueTree, type Verdict } from "../runtime/continue_tree.ts";
 import { executeTree } from "../runtime/execute_tree.ts";
 import { runOptionsFor } from "../runtime/run_settings.ts";
 import { requestStop } from "../runtime/stop_tree.ts";
+import { awaitLease } from "../runtime/await_lease.ts";
 import { runDemo } from "./demo.ts";
+import { exitCodeOf } from "./exit_codes.ts";
 import { mcpServerTools } from "../mcp/mod.ts";
 
 const env = (k: string) => Deno.env.get(k);
@@ -56,6 +58,11 @@ async function main(argv: string[]): Promise<number> {
   if (cmd.kind === "help") return (console.log(RUN_USAGE), 0);
   if (cmd.kind === "demo") return (await runDemo(), 0);
   const config = await loadConfig(flags.config);
+  // Before anything is stored: a wrong folder must not leave a run behind.
+  const explicitWs = flags.workspace ?? config.workspace;
+  if (explicitWs !== undefined) {
+    await requireFolder(flags.workspace ? "--workspace" : "workspace", explicitWs);
+  }
   await using kvHandle = await openKvDisposable(flags.kv);
   const kv = kvHandle.kv;
   const store = new KvRunStore(kv);
@@ -72,14 +79,29 @@ async function main(argv: string[]): Promise<number> {
   // checked before anything is saved: a run that cannot start is never stored
   // as `running` for another process to execute.
   const stored = cmd.kind === "new" ? null : await store.summary(cmd.runId);
+  if (stored) {
+    // A process killed mid-run leaves its lease behind: wait for it (or take it over).
+    await awaitLease(store, stored.rootId, {
+      waitMs: flags.waitSeconds === undefined ? undefined : flags.waitSeconds * 1000,
+      onWait: (line) => console.error(line),
+    });
+  }
   const model = chooseModel(flags, config, stored?.model ?? null);
   const runId = stored?.rootId ?? crypto.randomUUID();
   const wsDir = flags.workspace ?? config.workspace ?? `.reins/workspaces/${runId}`;
+  // The scenario (or model) is stored, so a resume plays the same one.
   const fresh = cmd.kind === "new"
-    ? newRun(cmd.task, { runId, limits: { ...config.limits, ...limits } })
+    ? newRun(cmd.task, {
+      runId,
+      model: flags.scenario ?? flags.model ?? config.model,
+      limits: { ...config.limits, ...limits },
+    })
     : null;
   checkPrices(config.prices);
-  const ws = fresh && !flags.workspace && !config.workspace
+  if (!fresh && explicitWs === undefined) {
+    await requireFolder(`the workspace of run ${runId}`, wsDir, "give --workspace DIR");
+  }
+  const ws = fresh && explicitWs === undefined
     ? await createWorkspace({ dir: wsDir })
     : openWorkspace(wsDir);
   const t0 = performance.now();
@@ -91,7 +113,6 @@ async function main(argv: string[]): Promise<number> {
   // Tools of the MCP servers named in reins.jsonc, as `<server>__<tool>`; stopped when done.
   await using mcp = await mcpServerTools(config.mcpServers);
   const options = runOptionsFor({
-    researchDepth: 2,
     budgetMode: flags.budgetMode ?? config.budgetMode,
     dedupe: flags.dedupe || (config.dedupe ?? false),
     toolErrors: flags.toolErrors ?? config.toolErrors,
@@ -127,7 +148,7 @@ async function main(argv: string[]): Promise<number> {
     });
     if (flags.json) console.log(JSON.stringify(summarize(done)));
     else for (const line of describeRun(done)) console.log(line);
-    return done.status === "failed" ? 1 : 0;
+    return exitCodeOf(done);
   } finally {
     Deno.removeSignalListener("SIGINT", onSigint);
   }
@@ -148,6 +169,19 @@ async function endUnstarted(store: KvRunStore, id: string, e: unknown): Promise<
     s.updatedAt = new Date().toISOString();
     await store.save(s);
   } catch { /* the original error is what the user needs to see */ }
+}
+
+/** A one-line usage error unless `dir` is an existing folder. */
+async function requireFolder(what: string, dir: string, hint?: string): Promise<void> {
+  let ok = false;
+  try {
+    ok = (await Deno.stat(dir)).isDirectory;
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) {
+      throw new UsageError(`${what} "${dir}": ${(e as Error).message.split("\n")[0]}`);
+    }
+  }
+  if (!ok) throw new UsageError(`${what} "${dir}": no such folder${hint ? ` (${hint})` : ""}`);
 }
 
 async function openKvDisposable(path?: string) {

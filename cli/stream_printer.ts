@@ -1,12 +1,13 @@
 /**
  * The CLI's live output: the progress line of each trace event, and the
  * model's words as they stream, on a line of their own labelled with the node
- * (`root`, or the child run's short id).
+ * (`root`, or the child run's short id). When a retried call voids the words
+ * shown, the line ends with `↺ retrying` and the reply starts on a new one.
  *
  * @module
  */
 import type { TraceEvent, TraceSink } from "../harness/trace.ts";
-import { progressLine } from "./summary.ts";
+import { progressPrinter } from "./summary.ts";
 
 /**
  * A sink printing progress lines and streamed text to `write` (no newline is
@@ -29,6 +30,7 @@ export function streamPrinter(
   write: (text: string) => void,
 ): TraceSink {
   let open: string | null = null; // the run whose streamed line is open
+  const progress = progressPrinter(rootId, t0); // progress lines name their node
   // As the inspector names nodes: the child's id after the root's.
   const label = (id: string) => {
     if (id === rootId) return "root";
@@ -41,6 +43,13 @@ export function streamPrinter(
   };
   return (e: TraceEvent) => {
     if (e.type === "text_delta") {
+      if (e.reset) {
+        // The words shown were from an attempt that failed: say so, start over.
+        if (open !== e.runId) close();
+        write(`${open === e.runId ? " " : `  ${label(e.runId)}> `}↺ retrying\n`);
+        open = null;
+        if (!e.delta) return;
+      }
       if (open !== e.runId) {
         close();
         write(`  ${label(e.runId)}> `);
@@ -51,7 +60,7 @@ export function streamPrinter(
       return;
     }
     close();
-    const line = progressLine(e, t0);
+    const line = progress(e);
     if (line) write(line + "\n");
   };
 }

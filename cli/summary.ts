@@ -68,6 +68,46 @@ export function describeRun(s: RunState): string[] {
   return lines;
 }
 
+/**
+ * Live progress lines for the tree of run `rootId`: each event of a child run
+ * is labelled with the node it comes from, the tool that started it and its
+ * call id (`[research:call_0_1] turn 2 ...`; deeper nodes join their path with
+ * ` > `), and a child's exit gets a line of its own.
+ *
+ * @example
+ * ```ts
+ * import { progressPrinter } from "./summary.ts";
+ * const line = progressPrinter("r", 0);
+ * line({ type: "tool_start", runId: "r", at: "", toolName: "research", callId: "c1", args: "{}" });
+ * console.log(line({ type: "tool_start", runId: "r.c1", at: "", toolName: "list_files", callId: "c2", args: "{}" }));
+ * // [research:c1] tool list_files({})  (t+… ms)
+ * ```
+ */
+export function progressPrinter(rootId: string, t0: number): (e: TraceEvent) => string | null {
+  const toolOf = new Map<string, string>(); // child run id -> the tool that started it
+  const label = (runId: string): string => {
+    if (runId === rootId || !runId.startsWith(`${rootId}.`)) return "";
+    let parent = rootId;
+    const parts: string[] = [];
+    for (const callId of runId.slice(rootId.length + 1).split(".")) {
+      const id = `${parent}.${callId}`;
+      const tool = toolOf.get(id);
+      parts.push(tool ? `${tool}:${callId}` : callId);
+      parent = id;
+    }
+    return `[${parts.join(" > ")}] `;
+  };
+  return (e) => {
+    if (e.type === "tool_start") toolOf.set(`${e.runId}.${e.callId}`, e.toolName);
+    const tag = label(e.runId);
+    if (e.type === "run_stopped") {
+      return tag ? `  ${tag}stopped ${e.status}: ${e.reason}` : null;
+    }
+    const line = progressLine(e, t0);
+    return line === null || !tag ? line : line.replace(/^ {2}/, `  ${tag}`);
+  };
+}
+
 /** A live progress line for a trace event, or null to print nothing. */
 export function progressLine(e: TraceEvent, t0: number): string | null {
   const t = `(t+${Math.round(performance.now() - t0)} ms)`;

@@ -22,6 +22,12 @@ export interface ModelRequest {
    * watching: the reply `complete()` resolves with is the record.
    */
   onText?: (delta: string) => void;
+  /**
+   * Called when the text given to `onText` so far is void: the attempt that
+   * streamed it failed and the call is being retried, so watchers start the
+   * reply over. Called at most once per retried attempt, only after some text.
+   */
+  onReset?: () => void;
 }
 
 /** What a model call returns. */

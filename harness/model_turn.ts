@@ -14,7 +14,7 @@ import { computeCost, type Prices, pricesFor, roundUsd } from "./cost.ts";
 import { countMessageTokens, countPromptTokens } from "./tokens.ts";
 import { type CallPlan, planCall, withReservation } from "./budget_gate.ts";
 import { type Exit, exit } from "./exit.ts";
-import { textDeltas } from "./text_deltas.ts";
+import { textDeltas, textReset } from "./text_deltas.ts";
 import { runUniqueIds } from "./call_ids.ts";
 
 /** Counts the tokens of the prompt a transcript makes (see {@link promptCounter}). */
@@ -148,6 +148,7 @@ async function callModel(
         tools: definitions,
         maxTokens: plan.maxTokens,
         onText: textDeltas(ctx),
+        onReset: textReset(ctx),
       }, signal));
     return { reply, ms: performance.now() - started };
   } catch (e) {

@@ -10,6 +10,7 @@ import type { Model, ModelReply, ModelRequest } from "./model.ts";
 import { ModelError } from "./errors.ts";
 import { sleep } from "./sleep.ts";
 import { readChatStream } from "./openai_stream.ts";
+import { attemptText } from "./text_attempts.ts";
 import { malformed, parseBody, parseReply } from "./openai_reply.ts";
 import { cutText } from "./text.ts";
 import { toWire } from "./call_ids.ts";
@@ -262,11 +263,14 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
         stream_options: { include_usage: true },
       });
       let fellBack = false;
+      const text = attemptText(request);
+      const watched = { ...request, onText: text.onText };
       for (let n = 1;; n++) {
         const streaming = streams;
         let outcome;
+        if (n > 1) text.retrying();
         try {
-          outcome = await attempt(streaming ? streamed : plain, signal, request, streaming);
+          outcome = await attempt(streaming ? streamed : plain, signal, watched, streaming);
         } catch (e) {
           // The plain request failed too: the 400 was not about streaming.
           if (fellBack && !streaming) streams = true;

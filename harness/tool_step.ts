@@ -130,14 +130,26 @@ function verdictNeeded(
   return needs ? "needs_approval" : null;
 }
 
-/** An invalid call (unknown tool, bad arguments): its error goes to the model. */
-function recordInvalid(
+/**
+ * An invalid call (unknown tool, bad arguments): its error goes to the model,
+ * and to the trace as a failed `tool_result` (it never started, so no `tool_start`).
+ */
+async function recordInvalid(
   ctx: RunContext,
   session: ToolSession,
   call: ToolCall,
   error: string,
 ): Promise<Exit | null> {
-  return record(ctx, session, { call, tool: undefined, signature: "" }, {
+  await ctx.emit({
+    type: "tool_result",
+    runId: ctx.state.runId,
+    toolName: call.function.name,
+    callId: call.id,
+    ms: 0,
+    ok: false,
+    error,
+  });
+  return await record(ctx, session, { call, tool: undefined, signature: "" }, {
     type: "tool-error",
     error,
     permanent: false,

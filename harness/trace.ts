@@ -122,6 +122,12 @@ export interface TextDeltaEvent extends TraceBase {
   delta: string;
   /** The turn the reply will be (the run's turn count after the call). */
   turn?: number;
+  /**
+   * Set when the text of this turn streamed so far is void (the model call is
+   * being retried after its stream broke): drop it, then append `delta`
+   * (which may be empty). A reply's deltas after its last reset join to its text.
+   */
+  reset?: true;
 }
 
 /** In hard budget mode, a reply cost more than the budget had left (the provider overspent). */

@@ -3,7 +3,9 @@
  * and written at most once per interval (the first at once), so a streamed
  * reply costs a few KV writes a second, not one per token. Any other event of
  * the run first writes what is buffered, so the stored trace keeps its order
- * and nothing of a run is written after its `run_stopped`.
+ * and nothing of a run is written after its `run_stopped`. A reset (a retried
+ * call voids the text streamed so far) drops what is buffered and is written
+ * itself, joined with the deltas after it.
  *
  * @module
  */
@@ -73,6 +75,11 @@ export function coalesceDeltas(sink: TraceSink, intervalMs = DELTA_INTERVAL_MS):
     let p = runs.get(id);
     if (!p) runs.set(id, p = { first: null, text: "", timer: undefined, lastWrite: -Infinity });
     if (p.first && p.first.turn !== event.turn) void flush(p);
+    if (event.reset) {
+      // What is buffered is void; the reset must still reach the watchers.
+      p.first = event;
+      p.text = "";
+    }
     p.first ??= event;
     p.text += event.delta;
     const wait = p.lastWrite + intervalMs - performance.now();

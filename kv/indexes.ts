@@ -99,7 +99,15 @@ export async function listRuns(kv: Deno.Kv, options: ListOptions = {}): Promise<
  * ```
  */
 export function summaryOf(h: StoredHeader): RunSummary {
-  const { approved: _a, rejected: _r, inFlight: _f, resultCache: _c, overflow: _o, ...rest } = h;
+  const {
+    approved: _a,
+    rejected: _r,
+    inFlight: _f,
+    resultCache: _c,
+    overflow: _o,
+    callSpend: _s,
+    ...rest
+  } = h;
   const { $schemaVersion: _v, limits: _l, parentCallId: _p, ...summary } = rest;
   return summary;
 }

@@ -28,7 +28,15 @@ import { headerWrites, joinHeader, overCeiling, overflowParts } from "./header_c
 import { decodeMessage, encodeMessage, planBatches, type Write, write } from "./chunks.ts";
 import { KvEventLog, type StoredEvent } from "./events.ts";
 import { retryLocked } from "./retry.ts";
-import { acquireLease, type Lease, leaseHolder, releaseLease, renewLease } from "./leases.ts";
+import {
+  acquireLease,
+  type Lease,
+  leaseHolder,
+  type LeaseHolderInfo,
+  localHostname,
+  releaseLease,
+  renewLease,
+} from "./leases.ts";
 import {
   indexFieldsOf,
   type ListOptions,
@@ -46,6 +54,11 @@ export interface KvRunStoreOptions {
   leaseMs?: number;
   /** Who this instance is, in leases (default: `pid<pid>-<random>`, unique per instance). */
   owner?: string;
+  /**
+   * Where this instance runs, stored in its leases so a holder that died can
+   * be recognised (default: this machine's hostname, when readable, and `Deno.pid`).
+   */
+  holder?: LeaseHolderInfo;
 }
 
 interface Known {
@@ -75,6 +88,8 @@ const encoder = new TextEncoder();
  * ```
  */
 export class KvRunStore implements RunStore {
+  /** Where this instance runs (host, pid), stored in its leases. */
+  readonly holder: LeaseHolderInfo;
   /** This instance's name in leases. */
   readonly owner: string;
   /** Lease time to live in ms. */
@@ -94,6 +109,7 @@ export class KvRunStore implements RunStore {
     this.leaseMs = options.leaseMs ?? 30_000;
     if (!(this.leaseMs > 0)) throw new RangeError(`leaseMs must be positive, got ${this.leaseMs}`);
     this.owner = options.owner ?? `pid${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
+    this.holder = options.holder ?? { host: localHostname(), pid: Deno.pid };
     this.#events = new KvEventLog(kv);
   }
 
@@ -295,12 +311,12 @@ export class KvRunStore implements RunStore {
 
   /** Takes the run's lease (see `acquireLease` in leases.ts). */
   acquireLease(id: string, owner = this.owner, ttlMs = this.leaseMs): Promise<boolean> {
-    return acquireLease(this.#kv, id, owner, ttlMs);
+    return acquireLease(this.#kv, id, owner, ttlMs, this.holder);
   }
 
   /** Extends the run's lease if `owner` holds it. */
   renewLease(id: string, owner = this.owner, ttlMs = this.leaseMs): Promise<boolean> {
-    return renewLease(this.#kv, id, owner, ttlMs);
+    return renewLease(this.#kv, id, owner, ttlMs, this.holder);
   }
 
   /** Gives up the run's lease if `owner` holds it. */

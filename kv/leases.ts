@@ -14,12 +14,54 @@ export interface Lease {
   owner: string;
   /** Epoch ms after which anyone may take the lease over. */
   expiresAt: number;
+  /** The holder's machine (absent in leases written before it was recorded, or when unknown). */
+  host?: string;
+  /** The holder's process id on `host` (absent like `host`). */
+  pid?: number;
+}
+
+/** Where the holder of a lease runs, recorded with it so a dead holder can be recognised. */
+export interface LeaseHolderInfo {
+  /** The machine's hostname. */
+  host?: string;
+  /** The process id. */
+  pid?: number;
 }
 
 function asLease(value: unknown): Lease | null {
   if (typeof value !== "object" || value === null) return null;
-  const { owner, expiresAt } = value as Partial<Lease>;
-  return typeof owner === "string" && typeof expiresAt === "number" ? { owner, expiresAt } : null;
+  const { owner, expiresAt, host, pid } = value as Partial<Lease>;
+  if (typeof owner !== "string" || typeof expiresAt !== "number") return null;
+  const lease: Lease = { owner, expiresAt };
+  if (typeof host === "string") lease.host = host;
+  if (typeof pid === "number") lease.pid = pid;
+  return lease;
+}
+
+function leaseValue(owner: string, ttlMs: number, info: LeaseHolderInfo): Lease {
+  const value: Lease = { owner, expiresAt: Date.now() + ttlMs };
+  if (info.host !== undefined) value.host = info.host;
+  if (info.pid !== undefined) value.pid = info.pid;
+  return value;
+}
+
+/**
+ * This machine's hostname, or undefined when the process may not read it
+ * (no `--allow-sys=hostname`): never prompts.
+ *
+ * @example
+ * ```ts
+ * import { localHostname } from "./leases.ts";
+ * console.log(typeof (localHostname() ?? "")); // string
+ * ```
+ */
+export function localHostname(): string | undefined {
+  try {
+    const p = Deno.permissions.querySync({ name: "sys", kind: "hostname" });
+    return p.state === "granted" ? Deno.hostname() : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function checkTtl(ttlMs: number): void {
@@ -47,6 +89,7 @@ export async function leaseHolder(kv: Deno.Kv, id: string): Promise<Lease | null
 /**
  * Takes the lease of a run for `ttlMs`: true when it is free, expired, or
  * already `owner`'s (then it is extended); false when another owner holds it.
+ * `info` (host, pid) is stored with it.
  *
  * @example
  * ```ts
@@ -61,13 +104,14 @@ export async function acquireLease(
   id: string,
   owner: string,
   ttlMs: number,
+  info: LeaseHolderInfo = {},
 ): Promise<boolean> {
   checkTtl(ttlMs);
   for (;;) {
     const entry = await kv.get(leaseKey(id), { consistency: "strong" });
     const lease = asLease(entry.value);
     if (lease && lease.owner !== owner && lease.expiresAt > Date.now()) return false;
-    const value: Lease = { owner, expiresAt: Date.now() + ttlMs };
+    const value = leaseValue(owner, ttlMs, info);
     const op = kv.atomic().check(entry).set(leaseKey(id), value, { expireIn: ttlMs });
     const res = await retryLocked(() => op.commit());
     if (res.ok) return true;
@@ -92,12 +136,13 @@ export async function renewLease(
   id: string,
   owner: string,
   ttlMs: number,
+  info: LeaseHolderInfo = {},
 ): Promise<boolean> {
   checkTtl(ttlMs);
   const entry = await kv.get(leaseKey(id), { consistency: "strong" });
   const lease = asLease(entry.value);
   if (!lease || lease.owner !== owner) return false;
-  const value: Lease = { owner, expiresAt: Date.now() + ttlMs };
+  const value = leaseValue(owner, ttlMs, info);
   const op = kv.atomic().check(entry).set(leaseKey(id), value, { expireIn: ttlMs });
   return (await retryLocked(() => op.commit())).ok;
 }

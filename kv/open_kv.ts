@@ -5,7 +5,33 @@
  * @module
  */
 import { dirname } from "node:path";
+import { ReinsError } from "../harness/errors.ts";
 import { retryLocked } from "./retry.ts";
+
+/**
+ * The KV database cannot be opened (its folder cannot be created, the file is
+ * not a database, ...); the message names the path, on one line.
+ *
+ * @example
+ * ```ts
+ * import { KvOpenError } from "./open_kv.ts";
+ * console.log(new KvOpenError("x.sqlite", "permission denied").message);
+ * // Cannot open KV database "x.sqlite": permission denied
+ * ```
+ */
+export class KvOpenError extends ReinsError {
+  /** Creates the error. */
+  constructor(path: string, reason: string, options?: ErrorOptions) {
+    super(`Cannot open KV database "${path}": ${reason}`, options);
+    this.name = "KvOpenError";
+  }
+}
+
+const isLocalFile = (path: string) => path !== ":memory:" && !/^https?:\/\//.test(path);
+
+function reasonOf(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split("\n")[0];
+}
 
 /** Options of {@link openKv}. */
 export interface OpenKvOptions {
@@ -17,7 +43,9 @@ export interface OpenKvOptions {
 
 /**
  * `Deno.openKv(path)` retried with backoff while the database is locked.
- * Without a path, Deno's default database for the script is used.
+ * The folder of a file path is created first. Without a path, Deno's default
+ * database for the script is used. Throws {@link KvOpenError} (one line,
+ * naming the path) when the folder cannot be created or the file opened.
  *
  * @example
  * ```ts
@@ -26,11 +54,23 @@ export interface OpenKvOptions {
  * kv.close();
  * ```
  */
-export function openKv(path?: string, options: OpenKvOptions = {}): Promise<Deno.Kv> {
-  return retryLocked(() => Deno.openKv(path), {
-    attempts: options.attempts ?? 10,
-    delayMs: options.delayMs ?? 25,
-  });
+export async function openKv(path?: string, options: OpenKvOptions = {}): Promise<Deno.Kv> {
+  if (path !== undefined && isLocalFile(path)) {
+    try {
+      await Deno.mkdir(dirname(path), { recursive: true });
+    } catch (e) {
+      throw new KvOpenError(path, `cannot create its folder: ${reasonOf(e)}`, { cause: e });
+    }
+  }
+  try {
+    return await retryLocked(() => Deno.openKv(path), {
+      attempts: options.attempts ?? 10,
+      delayMs: options.delayMs ?? 25,
+    });
+  } catch (e) {
+    if (path === undefined) throw e;
+    throw new KvOpenError(path, reasonOf(e), { cause: e });
+  }
 }
 
 /**

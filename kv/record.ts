@@ -30,7 +30,8 @@ const count = z.number().int().nonnegative();
 const usd = z.number().nonnegative().finite();
 const id = z.string().min(1);
 
-const interruptionSchema = z.discriminatedUnion("type", [
+/** An interruption as stored (and as the API returns it). */
+export const interruptionSchema = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("approval"),
     callId: id,
@@ -81,7 +82,8 @@ const toolCallSchema = z.strictObject({
   function: z.strictObject({ name: z.string(), arguments: z.string() }),
 });
 
-const messageSchema = z.discriminatedUnion("role", [
+/** A transcript message as stored (and as the API returns it). */
+export const messageSchema = z.discriminatedUnion("role", [
   z.strictObject({ role: z.literal("system"), content: z.string() }),
   z.strictObject({ role: z.literal("user"), content: z.string() }),
   z.strictObject({

@@ -5,7 +5,7 @@
  * @module
  */
 import { createScriptedProvider, SCRIPTED_CHUNK_MS } from "./scripted_provider.ts";
-import { scenarioNames } from "./scenarios.ts";
+import { builtInScenarioNames } from "./scenario_catalog.ts";
 
 /** The provider's command-line settings. */
 export interface ProviderArgs {
@@ -105,7 +105,7 @@ if (import.meta.main) {
       hostname: args.hostname,
       onListen: ({ hostname, port }) => {
         console.log(`reins provider listening on http://${hostname}:${port}/v1`);
-        console.log(`scenarios: ${scenarioNames().join(", ")}`);
+        console.log(`scenarios: ${builtInScenarioNames().join(", ")}`);
       },
     }, provider.fetch);
   } catch (err) {

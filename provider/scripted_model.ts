@@ -34,7 +34,7 @@ export interface ScriptedModelOptions extends ScriptedProviderOptions {
  */
 export function scriptedModel(scenario: string, options: ScriptedModelOptions = {}): Model {
   const { maxRetries, retryBaseMs, stream, ...provider } = options;
-  return createOpenAIModel({
+  const model = createOpenAIModel({
     baseUrl: SCRIPTED_BASE_URL,
     model: scenario,
     fetch: scriptedFetch(provider),
@@ -42,4 +42,22 @@ export function scriptedModel(scenario: string, options: ScriptedModelOptions = 
     retryBaseMs,
     stream,
   });
+  played.set(model, scenario);
+  return model;
+}
+
+/** The scenario each scripted model plays (a real model of the same name plays none). */
+const played = new WeakMap<Model, string>();
+
+/**
+ * The scenario `model` plays if it is a {@link scriptedModel}, else undefined.
+ *
+ * @example
+ * ```ts
+ * import { scriptedModel, scriptedScenario } from "./scripted_model.ts";
+ * console.log(scriptedScenario(scriptedModel("plan"))); // plan
+ * ```
+ */
+export function scriptedScenario(model: Model): string | undefined {
+  return played.get(model);
 }

@@ -12,6 +12,8 @@ import type { AnyTool, RunOptions } from "../harness/run_options.ts";
 import type { RunLimits } from "../harness/limits.ts";
 import type { TraceSink } from "../harness/trace.ts";
 import { researchTool } from "../subagents/research.ts";
+import { scenarioSpec } from "../provider/scenario_catalog.ts";
+import { scriptedScenario } from "../provider/scripted_model.ts";
 import { demoTools } from "../tools/catalog.ts";
 import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
 import type { Workspace } from "../tools/workspace.ts";
@@ -84,7 +86,32 @@ export function toolsFor(
 }
 
 /**
- * The `run()` options of a stored run from its settings and setup.
+ * `settings` raised to what scenario `name` needs (its `researchDepth` and
+ * `researchWrites` in the scenario catalog): a scenario's needs are minimums,
+ * so a run that plays it never meets an unknown `research` tool. Any other
+ * name (a real model) leaves the settings as they are.
+ *
+ * @example
+ * ```ts
+ * import { settingsForScenario } from "./run_settings.ts";
+ * console.log(settingsForScenario({ researchDepth: 0 }, "research-deep").researchDepth); // 2
+ * ```
+ */
+export function settingsForScenario(settings: RunSettings, name?: string): RunSettings {
+  const spec = name === undefined ? undefined : scenarioSpec(name);
+  if (!spec) return settings;
+  const out = { ...settings };
+  if (spec.researchDepth !== undefined) {
+    out.researchDepth = Math.max(settings.researchDepth ?? 1, spec.researchDepth);
+  }
+  if (spec.researchWrites) out.researchWrites = true;
+  return out;
+}
+
+/**
+ * The `run()` options of a stored run from its settings and setup. When the
+ * model is a scripted one, the settings are first raised to what its scenario
+ * needs ({@link settingsForScenario}), the same for the CLI and the server.
  *
  * @example
  * ```ts
@@ -97,7 +124,8 @@ export function toolsFor(
  * await ws.remove();
  * ```
  */
-export function runOptionsFor(settings: RunSettings, setup: RunSetup): RunOptions {
+export function runOptionsFor(given: RunSettings, setup: RunSetup): RunOptions {
+  const settings = settingsForScenario(given, scriptedScenario(setup.model));
   return {
     model: setup.model,
     tools: [...toolsFor(setup.workspace, settings, setup.scan), ...setup.extraTools ?? []],

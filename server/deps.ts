@@ -11,6 +11,16 @@ import { scriptedModel } from "../provider/scripted_model.ts";
 import { SCENARIOS } from "../provider/scenarios.ts";
 import { TREE_SCENARIOS } from "../provider/tree_scenarios.ts";
 import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
+import type { RunSettings } from "../runtime/run_settings.ts";
+import type { RunLimits } from "../harness/limits.ts";
+
+/** What every new run starts with unless its request says otherwise (from `reins.jsonc`). */
+export interface RunDefaults {
+  /** Settings stored with each new run under its request's `options`. */
+  settings?: RunSettings;
+  /** Limits of each new run under its request's `limits`. */
+  limits?: Partial<RunLimits>;
+}
 
 /** Everything {@link createApp} and {@link startWorker} need. */
 export interface ServerDeps {
@@ -41,6 +51,8 @@ export interface ServerDeps {
   chunkMs?: number;
   /** Aborted when the server shuts down: event streams end. */
   closing?: AbortSignal;
+  /** Defaults of new runs (the config file's prices, limits, budget mode, ...). */
+  runDefaults?: RunDefaults;
 }
 
 /** All known scenario names: the built-in ones and the run-tree ones. */
@@ -91,7 +103,9 @@ export function defaultMakeModel(options: MakeModelOptions = {}): (name: string)
 
 /** {@link ServerDeps} with every default filled in. */
 export interface ResolvedDeps
-  extends Required<Omit<ServerDeps, "token" | "closing" | "defaultModel">> {
+  extends Required<Omit<ServerDeps, "token" | "closing" | "defaultModel" | "runDefaults">> {
+  /** As in {@link ServerDeps} (`{}` when none). */
+  runDefaults: RunDefaults;
   /** As in {@link ServerDeps}. */
   token?: string;
   /** As in {@link ServerDeps}. */
@@ -129,6 +143,7 @@ export function resolveDeps(deps: ServerDeps): ResolvedDeps {
     schedule: deps.schedule ??
       (async (runId) => void await kv.enqueue({ kind: "execute", runId } satisfies QueueMessage)),
     pollMs: deps.pollMs ?? 100,
+    runDefaults: deps.runDefaults ?? {},
     chunkMs: deps.chunkMs ?? 0,
     freshStore: () => new KvRunStore(kv, { owner: store.owner, leaseMs: store.leaseMs }),
   };

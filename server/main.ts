@@ -8,6 +8,7 @@
  * @module
  */
 import { configFromEnv, listenRefusal, startService } from "./service.ts";
+import { ReinsError } from "../harness/errors.ts";
 
 async function main(): Promise<number> {
   const config = configFromEnv();
@@ -16,7 +17,14 @@ async function main(): Promise<number> {
     console.error(`reins: ${refusal}`);
     return 1;
   }
-  const service = await startService(config);
+  let service;
+  try {
+    service = await startService(config);
+  } catch (e) {
+    // A bad reins.jsonc (or KV path) is one line, not a stack trace.
+    if (e instanceof ReinsError) return (console.error(`reins: ${e.message}`), 1);
+    throw e;
+  }
   const server = Deno.serve({
     hostname: config.host,
     port: config.port,

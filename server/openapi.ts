@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document of the API (`GET /openapi.json`): request schemas
- * generated from the same zod schemas the routes validate with; the paths
- * written by hand.
+ * generated from the same zod schemas the routes validate with, response
+ * schemas from those of response_schemas.ts; the paths written by hand.
  *
  * @module
  */
@@ -16,13 +16,30 @@ import {
   RunIdSchema,
   StopSchema,
 } from "./schemas.ts";
+import {
+  ErrorResponse,
+  MessagesResponse,
+  RunListResponse,
+  RunViewResponse,
+  StopResponse,
+  TreeResponse,
+} from "./response_schemas.ts";
 
 type Json = Record<string, unknown>;
 
-function schema(s: z.ZodType): Json {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(s, { io: "input" }) as Json;
+function schema(s: z.ZodType, io: "input" | "output" = "input"): Json {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(s, { io }) as Json;
   return rest;
 }
+
+const responseSchemas = {
+  Run: RunViewResponse,
+  RunList: RunListResponse,
+  Messages: MessagesResponse,
+  Tree: TreeResponse,
+  StopRecorded: StopResponse,
+  Error: ErrorResponse,
+};
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (s: Json) => ({ "application/json": { schema: s } });
@@ -51,14 +68,22 @@ const bodyErrors = {
   "415": error("A body that is not sent as `application/json`"),
 };
 
-function control(summary: string, bodyName: string, required: boolean): Json {
+function control(
+  summary: string,
+  bodyName: string,
+  required: boolean,
+  accepted = "Run",
+): Json {
   return {
     post: {
       summary,
       parameters: [idParam],
       requestBody: body(bodyName, required),
       responses: {
-        "202": { description: "Accepted; the run continues in the background", content: json({}) },
+        "202": {
+          description: "Accepted; the run continues in the background",
+          content: json(ref(accepted)),
+        },
         ...forRun,
         ...bodyErrors,
         "409": error("Not allowed in the run's current state (e.g. no such call awaits a verdict)"),
@@ -88,21 +113,9 @@ export function openApiDocument(): Record<string, unknown> {
         Reject: schema(RejectSchema),
         Resume: schema(ResumeSchema),
         Stop: schema(StopSchema),
-        Error: {
-          type: "object",
-          required: ["error"],
-          properties: {
-            error: {
-              type: "object",
-              required: ["code", "message"],
-              properties: {
-                code: { type: "string" },
-                message: { type: "string" },
-                field: { type: "string" },
-              },
-            },
-          },
-        },
+        ...Object.fromEntries(
+          Object.entries(responseSchemas).map(([name, s]) => [name, schema(s, "output")]),
+        ),
       },
     },
     security: [{ bearer: [] }],
@@ -112,7 +125,7 @@ export function openApiDocument(): Record<string, unknown> {
           summary: "Create a run; it executes in the background",
           requestBody: body("CreateRun"),
           responses: {
-            "201": { description: "The run's summary", content: json({}) },
+            "201": { description: "The run's summary", content: json(ref("Run")) },
             ...common,
             ...bodyErrors,
           },
@@ -120,14 +133,17 @@ export function openApiDocument(): Record<string, unknown> {
         get: {
           summary: "List runs, newest first",
           parameters: queryParams(ListQuerySchema),
-          responses: { "200": { description: "`{ runs }`", content: json({}) }, ...common },
+          responses: {
+            "200": { description: "`{ runs }`", content: json(ref("RunList")) },
+            ...common,
+          },
         },
       },
       "/runs/{id}": {
         get: {
           summary: "A run's summary, limits and lease",
           parameters: [idParam],
-          responses: { "200": { description: "The run", content: json({}) }, ...forRun },
+          responses: { "200": { description: "The run", content: json(ref("Run")) }, ...forRun },
         },
       },
       "/runs/{id}/messages": {
@@ -135,7 +151,7 @@ export function openApiDocument(): Record<string, unknown> {
           summary: "A run's transcript",
           parameters: [idParam],
           responses: {
-            "200": { description: "`{ runId, messages }`", content: json({}) },
+            "200": { description: "`{ runId, messages }`", content: json(ref("Messages")) },
             ...forRun,
           },
         },
@@ -145,7 +161,7 @@ export function openApiDocument(): Record<string, unknown> {
           summary: "The run's tree: every node with status, turns and cost",
           parameters: [idParam],
           responses: {
-            "200": { description: "`{ rootId, nodes }`", content: json({}) },
+            "200": { description: "`{ rootId, nodes }`", content: json(ref("Tree")) },
             ...forRun,
           },
         },
@@ -160,7 +176,10 @@ export function openApiDocument(): Record<string, unknown> {
             { name: "Last-Event-ID", in: "header", required: false, schema: { type: "string" } },
           ],
           responses: {
-            "200": { description: "An event stream", content: { "text/event-stream": {} } },
+            "200": {
+              description: "An event stream: `id:` the seq, `event:` the type, `data:` the event",
+              content: { "text/event-stream": { schema: { type: "string" } } },
+            },
             ...forRun,
           },
         },
@@ -168,9 +187,17 @@ export function openApiDocument(): Record<string, unknown> {
       "/runs/{id}/approve": control("Approve the call the tree awaits", "Approve", true),
       "/runs/{id}/reject": control("Reject the call the tree awaits, in words", "Reject", true),
       "/runs/{id}/resume": control("Resume the tree (optionally with new limits)", "Resume", false),
-      "/runs/{id}/stop": control("Stop the whole tree of the run", "Stop", false),
+      "/runs/{id}/stop": control("Stop the whole tree of the run", "Stop", false, "StopRecorded"),
       "/openapi.json": {
-        get: { summary: "This document", responses: { "200": { description: "OpenAPI 3.1" } } },
+        get: {
+          summary: "This document",
+          responses: {
+            "200": {
+              description: "OpenAPI 3.1",
+              content: json({ type: "object", additionalProperties: true }),
+            },
+          },
+        },
       },
     },
   };

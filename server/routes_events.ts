@@ -65,7 +65,8 @@ export function registerEventRoutes(app: Hono, deps: ResolvedDeps): void {
           for (const { seq, event } of await deps.store.events(id, { afterSeq: after })) {
             if (done.signal.aborted) return;
             // Deltas are named events: a client listening for plain messages sees
-            // the trace as before, one that asks for `text_delta` sees the text stream.
+            // the trace as before, one that asks for `text_delta` sees the text stream
+            // (`reset: true` in one: drop the turn's text so far, then append).
             const named = event.type === "text_delta" ? { event: "text_delta" } : {};
             await stream.writeSSE({ id: String(seq), ...named, data: JSON.stringify(event) });
             after = seq;

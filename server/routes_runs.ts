@@ -7,6 +7,7 @@
 import type { Hono } from "hono";
 import { newRun } from "../harness/state.ts";
 import { loadTree } from "../subagents/tree.ts";
+import { scenarioSpec } from "../provider/scenario_catalog.ts";
 import { ALL_SCENARIOS, type ResolvedDeps } from "./deps.ts";
 import { BadRequestError } from "./errors.ts";
 import {
@@ -64,10 +65,16 @@ export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
   app.post("/runs", async (c) => {
     const body = await readBody(c.req.raw, CreateRunSchema);
     const model = modelNameFor(deps, body);
-    const state = newRun(body.task, { system: body.system, model, limits: body.limits });
+    const task = body.task ?? (body.scenario === undefined ? undefined : scenarioSpec(model)?.task);
+    if (task === undefined) {
+      throw new BadRequestError("task", "required (unless `scenario` is given)");
+    }
+    const { settings: defaults = {}, limits: defaultLimits = {} } = deps.runDefaults;
+    const limits = { ...defaultLimits, ...body.limits };
+    const state = newRun(task, { system: body.system, model, limits });
     const store = deps.freshStore();
     // Settings first: the run is only picked up once it exists.
-    await store.saveSettings(state.runId, body.options ?? {});
+    await store.saveSettings(state.runId, { ...defaults, ...body.options });
     await store.save(state);
     await deps.schedule(state.runId);
     c.header("Location", `/runs/${state.runId}`);

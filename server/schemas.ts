@@ -32,16 +32,20 @@ export const RunOptionsSchema = z.strictObject({
   concurrency: z.int().min(1).max(16).optional(),
   stopOnPermanentError: z.boolean().optional(),
   researchDepth: z.int().min(0).max(3).optional().describe(
-    "Levels of `research` subagents below the run (0: no research tool; default 1)",
+    "Levels of `research` subagents below the run (0: no research tool; default 1; " +
+      "raised to what a scenario needs)",
   ),
   researchWrites: z.boolean().optional().describe(
-    "Give `research` subagents every demo tool, delete_file (which needs approval) included",
+    "Give `research` subagents every demo tool, delete_file (which needs approval) included " +
+      "(on for a scenario that needs it)",
   ),
 });
 
 /** Body of `POST /runs`. */
 export const CreateRunSchema = z.strictObject({
-  task: z.string().trim().min(1).max(100_000).describe("The user's task"),
+  task: z.string().trim().min(1).max(100_000).optional().describe(
+    "The user's task (optional with `scenario`: the scenario's own task)",
+  ),
   system: z.string().max(100_000).optional().describe("A system prompt put first"),
   model: z.string().min(1).max(200).optional().describe("Model name (or a scenario name)"),
   scenario: z.string().min(1).max(200).optional().describe(

@@ -9,6 +9,8 @@ import { KvRunStore } from "../kv/kv_run_store.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
 import { createApp, type ReinsApp } from "./app.ts";
 import { startWorker, type Worker } from "./worker.ts";
+import { defaultMakeModel, type RunDefaults } from "./deps.ts";
+import { loadConfig, type ReinsConfig } from "../runtime/config.ts";
 import { SCRIPTED_CHUNK_MS } from "../provider/scripted_provider.ts";
 
 /** The server's settings, from the environment. */
@@ -29,6 +31,8 @@ export interface ServiceConfig {
   workspaceRoot: string;
   /** `REINS_SCAN_MS`: duration of `scan_archive` (default 3000). */
   scanMs?: number;
+  /** `REINS_CONFIG`: the config file (default `reins.jsonc` in the working directory, if any). */
+  configPath?: string;
   /** `REINS_SCRIPTED_CHUNK_MS`: pause between streamed chunks of scripted replies (default 20). */
   chunkMs: number;
 }
@@ -70,7 +74,39 @@ export function configFromEnv(
     workspaceRoot: env.REINS_WORKSPACES ||
       (deploy ? "/tmp/reins-workspaces" : ".reins/workspaces"),
     scanMs,
+    configPath: env.REINS_CONFIG || undefined,
     chunkMs,
+  };
+}
+
+/**
+ * What the server takes from `reins.jsonc`, the environment winning:
+ * `LLM_BASE_URL` over `baseUrl`, `LLM_MODEL` over `model`, the key from
+ * the variable `apiKeyEnv` names (default `LLM_API_KEY`); `prices`, `limits`,
+ * `budgetMode`, `dedupe` and `toolErrors` become the defaults of new runs
+ * (a request's `options` and `limits` win). `workspace` is the CLI's only:
+ * server runs get one workspace per tree under `REINS_WORKSPACES`.
+ *
+ * @example
+ * ```ts
+ * import { serverSettings } from "./service.ts";
+ * const s = serverSettings({ model: "m", limits: { maxTurns: 5 } }, {});
+ * console.log(s.defaultModel, s.runDefaults.limits); // m { maxTurns: 5 }
+ * ```
+ */
+export function serverSettings(
+  file: ReinsConfig,
+  env: Record<string, string | undefined> = Deno.env.toObject(),
+): { baseUrl?: string; apiKey?: string; defaultModel?: string; runDefaults: RunDefaults } {
+  const { prices, budgetMode, dedupe, toolErrors, limits } = file;
+  const settings = Object.fromEntries(
+    Object.entries({ prices, budgetMode, dedupe, toolErrors }).filter(([, v]) => v !== undefined),
+  );
+  return {
+    baseUrl: env.LLM_BASE_URL || file.baseUrl,
+    apiKey: env[file.apiKeyEnv ?? "LLM_API_KEY"] || undefined,
+    defaultModel: env.LLM_MODEL || file.model,
+    runDefaults: { settings, ...(limits ? { limits } : {}) },
   };
 }
 
@@ -133,6 +169,8 @@ export interface Service {
  * ```
  */
 export async function startService(config: ServiceConfig): Promise<Service> {
+  // The same file as the CLI's (a bad one is an error before anything starts).
+  const file = serverSettings(await loadConfig(config.configPath));
   const kv = config.deploy ? await openKv() : await openKv(config.kvPath ?? await defaultKvPath());
   const owner = `w${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
   const store = new KvRunStore(kv, { owner });
@@ -142,6 +180,14 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     store,
     token: config.token,
     scripted: config.scripted,
+    makeModel: defaultMakeModel({
+      scripted: config.scripted,
+      baseUrl: file.baseUrl,
+      apiKey: file.apiKey,
+      chunkMs: config.chunkMs,
+    }),
+    ...(file.defaultModel ? { defaultModel: file.defaultModel } : {}),
+    runDefaults: file.runDefaults,
     workspaceRoot: config.workspaceRoot,
     scan: config.scanMs === undefined ? {} : { ms: config.scanMs },
     chunkMs: config.chunkMs,

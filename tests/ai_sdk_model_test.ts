@@ -1,9 +1,10 @@
 // aiSdkModel against the AI SDK's own mock language models (v4 and v3).
 import assert from "node:assert/strict";
 import { z } from "zod";
+import { simulateReadableStream } from "ai";
 import { MockLanguageModelV3, MockLanguageModelV4 } from "ai/test";
 import { aiSdkModel } from "../ai_sdk/mod.ts";
-import { defineTool, newRun, roundUsd, run } from "../mod.ts";
+import { defineTool, memorySink, newRun, roundUsd, run } from "../mod.ts";
 
 const usage = (input: number, output: number, cacheRead?: number, cacheWrite?: number) => ({
   inputTokens: {
@@ -212,4 +213,165 @@ Deno.test("a reply without usage is counted locally, and a nameless tool call is
     broken.complete(request, new AbortController().signal),
     /Malformed reply from mock-provider\/mock-model-id: content\[0\]\.toolName is missing/,
   );
+});
+
+// Streaming: with the request's onText the model's doStream is read.
+
+type Part = Record<string, unknown>;
+const streamOf = (chunks: Part[]) => ({ stream: simulateReadableStream({ chunks }) as never });
+const textParts = (text: string, id = "t0"): Part[] => [
+  { type: "text-start", id },
+  ...text.match(/.{1,4}/g)!.map((delta) => ({ type: "text-delta", id, delta })),
+  { type: "text-end", id },
+];
+
+function twoStreamedTurns() {
+  return new MockLanguageModelV4({
+    provider: "mock",
+    modelId: "mock-1",
+    doStream: [
+      streamOf([
+        { type: "stream-start", warnings: [] },
+        { type: "response-metadata", id: "r1", modelId: "mock-1-2026" },
+        { type: "reasoning-delta", id: "r", delta: "I should look it up." },
+        ...textParts("Looking it up."),
+        { type: "tool-input-start", id: "t1", toolName: "lookup" },
+        { type: "tool-input-delta", id: "t1", delta: '{"word":' },
+        { type: "tool-input-delta", id: "t1", delta: '"wren"}' },
+        { type: "tool-input-end", id: "t1" },
+        { type: "tool-call", toolCallId: "t1", toolName: "lookup", input: '{"word":"wren"}' },
+        {
+          type: "finish",
+          finishReason: { unified: "tool-calls", raw: "tool_use" },
+          usage: usage(1000, 20, 800, 100),
+        },
+      ]),
+      streamOf([
+        ...textParts("A wren is a small bird."),
+        {
+          type: "finish",
+          finishReason: { unified: "stop", raw: "end_turn" },
+          usage: usage(1100, 10, 900),
+        },
+      ]),
+    ],
+  });
+}
+
+Deno.test("with onText the model streams: deltas join to each reply, which equals doGenerate's", async () => {
+  const request = { messages: [{ role: "user" as const, content: "hi" }], tools: [] };
+  const deltas: string[] = [];
+  const streamed = twoStreamedTurns();
+  const a = await aiSdkModel(streamed).complete(
+    { ...request, onText: (d) => deltas.push(d) },
+    new AbortController().signal,
+  );
+  const b = await aiSdkModel(twoTurns()).complete(request, new AbortController().signal);
+  assert.equal(streamed.doStreamCalls.length, 1);
+  assert.ok(deltas.length > 1);
+  assert.equal(deltas.join(""), "Looking it up.");
+  assert.deepEqual(a, b);
+});
+
+Deno.test("a streamed run: text_delta events per turn, the same usage and cost as without streaming", async () => {
+  const prices = { inputPerMillion: 3, outputPerMillion: 15, cachedInputPerMillion: 0.3 };
+  const { sink, events } = memorySink();
+  const on = await run(newRun("What is a wren?"), {
+    model: aiSdkModel(twoStreamedTurns(), { prices }),
+    tools: [lookup],
+    trace: sink,
+  });
+  const off = await run(newRun("What is a wren?"), {
+    model: aiSdkModel(twoTurns(), { prices }),
+    tools: [lookup],
+  });
+  assert.equal(on.output, "A wren is a small bird.");
+  const byTurn = (t: number) =>
+    events.flatMap((e) => e.type === "text_delta" && e.turn === t ? [e.delta] : []).join("");
+  assert.equal(byTurn(1), "Looking it up.");
+  assert.equal(byTurn(2), on.output);
+  assert.deepEqual(on.messages, off.messages);
+  assert.deepEqual(on.usage, off.usage);
+  assert.equal(on.costUsd, off.costUsd);
+});
+
+Deno.test("a v3 stream with only tool-input deltas still assembles the tool call", async () => {
+  const mock = new MockLanguageModelV3({
+    doStream: streamOf([
+      { type: "tool-input-start", id: "c9", toolName: "lookup" },
+      { type: "tool-input-delta", id: "c9", delta: '{"word":"owl"}' },
+      { type: "tool-input-end", id: "c9" },
+      { type: "finish", finishReason: { unified: "tool-calls", raw: null }, usage: usage(9, 4) },
+    ]),
+  });
+  const reply = await aiSdkModel(mock).complete(
+    { messages: [{ role: "user", content: "owl?" }], tools: [], onText: () => {} },
+    new AbortController().signal,
+  );
+  assert.deepEqual(reply.message.tool_calls, [{
+    id: "c9",
+    type: "function",
+    function: { name: "lookup", arguments: '{"word":"owl"}' },
+  }]);
+  assert.equal(reply.finishReason, "tool_calls");
+  assert.deepEqual(reply.usage, { prompt_tokens: 9, completion_tokens: 4 });
+});
+
+Deno.test("a retryable stream error is retried; after shown text the watchers are reset", async () => {
+  const retryable = { message: "overloaded", statusCode: 529, isRetryable: true };
+  const mock = new MockLanguageModelV4({
+    doStream: [
+      streamOf([{ type: "error", error: retryable }]),
+      streamOf([...textParts("Half an ans"), { type: "error", error: retryable }]),
+      streamOf([...textParts("The whole answer."), {
+        type: "finish",
+        finishReason: { unified: "stop", raw: "stop" },
+        usage: usage(5, 3),
+      }]),
+    ],
+  });
+  const seen: string[] = [];
+  const reply = await aiSdkModel(mock, { retryBaseMs: 1 }).complete({
+    messages: [{ role: "user", content: "hi" }],
+    tools: [],
+    onText: (d) => seen.push(d),
+    onReset: () => seen.push("<reset>"),
+  }, new AbortController().signal);
+  assert.equal(mock.doStreamCalls.length, 3);
+  assert.equal(reply.message.content, "The whole answer.");
+  assert.equal(seen.filter((s) => s === "<reset>").length, 1);
+  assert.equal(seen.slice(0, seen.indexOf("<reset>")).join(""), "Half an ans");
+  assert.equal(seen.slice(seen.indexOf("<reset>") + 1).join(""), "The whole answer.");
+  const failing = new MockLanguageModelV4({
+    doStream: streamOf([{ type: "error", error: { message: "bad key", statusCode: 401 } }]),
+  });
+  await assert.rejects(
+    aiSdkModel(failing).complete(
+      { messages: [], tools: [], onText() {} },
+      new AbortController().signal,
+    ),
+    /failed after 1 attempt: bad key/,
+  );
+});
+
+Deno.test("a Stop mid-stream rejects at once with its reason, the signal passed to doStream", async () => {
+  const ac = new AbortController();
+  const mock = new MockLanguageModelV4({
+    doStream: {
+      stream: new ReadableStream({
+        start(c) {
+          c.enqueue({ type: "text-delta", id: "0", delta: "Once upon" });
+        },
+      }) as never,
+    },
+  });
+  const deltas: string[] = [];
+  const pending = aiSdkModel(mock).complete({
+    messages: [{ role: "user", content: "story" }],
+    tools: [],
+    onText: (d) => (deltas.push(d), ac.abort("user pressed Stop")),
+  }, ac.signal);
+  await assert.rejects(pending, (e) => e === "user pressed Stop");
+  assert.deepEqual(deltas, ["Once upon"]);
+  assert.equal(mock.doStreamCalls[0].abortSignal?.aborted, true);
 });

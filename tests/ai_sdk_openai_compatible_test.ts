@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { aiSdkModel } from "../ai_sdk/mod.ts";
-import { newRun, run } from "../mod.ts";
+import { memorySink, newRun, run } from "../mod.ts";
 import { PLAN_ANSWER } from "../provider/scenarios.ts";
 import { scriptedFetch } from "../provider/scripted_provider.ts";
 import { scriptedModel } from "../provider/scripted_model.ts";
@@ -80,4 +80,44 @@ Deno.test("a retryable provider error is retried, then the run goes on", async (
   assert.equal(done.status, "completed");
   assert.equal(done.output, "hi");
   assert.equal(n, 3);
+});
+
+Deno.test("streamed through @ai-sdk/openai-compatible: deltas join to each reply, same usage and cost", async () => {
+  await using a = await fixture("plan");
+  const { sink, events } = memorySink();
+  let streamedRequests = 0;
+  const inner = scriptedFetch();
+  const provider = createOpenAICompatible({
+    name: "scripted",
+    baseURL: "http://scripted.reins.local/v1",
+    fetch: (input, init) => {
+      if (JSON.parse(String(init?.body)).stream === true) streamedRequests++;
+      return inner(input, init);
+    },
+    includeUsage: true,
+  });
+  const streamed = await run(newRun("Which file mentions a timeout?"), {
+    model: aiSdkModel(provider.chatModel("plan"), { maxRetries: 0 }),
+    tools: a.tools,
+    trace: sink,
+  });
+  await using b = await fixture("plan");
+  const plain = await run(newRun("Which file mentions a timeout?"), {
+    model: sdkModel("plan"),
+    tools: b.tools,
+  });
+  assert.equal(streamed.status, "completed");
+  assert.equal(streamedRequests, 3);
+  const replies = streamed.messages.filter((m) => m.role === "assistant");
+  const deltas = events.filter((e) => e.type === "text_delta");
+  assert.ok(deltas.length > replies.length, `${deltas.length} deltas`);
+  replies.forEach((m, i) => {
+    const joined = deltas.filter((e) => e.turn === i + 1).map((e) => e.delta).join("");
+    assert.equal(joined, m.content ?? "", `turn ${i + 1}`);
+  });
+  assert.equal(streamed.output, PLAN_ANSWER);
+  assert.deepEqual(streamed.messages, plain.messages);
+  assert.deepEqual(streamed.usage, plain.usage);
+  assert.equal(streamed.costUsd, plain.costUsd);
+  assert.equal(streamed.turns, plain.turns);
 });

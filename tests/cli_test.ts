@@ -74,7 +74,7 @@ Deno.test("deno task run persists a run in KV; approve/reject continue it from a
       ...kv,
       "free space",
     ]);
-    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.code, 5, first.stderr); // awaits a verdict
     const s = JSON.parse(first.stdout.trim().split("\n").at(-1)!);
     assert.equal(s.status, "interrupted");
     assert.equal(s.interruption.toolName, "delete_file");
@@ -152,7 +152,7 @@ Deno.test("deno task run --stop stops a run executing in another process", async
     }
     const status = await runner.status;
     await runner.stderr.cancel();
-    assert.equal(status.code, 0);
+    assert.equal(status.code, 6); // interrupted/cancelled
     assert.match(out, new RegExp(`run ${runId}: interrupted \\(cancelled: enough\\)`));
     assert.doesNotMatch(out, /scanned 1200 of 1200/);
   } finally {

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig, parseConfig } from "../cli/config.ts";
+import { run } from "../harness/run.ts";
+import { newRun } from "../harness/state.ts";
+import { scriptedModel } from "../provider/scripted_model.ts";
+import { demoTools } from "../tools/catalog.ts";
+import { createWorkspace } from "../tools/workspace.ts";
 
 /** The ConfigError message `fn` throws. */
 function configError(fn: () => unknown): string {
@@ -173,4 +178,24 @@ Deno.test("reins.example.jsonc is a valid config", async () => {
   assert.equal(config.baseUrl, "http://127.0.0.1:8788/v1");
   assert.equal(config.apiKeyEnv, "LLM_API_KEY");
   assert.deepEqual(config.limits, { maxTurns: 20, maxBudgetUsd: 1 });
+  // Copied as is, it must not point the tools (delete_file included) at the project itself.
+  assert.equal(config.workspace, undefined);
+});
+
+Deno.test("reins.example.jsonc describes toolErrors: generic as what the model reads", async () => {
+  const text = await Deno.readTextFile(new URL("../reins.example.jsonc", import.meta.url));
+  const said = text.match(/"generic": just "([^"]*)"/)?.[1];
+  assert.ok(said !== undefined, "the example describes generic");
+  const ws = await createWorkspace();
+  try {
+    const s = await run(newRun("Find the timeout in the logs."), {
+      model: scriptedModel("recover"),
+      tools: demoTools(ws),
+      toolErrors: "generic",
+    });
+    const first = s.messages.find((m) => m.role === "tool");
+    assert.equal(first?.content, said);
+  } finally {
+    await ws.remove();
+  }
 });

@@ -46,6 +46,12 @@ Deno.test("runDemo (quick) prints every experiment with the facts the chapter re
   const lines: string[] = [];
   await runDemo((line) => lines.push(line), { quick: true });
   for (let n = 1; n <= 12; n++) assert.ok(section(lines, n).length > 0, `section ${n} empty`);
+  // Every exit appears by name in some table.
+  const statusCells = new Set(lines.flatMap(cells));
+  for (const status of ["completed", "failed", "max_turns_exceeded", "budget_exceeded"]) {
+    assert.ok(statusCells.has(status), `no table shows ${status}`);
+  }
+  assert.ok(lines.some((l) => / interrupted(\s|$)/.test(l)), "no table shows interrupted");
 
   // 1. plan: completed in 3 turns, 2 tool runs; prompt tokens grow every turn.
   const [plan] = rows(section(lines, 1), "turns");
@@ -73,6 +79,9 @@ Deno.test("runDemo (quick) prints every experiment with the facts the chapter re
     assert.ok(dollars(r["soft spent"]) >= budget, `soft ${r["soft spent"]} < ${r.budget}`);
     assert.ok(r["soft over"].startsWith("+$"), r["soft over"]);
     assert.ok(!r["hard over"].startsWith("+") || dollars(r["hard over"]) === 0, r["hard over"]);
+    // The exit is shown by name, not only the spend.
+    assert.equal(r["soft status"], "budget_exceeded");
+    assert.equal(r["hard status"], "budget_exceeded");
   }
 
   // 4. only describe answers; 5. the permanent-error stop ends at turn 1.

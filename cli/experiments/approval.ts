@@ -70,6 +70,7 @@ export async function approvalExperiment(out: Out): Promise<void> {
     rows.push([
       label,
       r.state.turns,
+      r.state.status,
       JSON.stringify(r.deleted),
       quote(r.read, 44),
       quote(r.state.output),
@@ -78,7 +79,7 @@ export async function approvalExperiment(out: Out): Promise<void> {
   }
   printTable(
     out,
-    ["verdict", "turns", "deleted", "model read", "agent told the user", "report"],
+    ["verdict", "turns", "status", "deleted", "model read", "agent told the user", "report"],
     rows,
   );
   out(`  reins's default sentence: ${quote(defaultRejectionText(i.toolName), 200)}`);

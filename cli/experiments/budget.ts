@@ -44,9 +44,11 @@ export async function budgetExperiment(out: Out): Promise<void> {
       soft.turns,
       usd(soft.costUsd),
       signedUsd(soft.costUsd - budget),
+      soft.status,
       hard.turns,
       usd(hard.costUsd),
       signedUsd(hard.costUsd - budget),
+      hard.status,
     ]);
   }
   printTable(out, [
@@ -54,9 +56,11 @@ export async function budgetExperiment(out: Out): Promise<void> {
     "soft turns",
     "soft spent",
     "soft over",
+    "soft status",
     "hard turns",
     "hard spent",
     "hard over",
+    "hard status",
   ], rows);
   out("  soft: checked before each call, so a run overshoots by up to one turn's cost");
   out("  hard: the prompt is counted first and max_tokens capped at what is left: never over");

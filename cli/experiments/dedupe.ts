@@ -45,11 +45,15 @@ export async function repeatExperiment(out: Out): Promise<void> {
   const cached = (p: Played) => p.events.filter((e) => e.type === "tool_result" && e.cached).length;
   printTable(
     out,
-    ["run", "turns", "tool runs", "from cache", "cost"],
-    played.map((
-      p,
-      i,
-    ) => [runs[i][0], p.state.turns, p.state.toolRuns, cached(p), usd(p.state.costUsd)]),
+    ["run", "turns", "tool runs", "from cache", "cost", "status"],
+    played.map((p, i) => [
+      runs[i][0],
+      p.state.turns,
+      p.state.toolRuns,
+      cached(p),
+      usd(p.state.costUsd),
+      p.state.status,
+    ]),
   );
   const [base, plain, dedupe] = played.map((p) => p.state.costUsd);
   out(
@@ -118,6 +122,7 @@ export async function deleteTwiceExperiment(out: Out): Promise<void> {
     rows.push([
       label,
       s.turns,
+      s.status,
       s.toolRuns,
       r.approvals,
       r.attempts,
@@ -129,6 +134,7 @@ export async function deleteTwiceExperiment(out: Out): Promise<void> {
   printTable(out, [
     "cache",
     "turns",
+    "status",
     "tool runs",
     "approvals",
     "deletes run",

@@ -96,6 +96,7 @@ export async function latencyExperiment(out: Out, options: ExperimentOptions = {
     rows.push([
       ms(latencyMs),
       p.state.turns,
+      p.state.status,
       ms(p.ms),
       ms(model),
       ms(tools),
@@ -103,6 +104,15 @@ export async function latencyExperiment(out: Out, options: ExperimentOptions = {
       `${(overhead / p.state.turns).toFixed(1)} ms`,
     ]);
   }
-  printTable(out, ["latency", "turns", "wall", "model", "tools", "harness", "harness/turn"], rows);
+  printTable(out, [
+    "latency",
+    "turns",
+    "status",
+    "wall",
+    "model",
+    "tools",
+    "harness",
+    "harness/turn",
+  ], rows);
   out("  the wall clock is turns x latency; the harness's own share stays flat");
 }

@@ -7,7 +7,7 @@
 //    place, then the right one is kept for the tab), shows the tree, a
 //    child's scan progress bar moves; Stop marks every node interrupted.
 // 2. A destructive run with a hostile task: nothing of it runs as markup; a
-//    reject with an over-long reason shows the API's 400 in place; Approve
+//    reject with an over-long reason shows the API's 413 in place; Approve
 //    completes it.
 // 3. A verdict on a call no longer awaiting one shows the API's 409 in place.
 //
@@ -143,7 +143,7 @@ async function drive(base: string, token: string, screenshot: string): Promise<u
     await page.fill("form[data-action=verdict] input[name=reason]", "x".repeat(10_001));
     await page.click("form[data-action=verdict] button[value=reject]");
     const notice = page.locator("#controls-error");
-    await page.locator("#controls-error", { hasText: "Reject refused (400)" }).waitFor();
+    await page.locator("#controls-error", { hasText: "Reject refused (413)" }).waitFor();
     assert.match(await notice.innerText(), /reason: .*10000/);
     assert.equal((await api("GET", `/runs/${destructive}`)).status, "interrupted");
 

@@ -57,12 +57,14 @@ Deno.test("a continuation the CLI cannot start does not mark the run running", a
       "--max-turns",
       "1",
     ]);
-    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.code, 3, first.stderr); // max_turns_exceeded's exit code
     const [run] = await storedRuns(kvPath);
     assert.equal(run.status, "max_turns_exceeded");
     const r = await cli([
       "--kv",
       kvPath,
+      "--workspace",
+      dir,
       "--resume",
       run.runId,
       "--max-turns",
@@ -70,7 +72,8 @@ Deno.test("a continuation the CLI cannot start does not mark the run running", a
       "--model",
       "no-such-scenario",
     ]);
-    assert.notEqual(r.code, 0);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /unknown scenario "no-such-scenario"/);
     const [after] = await storedRuns(kvPath);
     assert.equal(after.status, "max_turns_exceeded", "the run is as it was");
   } finally {

@@ -8,7 +8,8 @@ import { el } from "./words.js";
 /** Shows `text_delta` event `ev` of source `s`; a turn or a stop ends the reply being typed. */
 export function typing(s, ev, pageRunId) {
   if (ev.type === "text_delta") {
-    if (s.typingTurn !== ev.turn) s.typing = "";
+    // A reset: the call is retried, the words typed so far were void.
+    if (s.typingTurn !== ev.turn || ev.reset) s.typing = "";
     s.typingTurn = ev.turn;
     s.typing = (s.typing || "") + ev.delta;
   } else if (ev.type === "turn" || ev.type === "run_stopped") {

@@ -1,0 +1,137 @@
+/**
+ * Waiting for another executor's lease on a run before continuing it by
+ * hand (the CLI's `--resume`, `--approve`, `--reject` after a crash): a
+ * holder that is provably dead (a process on this machine that no longer
+ * exists) is taken over at once; any other holder is waited for, with
+ * progress, until its lease lapses or the wait runs out.
+ *
+ * @module
+ */
+import { RunConflictError } from "../harness/errors.ts";
+import { sleep } from "../harness/sleep.ts";
+import type { KvRunStore } from "../kv/kv_run_store.ts";
+import { type Lease, localHostname } from "../kv/leases.ts";
+
+/** Options of {@link awaitLease}. */
+export interface AwaitLeaseOptions {
+  /** Longest wait in ms (default: the lease's remaining time + {@link LEASE_MARGIN_MS}). */
+  waitMs?: number;
+  /** Receives one line when the wait starts, then one every `progressMs`. */
+  onWait?: (line: string) => void;
+  /** How often the lease is read again, in ms (default 250). */
+  pollMs?: number;
+  /** How often a progress line is sent, in ms (default 5000). */
+  progressMs?: number;
+  /** Whether the holder is provably gone (default {@link holderGone} on this machine). */
+  isGone?: (lease: Lease) => boolean;
+  /** Aborts the wait. */
+  signal?: AbortSignal;
+}
+
+/** Added to a lease's remaining time for the default wait, in ms. */
+export const LEASE_MARGIN_MS = 2_000;
+
+function processState(pid: number): string | null {
+  // Linux: /proc/<pid>/stat is "pid (comm) S ..."; no file: no such process.
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw e;
+  }
+}
+
+/**
+ * Whether the lease's holder is provably dead: it ran on this machine (same
+ * hostname) and its process no longer exists (or is a zombie). False when
+ * that cannot be known: another machine, a lease from before host and pid
+ * were recorded, no `/proc`, or no permission to read it.
+ *
+ * @example
+ * ```ts
+ * import { holderGone } from "./await_lease.ts";
+ * console.log(holderGone({ owner: "x", expiresAt: 0, host: "elsewhere", pid: 1 }, "here")); // false
+ * ```
+ */
+export function holderGone(lease: Lease, host: string | undefined = localHostname()): boolean {
+  if (host === undefined || lease.host !== host || lease.pid === undefined) return false;
+  if (lease.pid === Deno.pid) return false; // this process is alive by definition
+  try {
+    if (Deno.permissions.querySync({ name: "read", path: "/proc" }).state !== "granted") {
+      return false;
+    }
+    if (!Deno.statSync("/proc/self").isDirectory) return false;
+    const state = processState(lease.pid);
+    return state === null || state === "Z" || state === "X";
+  } catch {
+    return false;
+  }
+}
+
+function describe(lease: Lease): string {
+  const where = lease.host !== undefined && lease.pid !== undefined
+    ? ` (pid ${lease.pid} on ${lease.host})`
+    : "";
+  return `${lease.owner}${where}`;
+}
+
+const seconds = (ms: number) => `${Math.max(0, Math.ceil(ms / 1000))} s`;
+
+/**
+ * Resolves once run `id` has no live lease: at once when it has none; after
+ * releasing it when its holder is provably dead; otherwise after waiting for
+ * it to lapse (progress lines to `onWait`). Throws `RunConflictError` naming
+ * the holder and when its lease lapses if it is still held after the wait.
+ *
+ * @example
+ * ```ts
+ * import { awaitLease } from "./await_lease.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const store = new KvRunStore(kv);
+ * await new KvRunStore(kv, { owner: "other", leaseMs: 300 }).acquireLease("r1");
+ * await awaitLease(store, "r1", { onWait: console.log });
+ * console.log(await store.leaseHolder("r1")); // null
+ * kv.close();
+ * ```
+ */
+export async function awaitLease(
+  store: KvRunStore,
+  id: string,
+  options: AwaitLeaseOptions = {},
+): Promise<void> {
+  const { onWait, pollMs = 250, progressMs = 5_000, isGone = (l: Lease) => holderGone(l) } =
+    options;
+  let lease = await store.leaseHolder(id);
+  if (!lease || lease.owner === store.owner) return;
+  const started = Date.now();
+  const deadline = started + (options.waitMs ?? lease.expiresAt - started + LEASE_MARGIN_MS);
+  let nextProgress = started;
+  while (lease && lease.owner !== store.owner) {
+    if (isGone(lease)) {
+      onWait?.(`run ${id}: its lease holder ${describe(lease)} is gone; taking over`);
+      await store.releaseLease(id, lease.owner);
+    } else {
+      const now = Date.now();
+      if (now >= deadline) {
+        throw new RunConflictError(
+          id,
+          `run is being executed by ${describe(lease)}; its lease lapses in ${
+            seconds(lease.expiresAt - now)
+          } unless renewed (gave up after ${seconds(now - started)})`,
+        );
+      }
+      if (now >= nextProgress) {
+        onWait?.(
+          `run ${id}: waiting for the lease of ${describe(lease)}, which lapses in ${
+            seconds(lease.expiresAt - now)
+          } (giving up in ${seconds(deadline - now)})`,
+        );
+        nextProgress = now + progressMs;
+      }
+      await sleep(Math.min(pollMs, Math.max(1, deadline - now)), options.signal);
+    }
+    lease = await store.leaseHolder(id);
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * The `reins.jsonc` configuration file, read by the CLI and the server alike:
+ * JSON with comments, validated strictly
+ * (unknown keys are errors). Every error names the file and the field, and a
+ * syntax error names its line and column.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
+import { ReinsError } from "../harness/errors.ts";
+import type { Prices, PriceTable } from "../harness/cost.ts";
+import type { Model } from "../harness/model.ts";
+import { createOpenAIModel, type OpenAIModelOptions } from "../harness/openai_model.ts";
+import type { McpServerEntry } from "../mcp/mod.ts";
+
+/**
+ * A configuration file or value is invalid; the message names the file and field.
+ *
+ * @example
+ * ```ts
+ * import { ConfigError } from "./config.ts";
+ * throw new ConfigError("reins.jsonc: limits.maxTurns: expected a positive integer");
+ * ```
+ */
+export class ConfigError extends ReinsError {}
+
+/** The default configuration file, relative to the working directory. */
+export const DEFAULT_CONFIG_PATH = "reins.jsonc";
+
+/** The contents of `reins.jsonc`. Every field is optional; absent means "use the default". */
+export interface ReinsConfig {
+  /** OpenAI-compatible endpoint base, e.g. `http://127.0.0.1:8788/v1`. */
+  baseUrl?: string;
+  /** Model name to request (and to look prices up by). */
+  model?: string;
+  /** Name of the environment variable holding the API key (default `LLM_API_KEY`). */
+  apiKeyEnv?: string;
+  /** Flat prices, or a table with per-model prices and a default. */
+  prices?: Prices | PriceTable;
+  /** Run limits (defaults: 20 turns, $1.00). */
+  limits?: { maxTurns?: number; maxBudgetUsd?: number };
+  /** `soft` (default): check before each call; `hard`: also cap `max_tokens` at what the rest buys. */
+  budgetMode?: "soft" | "hard";
+  /** Serve repeated identical read-only tool calls from cache (default false). */
+  dedupe?: boolean;
+  /** How tool errors reach the model: `describe` (default), `generic`, or `fatal` to the run. */
+  toolErrors?: "describe" | "generic" | "fatal";
+  /** Directory the file tools are confined to. */
+  workspace?: string;
+  /** MCP servers whose tools runs are offered, by name (the shape other MCP clients use). */
+  mcpServers?: Record<string, McpServerConfig>;
+}
+
+/**
+ * One entry of `mcpServers`: a command to start (stdio) or a URL (Streamable
+ * HTTP), and optional per-tool overrides of the server's annotations.
+ */
+export type McpServerConfig = McpServerEntry;
+
+const NON_NEG_INT = "expected a non-negative integer";
+const NON_NEG_NUM = "expected a non-negative number";
+const OBJECT = "expected an object";
+const STRING = "expected a non-empty string";
+
+const nonNegInt = z.number({ error: NON_NEG_INT }).int({ error: NON_NEG_INT })
+  .min(0, { error: NON_NEG_INT });
+const nonNegNum = z.number({ error: NON_NEG_NUM }).min(0, { error: NON_NEG_NUM });
+const text = z.string({ error: STRING }).min(1, { error: STRING });
+
+const pricesSchema = z.strictObject({
+  inputPerMillion: nonNegNum,
+  outputPerMillion: nonNegNum,
+  maxOutputTokens: z.int().min(1).optional(),
+  cachedInputPerMillion: nonNegNum.optional(),
+  cacheWritePerMillion: nonNegNum.optional(),
+}, { error: OBJECT });
+
+const priceTableSchema = z.strictObject({
+  default: pricesSchema,
+  models: z.record(z.string(), pricesSchema, { error: OBJECT }).optional(),
+}, { error: OBJECT });
+
+const names = z.array(z.string({ error: "expected a tool name" }), { error: "expected an array" });
+const strings = z.record(z.string(), z.string({ error: "expected a string" }), { error: OBJECT });
+const mcpServerSchema = z.strictObject({
+  type: z.enum(["stdio", "http", "streamable-http"], {
+    error: 'expected "stdio", "http" or "streamable-http"',
+  }).optional(),
+  command: text.optional(),
+  args: z.array(z.string({ error: "expected a string" }), { error: "expected an array" })
+    .optional(),
+  env: strings.optional(),
+  cwd: text.optional(),
+  url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
+  headers: strings.optional(),
+  only: names.optional(),
+  approve: names.optional(),
+  noApproval: names.optional(),
+  readOnly: names.optional(),
+  idempotent: names.optional(),
+  timeoutMs: z.number({ error: "expected a positive number" }).positive({
+    error: "expected a positive number",
+  }).optional(),
+}, { error: OBJECT }).refine((s) => (s.command === undefined) !== (s.url === undefined), {
+  error: 'expected "command" (a stdio server) or "url" (an HTTP server), not both',
+});
+
+const configSchema = z.strictObject({
+  baseUrl: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
+  model: text.optional(),
+  apiKeyEnv: z.string({ error: "expected an environment variable name" })
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected an environment variable name" })
+    .optional(),
+  // Checked below against the flat or the table shape, for clearer messages than a union's.
+  prices: z.unknown().optional(),
+  limits: z.strictObject({
+    maxTurns: nonNegInt.optional(),
+    maxBudgetUsd: nonNegNum.optional(),
+  }, { error: OBJECT }).optional(),
+  budgetMode: z.enum(["soft", "hard"], { error: 'expected "soft" or "hard"' }).optional(),
+  dedupe: z.boolean({ error: "expected true or false" }).optional(),
+  toolErrors: z.enum(["describe", "generic", "fatal"], {
+    error: 'expected "describe", "generic" or "fatal"',
+  }).optional(),
+  workspace: text.optional(),
+  mcpServers: z.record(z.string(), mcpServerSchema, { error: OBJECT }).superRefine(
+    (servers, ctx) => {
+      for (const name of Object.keys(servers)) {
+        if (!/^[a-zA-Z0-9_-]{1,32}$/.test(name)) {
+          ctx.addIssue({
+            code: "custom",
+            path: [name],
+            message: "a server name is 1-32 of a-z A-Z 0-9 _ -",
+          });
+        }
+      }
+    },
+  ).optional(),
+}, { error: "expected an object at the top level" });
+
+/** `limits.maxTurns`, `prices.models["gpt-4.1"]`, `items[2]`. */
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else if (typeof key === "string" && /^[A-Za-z_$][\w$]*$/.test(key)) {
+      out += out ? `.${key}` : key;
+    } else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
+}
+
+function fail(source: string, issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[]): never {
+  const lines = issues.map((issue) => {
+    const path = [...prefix, ...issue.path];
+    const where = path.length ? `${formatPath(path)}: ` : "";
+    if (issue.code === "unrecognized_keys") {
+      const keys = issue.keys.map((k) => `"${k}"`).join(", ");
+      return `${source}: ${where}unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}`;
+    }
+    return `${source}: ${where}${issue.message}`;
+  });
+  throw new ConfigError(lines.join("\n"));
+}
+
+/** 1-based line and column of a character offset. */
+function lineColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  const column = offset - (before.lastIndexOf("\n") + 1) + 1;
+  return `${line}:${column}`;
+}
+
+/**
+ * Parses and validates the text of a configuration file. `source` names the
+ * file in error messages. An empty text is an empty configuration.
+ *
+ * @throws {ConfigError} on a syntax error (`reins.jsonc:3:14: invalid JSON
+ * (PropertyNameExpected)`) or an invalid field (`reins.jsonc: limits.maxTurns:
+ * expected a non-negative integer`).
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "./config.ts";
+ * const config = parseConfig('{ "model": "gpt-x", "limits": { "maxTurns": 8 } } // note', "inline");
+ * console.log(config.limits?.maxTurns); // 8
+ * ```
+ */
+export function parseConfig(text: string, source: string): ReinsConfig {
+  if (text.trim() === "") return {};
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true });
+  if (errors.length > 0) {
+    const { error, offset } = errors[0];
+    throw new ConfigError(
+      `${source}:${lineColumn(text, offset)}: invalid JSON (${printParseErrorCode(error)})`,
+    );
+  }
+  const result = configSchema.safeParse(value);
+  if (!result.success) fail(source, result.error.issues, []);
+  const { prices, ...rest } = result.data;
+  const config: ReinsConfig = {};
+  for (const [k, v] of Object.entries(rest)) {
+    if (v !== undefined) (config as Record<string, unknown>)[k] = v;
+  }
+  if (prices !== undefined) {
+    const isTable = typeof prices === "object" && prices !== null &&
+      ("default" in prices || "models" in prices);
+    const checked = (isTable ? priceTableSchema : pricesSchema).safeParse(prices);
+    if (!checked.success) fail(source, checked.error.issues, ["prices"]);
+    config.prices = checked.data;
+  }
+  return config;
+}
+
+/**
+ * Reads and validates a configuration file. With no `path`, reads
+ * `reins.jsonc` in the working directory and returns `{}` if there is none;
+ * a `path` given explicitly must exist.
+ *
+ * @throws {ConfigError} when an explicit file is missing or unreadable, or the file is invalid.
+ *
+ * @example
+ * ```ts
+ * import { loadConfig } from "./config.ts";
+ * const config = await loadConfig(); // {} when ./reins.jsonc does not exist
+ * console.log(config.model ?? "(no model configured)");
+ * ```
+ */
+export async function loadConfig(path?: string): Promise<ReinsConfig> {
+  const file = path ?? DEFAULT_CONFIG_PATH;
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      if (path === undefined) return {};
+      throw new ConfigError(`${file}: config file not found`);
+    }
+    throw new ConfigError(`${file}: cannot read: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return parseConfig(text, file);
+}
+
+/**
+ * Creates the OpenAI-compatible model from `LLM_BASE_URL`, `LLM_API_KEY` and
+ * `LLM_MODEL` (`overrides` win over the environment). Throws `ConfigError`
+ * when the base URL or model name is set nowhere.
+ *
+ * @example
+ * ```ts
+ * import { modelFromEnv } from "./config.ts";
+ * const env = new Map([["LLM_BASE_URL", "http://127.0.0.1:8788/v1"], ["LLM_MODEL", "gpt-x"]]);
+ * const model = modelFromEnv(env, { maxRetries: 1 });
+ * console.log(model.name); // "gpt-x"
+ * ```
+ */
+export function modelFromEnv(
+  env: { get(key: string): string | undefined } = Deno.env,
+  overrides: Partial<OpenAIModelOptions> = {},
+): Model {
+  const baseUrl = overrides.baseUrl ?? (env.get("LLM_BASE_URL") || undefined);
+  const model = overrides.model ?? (env.get("LLM_MODEL") || undefined);
+  const apiKey = overrides.apiKey ?? (env.get("LLM_API_KEY") || undefined);
+  if (!baseUrl) {
+    throw new ConfigError("LLM_BASE_URL is not set (e.g. LLM_BASE_URL=http://127.0.0.1:8788/v1)");
+  }
+  if (!model) throw new ConfigError("LLM_MODEL is not set (the model name to request)");
+  return createOpenAIModel({ ...overrides, baseUrl, model, apiKey });
+}

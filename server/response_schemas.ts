@@ -1,0 +1,94 @@
+/**
+ * The zod schemas of the API's responses, from which `/openapi.json`
+ * documents every response body (so clients can be generated). The routes'
+ * views are type-checked against them below, so a field added to a view
+ * without its schema fails `deno check`.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { RUN_STATUSES, type RunStatus } from "../harness/state.ts";
+import { interruptionSchema, messageSchema } from "../kv/record.ts";
+import type { RunView } from "./views.ts";
+import type { TreeNode } from "../subagents/tree.ts";
+import type { StopRequest } from "../kv/stop_record.ts";
+
+const status = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]);
+const count = z.int().min(0);
+const usd = z.number().min(0);
+
+/** A run without its transcript, as `GET /runs` lists it. */
+export const RunSummaryResponse = z.object({
+  runId: z.string(),
+  parentId: z.string().nullable(),
+  rootId: z.string(),
+  status,
+  interruption: interruptionSchema.nullable(),
+  stopReason: z.string().nullable(),
+  model: z.string().nullable(),
+  turns: count,
+  toolRuns: count,
+  costUsd: usd.describe("This run's spend, its descendants' included"),
+  childCostUsd: usd,
+  usage: z.object({ prompt_tokens: count, completion_tokens: count }),
+  output: z.string().nullable(),
+  error: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  messageCount: count,
+});
+
+/** A lease: who executes the run, until when. */
+export const LeaseResponse = z.object({
+  owner: z.string(),
+  expiresAt: z.number().describe("Epoch ms"),
+  host: z.string().optional(),
+  pid: z.int().optional(),
+});
+
+/** `GET /runs/:id`, `POST /runs` (201) and the verdict routes (202): a run's view. */
+export const RunViewResponse = RunSummaryResponse.extend({
+  limits: z.object({ maxTurns: count, maxBudgetUsd: usd }),
+  lease: LeaseResponse.nullable(),
+});
+
+/** `GET /runs`. */
+export const RunListResponse = z.object({ runs: z.array(RunSummaryResponse) });
+
+/** `GET /runs/:id/messages`. */
+export const MessagesResponse = z.object({ runId: z.string(), messages: z.array(messageSchema) });
+
+/** One node of `GET /runs/:id/tree`. */
+export const TreeNodeResponse = z.object({
+  runId: z.string(),
+  parentId: z.string().nullable(),
+  depth: count,
+  status,
+  turns: count,
+  costUsd: usd,
+  childCostUsd: usd,
+  stopReason: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+/** `GET /runs/:id/tree`. */
+export const TreeResponse = z.object({ rootId: z.string(), nodes: z.array(TreeNodeResponse) });
+
+/** `POST /runs/:id/stop` (202): the Stop recorded for the tree. */
+export const StopResponse = z.object({
+  runId: z.string(),
+  rootId: z.string(),
+  reason: z.string(),
+  at: z.number().describe("Epoch ms"),
+});
+
+/** Every error body. */
+export const ErrorResponse = z.object({
+  error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }),
+});
+
+// Compile-time guards: the views the routes send must be what the schemas say.
+const _view: z.infer<typeof RunViewResponse> = {} as RunView;
+const _viewBack: RunView = {} as z.infer<typeof RunViewResponse>;
+const _node: z.infer<typeof TreeNodeResponse> = {} as TreeNode;
+const _stop: z.infer<typeof StopResponse> = {} as StopRequest & { runId: string };

@@ -1,0 +1,91 @@
+// Every built-in scenario, played with no extra flags or options from the CLI
+// (a real subprocess, --json) and through the API (createApp + app.request, in
+// process), ends in the exit it is written for: never an unknown tool.
+import assert from "node:assert/strict";
+import { BUILT_IN_SCENARIOS } from "../provider/scripted_provider.ts";
+import { builtInScenarioNames, SCENARIO_CATALOG } from "../provider/scenario_catalog.ts";
+import { settled, withServer } from "./server_helpers.ts";
+
+const root = new URL("../", import.meta.url).pathname;
+
+/** The exit each scenario is written for: status, and the interruption's type if any. */
+const EXPECTED: Record<
+  string,
+  { status: string; interruption?: string; children?: number; code: number }
+> = {
+  plan: { status: "completed", code: 0 },
+  runaway: { status: "max_turns_exceeded", interruption: "max_turns", code: 3 },
+  recover: { status: "completed", code: 0 },
+  repeat: { status: "completed", code: 0 },
+  destructive: { status: "interrupted", interruption: "approval", code: 5 },
+  "destructive-twice": { status: "interrupted", interruption: "approval", code: 5 },
+  forbidden: { status: "failed", code: 1 },
+  slow: { status: "completed", code: 0 },
+  echo: { status: "completed", code: 0 },
+  research: { status: "completed", children: 2, code: 0 },
+  "research-runaway": { status: "completed", children: 1, code: 0 },
+  "research-runaway-pair": { status: "completed", children: 2, code: 0 },
+  "research-slow": { status: "completed", children: 2, code: 0 },
+  "research-deep": { status: "completed", children: 2, code: 0 },
+  "research-deep-slow": { status: "completed", children: 3, code: 0 },
+  "research-approval": { status: "interrupted", interruption: "approval", children: 1, code: 5 },
+};
+
+// deno-lint-ignore no-explicit-any
+function checkExit(name: string, s: any, where: string): void {
+  const want = EXPECTED[name];
+  assert.equal(s.status, want.status, `${where} ${name}: ${JSON.stringify(s)}`);
+  assert.equal(s.interruption?.type, want.interruption, `${where} ${name}`);
+  assert.doesNotMatch(JSON.stringify(s), /Unknown tool/, `${where} ${name}`);
+}
+
+Deno.test("the scenario catalog names every built-in scenario, once, and the test covers each", () => {
+  const names = Object.keys(BUILT_IN_SCENARIOS).sort();
+  assert.deepEqual(Object.keys(SCENARIO_CATALOG).sort(), names);
+  assert.deepEqual(builtInScenarioNames(), names);
+  assert.deepEqual(Object.keys(EXPECTED).sort(), names);
+});
+
+Deno.test("every scenario from the CLI, with no task and no extra flags, ends in its exit", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reins-scenarios-" });
+  try {
+    for (const name of builtInScenarioNames()) {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "--unstable-kv", `${root}cli/main.ts`, "--scenario", name, "--json"],
+        cwd: dir,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stdout = new TextDecoder().decode(out.stdout);
+      const s = JSON.parse(stdout.trim().split("\n").at(-1)!);
+      checkExit(name, s, "cli");
+      assert.equal(out.code, EXPECTED[name].code, `cli ${name}: exit code`);
+      const want = EXPECTED[name];
+      if (want.interruption === "approval" && want.children) {
+        assert.notEqual(s.interruption.runId, s.runId, "the child awaits the verdict");
+        assert.equal(s.interruption.toolName, "delete_file");
+      }
+      if (name.startsWith("research") && want.status === "completed") {
+        assert.match(s.output, /^(Research found|The research did not finish)/, name);
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("every scenario through the API, with no task and no options, ends in its exit", () =>
+  withServer({}, async (s) => {
+    for (const name of builtInScenarioNames()) {
+      const res = await s.call("POST", "/runs", { scenario: name });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal(res.body.task ?? SCENARIO_CATALOG[name].task, SCENARIO_CATALOG[name].task);
+      const done = await settled(s, res.body.runId, 30_000);
+      checkExit(name, done, "api");
+      const nodes = (await s.call("GET", `/runs/${res.body.runId}/tree`)).body.nodes;
+      assert.equal(nodes.length - 1, EXPECTED[name].children ?? 0, `api ${name}: tree`);
+      if (name.startsWith("research") && EXPECTED[name].status === "completed") {
+        assert.match(done.output, /^(Research found|The research did not finish)/, name);
+      }
+    }
+  }));
