@@ -55,10 +55,15 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   // Set once `run_stopped` is emitted: a tool that ignored the Stop and still
   // reports progress must not add events after the run's last one.
   let ended = false;
-  // Every save of this run, in order: checkpoints, and children's spend as it happens.
-  const saves = saveQueue(() => {
+  // What each call's child has stored of its cost (children running in this process).
+  const childStored: Record<string, number> = {};
+  // Every save of this run, in order: checkpoints, and children's stored spend as it happens.
+  const saves = saveQueue(async (spendOnly) => {
+    if (!options.store) return;
     state.updatedAt = new Date().toISOString();
-    return options.store ? options.store.save(state) : Promise.resolve();
+    const saved = spendOnly ? storedSpendOnly(state, childStored) : state;
+    await options.store.save(saved);
+    options.budgetLink?.saved?.(saved.costUsd);
   });
   const ctx: RunContext = {
     state,
@@ -83,10 +88,13 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
       if (callId !== null) {
         state.childCostUsd = addUsd(state.childCostUsd, usd);
         state.callSpend[callId] = addUsd(state.callSpend[callId] ?? 0, usd);
-        // Children spend between this run's checkpoints: the stored cost keeps up.
-        if (options.store) saves.spent();
       }
       await options.budgetLink?.spend(usd);
+    },
+    childSaved: (callId, usd) => {
+      childStored[callId] = usd;
+      // Children save between this run's checkpoints: the stored cost keeps up.
+      if (options.store) saves.spent();
     },
     runChild: (callId) => childRunner(ctx, callId, run),
   };
@@ -156,6 +164,31 @@ async function loop(ctx: RunContext): Promise<Exit> {
     const stopped = await modelTurn(ctx, definitions, prompt);
     if (stopped) return stopped;
   }
+}
+
+/**
+ * The state with each running child's spend as far as that child has stored
+ * it: a spend save never stores more of a child's spend than the child's
+ * record holds (a crash between a child's reply and its commit must not leave
+ * the parent counting a reply the resume asks, and bills, again).
+ */
+function storedSpendOnly(state: RunState, childStored: Record<string, number>): RunState {
+  let lag = 0;
+  const callSpend = { ...state.callSpend };
+  for (const [callId, usd] of Object.entries(childStored)) {
+    const ahead = roundUsd((callSpend[callId] ?? 0) - usd);
+    if (ahead > 0) {
+      lag = addUsd(lag, ahead);
+      callSpend[callId] = usd;
+    }
+  }
+  if (!(lag > 0)) return state;
+  return {
+    ...state,
+    callSpend,
+    costUsd: roundUsd(state.costUsd - lag),
+    childCostUsd: roundUsd(state.childCostUsd - lag),
+  };
 }
 
 /** A save over the store's ceiling is the run's `failed` exit; anything else is rethrown. */

@@ -25,6 +25,11 @@ export interface RunContext {
    * (`callId` null) or work a tool call started (a child run), as it happens.
    */
   spend(usd: number, callId: string | null): Promise<void>;
+  /**
+   * The child run of call `callId` is stored with `costUsd`: this run saves,
+   * at a bounded rate, with that much of the call's spend.
+   */
+  childSaved(callId: string, costUsd: number): void;
   /** The `runChild` of call `callId`'s tool context. */
   runChild(callId: string): ToolContext["runChild"];
 }

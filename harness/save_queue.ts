@@ -28,7 +28,8 @@ export interface SaveQueue {
 }
 
 /**
- * A queue over `save` (which stores the run as it is when called).
+ * A queue over `save` (which stores the run as it is when called; `spendOnly`
+ * for a save made only because children spent).
  *
  * @example
  * ```ts
@@ -41,17 +42,20 @@ export interface SaveQueue {
  * console.log(saves); // 2
  * ```
  */
-export function saveQueue(save: () => Promise<void>, intervalMs = SPEND_SAVE_MS): SaveQueue {
+export function saveQueue(
+  save: (spendOnly: boolean) => Promise<void>,
+  intervalMs = SPEND_SAVE_MS,
+): SaveQueue {
   let chain: Promise<void> = Promise.resolve();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let lastAt = -Infinity;
   let failure: unknown = null;
   let closed = false;
 
-  const enqueue = (): Promise<void> => {
+  const enqueue = (spendOnly: boolean): Promise<void> => {
     const next = chain.then(() => {
       lastAt = performance.now();
-      return save();
+      return save(spendOnly);
     });
     chain = next.catch(() => {});
     return next;
@@ -63,11 +67,11 @@ export function saveQueue(save: () => Promise<void>, intervalMs = SPEND_SAVE_MS)
   const spendSave = () => {
     timer = undefined;
     // A failure resurfaces at the next checkpoint, which would fail the same way.
-    enqueue().catch((e) => failure ??= e);
+    enqueue(true).catch((e) => failure ??= e);
   };
   const checkpoint = async () => {
     cancel();
-    const done = enqueue();
+    const done = enqueue(false);
     await done;
     if (failure !== null) {
       const e = failure;
