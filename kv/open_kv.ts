@@ -27,7 +27,7 @@ export class KvOpenError extends ReinsError {
   }
 }
 
-const isLocalFile = (path: string) => path !== ":memory:" && !/^https?:\/\//.test(path);
+const isLocalFile = (path: string) => path !== ":memory:" && !isKvUrl(path);
 
 function reasonOf(e: unknown): string {
   return (e instanceof Error ? e.message : String(e)).split("\n")[0];
@@ -42,10 +42,26 @@ export interface OpenKvOptions {
 }
 
 /**
+ * Whether `path` names a remote database (KV Connect: `https://…/connect`)
+ * rather than a file.
+ *
+ * @example
+ * ```ts
+ * import { isKvUrl } from "./open_kv.ts";
+ * console.log(isKvUrl("https://api.deno.com/v2/databases/x/connect"), isKvUrl("a.sqlite")); // true false
+ * ```
+ */
+export function isKvUrl(path: string): boolean {
+  return /^https?:\/\//i.test(path);
+}
+
+/**
  * `Deno.openKv(path)` retried with backoff while the database is locked.
  * The folder of a file path is created first. Without a path, Deno's default
- * database for the script is used. Throws {@link KvOpenError} (one line,
- * naming the path) when the folder cannot be created or the file opened.
+ * database for the script is used (on Deno Deploy, the app's). A KV Connect
+ * URL is passed through unchanged (the access token comes from
+ * `DENO_KV_ACCESS_TOKEN`). Throws {@link KvOpenError} (one line, naming the
+ * path) when the folder cannot be created or the file opened.
  *
  * @example
  * ```ts
@@ -74,8 +90,8 @@ export async function openKv(path?: string, options: OpenKvOptions = {}): Promis
 }
 
 /**
- * Where runs are stored by default: env `REINS_KV_PATH`, else
- * `.reins/runs.sqlite`; the folder is created.
+ * Where runs are stored by default: env `REINS_KV_PATH` (a file, `:memory:`
+ * or a KV Connect URL), else `.reins/runs.sqlite`; a file's folder is created.
  *
  * @example
  * ```ts
@@ -87,6 +103,12 @@ export async function openKv(path?: string, options: OpenKvOptions = {}): Promis
  */
 export async function defaultKvPath(): Promise<string> {
   const path = Deno.env.get("REINS_KV_PATH") || ".reins/runs.sqlite";
-  if (path !== ":memory:") await Deno.mkdir(dirname(path), { recursive: true });
+  await ensureKvFolder(path);
   return path;
+}
+
+/** Creates the folder of a KV file (nothing for `:memory:` or a URL). */
+async function ensureKvFolder(path: string): Promise<void> {
+  if (path === ":memory:" || isKvUrl(path)) return;
+  await Deno.mkdir(dirname(path), { recursive: true });
 }

@@ -249,7 +249,9 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): S
     const input = scenarioInput(request.messages);
     const info = { model: request.model, turn: input.turn };
     options.onRequest?.(info);
-    await delay(latency, req.signal);
+    // `req.signal` only when waiting: touching it makes Deno 2.9 warn about its
+    // legacy abort after every response (nothing here relies on that abort).
+    if (latency > 0) await delay(latency, req.signal);
     const fault = (header as Fault | null) ?? options.faults?.(info) ?? options.fault;
     if (fault) return faultResponse(fault, req, request.model);
 

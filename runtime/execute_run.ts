@@ -9,13 +9,25 @@ import type { RunOptions } from "../harness/run_options.ts";
 import type { RunState } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
 import { combineSinks } from "../harness/trace.ts";
-import { RunConflictError } from "../harness/errors.ts";
+import { RunConflictError, RunStateError } from "../harness/errors.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 
 /** Options of {@link executeRun}: `run()`'s, plus who holds the lease. */
 export interface ExecuteRunOptions extends RunOptions {
   /** The lease owner (default: the store's `owner`). */
   owner?: string;
+  /**
+   * Refuse (`RunStateError`) unless the stored run is `running` once the lease
+   * is held: a sweep's claim, which must not restart a run that stopped
+   * between its look and its lease.
+   */
+  onlyIfRunning?: boolean;
+  /**
+   * Called with the run's final state while the lease is still held; what it
+   * returns is the result (e.g. an evicted run marked `running` again, so no
+   * one sees it stopped without a lease).
+   */
+  settle?: (state: RunState) => Promise<RunState>;
 }
 
 /** Executions going on in this process, so one owner cannot run a run twice at once. */
@@ -54,7 +66,7 @@ export async function executeRun(
   if (typeof id !== "string" || id === "") {
     throw new TypeError("executeRun(store, runIdOrState): expected a run id or a RunState");
   }
-  const { owner = store.owner, ...runOptions } = options;
+  const { owner = store.owner, onlyIfRunning, settle, ...runOptions } = options;
   const local = `${owner}\u0000${id}`;
   if (active.has(local)) throw new RunConflictError(id, `run is being executed by ${owner}`);
   active.add(local); // before any await: a second call in this process must see it
@@ -84,13 +96,17 @@ export async function executeRun(
       throw new RunConflictError(id, "it changed since this store loaded it");
     }
     const state = typeof runIdOrState === "string" ? await store.load(id) : runIdOrState;
+    if (onlyIfRunning && state.status !== "running") {
+      throw new RunStateError(id, state.status, "execute");
+    }
     const signal = options.signal ? AbortSignal.any([options.signal, lost.signal]) : lost.signal;
-    return await run(state, {
+    const done = await run(state, {
       ...runOptions,
       signal,
       store,
       trace: combineSinks(options.trace, store.traceSink()),
     });
+    return settle ? await settle(done) : done;
   } finally {
     clearInterval(timer);
     await renewing;

@@ -58,7 +58,13 @@ export async function executeTree(
     const signal = options.signal
       ? AbortSignal.any([options.signal, controller.signal])
       : controller.signal;
-    return await executeRun(store, id, { ...rest, signal });
+    // The tree settles under the lease: a child still saving its last checkpoint
+    // must be done before the run is handed over (or marked running again).
+    const settle = async (state: RunState) => {
+      await treeSettled(rootId);
+      return rest.settle ? await rest.settle(state) : state;
+    };
+    return await executeRun(store, id, { ...rest, signal, settle });
   } finally {
     await treeSettled(rootId);
     await dispose();

@@ -2,7 +2,8 @@
  * Executing stored runs in the background: the options of a run (its stored
  * settings), its workspace, and an executor that runs a stored tree root under its lease and its Stop.
  * Idempotent: a run that is not `running`, or whose lease another worker
- * holds, is left alone, so a queue message delivered twice does no harm.
+ * holds, is left alone, so two sweeps (or a sweep and a request) claiming the
+ * same run do no harm.
  *
  * @module
  */
@@ -11,12 +12,25 @@ import type { Model } from "../harness/model.ts";
 import type { RunState } from "../harness/state.ts";
 import { RunConflictError, RunNotFoundError, RunStateError } from "../harness/errors.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
+import { readStop } from "../kv/stop_record.ts";
 import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
 import { createWorkspace, openWorkspace, type Workspace } from "../tools/workspace.ts";
+import { markRunning } from "./continue_tree.ts";
 import { executeTree } from "./execute_tree.ts";
 import { runOptionsFor, type RunSettings } from "./run_settings.ts";
 
-/** The reason runs stop with when the server shuts down; such runs resume on the next start. */
+/**
+ * The reason an executor that is stopped (an instance evicted, a server or
+ * worker shutting down) aborts its runs with. Such a run is not a person's
+ * Stop: once checkpointed it is marked `running` again and its lease
+ * released, so the next sweep anywhere resumes it.
+ */
+export const EVICTION_REASON = "the process executing the run stopped (the run resumes elsewhere)";
+
+/**
+ * The reason older versions stopped runs with on shutdown (stored
+ * `interrupted/cancelled`); a sweep still picks such runs up.
+ */
 export const SHUTDOWN_REASON = "the server shut down (the run resumes when it restarts)";
 
 /** What an executor needs (the server's resolved deps are one). */
@@ -70,12 +84,22 @@ export interface Executor {
    * was nothing to do.
    */
   execute(runId: string): Promise<RunState | null>;
-  /** `execute` in the background (errors are logged); resolves once started. */
+  /**
+   * `execute` in the background (errors are logged); resolves once started.
+   * Does nothing once the executor is stopped: the run stays `running` for a
+   * sweep elsewhere.
+   */
   spawn(runId: string): Promise<void>;
   /** Resolves when nothing executes in this executor. */
   idle(): Promise<void>;
-  /** Stops every execution with {@link SHUTDOWN_REASON} and waits for them. */
+  /**
+   * Takes no more work, aborts every execution with {@link EVICTION_REASON}
+   * and waits until each is checkpointed, marked `running` again (unless a
+   * Stop of its tree was recorded) and its lease released.
+   */
   stop(): Promise<void>;
+  /** Whether {@link Executor.stop} was called. */
+  readonly stopped: boolean;
   /** Executions going on. */
   readonly executing: number;
 }
@@ -137,8 +161,21 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       scan: deps.scan,
       signal: shutdown.signal,
     });
+    // Evicted, not stopped by a person: back to `running` before the lease goes.
+    const settle = async (done: RunState) => {
+      const i = done.interruption;
+      const evicted = shutdown.signal.aborted && done.status === "interrupted" &&
+        i?.type === "cancelled" && i.reason === EVICTION_REASON;
+      if (!evicted || await readStop(deps.kv, done.rootId)) return done;
+      return await markRunning(store, done.runId);
+    };
     try {
-      return await executeTree(store, deps.kv, runId, { ...runOptions, pollMs: deps.pollMs });
+      return await executeTree(store, deps.kv, runId, {
+        ...runOptions,
+        pollMs: deps.pollMs,
+        onlyIfRunning: true,
+        settle,
+      });
     } catch (e) {
       // Another worker executes it, or it finished between our look and our lease.
       if (e instanceof RunConflictError || e instanceof RunStateError) return null;
@@ -156,6 +193,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   return {
     execute: tracked,
     spawn(runId) {
+      if (shutdown.signal.aborted) return Promise.resolve();
       tracked(runId).catch((e) => console.error(`reins: executing run ${runId} failed:`, e));
       return Promise.resolve();
     },
@@ -163,8 +201,11 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       while (running.size) await Promise.all([...running]);
     },
     async stop() {
-      if (!shutdown.signal.aborted) shutdown.abort(SHUTDOWN_REASON);
+      if (!shutdown.signal.aborted) shutdown.abort(EVICTION_REASON);
       while (running.size) await Promise.all([...running]);
+    },
+    get stopped() {
+      return shutdown.signal.aborted;
     },
     get executing() {
       return running.size;

@@ -1,8 +1,9 @@
 /**
  * The HTTP API of reins as a Hono app: runs, their live events, approvals and
- * Stop. Runs execute in the background (queued with `kv.enqueue`, see
- * `startWorker`), so the app itself holds no run in memory and any number of
- * workers or isolates can serve it over one KV.
+ * Stop. Runs execute in the background (`deps.schedule` starts one on this
+ * instance; sweeps anywhere claim runs no one executes, see `startWorker`),
+ * so the app itself holds no run in memory and any number of workers or
+ * isolates can serve it over one KV.
  *
  * @module
  */
@@ -67,6 +68,7 @@ export function createApp(deps: ServerDeps): ReinsApp {
   const resolved = resolveDeps(deps);
   const app = new Hono();
   app.use(async (c, next) => {
+    resolved.onRequest(); // a cheap, throttled sweep; the request does not wait for it
     await next();
     c.res.headers.set(WORKER_HEADER, resolved.store.owner);
   });

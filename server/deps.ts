@@ -1,6 +1,6 @@
 /**
  * What the server is built from: the KV, the store, auth, how models and
- * tools are made, and how work is scheduled. Shared by the app and the worker.
+ * tools are made, and how work is started. Shared by the app and the worker.
  *
  * @module
  */
@@ -41,10 +41,13 @@ export interface ServerDeps {
   /** Options of `scan_archive` in server runs (e.g. `{ ms: 300 }` in tests). */
   scan?: ScanArchiveOptions;
   /**
-   * Schedules the execution of a stored run (default: `kv.enqueue({ kind: "execute", runId })`,
-   * consumed by {@link startWorker}). Tests may run it in process instead.
+   * Starts a run a request created or continued, on this instance (the
+   * server passes its worker's `schedule`). Default: nothing, and a sweep
+   * (any instance's, or a `deno task worker`'s) picks the run up.
    */
   schedule?: (runId: string) => Promise<void>;
+  /** Called (not awaited) on every request: the worker's throttled sweep. */
+  onRequest?: () => void;
   /** Poll interval of live events and of the Stop key, in ms (default 100). */
   pollMs?: number;
   /** Pause between the streamed chunks of scripted replies, in ms (default 0). */
@@ -140,34 +143,11 @@ export function resolveDeps(deps: ServerDeps): ResolvedDeps {
     defaultModel: deps.defaultModel ?? Deno.env.get("LLM_MODEL") ?? (scripted ? "plan" : undefined),
     workspaceRoot: deps.workspaceRoot ?? ".reins/workspaces",
     scan: deps.scan ?? {},
-    schedule: deps.schedule ??
-      (async (runId) => void await kv.enqueue({ kind: "execute", runId } satisfies QueueMessage)),
+    schedule: deps.schedule ?? (() => Promise.resolve()),
+    onRequest: deps.onRequest ?? (() => {}),
     pollMs: deps.pollMs ?? 100,
     runDefaults: deps.runDefaults ?? {},
     chunkMs: deps.chunkMs ?? 0,
     freshStore: () => new KvRunStore(kv, { owner: store.owner, leaseMs: store.leaseMs }),
   };
-}
-
-/** The queue message asking a worker to execute (or continue) a run. */
-export interface QueueMessage {
-  /** What to do: execute (or continue) the run. */
-  kind: "execute";
-  /** The run (a tree root). */
-  runId: string;
-}
-
-/**
- * Whether a queue payload is a {@link QueueMessage}.
- *
- * @example
- * ```ts
- * import { isQueueMessage } from "./deps.ts";
- * console.log(isQueueMessage({ kind: "execute", runId: "r1" }), isQueueMessage("x")); // true false
- * ```
- */
-export function isQueueMessage(value: unknown): value is QueueMessage {
-  const v = value as Partial<QueueMessage> | null;
-  return typeof v === "object" && v !== null && v.kind === "execute" &&
-    typeof v.runId === "string" && v.runId !== "";
 }

@@ -2,22 +2,42 @@
  * `deno task serve`: the reins API on `HOST`:`PORT` (default 127.0.0.1:8000),
  * runs in Deno KV (`REINS_KV_PATH`, default `.reins/runs.sqlite`; the
  * project's KV on Deno Deploy, where this is the entry point). Refuses to
- * listen beyond loopback without `REINS_TOKEN`; shuts down cleanly on
- * SIGTERM and SIGINT (runs it was executing resume on the next start).
+ * listen beyond loopback without `REINS_TOKEN`. On SIGINT or SIGTERM (Deno
+ * Deploy's eviction notice) it hands its runs over: each is checkpointed,
+ * marked `running` again and its lease released, so another instance (or a
+ * `deno task worker`) resumes it at once.
  *
  * @module
  */
-import { configFromEnv, listenRefusal, startService } from "./service.ts";
+import { configFromEnv, listenRefusal, type Service, startService } from "./service.ts";
 import { ReinsError } from "../harness/errors.ts";
 
-async function main(): Promise<number> {
+let service: Service | undefined;
+const cron = new AbortController();
+// At module top level, before serving: Deno Deploy finds crons by evaluating this
+// module. Every minute, any instance claims runs whose executor went away.
+if (typeof Deno.cron === "function") {
+  Deno.cron("reins-sweep", "* * * * *", { signal: cron.signal }, async () => {
+    await service?.worker.sweep(true);
+  });
+}
+
+/**
+ * Serves the API until SIGINT or SIGTERM; resolves with the exit code.
+ *
+ * @example
+ * ```ts ignore
+ * import { main } from "./main.ts";
+ * Deno.exitCode = await main();
+ * ```
+ */
+export async function main(): Promise<number> {
   const config = configFromEnv();
   const refusal = listenRefusal(config);
   if (refusal) {
     console.error(`reins: ${refusal}`);
     return 1;
   }
-  let service;
   try {
     service = await startService(config);
   } catch (e) {
@@ -25,6 +45,7 @@ async function main(): Promise<number> {
     if (e instanceof ReinsError) return (console.error(`reins: ${e.message}`), 1);
     throw e;
   }
+  const started = service;
   const server = Deno.serve({
     hostname: config.host,
     port: config.port,
@@ -33,13 +54,17 @@ async function main(): Promise<number> {
       const v1 = config.scripted ? ", scripted provider at /v1" : "";
       console.log(`reins: listening on http://${addr.hostname}:${addr.port}/ (${auth}${v1})`);
     },
-  }, service.app.fetch);
+  }, started.app.fetch);
 
   let stopping: Promise<void> | undefined;
   const shutdown = (signal: string) => {
     stopping ??= (async () => {
-      console.log(`reins: ${signal}: shutting down`);
-      await Promise.all([server.shutdown(), service.close()]);
+      const t0 = performance.now();
+      const executing = started.worker.executor.executing;
+      console.log(`reins: ${signal}: handing over ${executing} run(s) and shutting down`);
+      cron.abort();
+      await Promise.all([server.shutdown(), started.close()]);
+      console.log(`reins: stopped in ${Math.round(performance.now() - t0)} ms`);
     })();
   };
   const listeners: [Deno.Signal, () => void][] = [

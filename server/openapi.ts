@@ -123,9 +123,20 @@ export function openApiDocument(): Record<string, unknown> {
       "/runs": {
         post: {
           summary: "Create a run; it executes in the background",
+          description: "With `Accept: text/event-stream` the answer is the run's event stream " +
+            "(as `GET /runs/{id}/events`, keep-alive comments every 10 s) instead of its summary.",
           requestBody: body("CreateRun"),
+          parameters: [{
+            name: "Accept",
+            in: "header",
+            required: false,
+            schema: { type: "string", enum: ["application/json", "text/event-stream"] },
+          }],
           responses: {
-            "201": { description: "The run's summary", content: json(ref("Run")) },
+            "201": {
+              description: "The run's summary, or its event stream; `Location` names the run",
+              content: { ...json(ref("Run")), "text/event-stream": {} },
+            },
             ...common,
             ...bodyErrors,
           },
@@ -170,6 +181,7 @@ export function openApiDocument(): Record<string, unknown> {
         get: {
           summary:
             "The run's trace as server-sent events (`id:` is the seq; honours Last-Event-ID)",
+          description: "A `: keep-alive` comment is sent after 10 s without an event.",
           parameters: [
             idParam,
             ...queryParams(EventsQuerySchema),

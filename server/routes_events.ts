@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { RunNotFoundError } from "../harness/errors.ts";
@@ -16,8 +16,12 @@ import type { ResolvedDeps } from "./deps.ts";
 import { EventsQuerySchema, parseInput } from "./schemas.ts";
 import { runIdParam } from "./views.ts";
 
-/** A comment line is sent when nothing else was for this long, in ms. */
-const KEEPALIVE_MS = 15_000;
+/**
+ * A comment line is sent when nothing else was for this long, in ms: bytes
+ * flowing keep a Deno Deploy instance alive while someone watches (it may be
+ * stopped after 5 s with no request and no response bytes).
+ */
+export const KEEPALIVE_MS = 10_000;
 
 const LastEventIdSchema = z.coerce.number().pipe(z.int().min(-1));
 
@@ -47,41 +51,78 @@ export function registerEventRoutes(app: Hono, deps: ResolvedDeps): void {
     const id = runIdParam(c);
     const query = parseInput(EventsQuerySchema, c.req.query(), "");
     const header = c.req.header("last-event-id");
-    let after = header !== undefined && header.trim() !== ""
+    const after = header !== undefined && header.trim() !== ""
       ? parseInput(LastEventIdSchema, header, "Last-Event-ID")
       : query.after ?? -1;
     const follow = query.follow !== "false" && query.follow !== "0";
     if (!(await deps.store.exists(id))) throw new RunNotFoundError(id);
+    return eventStream(c, deps, id, { after, follow });
+  });
+}
 
-    return streamSSE(c, async (stream) => {
-      const done = new AbortController();
-      const end = () => done.abort();
-      stream.onAbort(end);
-      deps.closing?.addEventListener("abort", end, { once: true });
-      if (deps.closing?.aborted) end();
-      try {
-        let quietSince = Date.now();
-        while (!done.signal.aborted) {
-          for (const { seq, event } of await deps.store.events(id, { afterSeq: after })) {
-            if (done.signal.aborted) return;
-            // Deltas are named events: a client listening for plain messages sees
-            // the trace as before, one that asks for `text_delta` sees the text stream
-            // (`reset: true` in one: drop the turn's text so far, then append).
-            const named = event.type === "text_delta" ? { event: "text_delta" } : {};
-            await stream.writeSSE({ id: String(seq), ...named, data: JSON.stringify(event) });
-            after = seq;
-            quietSince = Date.now();
-          }
-          if (!follow) return;
-          if (Date.now() - quietSince >= KEEPALIVE_MS) {
-            await stream.write(": keep-alive\n\n");
-            quietSince = Date.now();
-          }
-          await sleep(deps.pollMs, done.signal).catch(() => {});
+/** Options of {@link eventStream}. */
+export interface EventStreamOptions {
+  /** Send the events after this seq (default -1: all). */
+  after?: number;
+  /** Keep the stream open for live events (default true). */
+  follow?: boolean;
+}
+
+/**
+ * The SSE answer with run `id`'s events (`id: <seq>`, JSON `data`), then live
+ * ones when `follow`, with a keep-alive comment every {@link KEEPALIVE_MS};
+ * it ends when the client goes or the server closes. Shared by
+ * `GET /runs/:id/events` and `POST /runs` with `Accept: text/event-stream`.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { eventStream } from "./routes_events.ts";
+ * import { resolveDeps } from "./deps.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const deps = resolveDeps({ kv, store: new KvRunStore(kv) });
+ * const app = new Hono().get("/", (c) => eventStream(c, deps, "r1", { follow: false }));
+ * console.log(await (await app.request("/")).text()); // ""
+ * kv.close();
+ * ```
+ */
+export function eventStream(
+  c: Context,
+  deps: ResolvedDeps,
+  id: string,
+  options: EventStreamOptions = {},
+): Response {
+  let after = options.after ?? -1;
+  const follow = options.follow ?? true;
+  return streamSSE(c, async (stream) => {
+    const done = new AbortController();
+    const end = () => done.abort();
+    stream.onAbort(end);
+    deps.closing?.addEventListener("abort", end, { once: true });
+    if (deps.closing?.aborted) end();
+    try {
+      let quietSince = Date.now();
+      while (!done.signal.aborted) {
+        for (const { seq, event } of await deps.store.events(id, { afterSeq: after })) {
+          if (done.signal.aborted) return;
+          // Deltas are named events: a client listening for plain messages sees
+          // the trace as before, one that asks for `text_delta` sees the text stream
+          // (`reset: true` in one: drop the turn's text so far, then append).
+          const named = event.type === "text_delta" ? { event: "text_delta" } : {};
+          await stream.writeSSE({ id: String(seq), ...named, data: JSON.stringify(event) });
+          after = seq;
+          quietSince = Date.now();
         }
-      } finally {
-        deps.closing?.removeEventListener("abort", end);
+        if (!follow) return;
+        if (Date.now() - quietSince >= KEEPALIVE_MS) {
+          await stream.write(": keep-alive\n\n");
+          quietSince = Date.now();
+        }
+        await sleep(deps.pollMs, done.signal).catch(() => {});
       }
-    });
+    } finally {
+      deps.closing?.removeEventListener("abort", end);
+    }
   });
 }

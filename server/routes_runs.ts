@@ -1,5 +1,6 @@
 /**
- * Creating and reading runs: `POST /runs`, `GET /runs`, `GET /runs/:id`,
+ * Creating and reading runs: `POST /runs` (JSON, or the run's event stream
+ * with `Accept: text/event-stream`), `GET /runs`, `GET /runs/:id`,
  * `GET /runs/:id/messages`, `GET /runs/:id/tree`.
  *
  * @module
@@ -17,6 +18,7 @@ import {
   parseInput,
   readBody,
 } from "./schemas.ts";
+import { eventStream } from "./routes_events.ts";
 import { runIdParam, runView } from "./views.ts";
 
 /** Picks the model name of a new run, checking it can be served (400 otherwise). */
@@ -43,6 +45,15 @@ function modelNameFor(deps: ResolvedDeps, body: CreateRunBody): string {
     throw new BadRequestError(field, e instanceof Error ? e.message : String(e));
   }
   return name;
+}
+
+/** Whether an `Accept` header asks for `text/event-stream` (before any JSON type). */
+function wantsEventStream(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const types = accept.toLowerCase().split(",").map((t) => t.split(";")[0].trim());
+  const sse = types.indexOf("text/event-stream");
+  const json = types.findIndex((t) => t === "application/json");
+  return sse >= 0 && (json < 0 || sse < json);
 }
 
 /**
@@ -78,6 +89,12 @@ export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
     await store.save(state);
     await deps.schedule(state.runId);
     c.header("Location", `/runs/${state.runId}`);
+    // A client that wants to wait follows the run on this answer (its bytes keep
+    // a Deno Deploy instance alive); the run's id is in Location and every event.
+    if (wantsEventStream(c.req.header("accept"))) {
+      c.status(201);
+      return eventStream(c, deps, state.runId);
+    }
     return c.json(runView(state, null), 201);
   });
 

@@ -35,6 +35,20 @@ export interface ServiceConfig {
   configPath?: string;
   /** `REINS_SCRIPTED_CHUNK_MS`: pause between streamed chunks of scripted replies (default 20). */
   chunkMs: number;
+  /** `REINS_LEASE_MS`: lease time of an executing run (default 30000); a killed process's runs wait this long. */
+  leaseMs?: number;
+  /** `REINS_SWEEP_MS`: period of the local sweep timer (default 5000; 0 for none). */
+  sweepMs?: number;
+}
+
+function msVar(env: Record<string, string | undefined>, name: string, min: number) {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const ms = Number(raw);
+  if (!Number.isFinite(ms) || ms < min) {
+    throw new TypeError(`${name}: expected milliseconds (>= ${min}), got "${raw}"`);
+  }
+  return ms;
 }
 
 /**
@@ -76,6 +90,8 @@ export function configFromEnv(
     scanMs,
     configPath: env.REINS_CONFIG || undefined,
     chunkMs,
+    leaseMs: msVar(env, "REINS_LEASE_MS", 1),
+    sweepMs: msVar(env, "REINS_SWEEP_MS", 0),
   };
 }
 
@@ -149,17 +165,21 @@ export function listenRefusal(
 export interface Service {
   /** The app to serve. */
   readonly app: ReinsApp;
-  /** The queue worker executing runs in this isolate. */
+  /** The worker executing runs in this isolate (and sweeping for runs no one executes). */
   readonly worker: Worker;
   /** The KV handle (closed by {@link Service.close}). */
   readonly kv: Deno.Kv;
-  /** Ends event streams, stops the worker (runs stop, resumed on restart), closes the KV. */
+  /**
+   * On eviction or shutdown: ends event streams, stops the worker (its runs
+   * checkpointed, `running` again, leases released: another process resumes
+   * them at once), closes the KV.
+   */
   close(): Promise<void>;
 }
 
 /**
- * Opens the KV (retrying "database is locked"; `Deno.openKv()` on Deploy),
- * starts the worker and creates the app.
+ * Opens the KV (retrying "database is locked"; `Deno.openKv()` on Deploy
+ * unless `REINS_KV_PATH` is set), starts the worker and creates the app.
  *
  * @example
  * ```ts
@@ -171,9 +191,12 @@ export interface Service {
 export async function startService(config: ServiceConfig): Promise<Service> {
   // The same file as the CLI's (a bad one is an error before anything starts).
   const file = serverSettings(await loadConfig(config.configPath));
-  const kv = config.deploy ? await openKv() : await openKv(config.kvPath ?? await defaultKvPath());
+  // On Deploy, the app's database unless a path (or KV Connect URL) is given.
+  const kv = config.deploy && !config.kvPath
+    ? await openKv()
+    : await openKv(config.kvPath ?? await defaultKvPath());
   const owner = `w${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
-  const store = new KvRunStore(kv, { owner });
+  const store = new KvRunStore(kv, { owner, leaseMs: config.leaseMs });
   const closing = new AbortController();
   const deps = {
     kv,
@@ -193,8 +216,8 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     chunkMs: config.chunkMs,
     closing: closing.signal,
   };
-  const worker = startWorker(deps);
-  const app = createApp(deps);
+  const worker = startWorker(deps, { everyMs: config.sweepMs });
+  const app = createApp({ ...deps, schedule: worker.schedule, onRequest: worker.nudge });
   let closed: Promise<void> | undefined;
   return {
     app,
@@ -205,7 +228,6 @@ export async function startService(config: ServiceConfig): Promise<Service> {
         closing.abort("the server is shutting down");
         await worker.stop();
         kv.close();
-        await worker.listening.catch(() => {});
       })();
       return closed;
     },

@@ -1,5 +1,6 @@
-// Shared set-up for the server tests: an app over a real KV with a real queue
-// worker, always torn down (worker stopped, KV closed, listener ended, temp dirs gone).
+// Shared set-up for the server tests: an app over a real KV with a real worker
+// (runs started by the request, sweeps), always torn down (worker stopped, KV closed,
+// temp dirs gone).
 import assert from "node:assert/strict";
 import { createApp, type ReinsApp } from "../server/app.ts";
 import { startWorker, type Worker } from "../server/worker.ts";
@@ -47,15 +48,14 @@ export async function withServer(
     pollMs: 20,
     ...rest,
   };
-  const worker = startWorker(deps);
-  const app = createApp(deps);
+  const worker = startWorker(deps, { everyMs: 0 });
+  const app = createApp({ schedule: worker.schedule, onRequest: worker.nudge, ...deps });
   const call = jsonCaller(app, rest.token);
   try {
     await fn({ app, kv, store, worker, call });
   } finally {
     await worker.stop();
     kv.close();
-    await worker.listening;
     await Deno.remove(root, { recursive: true });
   }
 }

@@ -70,7 +70,6 @@ Deno.test("deno serve --parallel: a Stop sent to another worker stops the whole 
       "--allow-env",
       "--allow-read",
       "--allow-write",
-      "--unstable-no-legacy-abort",
       "--host=127.0.0.1",
       `--port=${port}`,
       "server/serve.ts",

@@ -1,57 +1,140 @@
-// The queue worker: idempotent delivery (the lease decides who executes),
-// recovery on start of runs left running or stopped by a shutdown, clean stop.
+// The worker without queues: runs are claimed through their lease (sweeps and
+// requests racing execute a run once), a stopped worker hands its runs over
+// (`running`, no lease, not a person's Stop), and a starting worker resumes what
+// dead, stopped or older processes left.
 import assert from "node:assert/strict";
-import { newRun } from "../harness/state.ts";
+import { newRun, type RunState } from "../harness/state.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { SHUTDOWN_REASON } from "../runtime/executor.ts";
+import { EVICTION_REASON, SHUTDOWN_REASON } from "../runtime/executor.ts";
+import { requestStop } from "../runtime/stop_tree.ts";
 import { startWorker } from "../server/worker.ts";
-import { settled, waitFor, withServer } from "./server_helpers.ts";
+import { settled, type TestServer, waitFor, withServer } from "./server_helpers.ts";
 
-Deno.test("duplicate queue messages execute a run once (the lease decides)", () =>
+/** A run as an older version left it on shutdown: `interrupted/cancelled` with SHUTDOWN_REASON. */
+function shutDownByOldVersion(task: string): RunState {
+  const s = newRun(task, { model: "echo" });
+  s.status = "interrupted";
+  s.interruption = { type: "cancelled", reason: SHUTDOWN_REASON };
+  s.stopReason = `cancelled: ${SHUTDOWN_REASON}`;
+  return s;
+}
+
+async function midTool(s: TestServer, id: string): Promise<void> {
+  await waitFor(
+    async () =>
+      (await s.store.events(id)).some((e) => e.event.type === "tool_progress") || undefined,
+    "scan_archive under way",
+  );
+}
+
+async function turnsOf(store: KvRunStore, id: string): Promise<number[]> {
+  return (await store.events(id)).flatMap((e) => e.event.type === "turn" ? [e.event.turn] : []);
+}
+
+Deno.test("sweeps racing a request and each other execute a run once (the lease decides)", () =>
   withServer({}, async (s) => {
-    const id = (await s.call("POST", "/runs", { task: "t", scenario: "plan" })).body.runId;
-    for (let i = 0; i < 4; i++) await s.kv.enqueue({ kind: "execute", runId: id });
-    await settled(s, id);
-    await new Promise((r) => setTimeout(r, 300));
-    await s.worker.executor.idle();
-    const run = (await s.call("GET", `/runs/${id}`)).body;
-    assert.equal(run.turns, 3);
-    const turns = (await s.store.events(id)).filter((e) => e.event.type === "turn");
-    assert.equal(turns.length, 3);
+    const root = await Deno.makeTempDir({ prefix: "reins-other-" });
+    const other = startWorker({
+      kv: s.kv,
+      store: new KvRunStore(s.kv, { owner: "other" }),
+      scripted: true,
+      workspaceRoot: root,
+      scan: { ms: 300 },
+      pollMs: 20,
+    }, { everyMs: 0 });
+    try {
+      const id = (await s.call("POST", "/runs", { task: "t", scenario: "plan" })).body.runId;
+      await Promise.all([s.worker.sweep(), other.sweep(), s.worker.sweep(true), other.sweep()]);
+      await settled(s, id);
+      await Promise.all([s.worker.executor.idle(), other.executor.idle()]);
+      assert.equal((await s.call("GET", `/runs/${id}`)).body.turns, 3);
+      assert.deepEqual(await turnsOf(s.store, id), [1, 2, 3]);
+    } finally {
+      await other.stop();
+      await Deno.remove(root, { recursive: true });
+    }
   }));
 
-Deno.test("a worker starting up resumes runs left running and runs stopped by a shutdown", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "reins-recover-" });
-  const kvPath = `${dir}/runs.sqlite`;
+Deno.test("a stopped worker hands its run over: running, no lease; another worker finishes it at the same cost", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reins-handover-" });
   try {
-    let slowId = "";
-    let orphanId = "";
-    await withServer({ kvPath, scan: { ms: 2000 } }, async (s) => {
-      slowId = (await s.call("POST", "/runs", { task: "scan", scenario: "slow" })).body.runId;
-      await waitFor(
-        async () =>
-          (await s.store.events(slowId)).some((e) => e.event.type === "tool_progress") || undefined,
-        "scan",
-      );
-      // A run a dead process left `running` (no lease, no queue message).
-      const orphan = newRun("hi there", { model: "echo" });
-      orphanId = orphan.runId;
-      await new KvRunStore(s.kv).save(orphan);
-      await s.worker.stop(); // as on SIGTERM: the slow run stops with SHUTDOWN_REASON
-      const stopped = (await s.call("GET", `/runs/${slowId}`)).body;
-      assert.deepEqual(stopped.interruption, { type: "cancelled", reason: SHUTDOWN_REASON });
+    let reference = 0;
+    await withServer({ scan: { ms: 50 } }, async (s) => {
+      const id = (await s.call("POST", "/runs", { task: "scan", scenario: "slow" })).body.runId;
+      reference = (await settled(s, id)).costUsd;
     });
-    await withServer({ kvPath, scan: { ms: 50 } }, async (s) => {
-      const stopped = (await s.call("GET", `/runs/${slowId}`)).body;
-      assert.ok(stopped.status === "running" || stopped.interruption?.reason === SHUTDOWN_REASON);
+    let id = "";
+    await withServer({ kvPath: `${dir}/runs.sqlite`, scan: { ms: 3000 } }, async (s) => {
+      id = (await s.call("POST", "/runs", { task: "scan", scenario: "slow" })).body.runId;
+      await midTool(s, id);
+      await s.worker.stop(); // as on SIGINT
+      const stored = await s.store.load(id);
+      assert.equal(stored.status, "running");
+      assert.equal(stored.interruption, null);
+      assert.equal(await s.store.leaseHolder(id), null);
+      const last = (await s.store.events(id)).at(-1)?.event;
+      assert.deepEqual(last?.type === "run_stopped" && last.interruption, {
+        type: "cancelled",
+        reason: EVICTION_REASON,
+      });
+    });
+    await withServer({ kvPath: `${dir}/runs.sqlite`, scan: { ms: 50 } }, async (s) => {
       await s.worker.recovered;
-      assert.equal((await settled(s, slowId)).status, "completed");
-      assert.equal((await settled(s, orphanId)).output, "hi there");
+      const done = await settled(s, id);
+      assert.equal(done.status, "completed");
+      assert.equal(done.costUsd, reference);
+      assert.deepEqual(await turnsOf(s.store, id), [1, 2]);
     });
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a person's Stop during a worker's stop stays a Stop", () =>
+  withServer({ scan: { ms: 3000 } }, async (s) => {
+    const id = (await s.call("POST", "/runs", { task: "scan", scenario: "slow" })).body.runId;
+    await midTool(s, id);
+    await requestStop(s.kv, id, "enough");
+    await s.worker.stop();
+    const stored = await s.store.load(id);
+    assert.equal(stored.status, "interrupted");
+    assert.equal(stored.interruption?.type, "cancelled");
+  }));
+
+Deno.test("a worker starting up resumes runs left running and runs an older version shut down", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reins-recover-" });
+  const kvPath = `${dir}/runs.sqlite`;
+  try {
+    const orphan = newRun("hi there", { model: "echo" }); // a dead process left it running
+    const old = shutDownByOldVersion("from before");
+    const stopped = shutDownByOldVersion("stopped by a person too");
+    {
+      const kv = await Deno.openKv(kvPath);
+      const store = new KvRunStore(kv);
+      for (const s of [orphan, old, stopped]) await store.save(s);
+      await requestStop(kv, stopped.runId, "no");
+      kv.close();
+    }
+    await withServer({ kvPath }, async (s) => {
+      await s.worker.recovered;
+      assert.equal((await settled(s, orphan.runId)).output, "hi there");
+      assert.equal((await settled(s, old.runId)).output, "from before");
+      assert.equal((await s.store.load(stopped.runId)).status, "interrupted");
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a request nudges a sweep: a run left running by a dead process resumes", () =>
+  withServer({}, async (s) => {
+    await s.worker.recovered;
+    const orphan = newRun("found by a request", { model: "echo" });
+    await new KvRunStore(s.kv).save(orphan);
+    await new Promise((r) => setTimeout(r, 2100)); // past the nudge gap of the start-up sweep
+    assert.equal((await s.call("GET", "/runs")).status, 200);
+    assert.equal((await settled(s, orphan.runId)).output, "found by a request");
+  }));
 
 Deno.test("startWorker can be stopped before anything happens", async () => {
   const kv = await Deno.openKv(":memory:");
@@ -59,6 +142,6 @@ Deno.test("startWorker can be stopped before anything happens", async () => {
   await worker.recovered;
   await worker.stop();
   kv.close();
-  await worker.listening;
   assert.equal(worker.executor.executing, 0);
+  assert.deepEqual(await worker.sweep(), []);
 });

@@ -43,7 +43,6 @@ Deno.test("the inspector in chromium: watch a tree, Stop it, reject, approve", a
       "--allow-env",
       "--allow-read",
       "--allow-write",
-      "--unstable-no-legacy-abort",
       "server/main.ts",
     ],
     env: {

@@ -1,0 +1,66 @@
+// `deno task worker` for real: a process with no HTTP executes the runs it finds
+// in a KV file, and on SIGINT hands the one it is executing over (stored
+// `running`, no lease) and exits 0.
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { newRun } from "../harness/state.ts";
+import { KvRunStore } from "../kv/kv_run_store.ts";
+import { waitFor } from "./server_http.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+Deno.test("deno task worker executes runs from a KV file and hands its run over on SIGINT", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reins-cli-worker-" });
+  const kvPath = `${dir}/runs.sqlite`;
+  const kv = await Deno.openKv(kvPath);
+  const store = new KvRunStore(kv);
+  const quick = newRun("done by the worker", { model: "echo" });
+  const slow = newRun("scan", { model: "slow" });
+  await store.save(quick);
+  await store.save(slow);
+  const child = new Deno.Command(Deno.execPath(), {
+    cwd: ROOT,
+    args: ["run", "-A", "cli/worker.ts", "--kv", kvPath, "--sweep-ms", "200"],
+    env: { REINS_WORKSPACES: `${dir}/ws`, REINS_SCAN_MS: "20000", REINS_SCRIPTED: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  try {
+    const fresh = () => new KvRunStore(kv);
+    await waitFor(
+      async () => {
+        const s = await fresh().load(quick.runId);
+        return s.status === "completed" ? s : undefined;
+      },
+      "the echo run to complete",
+      20_000,
+    );
+    await waitFor(
+      async () =>
+        (await fresh().events(slow.runId)).some((e) => e.event.type === "tool_progress") ||
+        undefined,
+      "the scan to start",
+      20_000,
+    );
+    assert.ok(await fresh().leaseHolder(slow.runId));
+    child.kill("SIGINT");
+    const { code, stdout } = await child.output();
+    const text = new TextDecoder().decode(stdout);
+    assert.equal(code, 0, text);
+    assert.match(text, /^reins worker: executing runs from .*runs\.sqlite/);
+    assert.match(text, /SIGINT: handed over 1 run\(s\)/);
+    const after = await fresh().load(slow.runId);
+    assert.equal(after.status, "running");
+    assert.equal(await fresh().leaseHolder(slow.runId), null);
+    assert.equal((await fresh().load(quick.runId)).output, "done by the worker");
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already exited
+    }
+    await child.status;
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
