@@ -124,6 +124,8 @@ export function progressLine(e: TraceEvent, t0: number): string | null {
       return `  tool ${e.toolName} ${e.ok ? "ok" : `error: ${e.error}`}${
         e.cached ? " (cached)" : ""
       } in ${Math.round(e.ms)} ms`;
+    case "run_handed_over":
+      return `  handed over by ${e.by} (it goes on elsewhere): ${e.reason}  ${t}`;
     default:
       return null;
   }

@@ -14,7 +14,9 @@
 import { parseArgs } from "node:util";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { defaultKvPath, isKvUrl, openKv } from "../kv/open_kv.ts";
-import { startWorker } from "../server/worker.ts";
+import { startWorker } from "../runtime/worker.ts";
+import { ConfigError, loadConfig } from "../runtime/config.ts";
+import { openProcessTools, type ProcessTools } from "../runtime/process_tools.ts";
 
 const USAGE = `deno task worker [--kv PATH_OR_URL] [--lease-ms N] [--sweep-ms N]
 
@@ -31,7 +33,8 @@ stored running with no live lease, claims each through its lease and executes it
 
 Environment: LLM_BASE_URL, LLM_API_KEY, LLM_MODEL (the model runs call),
 REINS_SCRIPTED=1 (scenario runs play the scripted provider; default on for a
-file, off for a URL), REINS_WORKSPACES (default .reins/workspaces), REINS_SCAN_MS.
+file, off for a URL), REINS_WORKSPACES (default .reins/workspaces), REINS_SCAN_MS,
+REINS_CONFIG (default reins.jsonc, if any: the tools of its mcpServers go to every run).
 SIGINT or SIGTERM: stop taking work, hand executing runs over, exit.`;
 
 function positiveMs(raw: string | undefined, name: string): number | undefined {
@@ -85,7 +88,19 @@ export async function main(args: string[]): Promise<number> {
   const remote = isKvUrl(path);
   const scriptedEnv = Deno.env.get("REINS_SCRIPTED");
   const scripted = scriptedEnv === undefined ? !remote : scriptedEnv === "1";
-  const kv = await openKv(path);
+  let mcp: ProcessTools;
+  try {
+    // The MCP servers of reins.jsonc, opened once: every run executed here gets their tools.
+    mcp = await openProcessTools((await loadConfig(Deno.env.get("REINS_CONFIG"))).mcpServers);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    console.error(`reins worker: ${e.message}`);
+    return 1;
+  }
+  const kv = await openKv(path).catch(async (e) => {
+    await mcp.close();
+    throw e;
+  });
   const owner = `worker${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
   const store = new KvRunStore(kv, { owner, leaseMs });
   const worker = startWorker({
@@ -94,12 +109,15 @@ export async function main(args: string[]): Promise<number> {
     scripted,
     workspaceRoot: Deno.env.get("REINS_WORKSPACES") || ".reins/workspaces",
     scan: scanMs === undefined ? {} : { ms: scanMs },
+    extraTools: mcp.tools,
   }, { everyMs: sweepMs ?? 2_000 });
   const where = remote ? path.replace(/\/\/[^/@]*@/, "//") : path;
   console.log(
     `reins worker: executing runs from ${where} as ${owner} (sweep every ${
       sweepMs ?? 2_000
-    } ms, lease ${store.leaseMs} ms${scripted ? ", scripted scenarios" : ""})`,
+    } ms, lease ${store.leaseMs} ms${scripted ? ", scripted scenarios" : ""}${
+      mcp.tools.length ? `, ${mcp.tools.length} MCP tool(s)` : ""
+    })`,
   );
 
   const { promise: signalled, resolve } = Promise.withResolvers<string>();
@@ -113,6 +131,7 @@ export async function main(args: string[]): Promise<number> {
   const executing = worker.executor.executing;
   await worker.stop();
   kv.close();
+  await mcp.close();
   for (const [s, fn] of listeners) Deno.removeSignalListener(s, fn);
   console.log(
     `reins worker: ${signal}: handed over ${executing} run(s) in ${

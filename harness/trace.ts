@@ -111,6 +111,26 @@ export interface RunStoppedEvent extends TraceBase {
 }
 
 /**
+ * The process executing the run went away (an instance evicted, a worker shut
+ * down) and handed the run over: checkpointed, stored `running` again, its
+ * lease released, so another process continues it. Not an exit: it takes the
+ * place of the `run_stopped` the interrupted execution would have emitted,
+ * and the run's trace still ends with the `run_stopped` of whoever finishes it.
+ */
+export interface RunHandedOverEvent extends TraceBase {
+  /** Event kind. */
+  type: "run_handed_over";
+  /** Why the execution here ended. */
+  reason: string;
+  /** The lease owner (process) that handed it over. */
+  by: string;
+  /** Model calls made so far. */
+  turns: number;
+  /** USD spent so far, descendants included. */
+  costUsd: number;
+}
+
+/**
  * A resume found a model call a crash left unfinished (recorded, never
  * answered) and counted its prompt as spent: an estimate, since the provider
  * may or may not have billed it.
@@ -176,6 +196,7 @@ export type TraceEvent =
   | ApprovalRequiredEvent
   | TextDeltaEvent
   | BudgetOverspentEvent
+  | RunHandedOverEvent
   | RunStoppedEvent;
 
 /** Distributes `Omit` over the union so each event keeps its own fields. */

@@ -67,7 +67,7 @@ export function coalesceDeltas(sink: TraceSink, intervalMs = DELTA_INTERVAL_MS):
     if (event.type !== "text_delta") {
       const p = runs.get(id);
       if (p) {
-        if (event.type === "run_stopped") runs.delete(id);
+        if (event.type === "run_stopped" || event.type === "run_handed_over") runs.delete(id);
         await flush(p);
       }
       return sink(event);

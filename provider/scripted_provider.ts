@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { Hono } from "hono";
 import type { AssistantMessage } from "../harness/messages.ts";
 import {
   countCompletionTokens,
@@ -207,18 +206,16 @@ function capReply(
 export function createScriptedProvider(options: ScriptedProviderOptions = {}): ScriptedProvider {
   const scenarios: Record<string, Scenario> = { ...BUILT_IN_SCENARIOS, ...options.scenarios };
   const names = () => Object.keys(scenarios).sort();
-  const app = new Hono();
 
-  app.get("/v1/models", () => {
+  const models = () => {
     const created = Math.floor(Date.now() / 1000);
     return Response.json({
       object: "list",
       data: names().map((id) => ({ id, object: "model", created, owned_by: "reins" })),
     });
-  });
+  };
 
-  app.post("/v1/chat/completions", async (c) => {
-    const req = c.req.raw;
+  const chat = async (req: Request): Promise<Response> => {
     let body: unknown;
     try {
       body = await req.json();
@@ -287,18 +284,24 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): S
     return new Response(pacedStream(events, options.chunkMs ?? 0, req.signal), {
       headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
     });
-  });
+  };
 
-  app.notFound((c) =>
-    errorResponse(
+  // Two routes, matched by hand: no router, so a worker that plays scenarios loads no Hono.
+  const route = (req: Request): Response | Promise<Response> => {
+    const { pathname } = new URL(req.url);
+    if ((req.method === "GET" || req.method === "HEAD") && pathname === "/v1/models") {
+      return models();
+    }
+    if (req.method === "POST" && pathname === "/v1/chat/completions") return chat(req);
+    return errorResponse(
       404,
-      `Unknown route ${c.req.method} ${new URL(c.req.url).pathname}`,
+      `Unknown route ${req.method} ${pathname}`,
       "invalid_request_error",
       "unknown_route",
-    )
-  );
-  app.onError((err, c) => {
-    if (c.req.raw.signal.aborted) {
+    );
+  };
+  const onError = (err: unknown, req: Request): Response => {
+    if (req.signal.aborted) {
       return errorResponse(499, "The client closed the request", "client_closed", "aborted");
     }
     const message = err instanceof Error ? err.message : String(err);
@@ -308,9 +311,17 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): S
       "server_error",
       "internal_error",
     );
-  });
+  };
 
-  return { fetch: (request) => Promise.resolve(app.fetch(request)) };
+  return {
+    async fetch(request) {
+      try {
+        return await route(request);
+      } catch (err) {
+        return onError(err, request);
+      }
+    },
+  };
 }
 
 /**

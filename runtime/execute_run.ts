@@ -8,7 +8,7 @@
 import type { RunOptions } from "../harness/run_options.ts";
 import type { RunState } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
-import { combineSinks } from "../harness/trace.ts";
+import { combineSinks, type TraceSink } from "../harness/trace.ts";
 import { RunConflictError, RunStateError } from "../harness/errors.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 
@@ -28,6 +28,11 @@ export interface ExecuteRunOptions extends RunOptions {
    * one sees it stopped without a lease).
    */
   settle?: (state: RunState) => Promise<RunState>;
+  /**
+   * Wraps the run's whole trace (`options.trace` and the store's own sink),
+   * e.g. to turn an evicted execution's `run_stopped` into a `run_handed_over`.
+   */
+  mapTrace?: (sink: TraceSink) => TraceSink;
 }
 
 /** Executions going on in this process, so one owner cannot run a run twice at once. */
@@ -66,7 +71,7 @@ export async function executeRun(
   if (typeof id !== "string" || id === "") {
     throw new TypeError("executeRun(store, runIdOrState): expected a run id or a RunState");
   }
-  const { owner = store.owner, onlyIfRunning, settle, ...runOptions } = options;
+  const { owner = store.owner, onlyIfRunning, settle, mapTrace, ...runOptions } = options;
   const local = `${owner}\u0000${id}`;
   if (active.has(local)) throw new RunConflictError(id, `run is being executed by ${owner}`);
   active.add(local); // before any await: a second call in this process must see it
@@ -100,11 +105,12 @@ export async function executeRun(
       throw new RunStateError(id, state.status, "execute");
     }
     const signal = options.signal ? AbortSignal.any([options.signal, lost.signal]) : lost.signal;
+    const trace = combineSinks(options.trace, store.traceSink());
     const done = await run(state, {
       ...runOptions,
       signal,
       store,
-      trace: combineSinks(options.trace, store.traceSink()),
+      trace: mapTrace ? mapTrace(trace) : trace,
     });
     return settle ? await settle(done) : done;
   } finally {

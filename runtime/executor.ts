@@ -9,7 +9,9 @@
  */
 import { join } from "node:path";
 import type { Model } from "../harness/model.ts";
+import type { AnyTool } from "../harness/run_options.ts";
 import type { RunState } from "../harness/state.ts";
+import type { TraceSink } from "../harness/trace.ts";
 import { RunConflictError, RunNotFoundError, RunStateError } from "../harness/errors.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { readStop } from "../kv/stop_record.ts";
@@ -17,6 +19,7 @@ import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
 import { createWorkspace, openWorkspace, type Workspace } from "../tools/workspace.ts";
 import { markRunning } from "./continue_tree.ts";
 import { executeTree } from "./execute_tree.ts";
+import { handOverTrace } from "./hand_over.ts";
 import { runOptionsFor, type RunSettings } from "./run_settings.ts";
 
 /**
@@ -49,6 +52,8 @@ export interface ExecutorDeps {
   scan?: ScanArchiveOptions;
   /** Poll interval of the Stop record, in ms. */
   pollMs?: number;
+  /** More tools for every root run it executes (the process's MCP servers' tools). */
+  extraTools?: readonly AnyTool[];
 }
 
 async function storedSettings(store: KvRunStore, runId: string): Promise<RunSettings> {
@@ -160,21 +165,35 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       workspace,
       scan: deps.scan,
       signal: shutdown.signal,
+      extraTools: deps.extraTools,
     });
-    // Evicted, not stopped by a person: back to `running` before the lease goes.
-    const settle = async (done: RunState) => {
-      const i = done.interruption;
-      const evicted = shutdown.signal.aborted && done.status === "interrupted" &&
-        i?.type === "cancelled" && i.reason === EVICTION_REASON;
-      if (!evicted || await readStop(deps.kv, done.rootId)) return done;
-      return await markRunning(store, done.runId);
-    };
+    // Evicted, not stopped by a person: the run (and each child the eviction
+    // interrupted) is handed over, decided once, when its `run_stopped` is
+    // emitted: that event becomes a `run_handed_over`, and the root is marked
+    // `running` again before the lease goes. A Stop recorded later applies
+    // where the run resumes (it reads the Stop before its first call).
+    const handedOver = new Set<string>();
+    const mapTrace = (sink: TraceSink) =>
+      handOverTrace(sink, {
+        by: store.owner,
+        async isHandOver(e) {
+          const i = e.interruption;
+          const evicted = shutdown.signal.aborted && e.status === "interrupted" &&
+            i?.type === "cancelled" && i.reason === EVICTION_REASON;
+          if (!evicted || await readStop(deps.kv, state.rootId)) return false;
+          handedOver.add(e.runId);
+          return true;
+        },
+      });
+    const settle = async (done: RunState) =>
+      handedOver.has(done.runId) ? await markRunning(store, done.runId) : done;
     try {
       return await executeTree(store, deps.kv, runId, {
         ...runOptions,
         pollMs: deps.pollMs,
         onlyIfRunning: true,
         settle,
+        mapTrace,
       });
     } catch (e) {
       // Another worker executes it, or it finished between our look and our lease.

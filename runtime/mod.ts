@@ -1,7 +1,8 @@
 /**
  * Executing stored runs: a run or a whole tree under its lease, checkpointed
  * after every reply and tool result; one Stop for a tree from any process;
- * continuing a tree after a verdict; the executor a server or worker uses.
+ * continuing a tree after a verdict; the executor and the worker (sweeps, no
+ * HTTP) a server or `deno task worker` uses, and their default model factory.
  *
  * @example
  * ```ts
@@ -26,3 +27,5 @@ export * from "./stop_tree.ts";
 export * from "./continue_tree.ts";
 export * from "./executor.ts";
 export * from "./run_settings.ts";
+export * from "./worker.ts";
+export * from "./make_model.ts";

@@ -21,7 +21,7 @@ import { registerEventRoutes } from "./routes_events.ts";
 import { registerRunRoutes } from "./routes_runs.ts";
 
 export type { ServerDeps } from "./deps.ts";
-export { startWorker, type Worker } from "./worker.ts";
+export { startWorker, type Worker } from "../runtime/worker.ts";
 
 /** The response header naming the worker (store owner) that answered. */
 export const WORKER_HEADER = "x-reins-worker";

@@ -1,8 +1,8 @@
 /**
  * The reins server: `createApp(deps)` returns the Hono app (runs API, live
  * events over SSE, approvals, Stop, the run inspector, an OpenAPI document),
- * the background worker that executes stored runs, and the model factory the
- * server uses. `server/main.ts` is the Deno Deploy entry point.
+ * and (re-exported from `runtime/`) the background worker that executes stored
+ * runs and the model factory the server uses. `server/main.ts` is the Deno Deploy entry point.
  *
  * @example
  * ```ts
@@ -17,6 +17,8 @@
  * @module
  */
 export * from "./app.ts";
-export * from "./worker.ts";
+// The worker and the model factory live in runtime/ (a worker needs no HTTP); re-exported here
+// for compatibility.
+export { startWorker, type SweeperOptions, type Worker } from "../runtime/worker.ts";
+export { defaultMakeModel, type MakeModelOptions } from "../runtime/make_model.ts";
 export type { ServerDeps } from "./deps.ts";
-export { defaultMakeModel, type MakeModelOptions } from "./deps.ts";

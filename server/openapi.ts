@@ -181,7 +181,10 @@ export function openApiDocument(): Record<string, unknown> {
         get: {
           summary:
             "The run's trace as server-sent events (`id:` is the seq; honours Last-Event-ID)",
-          description: "A `: keep-alive` comment is sent after 10 s without an event.",
+          description: "A `: keep-alive` comment is sent after 10 s without an event. " +
+            "A run's trace ends with its `run_stopped` (a final run's stream then ends); a " +
+            "`run_handed_over` ({ reason, by, turns, costUsd }) says the process executing it " +
+            "went away and the run, stored `running` again, continues elsewhere: not a stop.",
           parameters: [
             idParam,
             ...queryParams(EventsQuerySchema),

@@ -9,7 +9,8 @@ import type { Hono } from "hono";
 import { newRun } from "../harness/state.ts";
 import { loadTree } from "../subagents/tree.ts";
 import { scenarioSpec } from "../provider/scenario_catalog.ts";
-import { ALL_SCENARIOS, type ResolvedDeps } from "./deps.ts";
+import type { ResolvedDeps } from "./deps.ts";
+import { ALL_SCENARIOS } from "../runtime/make_model.ts";
 import { BadRequestError } from "./errors.ts";
 import {
   type CreateRunBody,

@@ -5,12 +5,15 @@
  *
  * @module
  */
+import type { AnyTool } from "../harness/run_options.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
 import { createApp, type ReinsApp } from "./app.ts";
-import { startWorker, type Worker } from "./worker.ts";
-import { defaultMakeModel, type RunDefaults } from "./deps.ts";
+import { startWorker, type Worker } from "../runtime/worker.ts";
+import type { RunDefaults } from "./deps.ts";
+import { defaultMakeModel } from "../runtime/make_model.ts";
 import { loadConfig, type ReinsConfig } from "../runtime/config.ts";
+import { openProcessTools } from "../runtime/process_tools.ts";
 import { SCRIPTED_CHUNK_MS } from "../provider/scripted_provider.ts";
 
 /** The server's settings, from the environment. */
@@ -169,17 +172,21 @@ export interface Service {
   readonly worker: Worker;
   /** The KV handle (closed by {@link Service.close}). */
   readonly kv: Deno.Kv;
+  /** The tools of `reins.jsonc`'s MCP servers every run executed here gets (closed by close). */
+  readonly tools: readonly AnyTool[];
   /**
    * On eviction or shutdown: ends event streams, stops the worker (its runs
    * checkpointed, `running` again, leases released: another process resumes
-   * them at once), closes the KV.
+   * them at once), closes the KV and the MCP servers of `reins.jsonc`.
    */
   close(): Promise<void>;
 }
 
 /**
- * Opens the KV (retrying "database is locked"; `Deno.openKv()` on Deploy
- * unless `REINS_KV_PATH` is set), starts the worker and creates the app.
+ * Opens the MCP servers of `reins.jsonc` (`mcpServers`: their tools go to
+ * every run this process executes) and the KV (retrying "database is locked";
+ * `Deno.openKv()` on Deploy unless `REINS_KV_PATH` is set), starts the worker
+ * and creates the app.
  *
  * @example
  * ```ts
@@ -190,11 +197,20 @@ export interface Service {
  */
 export async function startService(config: ServiceConfig): Promise<Service> {
   // The same file as the CLI's (a bad one is an error before anything starts).
-  const file = serverSettings(await loadConfig(config.configPath));
-  // On Deploy, the app's database unless a path (or KV Connect URL) is given.
-  const kv = config.deploy && !config.kvPath
-    ? await openKv()
-    : await openKv(config.kvPath ?? await defaultKvPath());
+  const raw = await loadConfig(config.configPath);
+  const file = serverSettings(raw);
+  // Its MCP servers, once for the process: every run executed here gets their tools.
+  const mcp = await openProcessTools(raw.mcpServers);
+  let kv: Deno.Kv;
+  try {
+    // On Deploy, the app's database unless a path (or KV Connect URL) is given.
+    kv = config.deploy && !config.kvPath
+      ? await openKv()
+      : await openKv(config.kvPath ?? await defaultKvPath());
+  } catch (e) {
+    await mcp.close();
+    throw e;
+  }
   const owner = `w${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
   const store = new KvRunStore(kv, { owner, leaseMs: config.leaseMs });
   const closing = new AbortController();
@@ -215,6 +231,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     scan: config.scanMs === undefined ? {} : { ms: config.scanMs },
     chunkMs: config.chunkMs,
     closing: closing.signal,
+    extraTools: mcp.tools,
   };
   const worker = startWorker(deps, { everyMs: config.sweepMs });
   const app = createApp({ ...deps, schedule: worker.schedule, onRequest: worker.nudge });
@@ -223,11 +240,13 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     app,
     worker,
     kv,
+    tools: mcp.tools,
     close() {
       closed ??= (async () => {
         closing.abort("the server is shutting down");
         await worker.stop();
         kv.close();
+        await mcp.close(); // after the worker: no run is using their tools any more
       })();
       return closed;
     },

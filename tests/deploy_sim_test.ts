@@ -195,6 +195,13 @@ Deno.test("Deno Deploy simulated: an evicted or killed instance's run completes 
       e.event.type === "turn" ? [e.event.turn] : []
     );
     assert.deepEqual(turns, [1, 2], `${how}: a turn twice or missing in the trace`);
+    // One run_stopped, the final one: a hand-over is its own event, by the evicted instance.
+    const trace = (await store().events(id)).map((e) => e.event);
+    const stops = trace.filter((e) => e.type === "run_stopped");
+    assert.deepEqual(stops.map((e) => e.status), ["completed"], `${how}: run_stopped events`);
+    assert.equal(trace.at(-1)?.type, "run_stopped");
+    const handOvers = trace.flatMap((e) => e.type === "run_handed_over" ? [e.by] : []);
+    assert.deepEqual(handOvers, how === "SIGINT" ? [a.owner] : [], `${how}: run_handed_over`);
     if (how === "SIGINT") {
       assert.equal(killedAfterNotice, false, `A did not stop within 5 s of SIGINT:\n${a.log()}`);
       assert.equal(status.code, 0, a.log());

@@ -3,7 +3,7 @@
 // temp dirs gone).
 import assert from "node:assert/strict";
 import { createApp, type ReinsApp } from "../server/app.ts";
-import { startWorker, type Worker } from "../server/worker.ts";
+import { startWorker, type Worker } from "../runtime/worker.ts";
 import type { ServerDeps } from "../server/deps.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import type { TraceEvent } from "../harness/trace.ts";

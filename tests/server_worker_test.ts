@@ -7,7 +7,7 @@ import { newRun, type RunState } from "../harness/state.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { EVICTION_REASON, SHUTDOWN_REASON } from "../runtime/executor.ts";
 import { requestStop } from "../runtime/stop_tree.ts";
-import { startWorker } from "../server/worker.ts";
+import { startWorker } from "../runtime/worker.ts";
 import { settled, type TestServer, waitFor, withServer } from "./server_helpers.ts";
 
 /** A run as an older version left it on shutdown: `interrupted/cancelled` with SHUTDOWN_REASON. */
@@ -72,11 +72,15 @@ Deno.test("a stopped worker hands its run over: running, no lease; another worke
       assert.equal(stored.status, "running");
       assert.equal(stored.interruption, null);
       assert.equal(await s.store.leaseHolder(id), null);
-      const last = (await s.store.events(id)).at(-1)?.event;
-      assert.deepEqual(last?.type === "run_stopped" && last.interruption, {
-        type: "cancelled",
-        reason: EVICTION_REASON,
-      });
+      // Not a stop: the trace says the run was handed over, and by whom.
+      const events = (await s.store.events(id)).map((e) => e.event);
+      const last = events.at(-1);
+      assert.equal(last?.type, "run_handed_over");
+      assert.deepEqual(last?.type === "run_handed_over" && [last.reason, last.by], [
+        EVICTION_REASON,
+        s.store.owner,
+      ]);
+      assert.equal(events.filter((e) => e.type === "run_stopped").length, 0);
     });
     await withServer({ kvPath: `${dir}/runs.sqlite`, scan: { ms: 50 } }, async (s) => {
       await s.worker.recovered;
@@ -84,6 +88,10 @@ Deno.test("a stopped worker hands its run over: running, no lease; another worke
       assert.equal(done.status, "completed");
       assert.equal(done.costUsd, reference);
       assert.deepEqual(await turnsOf(s.store, id), [1, 2]);
+      const types = (await s.store.events(id)).map((e) => e.event.type);
+      assert.equal(types.filter((t) => t === "run_stopped").length, 1);
+      assert.equal(types.filter((t) => t === "run_handed_over").length, 1);
+      assert.equal(types.at(-1), "run_stopped");
     });
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -99,6 +107,9 @@ Deno.test("a person's Stop during a worker's stop stays a Stop", () =>
     const stored = await s.store.load(id);
     assert.equal(stored.status, "interrupted");
     assert.equal(stored.interruption?.type, "cancelled");
+    const types = (await s.store.events(id)).map((e) => e.event.type);
+    assert.equal(types.at(-1), "run_stopped");
+    assert.ok(!types.includes("run_handed_over"));
   }));
 
 Deno.test("a worker starting up resumes runs left running and runs an older version shut down", async () => {

@@ -24,6 +24,9 @@ function describe(ev) {
       return ev.toolName + " awaits your verdict (" +
         (ev.why === "uncertain_effect" ? "its effect is uncertain" : "needs approval") + ") " +
         argsText(ev.args, 80);
+    case "run_handed_over":
+      return "handed over by " + ev.by + " (it goes on elsewhere): " + ev.reason + " · " +
+        ev.turns + (ev.turns === 1 ? " turn · " : " turns · ") + usd(ev.costUsd);
     case "run_stopped":
       return exitWords(ev) + ": " + ev.reason + " · " + ev.turns +
         (ev.turns === 1 ? " turn · " : " turns · ") +

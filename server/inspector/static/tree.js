@@ -66,6 +66,12 @@ export function tools(s, ev) {
         fraction: null,
       });
       break;
+    case "run_handed_over":
+      // The run goes on elsewhere: a call cut short here starts again there.
+      t.forEach(function (v) {
+        if (v.state === "running") v.state = "stopped";
+      });
+      break;
     case "run_stopped":
       t.forEach(function (v) {
         if (v.state === "running") v.state = "stopped"; // the label keeps how far it got

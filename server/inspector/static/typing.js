@@ -12,7 +12,7 @@ export function typing(s, ev, pageRunId) {
     if (s.typingTurn !== ev.turn || ev.reset) s.typing = "";
     s.typingTurn = ev.turn;
     s.typing = (s.typing || "") + ev.delta;
-  } else if (ev.type === "turn" || ev.type === "run_stopped") {
+  } else if (ev.type === "turn" || ev.type === "run_stopped" || ev.type === "run_handed_over") {
     s.typing = "";
   } else return;
   renderTyping(s, pageRunId);
