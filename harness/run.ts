@@ -10,7 +10,6 @@ import { RunStateError } from "./errors.ts";
 import { checkLimits } from "./limits.ts";
 import { addUsd, checkPrices, roundUsd } from "./cost.ts";
 import { firstStop, isBudgetSpent, isStepCount } from "./stop_conditions.ts";
-import type { TraceEvent } from "./trace.ts";
 import type { RunContext } from "./run_context.ts";
 import { type Exit, exit } from "./exit.ts";
 import { toolDefinitions } from "./tool.ts";
@@ -19,6 +18,7 @@ import { modelTurn, promptCounter } from "./model_turn.ts";
 import { newBudgetGate } from "./budget_gate.ts";
 import { childRunner } from "./child_run.ts";
 import { countUnfinishedCall, markModelCall } from "./unfinished_call.ts";
+import { eventChain, isoNow } from "./event_chain.ts";
 
 /**
  * Runs (or continues) a run until it exits: `completed`, `failed`,
@@ -51,29 +51,21 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.limits = checkLimits({ ...state.limits, ...options.limits });
   state.model = options.model.name;
   const signal = options.signal ?? new AbortController().signal;
-  let emitted: Promise<void> = Promise.resolve();
-  // Set once `run_stopped` is emitted: a tool that ignored the Stop and still
-  // reports progress must not add events after the run's last one.
-  let ended = false;
+  // Once `run_stopped` is emitted, nothing more is: a tool that ignored the
+  // Stop and still reports progress must not add events after the run's last one.
+  const events = eventChain(options.trace);
   const ctx: RunContext = {
     state,
     options,
     signal,
     gate: options.budgetLink?.gate ?? newBudgetGate(),
-    emit: (e) => {
-      const sink = options.trace;
-      if (!sink || ended) return Promise.resolve();
-      const event = { ...e, at: new Date().toISOString() } as TraceEvent;
-      // Chained so async sinks (KV) keep events in emission order.
-      emitted = emitted.then(() => sink(event));
-      return emitted;
-    },
+    emit: events.emit,
     lastPromptTokens: null,
     save: async () => {
       if (!options.store) return;
       // A save before a model call records it (see unfinished_call.ts).
       markModelCall(state, ctx.lastPromptTokens);
-      state.updatedAt = new Date().toISOString();
+      state.updatedAt = isoNow();
       await options.store.save(state);
     },
     remainingUsd: () => {
@@ -103,7 +95,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.interruption = stop.interruption;
   state.stopReason = stop.reason;
   if ("error" in stop && stop.error !== undefined) state.error = stop.error;
-  state.updatedAt = new Date().toISOString();
+  state.updatedAt = isoNow();
   // Emitted before the exit's save: a store that buffers the trace (KvRunStore)
   // commits the final state and its `run_stopped` together.
   const last = ctx.emit({
@@ -115,7 +107,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
     turns: state.turns,
     costUsd: state.costUsd,
   });
-  ended = true;
+  events.end();
   await last;
   await ctx.save();
   return state;

@@ -61,7 +61,7 @@ async function runCall(
     return (await reads.flush()) ?? await recordInvalid(ctx, session, call, prepared.error);
   }
   const { tool, args } = prepared;
-  const r: Runnable = { call, tool, args, signature: callSignature(tool.name, args) };
+  const r = runnable(call, tool, args);
   const needs = typeof tool.needsApproval === "function"
     ? tool.needsApproval(args)
     : tool.needsApproval;
@@ -71,6 +71,22 @@ async function runCall(
   if (cached !== undefined) return (await reads.flush()) ?? await serveCached(ctx, call, cached);
   if (tool.readOnly && !needs) return await reads.add(r);
   return (await reads.flush()) ?? await runWrite(ctx, session, r);
+}
+
+/**
+ * A call ready to run. Its signature (canonical JSON and a hash of the
+ * arguments) is computed on first use: only dedupe and a failed call need it.
+ */
+function runnable(call: ToolCall, tool: AnyTool, args: unknown): Runnable {
+  let signature: string | undefined;
+  return {
+    call,
+    tool,
+    args,
+    get signature() {
+      return (signature ??= callSignature(tool.name, args));
+    },
+  };
 }
 
 function readBatch(ctx: RunContext, session: ToolSession): ReadBatch {
