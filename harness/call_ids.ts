@@ -42,15 +42,14 @@ export function runUniqueIds(
     }
     inReply.add(given);
     inReply.add(id);
-    return {
-      id,
-      ...(wireId !== undefined ? { wireId } : {}),
-      type: "function" as const,
-      function: {
-        name: String(c.function?.name ?? ""),
-        arguments: String(c.function?.arguments ?? ""),
-      },
+    const fn = {
+      name: String(c.function?.name ?? ""),
+      arguments: String(c.function?.arguments ?? ""),
     };
+    // Built without a spread (a hot path), keys in the same order.
+    return wireId !== undefined
+      ? { id, wireId, type: "function" as const, function: fn }
+      : { id, type: "function" as const, function: fn };
   });
 }
 
