@@ -33,10 +33,12 @@ export function childRunner(
       // spend from the parent's record: add back what the child spent beyond it.
       const unrecorded = stored.costUsd - (ctx.state.callSpend[callId] ?? 0);
       if (unrecorded > 1e-12) await ctx.spend(unrecorded, callId);
+      ctx.childSaved(callId, stored.costUsd);
       // Ended before the parent recorded its result: answer from the store.
       if (stored.status !== "running" && stored.status !== "interrupted") return stored;
     } else {
       await ctx.options.store?.save(child); // visible in the tree at once
+      ctx.childSaved(callId, child.costUsd);
     }
     return await run(stored ?? child, childOptions(ctx, callId, options));
   };
@@ -63,6 +65,7 @@ function childOptions(ctx: RunContext, callId: string, o: ChildRunOptions): RunO
       gate: ctx.gate,
       remainingUsd: () => ctx.remainingUsd(),
       spend: (usd) => ctx.spend(usd, callId),
+      saved: (usd) => ctx.childSaved(callId, usd),
     },
   };
 }

@@ -141,3 +141,28 @@ export class SuspendRun extends ReinsError {
     this.interruption = interruption;
   }
 }
+
+/**
+ * A save found the run's record over the ceiling a run may store: the store
+ * kept it `failed` with its long texts cut and `reason`; `run()` ends the run
+ * `failed` with that reason rather than throwing.
+ *
+ * @example
+ * ```ts
+ * import { RunTooLargeError } from "./errors.ts";
+ * const e = new RunTooLargeError("r1", "the run's record is over the ceiling");
+ * console.log(e.reason); // the run's record is over the ceiling
+ * ```
+ */
+export class RunTooLargeError extends ReinsError {
+  /** The run concerned. */
+  readonly runId: string;
+  /** Why, as stored as the run's stop reason. */
+  readonly reason: string;
+  /** Creates the error. */
+  constructor(runId: string, reason: string) {
+    super(`save("${runId}"): ${reason}; stored as failed`);
+    this.runId = runId;
+    this.reason = reason;
+  }
+}

@@ -6,7 +6,7 @@
  */
 import type { RunOptions } from "./run_options.ts";
 import { pending, RESUMABLE_STATUSES, type RunState } from "./state.ts";
-import { RunStateError } from "./errors.ts";
+import { RunStateError, RunTooLargeError } from "./errors.ts";
 import { checkLimits } from "./limits.ts";
 import { addUsd, checkPrices, roundUsd } from "./cost.ts";
 import { firstStop, isBudgetSpent, isStepCount } from "./stop_conditions.ts";
@@ -19,6 +19,7 @@ import { newBudgetGate } from "./budget_gate.ts";
 import { childRunner } from "./child_run.ts";
 import { countUnfinishedCall, markModelCall } from "./unfinished_call.ts";
 import { eventChain, isoNow } from "./event_chain.ts";
+import { saveQueue } from "./save_queue.ts";
 
 /**
  * Runs (or continues) a run until it exits: `completed`, `failed`,
@@ -54,6 +55,18 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   // Once `run_stopped` is emitted, nothing more is: a tool that ignored the
   // Stop and still reports progress must not add events after the run's last one.
   const events = eventChain(options.trace);
+  // What each call's child has stored of its cost (children running in this process).
+  const childStored: Record<string, number> = {};
+  // Every save of this run, in order: checkpoints, and children's stored spend as it happens.
+  const saves = saveQueue(async (spendOnly) => {
+    if (!options.store) return;
+    // A checkpoint before a model call records it (see unfinished_call.ts).
+    if (!spendOnly) markModelCall(state, ctx.lastPromptTokens);
+    state.updatedAt = isoNow();
+    const saved = spendOnly ? storedSpendOnly(state, childStored) : state;
+    await options.store.save(saved);
+    options.budgetLink?.saved?.(saved.costUsd);
+  });
   const ctx: RunContext = {
     state,
     options,
@@ -61,13 +74,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
     gate: options.budgetLink?.gate ?? newBudgetGate(),
     emit: events.emit,
     lastPromptTokens: null,
-    save: async () => {
-      if (!options.store) return;
-      // A save before a model call records it (see unfinished_call.ts).
-      markModelCall(state, ctx.lastPromptTokens);
-      state.updatedAt = isoNow();
-      await options.store.save(state);
-    },
+    save: () => options.store ? saves.checkpoint() : Promise.resolve(),
     remainingUsd: () => {
       const own = roundUsd(state.limits.maxBudgetUsd - state.costUsd);
       return Math.min(own, options.budgetLink?.remainingUsd() ?? Infinity);
@@ -80,6 +87,11 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
       }
       await options.budgetLink?.spend(usd);
     },
+    childSaved: (callId, usd) => {
+      childStored[callId] = usd;
+      // Children save between this run's checkpoints: the stored cost keeps up.
+      if (options.store) saves.spent();
+    },
     runChild: (callId) => childRunner(ctx, callId, run),
   };
   // An approval interruption is resolved by the verdict already written into
@@ -90,7 +102,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   // A call a crash left unfinished may have been billed: count it (an estimate).
   await countUnfinishedCall(ctx);
 
-  const stop = await loop(ctx);
+  const stop = await loop(ctx).catch(tooLarge);
   state.status = stop.status;
   state.interruption = stop.interruption;
   state.stopReason = stop.reason;
@@ -101,15 +113,25 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   const last = ctx.emit({
     type: "run_stopped",
     runId: state.runId,
-    status: stop.status,
-    reason: stop.reason,
-    interruption: stop.interruption,
+    status: state.status,
+    reason: state.stopReason ?? stop.reason,
+    interruption: state.interruption,
     turns: state.turns,
     costUsd: state.costUsd,
   });
   events.end();
   await last;
-  await ctx.save();
+  if (options.store) {
+    // Over the store's ceiling the run is stored failed (texts cut, its stored
+    // run_stopped too): return what was stored.
+    const cut = await saves.close().then(() => null, tooLarge);
+    if (cut) {
+      state.status = cut.status;
+      state.interruption = null;
+      state.stopReason = cut.reason;
+      state.error ??= cut.reason;
+    }
+  }
   return state;
 }
 
@@ -143,6 +165,37 @@ async function loop(ctx: RunContext): Promise<Exit> {
     const stopped = await modelTurn(ctx, definitions, prompt);
     if (stopped) return stopped;
   }
+}
+
+/**
+ * The state with each running child's spend as far as that child has stored
+ * it: a spend save never stores more of a child's spend than the child's
+ * record holds (a crash between a child's reply and its commit must not leave
+ * the parent counting a reply the resume asks, and bills, again).
+ */
+function storedSpendOnly(state: RunState, childStored: Record<string, number>): RunState {
+  let lag = 0;
+  const callSpend = { ...state.callSpend };
+  for (const [callId, usd] of Object.entries(childStored)) {
+    const ahead = roundUsd((callSpend[callId] ?? 0) - usd);
+    if (ahead > 0) {
+      lag = addUsd(lag, ahead);
+      callSpend[callId] = usd;
+    }
+  }
+  if (!(lag > 0)) return state;
+  return {
+    ...state,
+    callSpend,
+    costUsd: roundUsd(state.costUsd - lag),
+    childCostUsd: roundUsd(state.childCostUsd - lag),
+  };
+}
+
+/** A save over the store's ceiling is the run's `failed` exit; anything else is rethrown. */
+function tooLarge(e: unknown): Exit {
+  if (e instanceof RunTooLargeError) return exit.failed(e.reason, e.reason);
+  throw e;
 }
 
 function ancestorsBroke(ctx: RunContext): Exit | null {

@@ -27,6 +27,11 @@ export interface RunContext {
   spend(usd: number, callId: string | null): Promise<void>;
   /** Prompt tokens the provider reported for this run's last call (null: none in this process). */
   lastPromptTokens: number | null;
+  /**
+   * The child run of call `callId` is stored with `costUsd`: this run saves,
+   * at a bounded rate, with that much of the call's spend.
+   */
+  childSaved(callId: string, costUsd: number): void;
   /** The `runChild` of call `callId`'s tool context. */
   runChild(callId: string): ToolContext["runChild"];
 }

@@ -45,6 +45,12 @@ export interface BudgetLink {
   remainingUsd(): number;
   /** Adds spend to every ancestor, as it happens. */
   spend(usd: number): Promise<void>;
+  /**
+   * The child's record was saved with `costUsd`: the parent may now store that
+   * much of the child's spend (never more, so a crash cannot leave the parent
+   * counting a reply the child has not committed).
+   */
+  saved?(costUsd: number): void;
   /** The tree's gate (the root's); absent, the run starts one of its own. */
   gate?: BudgetGate;
 }

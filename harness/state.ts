@@ -50,7 +50,12 @@ export interface ModelCallMarker {
   promptTokens: number | null;
 }
 
-/** The current schema version of {@link RunState}. */
+/**
+ * The current schema version of {@link RunState}. Still 1: the fields added
+ * since (`promptRatio`, `modelCall`, `estimatedUsd`, a header's `overflow`, a
+ * tool call's `wireId`) are optional, so every record of schema 1 loads as
+ * before (tests/fixtures/record_v1.json).
+ */
 export const RUN_SCHEMA_VERSION = 1;
 
 /** The whole state of one run. Plain data: safe to `JSON.stringify` and store. */

@@ -33,6 +33,12 @@ const EVENT_BYTES = 60_000;
 const MAX_HELD_PER_SAVE = 64;
 /** Most bytes of held events one save carries (an atomic allows 800 KiB). */
 const MAX_HELD_BYTES = 240_000;
+/**
+ * A held `tool_start` goes out on its own when no save took it within this
+ * many ms: a fast tool's start rides in its result's save, a slow one shows
+ * as running while it runs.
+ */
+export const TOOL_START_LIVE_MS = 250;
 
 /** A held event, keyed, ready to be set in a save's atomic. */
 export interface EventWrite {
@@ -66,6 +72,8 @@ export class KvEventLog {
   #next = new Map<string, Promise<number>>();
   /** Runs whose events wait for their next save, and those events in order. */
   #held = new Map<string, TraceEvent[]>();
+  /** Per run: the timer that flushes a held `tool_start` (see {@link TOOL_START_LIVE_MS}). */
+  #live = new Map<string, ReturnType<typeof setTimeout>>();
 
   /** Wraps a KV handle (not closed by this class). */
   constructor(kv: Deno.Kv) {
@@ -93,6 +101,16 @@ export class KvEventLog {
       // The live signals (a long tool's progress, streamed text) go out at once.
       if (event.type === "tool_progress" || event.type === "text_delta") {
         return this.flush(event.runId);
+      }
+      if (event.type === "tool_start" && !this.#live.has(event.runId)) {
+        const id = event.runId;
+        this.#live.set(
+          id,
+          setTimeout(() => {
+            this.#live.delete(id);
+            this.flush(id).catch(() => {}); // a later save or flush writes them
+          }, TOOL_START_LIVE_MS),
+        );
       }
       return undefined;
     };
@@ -173,8 +191,16 @@ export class KvEventLog {
     return out;
   }
 
+  #stopLive(id: string): void {
+    const timer = this.#live.get(id);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    this.#live.delete(id);
+  }
+
   /** Drops what this instance remembers of a run (after it is deleted). */
   forget(id: string): void {
+    this.#stopLive(id);
     this.#next.delete(id);
     this.#held.delete(id);
   }
@@ -192,6 +218,7 @@ export class KvEventLog {
   /** Removes and returns the first `n` held events of run `id` (it stays held). */
   #take(id: string, n: number): TraceEvent[] {
     const held = this.#held.get(id);
+    if (held && n >= held.length) this.#stopLive(id);
     return held ? held.splice(0, Math.min(n, held.length)) : [];
   }
 

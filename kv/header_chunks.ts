@@ -9,8 +9,8 @@
  * The ceiling: {@link HEADER_CEILING_BYTES} of header, so the whole header
  * fits the final atomic of a save (KV: 800 KiB per commit). Over it, the save
  * stores the run `failed`, the long texts cut with a marker and the reason,
- * and throws a `RangeError`: never left `running`, and a resume is refused
- * cleanly (a failed run does not resume).
+ * and throws a `RunTooLargeError` (which `run()` turns into its `failed` exit):
+ * never left `running`, and a resume is refused cleanly (a failed run does not resume).
  *
  * @module
  */

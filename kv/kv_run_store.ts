@@ -10,8 +10,8 @@ import { coalesceDeltas } from "./delta_coalescer.ts";
 import type { RunStore } from "../harness/run_store.ts";
 import type { RunState } from "../harness/state.ts";
 import type { ChatMessage } from "../harness/messages.ts";
-import type { TraceSink } from "../harness/trace.ts";
-import { RunConflictError, RunNotFoundError } from "../harness/errors.ts";
+import type { RunStoppedEvent, TraceSink } from "../harness/trace.ts";
+import { RunConflictError, RunNotFoundError, RunTooLargeError } from "../harness/errors.ts";
 import { RecordError } from "./record_error.ts";
 import { headerChunkPrefix, messagePrefix, runKey, runSettingsKey, stagingKey } from "./keys.ts";
 import { fromHeader, parseHeader, type StoredHeader } from "./record.ts";
@@ -111,6 +111,12 @@ export class KvRunStore implements RunStore {
     const check = { key: runKey(id), versionstamp: known?.versionstamp ?? null };
     // The trace events emitted since the last save ride in this save's last atomic.
     const held = this.#events.withHeld(id, reserve, async (events) => {
+      // Stored failed over the ceiling: its last event says so too.
+      if (cut) {
+        for (const e of events) {
+          if (e.value.type === "run_stopped") e.value = asFailed(e.value, cut);
+        }
+      }
       const batches = planBatches(writes, {
         bytes: reserve + events.reduce((n, e) => n + e.bytes, 0),
         mutations: final.length + drops.length + 1 + events.length,
@@ -150,7 +156,7 @@ export class KvRunStore implements RunStore {
     this.#known.set(id, { versionstamp: done.versionstamp, count: state.messages.length, index });
     this.#events.hold(id);
     this.lastCommitBytes = done.bytes;
-    if (cut) throw new RangeError(`save("${id}"): ${cut.stopReason}; stored as failed`);
+    if (cut) throw new RunTooLargeError(id, cut.stopReason ?? "over the ceiling");
   }
 
   /** Loads and validates a run (`RunNotFoundError`, `RecordError`). */
@@ -345,4 +351,9 @@ async function commit(
       { cause: e },
     );
   }
+}
+
+/** A `run_stopped` event saying what a run cut over the ceiling was stored as. */
+function asFailed(event: RunStoppedEvent, cut: StoredHeader): RunStoppedEvent {
+  return { ...event, status: "failed", interruption: null, reason: cut.stopReason ?? event.reason };
 }

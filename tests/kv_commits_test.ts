@@ -5,6 +5,8 @@ import { newRun } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { countingKv, listFiles, runawayModel, withKv } from "./kv_helpers.ts";
+import { TOOL_START_LIVE_MS } from "../kv/events.ts";
+import { sleep } from "../harness/sleep.ts";
 
 Deno.test("a durable turn costs at most 2 KV commits, its trace events included", () =>
   withKv(async (raw) => {
@@ -59,4 +61,44 @@ Deno.test("a progress event is committed while its tool still runs", () =>
       trace: store.traceSink(),
     });
     assert.deepEqual(seenDuringTool, ["turn", "tool_start", "tool_progress"]);
+  }));
+
+Deno.test("a slow tool's start is committed while it runs, a fast one's rides in its save", () =>
+  withKv(async (raw) => {
+    const { kv, commits } = countingKv(raw);
+    const store = new KvRunStore(kv);
+    const state = newRun("watch a slow tool");
+    await store.save(state);
+    let seenDuringTool: string[] = [];
+    const slow = {
+      ...listFiles,
+      name: "list_files",
+      async run(args: unknown, ctx: Parameters<typeof listFiles.run>[1]) {
+        await sleep(TOOL_START_LIVE_MS + 150);
+        seenDuringTool = (await new KvRunStore(raw).events(state.runId)).map((e) => e.event.type);
+        return listFiles.run(args as never, ctx);
+      },
+    };
+    const before = commits.n;
+    await run(state, {
+      model: runawayModel(),
+      tools: [slow],
+      limits: { maxTurns: 1, maxBudgetUsd: 1 },
+      store,
+      trace: store.traceSink(),
+    });
+    assert.ok(seenDuringTool.includes("tool_start"), `seen while it ran: ${seenDuringTool}`);
+    const slowCommits = commits.n - before;
+    // The same turn with an instant tool: its tool_start waits for the result's save.
+    const fast = newRun("a fast tool");
+    await store.save(fast);
+    const beforeFast = commits.n;
+    await run(fast, {
+      model: runawayModel(),
+      tools: [listFiles],
+      limits: { maxTurns: 1, maxBudgetUsd: 1 },
+      store,
+      trace: store.traceSink(),
+    });
+    assert.equal(slowCommits, commits.n - beforeFast + 1, "one commit more, for the live start");
   }));

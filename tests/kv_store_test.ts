@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { HEADER_CEILING_BYTES } from "../kv/header_chunks.ts";
 import { newRun, type RunState } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
-import { RunConflictError, RunNotFoundError } from "../harness/errors.ts";
+import { RunConflictError, RunNotFoundError, RunTooLargeError } from "../harness/errors.ts";
 import { RecordError } from "../kv/record_error.ts";
 import type { RunStore } from "../harness/run_store.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
@@ -278,7 +278,7 @@ Deno.test("a header larger than one KV value is stored in chunks; over the ceili
     const t = newRun("x");
     t.output = "o".repeat(HEADER_CEILING_BYTES);
     await assert.rejects(new KvRunStore(kv).save(t), (e: Error) => {
-      assert.ok(e instanceof RangeError && e.message.includes(t.runId), e.message);
+      assert.ok(e instanceof RunTooLargeError && e.message.includes(t.runId), e.message);
       return true;
     });
     assert.equal((await new KvRunStore(kv).summary(t.runId)).status, "failed");

@@ -470,7 +470,8 @@ Deno.test("regression: a tool that ignores the Stop adds no event after run_stop
   await withMemoryKv(async (kv) => {
     const { runId: id } = await seed(kv, newRun("Read the note.", { model: "race" }));
     const effects = newEffects();
-    const tools = raceTools(effects, { stubbornRead: true, readMs: 30 });
+    // Longer than TOOL_START_LIVE_MS, so its tool_start is stored while it runs.
+    const tools = raceTools(effects, { stubbornRead: true, readMs: 400 });
     const store = new KvRunStore(kv);
     const running = executeTree(store, kv, id, {
       model: raceModel({ tool: READ, args: {} }),
