@@ -29,14 +29,7 @@ export function runUniqueIds(
   transcript: readonly ChatMessage[],
   turn: number,
 ): ToolCall[] {
-  const used = new Set<string>();
-  for (const m of transcript) {
-    if (m.role !== "assistant") continue;
-    for (const c of m.tool_calls ?? []) {
-      used.add(c.id);
-      if (c.wireId) used.add(c.wireId);
-    }
-  }
+  const used = usedIds(transcript);
   const inReply = new Set<string>();
   return calls.map((c, i) => {
     const given = typeof c.id === "string" && c.id ? c.id : "";
@@ -49,17 +42,48 @@ export function runUniqueIds(
     }
     inReply.add(given);
     inReply.add(id);
-    used.add(id);
-    return {
-      id,
-      ...(wireId !== undefined ? { wireId } : {}),
-      type: "function" as const,
-      function: {
-        name: String(c.function?.name ?? ""),
-        arguments: String(c.function?.arguments ?? ""),
-      },
+    const fn = {
+      name: String(c.function?.name ?? ""),
+      arguments: String(c.function?.arguments ?? ""),
     };
+    // Built without a spread (a hot path), keys in the same order.
+    return wireId !== undefined
+      ? { id, wireId, type: "function" as const, function: fn }
+      : { id, type: "function" as const, function: fn };
   });
+}
+
+/** The ids (and wire ids) of a transcript's calls, so far; see {@link usedIds}. */
+interface SeenIds {
+  count: number;
+  last: ChatMessage | undefined;
+  ids: Set<string>;
+}
+
+const seen = new WeakMap<readonly ChatMessage[], SeenIds>();
+
+/**
+ * Every call id and wire id used in `transcript`. A run's transcript only
+ * grows, so the set is kept per transcript array and extended by the messages
+ * added since the last look (rebuilt if the array shrank or was rewritten),
+ * rather than walking the whole transcript every turn.
+ */
+function usedIds(transcript: readonly ChatMessage[]): ReadonlySet<string> {
+  let s = seen.get(transcript);
+  if (!s || transcript.length < s.count || transcript[s.count - 1] !== s.last) {
+    s = { count: 0, last: undefined, ids: new Set() };
+    seen.set(transcript, s);
+  }
+  for (; s.count < transcript.length; s.count++) {
+    const m = transcript[s.count];
+    if (m.role !== "assistant") continue;
+    for (const c of m.tool_calls ?? []) {
+      s.ids.add(c.id);
+      if (c.wireId) s.ids.add(c.wireId);
+    }
+  }
+  s.last = transcript[s.count - 1];
+  return s.ids;
 }
 
 /**

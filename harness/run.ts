@@ -10,7 +10,6 @@ import { RunStateError, RunTooLargeError } from "./errors.ts";
 import { checkLimits } from "./limits.ts";
 import { addUsd, checkPrices, roundUsd } from "./cost.ts";
 import { firstStop, isBudgetSpent, isStepCount } from "./stop_conditions.ts";
-import type { TraceEvent } from "./trace.ts";
 import type { RunContext } from "./run_context.ts";
 import { type Exit, exit } from "./exit.ts";
 import { toolDefinitions } from "./tool.ts";
@@ -19,6 +18,7 @@ import { modelTurn, promptCounter } from "./model_turn.ts";
 import { newBudgetGate } from "./budget_gate.ts";
 import { childRunner } from "./child_run.ts";
 import { countUnfinishedCall, markModelCall } from "./unfinished_call.ts";
+import { eventChain, isoNow } from "./event_chain.ts";
 import { saveQueue } from "./save_queue.ts";
 
 /**
@@ -52,10 +52,9 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.limits = checkLimits({ ...state.limits, ...options.limits });
   state.model = options.model.name;
   const signal = options.signal ?? new AbortController().signal;
-  let emitted: Promise<void> = Promise.resolve();
-  // Set once `run_stopped` is emitted: a tool that ignored the Stop and still
-  // reports progress must not add events after the run's last one.
-  let ended = false;
+  // Once `run_stopped` is emitted, nothing more is: a tool that ignored the
+  // Stop and still reports progress must not add events after the run's last one.
+  const events = eventChain(options.trace);
   // What each call's child has stored of its cost (children running in this process).
   const childStored: Record<string, number> = {};
   // Every save of this run, in order: checkpoints, and children's stored spend as it happens.
@@ -63,7 +62,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
     if (!options.store) return;
     // A checkpoint before a model call records it (see unfinished_call.ts).
     if (!spendOnly) markModelCall(state, ctx.lastPromptTokens);
-    state.updatedAt = new Date().toISOString();
+    state.updatedAt = isoNow();
     const saved = spendOnly ? storedSpendOnly(state, childStored) : state;
     await options.store.save(saved);
     options.budgetLink?.saved?.(saved.costUsd);
@@ -73,14 +72,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
     options,
     signal,
     gate: options.budgetLink?.gate ?? newBudgetGate(),
-    emit: (e) => {
-      const sink = options.trace;
-      if (!sink || ended) return Promise.resolve();
-      const event = { ...e, at: new Date().toISOString() } as TraceEvent;
-      // Chained so async sinks (KV) keep events in emission order.
-      emitted = emitted.then(() => sink(event));
-      return emitted;
-    },
+    emit: events.emit,
     lastPromptTokens: null,
     save: () => options.store ? saves.checkpoint() : Promise.resolve(),
     remainingUsd: () => {
@@ -115,7 +107,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.interruption = stop.interruption;
   state.stopReason = stop.reason;
   if ("error" in stop && stop.error !== undefined) state.error = stop.error;
-  state.updatedAt = new Date().toISOString();
+  state.updatedAt = isoNow();
   // Emitted before the exit's save: a store that buffers the trace (KvRunStore)
   // commits the final state and its `run_stopped` together.
   const last = ctx.emit({
@@ -127,7 +119,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
     turns: state.turns,
     costUsd: state.costUsd,
   });
-  ended = true;
+  events.end();
   await last;
   if (options.store) {
     // Over the store's ceiling the run is stored failed (texts cut, its stored

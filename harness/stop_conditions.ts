@@ -85,7 +85,9 @@ export async function firstStop(
   state: Readonly<RunState>,
 ): Promise<Exit | null> {
   for (const c of conditions) {
-    const v = await c(state);
+    const answer = c(state);
+    // Most conditions answer synchronously: awaiting only a promise saves a tick per condition.
+    const v = answer instanceof Promise ? await answer : answer;
     if (v === true) return exit.completed("a stop condition was met");
     // A hand-written verdict may omit the interruption (a final exit has none).
     if (v) return { ...v, interruption: v.interruption ?? null } as Exit;

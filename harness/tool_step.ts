@@ -61,7 +61,7 @@ async function runCall(
     return (await reads.flush()) ?? await recordInvalid(ctx, session, call, prepared.error);
   }
   const { tool, args } = prepared;
-  const r: Runnable = { call, tool, args, signature: callSignature(tool.name, args) };
+  const r = runnable(call, tool, args);
   const needs = typeof tool.needsApproval === "function"
     ? tool.needsApproval(args)
     : tool.needsApproval;
@@ -71,6 +71,22 @@ async function runCall(
   if (cached !== undefined) return (await reads.flush()) ?? await serveCached(ctx, call, cached);
   if (tool.readOnly && !needs) return await reads.add(r);
   return (await reads.flush()) ?? await runWrite(ctx, session, r);
+}
+
+/**
+ * A call ready to run. Its signature (canonical JSON and a hash of the
+ * arguments) is computed on first use: only dedupe and a failed call need it.
+ */
+class LazyRunnable implements Runnable {
+  #signature: string | undefined;
+  constructor(readonly call: ToolCall, readonly tool: AnyTool, readonly args: unknown) {}
+  get signature(): string {
+    return (this.#signature ??= callSignature(this.tool.name, this.args));
+  }
+}
+
+function runnable(call: ToolCall, tool: AnyTool, args: unknown): Runnable {
+  return new LazyRunnable(call, tool, args);
 }
 
 function readBatch(ctx: RunContext, session: ToolSession): ReadBatch {
@@ -97,7 +113,7 @@ async function runReads(
   todo: Runnable[],
 ): Promise<Exit | null> {
   const { signal } = ctx;
-  const outcomes = await Promise.allSettled(todo.map((r) => execute(ctx, r)));
+  const outcomes = await settleAll(todo.map((r) => execute(ctx, r)));
   if (signal.aborted) {
     // Calls that finished before the Stop keep their results, as the trace says they ran.
     for (let i = 0; i < todo.length; i++) {
@@ -115,6 +131,16 @@ async function runReads(
     if (stopped) return stopped;
   }
   return null;
+}
+
+/** `Promise.allSettled`, with the common batch of one awaited directly. */
+async function settleAll<T>(promises: Promise<T>[]): Promise<PromiseSettledResult<T>[]> {
+  if (promises.length !== 1) return await Promise.allSettled(promises);
+  try {
+    return [{ status: "fulfilled", value: await promises[0] }];
+  } catch (reason) {
+    return [{ status: "rejected", reason }];
+  }
 }
 
 /** Why a person must decide before the call runs, or null when it may run. */
