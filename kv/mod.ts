@@ -23,4 +23,4 @@ export * from "./record_error.ts";
 export * from "./open_kv.ts";
 export * from "./stop_record.ts";
 export type { StoredEvent } from "./events.ts";
-export type { Lease } from "./leases.ts";
+export type { Lease, LeaseHolderInfo } from "./leases.ts";

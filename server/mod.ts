@@ -21,4 +21,4 @@ export * from "./app.ts";
 // for compatibility.
 export { startWorker, type SweeperOptions, type Worker } from "../runtime/worker.ts";
 export { defaultMakeModel, type MakeModelOptions } from "../runtime/make_model.ts";
-export type { ServerDeps } from "./deps.ts";
+export type { RunDefaults, ServerDeps } from "./deps.ts";
