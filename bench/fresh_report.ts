@@ -11,9 +11,6 @@ import { bytes, dur, type Row, verdict, verdictAbove, x } from "./table.ts";
 export function freshReport(r: FreshResult): { rows: Row[]; targets: string[] } {
   const m = r.modes;
   const mb = (n: number) => Number.isFinite(n) ? `${(n / 1e6).toFixed(1)} MB` : "n/a";
-  const kvTurns = 3;
-  // The run's first-call marker save and its exit save are per run, not per turn.
-  const perTurn = (m["reins-kv"].commits - 2) / kvTurns;
   const rows: Row[] = [
     {
       section:
@@ -56,8 +53,11 @@ export function freshReport(r: FreshResult): { rows: Row[]; targets: string[] } 
       x(m["reins-kv"].wallMs, m.bare.wallMs),
     ],
     ["7", "  peak RSS", mb(m["reins-kv"].rssBytes)],
-    ["7", "  KV commits, whole run", String(m["reins-kv"].commits)],
-    ["7", "  KV commits per turn (run start and exit saves excluded)", perTurn.toFixed(2)],
+    [
+      "7",
+      "  KV commits, whole run (creation, lease and its release included)",
+      String(m["reins-kv"].commits),
+    ],
     [
       "7",
       "tokenizer: gpt-tokenizer o200k, import + build + count: wall / RSS",
@@ -85,7 +85,6 @@ export function freshReport(r: FreshResult): { rows: Row[]; targets: string[] } 
       m["import-mod"].wallMs / m["import-bare"].wallMs,
       2,
     ),
-    verdictAbove("KV commits per turn (fresh plan, KV on disk)", perTurn, 2),
   ];
   return { rows, targets };
 }

@@ -14,9 +14,10 @@ import { benchTokens } from "./tokens_bench.ts";
 import { benchAbort } from "./abort_bench.ts";
 import { benchKv, type KvResult, type TurnPersist } from "./kv_bench.ts";
 import { benchStreaming, type StreamResult } from "./stream_bench.ts";
-import { bytes, dur, int, renderTable, type Row, verdict, x } from "./table.ts";
+import { bytes, dur, int, renderTable, type Row, verdict, verdictAbove, x } from "./table.ts";
 import { benchFresh, type FreshResult } from "./fresh.ts";
 import { freshReport } from "./fresh_report.ts";
+import { benchCommits, type CommitResult } from "./commit_bench.ts";
 
 const RUNAWAY_RUNS = 15;
 const PLAN_RUNS = 30;
@@ -42,7 +43,8 @@ try {
   }
   const streaming = await benchStreaming(tools, { runs: STREAM_RUNS });
   const fresh = await benchFresh({ runs: FRESH_RUNS });
-  lines = report(overhead, tokens, abort, kv, streaming, fresh);
+  const commits = await benchCommits(tools.filter((t) => t.name === "list_files"));
+  lines = report(overhead, tokens, abort, kv, streaming, fresh, commits);
 } finally {
   await ws.remove();
 }
@@ -60,6 +62,7 @@ function report(
   kv: KvResult | Error,
   st: StreamResult,
   fresh: FreshResult,
+  c: CommitResult,
 ): string[] {
   const rr = o.runaway.reins.turns;
   const rb = o.runaway.bare.turns;
@@ -326,6 +329,16 @@ function report(
   const f = freshReport(fresh);
   rows.push(...f.rows);
   targets.push(...f.targets);
+  rows.push(
+    { section: "8. KV commits of a durable turn (runaway, store + trace on a SQLite file)" },
+    ["8", "commits of a whole run: 10 turns / 20 turns", `${c.run10} / ${c.run20}`],
+    [
+      "8",
+      "commits per turn in steady state: (20-turn run - 10-turn run) / 10",
+      c.perTurn.toFixed(2),
+    ],
+  );
+  targets.push(verdictAbove("issue 14: KV commits per durable turn (steady state)", c.perTurn, 2));
   const cpus = navigator.hardwareConcurrency;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   return [
