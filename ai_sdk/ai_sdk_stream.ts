@@ -7,19 +7,10 @@
  * @module
  */
 import type { GenerateResult } from "./ai_sdk_reply.ts";
+import { raced } from "../harness/sleep.ts";
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** Rejects with the signal's reason as soon as it aborts (a provider may not watch it). */
-function raced<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
 
 /**
  * Reads a v3/v4 stream of language-model parts into a generate result. An

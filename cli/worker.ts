@@ -13,7 +13,7 @@
  */
 import { parseArgs } from "node:util";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { defaultKvPath, isKvUrl, openKv } from "../kv/open_kv.ts";
+import { defaultKvPath, isKvUrl, KvOpenError, openKv } from "../kv/open_kv.ts";
 import { startWorker } from "../runtime/worker.ts";
 import { ConfigError, loadConfig } from "../runtime/config.ts";
 import { openProcessTools, type ProcessTools } from "../runtime/process_tools.ts";
@@ -97,10 +97,16 @@ export async function main(args: string[]): Promise<number> {
     console.error(`reins worker: ${e.message}`);
     return 1;
   }
-  const kv = await openKv(path).catch(async (e) => {
+  let kv: Deno.Kv;
+  try {
+    kv = await openKv(path);
+  } catch (e) {
     await mcp.close();
-    throw e;
-  });
+    // One line, like the CLI's: a path it cannot open is the user's to fix.
+    if (!(e instanceof KvOpenError)) throw e;
+    console.error(`reins worker: ${e.message}`);
+    return 1;
+  }
   const owner = `worker${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
   const store = new KvRunStore(kv, { owner, leaseMs });
   const worker = startWorker({

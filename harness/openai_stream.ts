@@ -8,6 +8,7 @@
  */
 import { ModelError } from "./errors.ts";
 import { cutText } from "./text.ts";
+import { raced } from "./sleep.ts";
 
 /** Options of {@link readChatStream}. */
 export interface ChatStreamOptions {
@@ -28,16 +29,6 @@ interface CallParts {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** Rejects with the signal's reason as soon as it aborts. */
-function raced<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 /** Assembles chunks into a `chat.completion`-shaped body. */

@@ -8,7 +8,6 @@ import type { KvRunStore } from "../kv/kv_run_store.ts";
 import type { RunSettings } from "../runtime/run_settings.ts";
 import type { RunLimits } from "../harness/limits.ts";
 import { resolveWorkerDeps, type WorkerDeps } from "../runtime/worker.ts";
-export { ALL_SCENARIOS, defaultMakeModel, type MakeModelOptions } from "../runtime/make_model.ts";
 
 /** What every new run starts with unless its request says otherwise (from `reins.jsonc`). */
 export interface RunDefaults {

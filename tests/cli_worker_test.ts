@@ -64,3 +64,22 @@ Deno.test("deno task worker executes runs from a KV file and hands its run over 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("deno task worker with a KV it cannot open says so in one line and exits 1", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reins-cli-worker-" });
+  const file = `${dir}/not-a-folder`;
+  await Deno.writeTextFile(file, "");
+  const errors: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void errors.push(args.join(" "));
+  try {
+    const { main } = await import("../cli/worker.ts");
+    assert.equal(await main(["--kv", `${file}/sub/runs.sqlite`]), 1);
+  } finally {
+    console.error = original;
+    await Deno.remove(dir, { recursive: true });
+  }
+  assert.equal(errors.length, 1, errors.join("\n"));
+  assert.match(errors[0], /^reins worker: Cannot open KV database ".*runs\.sqlite"/);
+  assert.ok(!errors[0].includes("\n"), errors[0]);
+});

@@ -11,7 +11,7 @@ import { KvRunStore } from "../../kv/kv_run_store.ts";
 import { newRun } from "../../harness/state.ts";
 import { requestStop } from "../../runtime/stop_tree.ts";
 import { scriptedModel } from "../../provider/scripted_model.ts";
-import { ALL_SCENARIOS } from "../../server/deps.ts";
+import { ALL_SCENARIOS } from "../../runtime/make_model.ts";
 import { TREE_SCENARIOS } from "../../provider/tree_scenarios.ts";
 import { awaitingRun, CALL, kvSnapshot, Tally } from "./races_helpers.ts";
 
