@@ -7,7 +7,7 @@
 import { parseRunArgs, RUN_USAGE, runCli, type RunFlags, UsageError } from "./args.ts";
 import { describeRun, summarize } from "./summary.ts";
 import { streamPrinter } from "./stream_printer.ts";
-import { loadConfig, type ReinsConfig } from "./config.ts";
+import { loadConfig, type ReinsConfig } from "../runtime/config.ts";
 import { newRun, type RunState } from "../harness/state.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel } from "../harness/openai_model.ts";

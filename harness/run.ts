@@ -102,7 +102,10 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   // A call a crash left unfinished may have been billed: count it (an estimate).
   await countUnfinishedCall(ctx);
 
-  const stop = await loop(ctx).catch(tooLarge);
+  const stop = await loop(ctx).catch(tooLarge).catch((e) => {
+    saves.abandon(); // no spend save may land after run() has thrown
+    throw e;
+  });
   state.status = stop.status;
   state.interruption = stop.interruption;
   state.stopReason = stop.reason;

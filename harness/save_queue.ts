@@ -25,6 +25,8 @@ export interface SaveQueue {
   spent(): void;
   /** The run has ended: saves its last checkpoint and ignores later spend. */
   close(): Promise<void>;
+  /** The run threw: no more saves (a pending spend save is dropped). */
+  abandon(): void;
 }
 
 /**
@@ -71,8 +73,12 @@ export function saveQueue(
   };
   const checkpoint = async () => {
     cancel();
-    const done = enqueue(false);
-    await done;
+    try {
+      await enqueue(false);
+    } catch (e) {
+      failure = null; // the checkpoint's own failure is the one to report
+      throw e;
+    }
     if (failure !== null) {
       const e = failure;
       failure = null;
@@ -88,6 +94,10 @@ export function saveQueue(
     close() {
       closed = true;
       return checkpoint();
+    },
+    abandon() {
+      closed = true;
+      cancel();
     },
   };
 }

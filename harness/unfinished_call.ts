@@ -13,7 +13,7 @@
 import type { RunContext } from "./run_context.ts";
 import type { RunState } from "./state.ts";
 import { pending } from "./state.ts";
-import { computeCost, pricesFor } from "./cost.ts";
+import { addUsd, computeCost, pricesFor } from "./cost.ts";
 import { countPromptTokens, loadTokenizer } from "./tokens.ts";
 import { toolDefinitions } from "./tool.ts";
 
@@ -54,7 +54,7 @@ export async function countUnfinishedCall(ctx: RunContext): Promise<void> {
     { prompt_tokens: tokens, completion_tokens: 0 },
     pricesFor(options.prices ?? options.model.prices, options.model.name),
   );
-  state.estimatedUsd += usd;
+  state.estimatedUsd = addUsd(state.estimatedUsd, usd);
   await ctx.spend(usd, null);
   await ctx.emit({
     type: "spend_estimated",

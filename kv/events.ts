@@ -162,12 +162,16 @@ export class KvEventLog {
         try {
           res = await commit(writes);
         } catch (e) {
-          if (events.length) await this.#appendAll(id, events, seq).catch(() => {});
+          const kept = notStopped(events);
+          if (kept.length) await this.#appendAll(id, kept, seq).catch(() => {});
           throw e;
         }
         value = res.value;
         if (res.ok) return seq + events.length;
-        if (!res.seqTaken) return events.length ? await this.#appendAll(id, events, seq) : seq;
+        // The save was refused (the run moved on elsewhere): its trace is kept, but
+        // this executor's run_stopped is not the run's, which goes on.
+        const kept = notStopped(events);
+        if (!res.seqTaken) return kept.length ? await this.#appendAll(id, kept, seq) : seq;
         seq = await this.#lastSeq(id) + 1; // another writer took a seq: the save is retried
       }
     });
@@ -278,4 +282,9 @@ function fit(event: TraceEvent): TraceEvent {
     copy[longest] = `${cutText(text, keep)}… [${text.length - keep} characters cut]`;
   }
   return copy as unknown as TraceEvent;
+}
+
+/** The events but a `run_stopped`: what a refused final save may still write. */
+function notStopped(events: readonly TraceEvent[]): TraceEvent[] {
+  return events.filter((e) => e.type !== "run_stopped");
 }

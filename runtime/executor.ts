@@ -16,7 +16,7 @@ import { RunConflictError, RunNotFoundError, RunStateError } from "../harness/er
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { readStop } from "../kv/stop_record.ts";
 import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
-import { createWorkspace, openWorkspace, type Workspace } from "../tools/workspace.ts";
+import { createWorkspace, isDirectory, openWorkspace, type Workspace } from "../tools/workspace.ts";
 import { markRunning } from "./continue_tree.ts";
 import { executeTree } from "./execute_tree.ts";
 import { handOverTrace } from "./hand_over.ts";
@@ -61,19 +61,10 @@ async function storedSettings(store: KvRunStore, runId: string): Promise<RunSett
   return value && typeof value === "object" ? value as RunSettings : {};
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isDirectory;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return false;
-    throw e;
-  }
-}
-
 /** The workspace of tree `rootId` under `root`, created with the demo files on first use. */
 async function workspaceOf(root: string, rootId: string): Promise<Workspace> {
   const dir = join(root, rootId);
-  return await exists(dir) ? openWorkspace(dir) : await createWorkspace({ dir });
+  return await isDirectory(dir) ? openWorkspace(dir) : await createWorkspace({ dir });
 }
 
 /** A model that fails every call with `error` (the run then stops `failed`, saying why). */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig, parseConfig } from "../cli/config.ts";
+import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig, parseConfig } from "../runtime/config.ts";
 import { run } from "../harness/run.ts";
 import { newRun } from "../harness/state.ts";
 import { scriptedModel } from "../provider/scripted_model.ts";

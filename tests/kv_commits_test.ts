@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { newRun } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
+import { RunConflictError } from "../harness/errors.ts";
 import { countingKv, listFiles, runawayModel, withKv } from "./kv_helpers.ts";
 import { TOOL_START_LIVE_MS } from "../kv/events.ts";
 import { sleep } from "../harness/sleep.ts";
@@ -101,4 +102,38 @@ Deno.test("a slow tool's start is committed while it runs, a fast one's rides in
       trace: store.traceSink(),
     });
     assert.equal(slowCommits, commits.n - beforeFast + 1, "one commit more, for the live start");
+  }));
+
+Deno.test("a refused final save keeps the trace but not the losing executor's run_stopped", () =>
+  withKv(async (kv) => {
+    const stale = new KvRunStore(kv);
+    const state = newRun("two executors");
+    await stale.save(state); // from now on, stale holds this run's events for its next save
+    const other = new KvRunStore(kv);
+    const moved = await other.load(state.runId);
+    moved.turns = 1;
+    await other.save(moved); // the run moved on elsewhere
+    const sink = stale.traceSink();
+    const at = new Date().toISOString();
+    await sink({
+      type: "tool_progress",
+      runId: state.runId,
+      at,
+      callId: "c",
+      toolName: "t",
+      label: "x",
+    });
+    await sink({
+      type: "run_stopped",
+      runId: state.runId,
+      at,
+      status: "interrupted",
+      reason: "lost the lease",
+      interruption: { type: "cancelled", reason: "lost the lease" },
+      turns: 0,
+      costUsd: 0,
+    });
+    await assert.rejects(stale.save({ ...state, status: "interrupted" }), RunConflictError);
+    const types = (await other.events(state.runId)).map((e) => e.event.type);
+    assert.deepEqual(types, ["tool_progress"]);
   }));

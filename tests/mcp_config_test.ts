@@ -1,6 +1,6 @@
 // `mcpServers` in reins.jsonc: parsed strictly, opened together, offered to runs by the CLI.
 import assert from "node:assert/strict";
-import { parseConfig } from "../cli/config.ts";
+import { parseConfig } from "../runtime/config.ts";
 import { mcpServerTools } from "../mcp/mod.ts";
 import { newRun, run } from "../mod.ts";
 import {

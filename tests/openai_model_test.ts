@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createOpenAIModel } from "../harness/openai_model.ts";
-import { ConfigError, modelFromEnv } from "../cli/config.ts";
+import { ConfigError, modelFromEnv } from "../runtime/config.ts";
 import type { OpenAIModelOptions } from "../harness/openai_model.ts";
 import { ModelError } from "../harness/errors.ts";
 import { countCompletionTokens, countPromptTokens, loadTokenizer } from "../harness/tokens.ts";

@@ -108,7 +108,16 @@ async function prepareDir(dir: string, options: WorkspaceOptions): Promise<strin
   return target;
 }
 
-async function isDirectory(path: string): Promise<boolean> {
+/**
+ * Whether `path` is an existing folder (false when nothing is there).
+ *
+ * @example
+ * ```ts
+ * import { isDirectory } from "./workspace.ts";
+ * console.log(await isDirectory("/"), await isDirectory("/no/such/dir")); // true false
+ * ```
+ */
+export async function isDirectory(path: string): Promise<boolean> {
   try {
     return (await Deno.stat(path)).isDirectory;
   } catch (e) {
