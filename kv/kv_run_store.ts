@@ -174,6 +174,9 @@ export class KvRunStore implements RunStore {
       count: header.messageCount,
       index: indexFieldsOf(header),
     });
+    // A run is loaded to be resumed: its first events (a resume's spend_estimated)
+    // must wait for the save that carries the state they describe, as after a save.
+    this.#events.hold(id);
     return fromHeader(header, messages);
   }
 
@@ -264,7 +267,7 @@ export class KvRunStore implements RunStore {
   /**
    * A sink storing each event under its run (`["run", id, "event", seq]`);
    * streamed text (`text_delta`) is joined into a few writes a second. Events
-   * of a run this instance has saved wait for its next save and are committed
+   * of a run this instance has loaded or saved wait for its next save and are committed
    * in the same atomic (see kv/events.ts); {@link flushEvents} writes them earlier.
    */
   traceSink(): TraceSink {
