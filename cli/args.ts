@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import type { BudgetMode } from "../harness/run_options.ts";
 import { ReinsError } from "../harness/errors.ts";
 import { builtInScenarioNames, scenarioSpec } from "../provider/scenario_catalog.ts";
-import { EXIT_CODES_HELP } from "./exit_codes.ts";
+import { EXIT_CODES, EXIT_CODES_HELP } from "./exit_codes.ts";
 
 const DEFAULT_TASK = "Which file mentions a timeout?";
 
@@ -31,7 +31,7 @@ export async function runCli(main: (argv: string[]) => Promise<number>): Promise
   } catch (e) {
     if (e instanceof UsageError || e instanceof ReinsError) {
       console.error(`error: ${e.message}`);
-      Deno.exitCode = 2;
+      Deno.exitCode = EXIT_CODES.usage;
     } else throw e;
   }
 }

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { runCli, UsageError } from "./args.ts";
+import { EXIT_CODES } from "./exit_codes.ts";
 import { RESUMABLE_STATUSES, RUN_STATUSES, type RunStatus } from "../harness/state.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
 import { KvRunStore, type RunSummary } from "../kv/kv_run_store.ts";
@@ -18,7 +19,10 @@ export const RUNS_USAGE = `Usage: deno task runs [list] [--status S] [--limit N]
        deno task runs show ID [--json]
        deno task runs trace ID
        deno task runs tree ID [--json]
-Flags: --kv PATH (env REINS_KV_PATH, default .reins/runs.sqlite)`;
+Flags: --kv PATH (env REINS_KV_PATH, default .reins/runs.sqlite)
+Exit codes:
+  0  printed what was asked, whatever the run's status (read it from --json's "status")
+  2  usage error: bad flag or value, unknown command, unknown run id (one line on stderr)`;
 
 const STATUSES = RUN_STATUSES;
 
@@ -68,13 +72,14 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError((e as Error).message.split("\n")[0]);
   }
   const { values: v, positionals: pos } = parsed;
-  if (v.help) return (console.log(RUNS_USAGE), 0);
+  if (v.help) return (console.log(RUNS_USAGE), EXIT_CODES.completed);
   const [sub = "list", id, ...rest] = pos;
   if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
-  if (sub !== "list" && !id) throw new UsageError(`runs ${sub} needs a run id`);
   if (!["list", "show", "trace", "tree"].includes(sub)) {
     throw new UsageError(`unknown command "${sub}"; see --help`);
   }
+  if (sub !== "list" && !id) throw new UsageError(`runs ${sub} needs a run id`);
+  if (sub === "list" && id) throw new UsageError(`runs list takes no run id (got "${id}")`);
   if (v.status !== undefined && !STATUSES.includes(v.status as RunStatus)) {
     throw new UsageError(`--status: expected ${STATUSES.join("|")}, got "${v.status}"`);
   }
@@ -132,7 +137,8 @@ async function main(argv: string[]): Promise<number> {
         ),
       );
     }
-    return 0;
+    // Showing a run is not running it: its status is in what was printed.
+    return EXIT_CODES.completed;
   } finally {
     kv.close();
   }

@@ -4,7 +4,7 @@
  * @module
  */
 import type { RunState } from "../harness/state.ts";
-import type { TraceEvent } from "../harness/trace.ts";
+import type { ToolResultEvent, TraceEvent } from "../harness/trace.ts";
 
 /** The JSON summary printed by `--json` (the last line of stdout). */
 export interface RunSummaryJson {
@@ -121,12 +121,28 @@ export function progressLine(e: TraceEvent, t0: number): string | null {
     case "tool_progress":
       return `  progress: ${e.label}  ${t}`;
     case "tool_result":
+      if (e.suspended) return `  tool ${e.toolName} ${suspendedWords(e.runId, e.suspended)}  ${t}`;
       return `  tool ${e.toolName} ${e.ok ? "ok" : `error: ${e.error}`}${
         e.cached ? " (cached)" : ""
       } in ${Math.round(e.ms)} ms`;
+    case "approval_required":
+      return `  tool ${e.toolName} awaits a verdict (${
+        e.why === "uncertain_effect" ? "its effect is uncertain" : "needs approval"
+      })  ${t}`;
     case "run_handed_over":
       return `  handed over by ${e.by} (it goes on elsewhere): ${e.reason}  ${t}`;
     default:
       return null;
   }
+}
+
+/** What a call that holds its run (no result) waits on, said from run `runId`. */
+function suspendedWords(
+  runId: string,
+  { interruption: i, reason }: NonNullable<ToolResultEvent["suspended"]>,
+): string {
+  if (i.type !== "approval") return `stopped: ${reason}`;
+  const holder = i.runId ?? runId;
+  const child = holder.startsWith(`${runId}.`) ? holder.slice(runId.length + 1) : holder;
+  return `waits: child ${child} awaits a verdict on ${i.toolName} (${i.callId})`;
 }

@@ -17,6 +17,7 @@ import { defaultKvPath, isKvUrl, KvOpenError, openKv } from "../kv/open_kv.ts";
 import { startWorker } from "../runtime/worker.ts";
 import { ConfigError, loadConfig } from "../runtime/config.ts";
 import { openProcessTools, type ProcessTools } from "../runtime/process_tools.ts";
+import { McpStartError } from "../mcp/mcp_start_error.ts";
 
 const USAGE = `deno task worker [--kv PATH_OR_URL] [--lease-ms N] [--sweep-ms N]
 
@@ -93,7 +94,8 @@ export async function main(args: string[]): Promise<number> {
     // The MCP servers of reins.jsonc, opened once: every run executed here gets their tools.
     mcp = await openProcessTools((await loadConfig(Deno.env.get("REINS_CONFIG"))).mcpServers);
   } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
+    // A bad reins.jsonc, or a server of it that does not start: one line.
+    if (!(e instanceof ConfigError || e instanceof McpStartError)) throw e;
     console.error(`reins worker: ${e.message}`);
     return 1;
   }

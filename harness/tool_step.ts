@@ -297,8 +297,11 @@ async function execute(
     toolName: tool.name,
     callId: call.id,
     ms,
-    ok: outcome.type !== "tool-error",
+    ok: outcome.type === "tool-result",
     ...(outcome.type === "tool-error" ? { error: outcome.error } : {}),
+    ...(outcome.type === "tool-suspended"
+      ? { suspended: { interruption: outcome.interruption, reason: outcome.reason } }
+      : {}),
   });
   return { outcome, finished: true };
 }

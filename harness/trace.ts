@@ -72,12 +72,22 @@ export interface ToolResultEvent extends TraceBase {
   callId: string;
   /** ms the tool took to run (0 when served from cache). */
   ms: number;
-  /** Whether the call succeeded (false: its error went into the transcript). */
+  /**
+   * Whether the call succeeded (false: its error went into the transcript, or
+   * it is `suspended`).
+   */
   ok: boolean;
   /** Served from the dedupe cache instead of running. */
   cached?: boolean;
   /** The error text, when not ok. */
   error?: string;
+  /**
+   * Set when the call has no result yet and holds its run: a subagent it
+   * started stopped awaiting a verdict (`interruption.runId` is the run that
+   * holds the call awaiting it) or was cancelled. Nothing went into the
+   * transcript; the run stops `interrupted` with this interruption.
+   */
+  suspended?: { interruption: Interruption; reason: string };
 }
 
 /** A call awaits a person's verdict. */

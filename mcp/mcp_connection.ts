@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpCallResult } from "./mcp_result.ts";
+import { McpStartError } from "./mcp_start_error.ts";
 
 /** An MCP server started as a child process, spoken to over its stdin and stdout. */
 export interface McpStdioServer {
@@ -127,7 +128,11 @@ export class McpConnection {
       await client.connect(transport, { timeout: timeoutMs });
     } catch (e) {
       await client.close().catch(() => {});
-      throw new Error(`Cannot connect to MCP server ${this.#label}: ${messageOf(e)}`);
+      throw new McpStartError(
+        this.#label,
+        `Cannot connect to MCP server ${this.#label}: ${messageOf(e)}`,
+        { cause: e },
+      );
     }
     if (this.#closed) {
       await client.close();

@@ -7,6 +7,7 @@
 import type { Tool } from "./reins.ts";
 import type { McpArgs } from "./json_schema_args.ts";
 import { type McpToolOptions, mcpTools, type McpToolSet } from "./mcp_tools.ts";
+import { McpStartError } from "./mcp_start_error.ts";
 
 /** One named server: a command (stdio) or a URL (Streamable HTTP), and per-tool overrides. */
 export interface McpServerEntry extends Omit<McpToolOptions, "name" | "prefix"> {
@@ -41,7 +42,7 @@ export interface McpServerTools {
 /**
  * Opens every server of an `mcpServers` map (in parallel) and gathers their
  * tools, each named `<server>__<tool>`. If one server fails, the others are
- * closed and the error names it.
+ * closed and an {@link McpStartError} names it.
  *
  * @example
  * ```ts
@@ -69,10 +70,16 @@ export async function mcpServerTools(
     if (s.status === "fulfilled") open[entries[i][0]] = s.value;
   });
   const close = async () => void await Promise.all(Object.values(open).map((s) => s.close()));
-  const failed = settled.find((s) => s.status === "rejected");
-  if (failed) {
+  const failed = settled.findIndex((s) => s.status === "rejected");
+  if (failed >= 0) {
     await close();
-    throw failed.reason;
+    // Whatever stopped it (no such program, no handshake, an override naming a
+    // tool it lacks), the error names the server of the map.
+    const e = (settled[failed] as PromiseRejectedResult).reason;
+    if (e instanceof McpStartError) throw e;
+    throw new McpStartError(`"${entries[failed][0]}"`, e instanceof Error ? e.message : String(e), {
+      cause: e,
+    });
   }
   return {
     tools: Object.values(open).flatMap((s) => s.tools),

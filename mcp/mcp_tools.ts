@@ -93,7 +93,7 @@ function specOf(options: McpToolsOptions): McpServerSpec {
  * again. Close the set when done.
  *
  * @throws {TypeError} for bad options or an option naming a tool the server lacks.
- * @throws {Error} when the server cannot be started or reached.
+ * @throws {McpStartError} when the server cannot be started or reached.
  *
  * @example
  * ```ts

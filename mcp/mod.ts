@@ -23,5 +23,7 @@ export {
 export { type McpServerEntry, type McpServerTools, mcpServerTools } from "./mcp_servers.ts";
 export type { McpHttpServer, McpServerSpec, McpStdioServer } from "./mcp_connection.ts";
 export type { McpArgs } from "./json_schema_args.ts";
+export { McpStartError } from "./mcp_start_error.ts";
 // Referenced by the exports above.
 export type { SchemaIssue, Tool, ToolContext, ToolSchema } from "./reins.ts";
+export { ReinsError } from "./reins.ts";

@@ -20,7 +20,7 @@ export interface ProcessTools {
 
 /**
  * Opens the MCP servers of an `mcpServers` map (none: no tools, nothing to
- * close). Throws what `mcpServerTools` throws when a server cannot start.
+ * close). Throws an `McpStartError` naming the server when one cannot start.
  *
  * @example
  * ```ts

@@ -33,16 +33,18 @@ if (typeof Deno.cron === "function") {
  */
 export async function main(): Promise<number> {
   const config = configFromEnv();
+  // Refusing to start: one line, exit 1, and the sweep's cron must not keep
+  // the process alive (it was registered before we knew).
+  const refuse = (why: string) => (cron.abort(), console.error(`reins: ${why}`), 1);
   const refusal = listenRefusal(config);
-  if (refusal) {
-    console.error(`reins: ${refusal}`);
-    return 1;
-  }
+  if (refusal) return refuse(refusal);
   try {
     service = await startService(config);
   } catch (e) {
-    // A bad reins.jsonc (or KV path) is one line, not a stack trace.
-    if (e instanceof ReinsError) return (console.error(`reins: ${e.message}`), 1);
+    // A bad reins.jsonc, an MCP server of it that does not start, a KV path
+    // it cannot open: one line, not a stack trace.
+    if (e instanceof ReinsError) return refuse(e.message);
+    cron.abort();
     throw e;
   }
   const started = service;

@@ -83,3 +83,29 @@ Deno.test("deno task worker with a KV it cannot open says so in one line and exi
   assert.match(errors[0], /^reins worker: Cannot open KV database ".*runs\.sqlite"/);
   assert.ok(!errors[0].includes("\n"), errors[0]);
 });
+
+Deno.test("deno task worker with an MCP server in reins.jsonc that cannot start says so in one line and exits 1", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reins-cli-worker-" });
+  const config = `${dir}/reins.jsonc`;
+  await Deno.writeTextFile(
+    config,
+    '{ "mcpServers": { "broken": { "command": "/no/such/binary" } } }',
+  );
+  const errors: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void errors.push(args.join(" "));
+  const before = Deno.env.get("REINS_CONFIG");
+  Deno.env.set("REINS_CONFIG", config);
+  try {
+    const { main } = await import("../cli/worker.ts");
+    assert.equal(await main(["--kv", ":memory:"]), 1);
+  } finally {
+    console.error = original;
+    if (before === undefined) Deno.env.delete("REINS_CONFIG");
+    else Deno.env.set("REINS_CONFIG", before);
+    await Deno.remove(dir, { recursive: true });
+  }
+  assert.equal(errors.length, 1, errors.join("\n"));
+  assert.match(errors[0], /^reins worker: Cannot connect to MCP server "broken": /);
+  assert.ok(!errors[0].includes("\n"), errors[0]);
+});

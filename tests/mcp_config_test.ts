@@ -1,7 +1,7 @@
 // `mcpServers` in reins.jsonc: parsed strictly, opened together, offered to runs by the CLI.
 import assert from "node:assert/strict";
 import { parseConfig } from "../runtime/config.ts";
-import { mcpServerTools } from "../mcp/mod.ts";
+import { mcpServerTools, McpStartError } from "../mcp/mod.ts";
 import { newRun, run } from "../mod.ts";
 import {
   call,
@@ -89,7 +89,9 @@ Deno.test("one server failing to start closes the others and names it", async ()
       everything: serverCommand("@modelcontextprotocol/server-everything", "stdio"),
       broken: { command: "/nonexistent/server" },
     }, { stderr: "ignore" }),
-    /Cannot connect to MCP server "broken"/,
+    (e: Error) =>
+      e instanceof McpStartError && e.server === '"broken"' &&
+      /^Cannot connect to MCP server "broken"/.test(e.message),
   );
 });
 
@@ -127,8 +129,8 @@ Deno.test("deno task run starts the configured MCP servers and stops them after 
     assert.equal(good.code, 0, td.decode(good.stderr));
     assert.equal(JSON.parse(td.decode(good.stdout).trim().split("\n").at(-1)!).status, "completed");
     const bad = await cli("bad.jsonc");
-    assert.notEqual(bad.code, 0);
-    assert.match(td.decode(bad.stderr), /Cannot connect to MCP server "fs"/);
+    assert.equal(bad.code, 2); // a usage error, like a bad reins.jsonc, in one line
+    assert.match(td.decode(bad.stderr), /^error: Cannot connect to MCP server "fs": .*\n$/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -89,3 +89,25 @@ Deno.test("every scenario through the API, with no task and no options, ends in 
       }
     }
   }));
+
+Deno.test("from the CLI, a research call whose child awaits a verdict is said to wait, not to be ok", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reins-scenarios-" });
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--unstable-kv", `${root}cli/main.ts`, "--scenario", "research-approval"],
+      cwd: dir,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stdout = new TextDecoder().decode(out.stdout);
+    assert.equal(out.code, 5, stdout);
+    assert.match(
+      stdout,
+      /^ {2}tool research waits: child call_0_0 awaits a verdict on delete_file \(call_1_0\)/m,
+    );
+    assert.match(stdout, /^ {2}\[research:call_0_0\] tool delete_file awaits a verdict/m);
+    assert.doesNotMatch(stdout, /^ {2}tool research (ok|error)/m);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

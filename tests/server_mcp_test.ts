@@ -128,3 +128,37 @@ Deno.test("a server run calls a tool of an MCP server named in reins.jsonc, and 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("deno task serve with an MCP server in reins.jsonc that cannot start says so in one line and exits 1, like a bad reins.jsonc", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reins-serve-mcp-" });
+  const root = new URL("../", import.meta.url).pathname;
+  try {
+    await Deno.writeTextFile(
+      `${dir}/reins.jsonc`,
+      '{ "mcpServers": { "broken": { "command": "/no/such/binary" } } }',
+    );
+    await Deno.writeTextFile(`${dir}/bad.jsonc`, '{ "bogus": 1 }');
+    for (
+      const [config, message] of [
+        ["reins.jsonc", /^reins: Cannot connect to MCP server "broken": .*\/no\/such\/binary/],
+        ["bad.jsonc", /^reins: bad\.jsonc: unknown key "bogus"/],
+      ] as const
+    ) {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "--unstable-kv", "--unstable-cron", `${root}server/main.ts`],
+        cwd: dir,
+        env: { PORT: "0", REINS_KV_PATH: ":memory:", REINS_CONFIG: config },
+        stdout: "piped",
+        stderr: "piped",
+        signal: AbortSignal.timeout(30_000), // it must exit by itself (no cron left running)
+      }).output();
+      const stderr = new TextDecoder().decode(out.stderr).trim();
+      assert.equal(out.code, 1, `${config}: ${stderr}`);
+      assert.match(stderr, message);
+      assert.equal(stderr.split("\n").length, 1, stderr);
+      assert.doesNotMatch(new TextDecoder().decode(out.stdout), /listening/);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

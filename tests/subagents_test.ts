@@ -248,6 +248,13 @@ Deno.test("approval inside a child stops the root naming the child; approve from
       new RegExp(`child run "${childId.replaceAll(".", "\\.")}"`),
     );
     assert.equal((await store.load(childId)).status, "interrupted");
+    // The root's trace says the research call holds it, not that it returned.
+    const held = (await store.events(root.runId)).map((e) => e.event).find((e) =>
+      e.type === "tool_result" && e.callId === "call_0_0"
+    );
+    assert.ok(held?.type === "tool_result");
+    assert.equal(held.ok, false);
+    assert.deepEqual(held.suspended?.interruption, root.interruption);
     assert.throws(() => approve(root, "call_1_0"), RunStateError);
     if (verdict === "approve") await approveInTree(store, root.runId, "call_1_0");
     else await rejectInTree(store, childId, "call_1_0", "keep the logs");

@@ -5,6 +5,13 @@ import { argsText, clock, el, exitWords, secs, usd } from "./words.js";
 
 const LOG_MAX = 400;
 
+// A call holding its run without a result: what it waits on.
+function suspendedWords(ev) {
+  const i = ev.suspended.interruption;
+  if (i.type !== "approval") return "stopped: " + ev.suspended.reason;
+  return "waits: " + i.toolName + " in a subagent awaits your verdict";
+}
+
 function describe(ev) {
   switch (ev.type) {
     case "turn":
@@ -18,6 +25,7 @@ function describe(ev) {
       return ev.toolName + ": " + ev.label +
         (typeof ev.fraction === "number" ? " (" + Math.round(ev.fraction * 100) + "%)" : "");
     case "tool_result":
+      if (ev.suspended) return ev.toolName + " " + suspendedWords(ev);
       return ev.toolName + (ev.ok ? " done" : " failed: " + (ev.error || "")) +
         (ev.cached ? " (from cache)" : " in " + secs(ev.ms));
     case "approval_required":
@@ -52,7 +60,7 @@ export function log(s, ev) {
   }
   const li = el(
     "li",
-    "ev ev-" + ev.type + (ev.type === "tool_result" && !ev.ok ? " failed" : ""),
+    "ev ev-" + ev.type + (ev.type === "tool_result" && !ev.ok && !ev.suspended ? " failed" : ""),
   );
   li.dataset.at = ev.at;
   if (ev.type === "tool_progress") li.dataset.progress = s.runId + "|" + ev.callId;

@@ -51,6 +51,16 @@ export function tools(s, ev) {
       break;
     case "tool_result":
       x = t.get(ev.callId) || { name: ev.toolName, fraction: null, label: "" };
+      if (ev.suspended) {
+        // No result: the call holds its run (its subagent awaits a verdict).
+        const i = ev.suspended.interruption;
+        x.state = i.type === "approval" ? "child-waiting" : "stopped";
+        x.label = i.type === "approval"
+          ? "waits on your verdict on " + i.toolName + " in a subagent"
+          : ev.suspended.reason;
+        t.set(ev.callId, x);
+        break;
+      }
       x.state = ev.ok ? "ok" : "failed";
       if (ev.ok) x.fraction = 1;
       x.label = ev.ok
@@ -75,7 +85,9 @@ export function tools(s, ev) {
     case "run_stopped":
       t.forEach(function (v) {
         if (v.state === "running") v.state = "stopped"; // the label keeps how far it got
-        if (v.state === "waiting" && ev.status !== "interrupted") v.state = "stopped";
+        if (
+          (v.state === "waiting" || v.state === "child-waiting") && ev.status !== "interrupted"
+        ) v.state = "stopped";
       });
       break;
     default:
@@ -119,7 +131,10 @@ function rowsOf(s) {
   // A verdict awaited by a live row is over unless the server still says so.
   rows.forEach(function (v, callId) {
     const known = s.serverRows.get(callId);
-    if (v.state === "waiting" && !(known && known.state === "waiting")) rows.delete(callId);
+    if (
+      (v.state === "waiting" || v.state === "child-waiting") &&
+      !(known && known.state === v.state)
+    ) rows.delete(callId);
   });
   s.serverRows.forEach(function (v, callId) {
     if (!rows.has(callId) || SERVER_WINS[v.state]) rows.set(callId, v);
