@@ -100,9 +100,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.interruption = null;
   state.stopReason = null;
   // A call a crash left unfinished may have been billed: count it (an estimate).
-  await countUnfinishedCall(ctx);
-
-  const stop = await loop(ctx).catch(tooLarge).catch((e) => {
+  const stop = await countUnfinishedCall(ctx).then(() => loop(ctx)).catch(tooLarge).catch((e) => {
     saves.abandon(); // no spend save may land after run() has thrown
     throw e;
   });

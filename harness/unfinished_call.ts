@@ -8,6 +8,12 @@
  * The sum goes to `costUsd` (the budget sees it) and to `estimatedUsd`, and a
  * `spend_estimated` event says so in the trace.
  *
+ * The estimate, its event and the cleared marker are one checkpoint, saved at
+ * once: a store that buffers the trace (KvRunStore) commits the event with the
+ * state, so a crash keeps both or neither. An event stored without its state
+ * would be counted again by the next resume (the marker still set), once in
+ * the trace per resume but once in the stored cost.
+ *
  * @module
  */
 import type { RunContext } from "./run_context.ts";
@@ -38,7 +44,7 @@ export function markModelCall(state: RunState, lastPromptTokens: number | null):
   }
 }
 
-/** Counts the unfinished call of a resumed run as spent (see the module doc) and clears it. */
+/** Counts the unfinished call of a resumed run as spent and saves (see the module doc). */
 export async function countUnfinishedCall(ctx: RunContext): Promise<void> {
   const { state, options } = ctx;
   const marker = state.modelCall;
@@ -65,4 +71,5 @@ export async function countUnfinishedCall(ctx: RunContext): Promise<void> {
     usd,
     costUsd: state.costUsd,
   });
+  await ctx.save();
 }

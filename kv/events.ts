@@ -4,11 +4,13 @@
  * keep emission order, and each claims its seq with an atomic check, so two
  * processes appending to one run never overwrite each other.
  *
- * The events of a run whose saves go through the same `KvRunStore` ("held"
+ * The events of a run loaded or saved through the same `KvRunStore` ("held"
  * runs) are buffered and committed inside the next save's atomic, so a turn
  * costs one commit per save and a state never lands without the events that
  * led to it (the final save carries `run_stopped`). A `tool_progress` or
- * `text_delta` event (the live signals) flushes what is held at once.
+ * `text_delta` event (the live signals) flushes what is held at once: an event
+ * that must never land without its state (`spend_estimated`) is saved before
+ * any live signal can follow it.
  *
  * @module
  */

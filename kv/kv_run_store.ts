@@ -108,6 +108,9 @@ export class KvRunStore implements RunStore {
     }
     const known = this.#known.get(id);
     const { cut, writes, final, drops, reserve, index } = planSave(state, known);
+    // What this save stores, taken now: the state may grow while it commits (a
+    // spend save runs beside the run's tools), and what it appends is the next save's.
+    const count = state.messages.length;
     const check = { key: runKey(id), versionstamp: known?.versionstamp ?? null };
     // The trace events emitted since the last save ride in this save's last atomic.
     const held = this.#events.withHeld(id, reserve, async (events) => {
@@ -153,7 +156,7 @@ export class KvRunStore implements RunStore {
     if (!done) {
       throw new RunConflictError(id, known ? undefined : "a run with this id already exists");
     }
-    this.#known.set(id, { versionstamp: done.versionstamp, count: state.messages.length, index });
+    this.#known.set(id, { versionstamp: done.versionstamp, count, index });
     this.#events.hold(id);
     this.lastCommitBytes = done.bytes;
     if (cut) throw new RunTooLargeError(id, cut.stopReason ?? "over the ceiling");
@@ -174,6 +177,9 @@ export class KvRunStore implements RunStore {
       count: header.messageCount,
       index: indexFieldsOf(header),
     });
+    // A run is loaded to be resumed: its first events (a resume's spend_estimated)
+    // must wait for the save that carries the state they describe, as after a save.
+    this.#events.hold(id);
     return fromHeader(header, messages);
   }
 
@@ -264,7 +270,7 @@ export class KvRunStore implements RunStore {
   /**
    * A sink storing each event under its run (`["run", id, "event", seq]`);
    * streamed text (`text_delta`) is joined into a few writes a second. Events
-   * of a run this instance has saved wait for its next save and are committed
+   * of a run this instance has loaded or saved wait for its next save and are committed
    * in the same atomic (see kv/events.ts); {@link flushEvents} writes them earlier.
    */
   traceSink(): TraceSink {

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { PLAN_ANSWER } from "../provider/scenarios.ts";
 import { computeCost, pricesFor } from "../harness/cost.ts";
-import { crashAt, neverCrashed, resume, withEnv } from "./kv_crash_helpers.ts";
+import { crashAt, leaseLapsed, neverCrashed, resume, withEnv } from "./kv_crash_helpers.ts";
 
 Deno.test("SIGKILL right after the final save: the stored trace already ends with run_stopped", () =>
   withEnv("plan", async (env) => {
@@ -55,4 +55,29 @@ Deno.test("SIGKILL while a model call is in flight: the resume counts it as spen
     assert.equal(done.turns, baseline.turns);
     assert.equal(done.modelCall, null);
     assert.equal((await env.store.summary(env.runId)).estimatedUsd, usd);
+  }));
+
+Deno.test("SIGKILL on resume after the estimate is counted, before it is saved: counted once, traced once", () =>
+  withEnv("plan", async (env) => {
+    await crashAt(env, "model-call:2");
+    // The resume counts the unfinished call, then dies before its first save: the
+    // estimate and its spend_estimated event must both be lost, or both kept.
+    await leaseLapsed(env);
+    const { blocked } = await crashAt(env, "saving:1");
+    assert.equal(blocked.modelCalls, 0, "killed before it asked the model");
+    const between = await env.store.load(env.runId);
+    const traced = (await env.store.events(env.runId)).filter((e) =>
+      e.event.type === "spend_estimated"
+    );
+    assert.equal(traced.length, between.estimatedUsd > 0 ? 1 : 0, "estimate vs its event");
+
+    const done = await resume(env);
+    assert.equal(done.status, "completed");
+    const estimated = (await env.store.events(env.runId)).map((e) => e.event)
+      .filter((e) => e.type === "spend_estimated");
+    assert.equal(estimated.length, 1, "the unfinished call is counted once");
+    const usd = estimated[0].type === "spend_estimated" ? estimated[0].usd : NaN;
+    assert.equal(done.estimatedUsd, usd);
+    const baseline = await neverCrashed("plan");
+    assert.ok(Math.abs(done.costUsd - (baseline.costUsd + usd)) < 1e-12);
   }));

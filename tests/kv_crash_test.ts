@@ -9,6 +9,7 @@ import { approve, newRun, pending, reject } from "../harness/state.ts";
 import { DELETED_ANSWER, PLAN_ANSWER } from "../provider/scenarios.ts";
 import { type Effect, readEffects } from "../tools/delete_file.ts";
 import { startRun } from "../runtime/execute_run.ts";
+import { sleep } from "../harness/sleep.ts";
 import { INVOCATIONS_LOG, LEDGER_ANSWER, SYSTEM, TASK } from "./fixtures/kv_crash_child.ts";
 
 import {
@@ -233,6 +234,12 @@ Deno.test("two processes resume the same stopped run at once: exactly one procee
     } catch (e) {
       children.forEach((c) => c.kill());
       throw e;
+    }
+    // A tool running longer than TOOL_START_LIVE_MS shows as started: the winner's
+    // start goes out while it blocks (a held event, flushed by the live timer).
+    for (let i = 0; (await toolStarts(env)).call_0_0 !== 2; i++) {
+      if (i === 500) assert.fail("the winner's tool_start never showed");
+      await sleep(20);
     }
     // Only the winner blocks; the loser exits on its own (killing it too would race its
     // exit, now that a resume reaches its first tool without building a tokenizer first).

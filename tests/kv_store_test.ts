@@ -285,3 +285,17 @@ Deno.test("a header larger than one KV value is stored in chunks; over the ceili
     const long = newRun("y", { runId: "r".repeat(600) });
     await assert.rejects(new KvRunStore(kv).save(long), /runId is longer than 512 bytes/);
   }));
+
+Deno.test("a message appended while a save is committing is written by the next save", () =>
+  withKv(async (kv) => {
+    // A parent's spend save commits while its tools run: the state grows meanwhile.
+    const store = new KvRunStore(kv);
+    const state = newRun("hi");
+    await store.save(state);
+    const saving = store.save(state);
+    state.messages.push({ role: "assistant", content: "grown during the save" });
+    await saving;
+    await store.save(state);
+    const loaded = await new KvRunStore(kv).load(state.runId);
+    assert.deepEqual(loaded.messages, state.messages);
+  }));
