@@ -4,19 +4,10 @@ import { RUN_USAGE } from "../cli/args.ts";
 import { progressPrinter } from "../cli/summary.ts";
 import { newRun } from "../harness/state.ts";
 import { KvOpenError, openKv } from "../kv/open_kv.ts";
+import { lastJson, runScript } from "./run_script.ts";
 
-const root = new URL("../", import.meta.url).pathname;
-
-async function cli(args: string[], cwd: string, script = "cli/main.ts") {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-kv", `${root}${script}`, ...args],
-    cwd,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const td = new TextDecoder();
-  return { code: out.code, stdout: td.decode(out.stdout), stderr: td.decode(out.stderr) };
-}
+const cli = (args: string[], cwd: string, script = "cli/main.ts") =>
+  runScript(script, args, { cwd });
 
 Deno.test("every exit has its own code, and --help lists each one", () => {
   const codes = Object.values(EXIT_CODES);
@@ -49,7 +40,7 @@ Deno.test("a run stopped by its budget exits 4 (budget_exceeded)", async () => {
   try {
     const r = await cli(["--scenario", "runaway", "--budget", "0.003", "--json"], dir);
     assert.equal(r.code, 4, r.stderr);
-    assert.equal(JSON.parse(r.stdout.trim().split("\n").at(-1)!).status, "budget_exceeded");
+    assert.equal(lastJson(r.stdout).status, "budget_exceeded");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

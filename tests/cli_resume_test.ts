@@ -1,25 +1,9 @@
 import assert from "node:assert/strict";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { newRun } from "../harness/state.ts";
+import { lastJson, readUntil, runScript, spawnScript } from "./run_script.ts";
 
-const root = new URL("../", import.meta.url).pathname;
-
-function command(args: string[], cwd?: string) {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-kv", `${root}cli/main.ts`, ...args],
-    cwd,
-    stdout: "piped",
-    stderr: "piped",
-  });
-}
-
-async function cli(args: string[], cwd?: string) {
-  const out = await command(args, cwd).output();
-  const td = new TextDecoder();
-  return { code: out.code, stdout: td.decode(out.stdout), stderr: td.decode(out.stderr) };
-}
-
-const lastJson = (stdout: string) => JSON.parse(stdout.trim().split("\n").at(-1)!);
+const cli = (args: string[], cwd?: string) => runScript("cli/main.ts", args, { cwd });
 
 /** A stored `running` echo run whose lease a holder on another machine holds for `leaseMs`. */
 async function foreignLease(path: string, leaseMs: number): Promise<string> {
@@ -43,14 +27,11 @@ Deno.test("--resume after a SIGKILL takes over the dead process's lease at once 
   const dir = await Deno.makeTempDir({ prefix: "reins-resume-" });
   try {
     const kv = ["--kv", `${dir}/runs.sqlite`];
-    const child = command(["--scenario", "slow", ...kv, "scan the archive"], dir).spawn();
+    const child = spawnScript("cli/main.ts", ["--scenario", "slow", ...kv, "scan the archive"], {
+      cwd: dir,
+    });
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let out = "";
-    while (!/progress: scanned 200/.test(out)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      out += value;
-    }
+    const out = await readUntil(reader, /progress: scanned 200/);
     const runId = out.match(/^run (\S+)$/m)?.[1];
     assert.ok(runId, out);
     child.kill("SIGKILL");

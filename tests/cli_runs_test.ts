@@ -3,19 +3,10 @@
 import assert from "node:assert/strict";
 import { EXIT_CODES } from "../cli/exit_codes.ts";
 import { RUNS_USAGE } from "../cli/runs.ts";
+import { lastJson, runScript } from "./run_script.ts";
 
-const root = new URL("../", import.meta.url).pathname;
-
-async function cli(args: string[], cwd: string, script = "cli/runs.ts") {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-kv", `${root}${script}`, ...args],
-    cwd,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const td = new TextDecoder();
-  return { code: out.code, stdout: td.decode(out.stdout), stderr: td.decode(out.stderr) };
-}
+const cli = (args: string[], cwd: string, script = "cli/runs.ts") =>
+  runScript(script, args, { cwd });
 
 Deno.test("deno task runs: --help documents its exit codes", () => {
   assert.match(RUNS_USAGE, /^ {2}0 {2}printed what was asked/m);
@@ -32,7 +23,7 @@ Deno.test("deno task runs: show/trace/tree of a stored run exit 0 even when it a
       "cli/main.ts",
     );
     assert.equal(made.code, EXIT_CODES.approval, made.stderr);
-    const runId = JSON.parse(made.stdout.trim().split("\n").at(-1)!).runId;
+    const runId = lastJson(made.stdout).runId;
 
     for (const sub of ["show", "trace", "tree"]) {
       const r = await cli([sub, runId, ...kv], dir);

@@ -1,17 +1,8 @@
 import assert from "node:assert/strict";
 import { parseRunArgs, UsageError } from "../cli/args.ts";
+import { lastJson, readUntil, runScript, spawnScript } from "./run_script.ts";
 
-const root = new URL("../", import.meta.url).pathname;
-
-async function cli(script: string, args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-kv", `${root}${script}`, ...args],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const td = new TextDecoder();
-  return { code: out.code, stdout: td.decode(out.stdout), stderr: td.decode(out.stderr) };
-}
+const cli = (script: string, args: string[]) => runScript(script, args);
 
 Deno.test("parseRunArgs: a wrong flag or value is a one-line UsageError", () => {
   for (
@@ -75,7 +66,7 @@ Deno.test("deno task run persists a run in KV; approve/reject continue it from a
       "free space",
     ]);
     assert.equal(first.code, 5, first.stderr); // awaits a verdict
-    const s = JSON.parse(first.stdout.trim().split("\n").at(-1)!);
+    const s = lastJson(first.stdout);
     assert.equal(s.status, "interrupted");
     assert.equal(s.interruption.toolName, "delete_file");
 
@@ -91,7 +82,7 @@ Deno.test("deno task run persists a run in KV; approve/reject continue it from a
       ...kv,
     ]);
     assert.equal(approved.code, 0, approved.stderr);
-    const done = JSON.parse(approved.stdout.trim().split("\n").at(-1)!);
+    const done = lastJson(approved.stdout);
     assert.equal(done.status, "completed");
     assert.equal(done.turns, 3);
     assert.equal(done.output, "Deleted access.log to free space.");
@@ -120,36 +111,14 @@ Deno.test("deno task run --stop stops a run executing in another process", async
   const dir = await Deno.makeTempDir({ prefix: "reins-cli-stop-" });
   try {
     const kv = ["--kv", `${dir}/runs.sqlite`];
-    const runner = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--unstable-kv",
-        `${root}cli/main.ts`,
-        "--scenario",
-        "slow",
-        ...kv,
-        "scan the archive",
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const runner = spawnScript("cli/main.ts", ["--scenario", "slow", ...kv, "scan the archive"]);
     const reader = runner.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let out = "";
-    while (!/progress: scanned 200/.test(out)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      out += value;
-    }
+    let out = await readUntil(reader, /progress: scanned 200/);
     const runId = out.match(/^run (\S+)$/m)?.[1];
     assert.ok(runId, out);
     const stop = await cli("cli/main.ts", ["--stop", runId, "--reason", "enough", ...kv]);
     assert.equal(stop.code, 0, stop.stderr);
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      out += value;
-    }
+    out = await readUntil(reader, undefined, out);
     const status = await runner.status;
     await runner.stderr.cancel();
     assert.equal(status.code, 6); // interrupted/cancelled

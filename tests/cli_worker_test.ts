@@ -2,12 +2,10 @@
 // in a KV file, and on SIGINT hands the one it is executing over (stored
 // `running`, no lease) and exits 0.
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { newRun } from "../harness/state.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { waitFor } from "./server_http.ts";
-
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
+import { ROOT, spawnScript } from "./run_script.ts";
 
 Deno.test("deno task worker executes runs from a KV file and hands its run over on SIGINT", async () => {
   const dir = await Deno.makeTempDir({ prefix: "reins-cli-worker-" });
@@ -18,13 +16,11 @@ Deno.test("deno task worker executes runs from a KV file and hands its run over 
   const slow = newRun("scan", { model: "slow" });
   await store.save(quick);
   await store.save(slow);
-  const child = new Deno.Command(Deno.execPath(), {
+  const child = spawnScript("cli/worker.ts", ["--kv", kvPath, "--sweep-ms", "200"], {
     cwd: ROOT,
-    args: ["run", "-A", "cli/worker.ts", "--kv", kvPath, "--sweep-ms", "200"],
     env: { REINS_WORKSPACES: `${dir}/ws`, REINS_SCAN_MS: "20000", REINS_SCRIPTED: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+    flags: ["-A"],
+  });
   try {
     const fresh = () => new KvRunStore(kv);
     await waitFor(

@@ -11,8 +11,8 @@ import {
   serverCommand,
   toolResults,
 } from "./mcp_helpers.ts";
+import { lastJson, ROOT, runScript } from "./run_script.ts";
 
-const root = new URL("../", import.meta.url).pathname;
 const FS = "@modelcontextprotocol/server-filesystem";
 
 Deno.test("mcpServers takes the shape other MCP clients use", () => {
@@ -100,37 +100,28 @@ Deno.test("deno task run starts the configured MCP servers and stops them after 
   try {
     const { command, args } = serverCommand(FS, dir);
     const config = (servers: unknown) => JSON.stringify({ workspace: dir, mcpServers: servers });
-    await Deno.writeTextFile(`${dir}/good.jsonc`, config({ fs: { command, args, cwd: root } }));
+    await Deno.writeTextFile(`${dir}/good.jsonc`, config({ fs: { command, args, cwd: ROOT } }));
     await Deno.writeTextFile(
       `${dir}/bad.jsonc`,
       config({ fs: { command: "/nonexistent/server" } }),
     );
     const cli = (file: string) =>
-      new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "-A",
-          "--unstable-kv",
-          `${root}cli/main.ts`,
-          "--config",
-          `${dir}/${file}`,
-          "--kv",
-          `${dir}/runs.sqlite`,
-          "--json",
-          "--scenario",
-          "echo",
-          "hello",
-        ],
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
+      runScript("cli/main.ts", [
+        "--config",
+        `${dir}/${file}`,
+        "--kv",
+        `${dir}/runs.sqlite`,
+        "--json",
+        "--scenario",
+        "echo",
+        "hello",
+      ]);
     const good = await cli("good.jsonc");
-    const td = new TextDecoder();
-    assert.equal(good.code, 0, td.decode(good.stderr));
-    assert.equal(JSON.parse(td.decode(good.stdout).trim().split("\n").at(-1)!).status, "completed");
+    assert.equal(good.code, 0, good.stderr);
+    assert.equal(lastJson(good.stdout).status, "completed");
     const bad = await cli("bad.jsonc");
     assert.equal(bad.code, 2); // a usage error, like a bad reins.jsonc, in one line
-    assert.match(td.decode(bad.stderr), /^error: Cannot connect to MCP server "fs": .*\n$/);
+    assert.match(bad.stderr, /^error: Cannot connect to MCP server "fs": .*\n$/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

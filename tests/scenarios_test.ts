@@ -5,8 +5,7 @@ import assert from "node:assert/strict";
 import { BUILT_IN_SCENARIOS } from "../provider/scripted_provider.ts";
 import { builtInScenarioNames, SCENARIO_CATALOG } from "../provider/scenario_catalog.ts";
 import { settled, withServer } from "./server_helpers.ts";
-
-const root = new URL("../", import.meta.url).pathname;
+import { lastJson, runScript } from "./run_script.ts";
 
 /** The exit each scenario is written for: status, and the interruption's type if any. */
 const EXPECTED: Record<
@@ -50,14 +49,8 @@ Deno.test("every scenario from the CLI, with no task and no extra flags, ends in
   const dir = await Deno.makeTempDir({ prefix: "reins-scenarios-" });
   try {
     for (const name of builtInScenarioNames()) {
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", "--unstable-kv", `${root}cli/main.ts`, "--scenario", name, "--json"],
-        cwd: dir,
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const stdout = new TextDecoder().decode(out.stdout);
-      const s = JSON.parse(stdout.trim().split("\n").at(-1)!);
+      const out = await runScript("cli/main.ts", ["--scenario", name, "--json"], { cwd: dir });
+      const s = lastJson(out.stdout);
       checkExit(name, s, "cli");
       assert.equal(out.code, EXPECTED[name].code, `cli ${name}: exit code`);
       const want = EXPECTED[name];
@@ -93,13 +86,8 @@ Deno.test("every scenario through the API, with no task and no options, ends in 
 Deno.test("from the CLI, a research call whose child awaits a verdict is said to wait, not to be ok", async () => {
   const dir = await Deno.makeTempDir({ prefix: "reins-scenarios-" });
   try {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--unstable-kv", `${root}cli/main.ts`, "--scenario", "research-approval"],
-      cwd: dir,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stdout = new TextDecoder().decode(out.stdout);
+    const out = await runScript("cli/main.ts", ["--scenario", "research-approval"], { cwd: dir });
+    const stdout = out.stdout;
     assert.equal(out.code, 5, stdout);
     assert.match(
       stdout,

@@ -9,6 +9,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { configFromEnv, startService } from "../server/service.ts";
 import { standaloneContext } from "../harness/tool.ts";
 import { jsonCaller, waitFor } from "./server_http.ts";
+import { runScript } from "./run_script.ts";
 
 /** An MCP server with one tool, `add`, counting its calls and its open sessions. */
 async function mcpServer() {
@@ -131,7 +132,6 @@ Deno.test("a server run calls a tool of an MCP server named in reins.jsonc, and 
 
 Deno.test("deno task serve with an MCP server in reins.jsonc that cannot start says so in one line and exits 1, like a bad reins.jsonc", async () => {
   const dir = await Deno.makeTempDir({ prefix: "reins-serve-mcp-" });
-  const root = new URL("../", import.meta.url).pathname;
   try {
     await Deno.writeTextFile(
       `${dir}/reins.jsonc`,
@@ -144,19 +144,17 @@ Deno.test("deno task serve with an MCP server in reins.jsonc that cannot start s
         ["bad.jsonc", /^reins: bad\.jsonc: unknown key "bogus"/],
       ] as const
     ) {
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", "--unstable-kv", "--unstable-cron", `${root}server/main.ts`],
+      const out = await runScript("server/main.ts", [], {
         cwd: dir,
         env: { PORT: "0", REINS_KV_PATH: ":memory:", REINS_CONFIG: config },
-        stdout: "piped",
-        stderr: "piped",
-        signal: AbortSignal.timeout(30_000), // it must exit by itself (no cron left running)
-      }).output();
-      const stderr = new TextDecoder().decode(out.stderr).trim();
+        flags: ["-A", "--unstable-kv", "--unstable-cron"],
+        timeoutMs: 30_000, // it must exit by itself (no cron left running)
+      });
+      const stderr = out.stderr.trim();
       assert.equal(out.code, 1, `${config}: ${stderr}`);
       assert.match(stderr, message);
       assert.equal(stderr.split("\n").length, 1, stderr);
-      assert.doesNotMatch(new TextDecoder().decode(out.stdout), /listening/);
+      assert.doesNotMatch(out.stdout, /listening/);
     }
   } finally {
     await Deno.remove(dir, { recursive: true });

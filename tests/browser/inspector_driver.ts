@@ -1,7 +1,5 @@
 // The browser side of tests/browser/inspector_browser_test.ts, in its own
-// process: playwright-core needs more of the system than the test runner is
-// given (`deno task test` has no --allow-sys), so the test starts the server
-// and runs this with -A. Drives Debian's chromium against the running server:
+// process (see `with_page.ts`). Drives Debian's chromium against the running server:
 //
 // 1. A slow run tree: the page asks for the token (a wrong one is refused in
 //    place, then the right one is kept for the tab), shows the tree, a
@@ -14,27 +12,13 @@
 // Usage: deno run -A tests/browser/inspector_driver.ts <base-url> <token> <screenshot.png>
 // Prints one JSON line `{"slow": <root id>, "nodes": [...], "destructive": <id>}` at the end.
 import assert from "node:assert/strict";
-import { chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { waitFor as poll } from "../server_http.ts";
+import { driverMain, withPage } from "./with_page.ts";
 
 // Probes that throw (a server not up yet) are retried.
 const waitFor = <T>(probe: () => Promise<T | undefined>, what: string, ms = 15_000) =>
   poll(probe, what, ms, { retryErrors: true, everyMs: 50 });
-
-/** Where Debian's chromium lives. */
-export const CHROMIUM = "/usr/bin/chromium";
-
-/** The flags the browser is launched with (plus a fresh user data dir). */
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 // Page-side code is given as text: tests are type-checked without the DOM lib.
 async function progressValue(page: Page, runId: string): Promise<number> {
@@ -56,19 +40,7 @@ async function drive(base: string, token: string, screenshot: string): Promise<u
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
     return json;
   };
-  const profile = await Deno.makeTempDir({ prefix: "reins-chromium-" });
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: CHROMIUM_ARGS,
-  });
-  const pageErrors: string[] = [];
-  try {
-    const page = context.pages()[0] ?? await context.newPage();
-    page.setDefaultTimeout(15_000);
-    page.on("pageerror", (e) => pageErrors.push(e.message));
-
+  return await withPage(async (page, pageErrors) => {
     // --- 1. A slow tree: token asked once, progress moves, Stop stops every node.
     const slow = (await api("POST", "/runs", {
       task: "Scan the archive for timeouts, twice.",
@@ -174,17 +146,7 @@ async function drive(base: string, token: string, screenshot: string): Promise<u
 
     assert.deepEqual(pageErrors, [], "no script error on the page");
     return { slow, nodes, destructive, progress: [first, later] };
-  } finally {
-    await context.close();
-    await Deno.remove(profile, { recursive: true });
-  }
+  });
 }
 
-if (import.meta.main) {
-  const [base, token, screenshot] = Deno.args;
-  if (!base || !token || !screenshot) {
-    console.error("usage: inspector_driver.ts <base-url> <token> <screenshot.png>");
-    Deno.exit(2);
-  }
-  console.log(JSON.stringify(await drive(base, token, screenshot)));
-}
+if (import.meta.main) await driverMain("inspector_driver.ts", "screenshot.png", drive);

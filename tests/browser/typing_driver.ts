@@ -6,8 +6,7 @@
 //
 // Usage: deno run -A tests/browser/typing_driver.ts <base-url> <token> <screenshot-prefix>
 // Prints one JSON line `{"runId", "typed": [...], "node": [...], "final"}` at the end.
-import { chromium } from "playwright-core";
-import { CHROMIUM, CHROMIUM_ARGS } from "./inspector_driver.ts";
+import { driverMain, withPage } from "./with_page.ts";
 
 // Page-side code is given as text: tests are type-checked without the DOM lib.
 const SNAPSHOT = `(() => {
@@ -40,18 +39,7 @@ interface Snapshot {
 
 async function drive(base: string, token: string, shots: string): Promise<unknown> {
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-  const profile = await Deno.makeTempDir({ prefix: "reins-chromium-" });
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: CHROMIUM_ARGS,
-  });
-  const pageErrors: string[] = [];
-  try {
-    const page = context.pages()[0] ?? await context.newPage();
-    page.setDefaultTimeout(15_000);
-    page.on("pageerror", (e) => pageErrors.push(e.message));
+  return await withPage(async (page, pageErrors) => {
     // The token first (on the run list), so the run is watched from its first turn.
     await page.goto(`${base}/ui/runs`);
     await page.evaluate(`sessionStorage.setItem("reins.token", ${JSON.stringify(token)})`);
@@ -85,17 +73,7 @@ async function drive(base: string, token: string, shots: string): Promise<unknow
     const run = await (await fetch(`${base}/runs/${runId}`, { headers })).json();
     await page.screenshot({ path: `${shots}-done.png`, fullPage: true });
     return { runId, typed, node, final: run.output, status: run.status, last, pageErrors };
-  } finally {
-    await context.close();
-    await Deno.remove(profile, { recursive: true });
-  }
+  });
 }
 
-if (import.meta.main) {
-  const [base, token, shots] = Deno.args;
-  if (!base || !token || !shots) {
-    console.error("usage: typing_driver.ts <base-url> <token> <screenshot-prefix>");
-    Deno.exit(2);
-  }
-  console.log(JSON.stringify(await drive(base, token, shots)));
-}
+if (import.meta.main) await driverMain("typing_driver.ts", "screenshot-prefix", drive);

@@ -1,17 +1,8 @@
 import assert from "node:assert/strict";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
+import { runScript } from "../run_script.ts";
 
-const root = new URL("../../", import.meta.url).pathname;
-
-async function cli(args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--unstable-kv", `${root}cli/main.ts`, ...args],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const td = new TextDecoder();
-  return { code: out.code, stdout: td.decode(out.stdout), stderr: td.decode(out.stderr) };
-}
+const cli = (args: string[]) => runScript("cli/main.ts", args);
 
 async function storedRuns(path: string) {
   const kv = await Deno.openKv(path);
