@@ -100,18 +100,28 @@ export async function listRuns(kv: Deno.Kv, options: ListOptions = {}): Promise<
  * ```
  */
 export function summaryOf(h: StoredHeader): RunSummary {
-  const {
-    approved: _a,
-    rejected: _r,
-    inFlight: _f,
-    resultCache: _c,
-    overflow: _o,
-    callSpend: _s,
-    modelCall: _m,
-    ...rest
-  } = h;
-  const { $schemaVersion: _v, limits: _l, parentCallId: _p, ...summary } = rest;
-  return summary;
+  // Named one by one: a field added to the header (bookkeeping such as
+  // `promptRatio` or `modelCall`) stays out of summaries unless listed here.
+  return {
+    runId: h.runId,
+    parentId: h.parentId,
+    rootId: h.rootId,
+    status: h.status,
+    interruption: h.interruption,
+    stopReason: h.stopReason,
+    model: h.model,
+    turns: h.turns,
+    toolRuns: h.toolRuns,
+    usage: h.usage,
+    costUsd: h.costUsd,
+    childCostUsd: h.childCostUsd,
+    estimatedUsd: h.estimatedUsd,
+    output: h.output,
+    error: h.error,
+    createdAt: h.createdAt,
+    updatedAt: h.updatedAt,
+    messageCount: h.messageCount,
+  };
 }
 
 /**
