@@ -121,7 +121,10 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
     costUsd: state.costUsd,
   });
   events.end();
-  await last;
+  await last.catch((e) => {
+    saves.abandon(); // the sink failed at the last event: no save may follow run()
+    throw e;
+  });
   if (options.store) {
     // Over the store's ceiling the run is stored failed (texts cut, its stored
     // run_stopped too): return what was stored.

@@ -32,10 +32,17 @@ if (typeof Deno.cron === "function") {
  * ```
  */
 export async function main(): Promise<number> {
-  const config = configFromEnv();
   // Refusing to start: one line, exit 1, and the sweep's cron must not keep
   // the process alive (it was registered before we knew).
   const refuse = (why: string) => (cron.abort(), console.error(`reins: ${why}`), 1);
+  let config;
+  try {
+    config = configFromEnv();
+  } catch (e) {
+    // A bad variable (REINS_LEASE_MS=abc, say) is a TypeError naming it.
+    if (e instanceof TypeError) return refuse(e.message);
+    throw e;
+  }
   const refusal = listenRefusal(config);
   if (refusal) return refuse(refusal);
   try {

@@ -139,14 +139,15 @@ Deno.test("deno task serve with an MCP server in reins.jsonc that cannot start s
     );
     await Deno.writeTextFile(`${dir}/bad.jsonc`, '{ "bogus": 1 }');
     for (
-      const [config, message] of [
-        ["reins.jsonc", /^reins: Cannot connect to MCP server "broken": .*\/no\/such\/binary/],
-        ["bad.jsonc", /^reins: bad\.jsonc: unknown key "bogus"/],
+      const [config, message, extra] of [
+        ["reins.jsonc", /^reins: Cannot connect to MCP server "broken": .*\/no\/such\/binary/, {}],
+        ["bad.jsonc", /^reins: bad\.jsonc: unknown key "bogus"/, {}],
+        ["bad.jsonc", /^reins: REINS_LEASE_MS: expected milliseconds/, { REINS_LEASE_MS: "abc" }],
       ] as const
     ) {
       const out = await runScript("server/main.ts", [], {
         cwd: dir,
-        env: { PORT: "0", REINS_KV_PATH: ":memory:", REINS_CONFIG: config },
+        env: { PORT: "0", REINS_KV_PATH: ":memory:", REINS_CONFIG: config, ...extra },
         flags: ["-A", "--unstable-kv", "--unstable-cron"],
         timeoutMs: 30_000, // it must exit by itself (no cron left running)
       });
