@@ -43,17 +43,7 @@ Deno.test("a progress event is committed while its tool still runs", () =>
     const state = newRun("watch the progress");
     await store.save(state);
     let seenDuringTool: string[] = [];
-    const slow = {
-      ...listFiles,
-      name: "list_files",
-      async run(args: unknown, ctx: Parameters<typeof listFiles.run>[1]) {
-        ctx.progress("half way", 0.5);
-        // Give the flush a moment, then look at what another reader sees.
-        await new Promise((r) => setTimeout(r, 50));
-        seenDuringTool = (await new KvRunStore(kv).events(state.runId)).map((e) => e.event.type);
-        return listFiles.run(args as never, ctx);
-      },
-    };
+    const slow = watchedListFiles(kv, state.runId, 50, (seen) => seenDuringTool = seen, true);
     await run(state, {
       model: runawayModel(),
       tools: [slow],
@@ -71,15 +61,12 @@ Deno.test("a slow tool's start is committed while it runs, a fast one's rides in
     const state = newRun("watch a slow tool");
     await store.save(state);
     let seenDuringTool: string[] = [];
-    const slow = {
-      ...listFiles,
-      name: "list_files",
-      async run(args: unknown, ctx: Parameters<typeof listFiles.run>[1]) {
-        await sleep(TOOL_START_LIVE_MS + 150);
-        seenDuringTool = (await new KvRunStore(raw).events(state.runId)).map((e) => e.event.type);
-        return listFiles.run(args as never, ctx);
-      },
-    };
+    const slow = watchedListFiles(
+      raw,
+      state.runId,
+      TOOL_START_LIVE_MS + 150,
+      (seen) => seenDuringTool = seen,
+    );
     const before = commits.n;
     await run(state, {
       model: runawayModel(),
@@ -137,3 +124,26 @@ Deno.test("a refused final save keeps the trace but not the losing executor's ru
     const types = (await other.events(state.runId)).map((e) => e.event.type);
     assert.deepEqual(types, ["tool_progress"]);
   }));
+
+/**
+ * `list_files` that waits `ms` (reporting progress first when asked), then
+ * hands what another reader of the KV sees of the run's trace to `seen`.
+ */
+function watchedListFiles(
+  kv: Deno.Kv,
+  runId: string,
+  ms: number,
+  seen: (types: string[]) => void,
+  progress = false,
+) {
+  return {
+    ...listFiles,
+    name: "list_files",
+    async run(args: unknown, ctx: Parameters<typeof listFiles.run>[1]) {
+      if (progress) ctx.progress("half way", 0.5);
+      await sleep(ms);
+      seen((await new KvRunStore(kv).events(runId)).map((e) => e.event.type));
+      return listFiles.run(args as never, ctx);
+    },
+  };
+}

@@ -2,7 +2,14 @@
 // with a real queue worker executing runs in the background.
 import assert from "node:assert/strict";
 import { DECLINED_ANSWER, DELETED_ANSWER, PLAN_ANSWER } from "../provider/scenarios.ts";
-import { kvSnapshot, parseSse, settled, waitFor, withServer } from "./server_helpers.ts";
+import {
+  kvSnapshot,
+  parseSse,
+  readUntilStopped,
+  settled,
+  waitFor,
+  withServer,
+} from "./server_helpers.ts";
 import { sleep } from "../harness/sleep.ts";
 
 Deno.test("a plan run is created (201) and completes in the background", () =>
@@ -226,14 +233,7 @@ Deno.test("SSE: stored events in order with ids, resuming after Last-Event-ID, t
     // Live: a slow run streamed from its start until run_stopped, then the client leaves.
     const slow = (await s.call("POST", "/runs", { task: "scan", scenario: "slow" })).body.runId;
     const live = await s.app.request(`/runs/${slow}/events`);
-    const reader = live.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let text = "";
-    while (!/"type":"run_stopped"/.test(text)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += value;
-    }
-    await reader.cancel();
+    const text = await readUntilStopped(live);
     const events = parseSse(text);
     assert.deepEqual(events.map((e) => e.id), events.map((_, i) => String(i)));
     assert.ok(events.some((e) => e.data.type === "tool_progress"));

@@ -92,3 +92,22 @@ export function parseSse(text: string): { id: string | undefined; data: TraceEve
     return { id, data: JSON.parse(data) };
   });
 }
+
+/**
+ * Reads an SSE answer up to and including its `run_stopped` event, then leaves;
+ * throws if the stream ends before the run stopped.
+ */
+export async function readUntilStopped(res: Response): Promise<string> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  try {
+    while (!/"type":"run_stopped"/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`stream ended before the run stopped: ${text}`);
+      text += value;
+    }
+  } finally {
+    await reader.cancel();
+  }
+  return text;
+}

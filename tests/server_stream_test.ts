@@ -1,7 +1,7 @@
 // POST /runs with `Accept: text/event-stream`: the answer is the run's event stream,
 // for a client that wants to wait (and, on Deno Deploy, keeps the instance alive).
 import assert from "node:assert/strict";
-import { parseSse, withServer } from "./server_helpers.ts";
+import { parseSse, readUntilStopped, withServer } from "./server_helpers.ts";
 
 Deno.test("POST /runs with Accept: text/event-stream answers with the run's events until it stops", () =>
   withServer({}, async (s) => {
@@ -14,14 +14,7 @@ Deno.test("POST /runs with Accept: text/event-stream answers with the run's even
     assert.equal(res.headers.get("content-type"), "text/event-stream");
     const id = res.headers.get("location")?.replace("/runs/", "") ?? "";
     assert.ok(id);
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let text = "";
-    while (!/"type":"run_stopped"/.test(text)) {
-      const { value, done } = await reader.read();
-      assert.ok(!done, `stream ended before the run stopped: ${text}`);
-      text += value;
-    }
-    await reader.cancel();
+    const text = await readUntilStopped(res);
     const events = parseSse(text);
     assert.deepEqual(events.map((e) => e.id), events.map((_, i) => String(i)));
     assert.ok(events.every((e) => e.data.runId === id));

@@ -13,7 +13,7 @@ import { researchTool } from "../subagents/research.ts";
 import { demoTools } from "../tools/catalog.ts";
 import { streamPrinter } from "../cli/stream_printer.ts";
 import { fixture } from "./helpers.ts";
-import { settled, withServer } from "./server_helpers.ts";
+import { readUntilStopped, settled, withServer } from "./server_helpers.ts";
 
 const LONG_TASK = Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ") + ".";
 
@@ -124,14 +124,7 @@ Deno.test("GET /runs/:id/events carries the deltas as text_delta events that joi
   withServer({ chunkMs: 5 }, async (s) => {
     const id = (await s.call("POST", "/runs", { task: LONG_TASK, scenario: "echo" })).body.runId;
     const res = await s.app.request(`/runs/${id}/events`);
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let text = "";
-    while (!/"type":"run_stopped"/.test(text)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += value;
-    }
-    await reader.cancel();
+    const text = await readUntilStopped(res);
     const blocks = text.split("\n\n").filter((b) => /^data: /m.test(b));
     const deltas = blocks.filter((b) => /^event: text_delta$/m.test(b)).map((b) =>
       JSON.parse(b.split("\n").find((l) => l.startsWith("data: "))!.slice(6)) as TextDeltaEvent
