@@ -46,7 +46,7 @@ export * from "./harness/model.ts";
 export * from "./harness/run_options.ts";
 export * from "./harness/run_store.ts";
 export { run } from "./harness/run.ts";
-export * from "./harness/openai_model.ts";
+export * from "./openai/openai_model.ts";
 export * from "./harness/tool.ts";
 export * from "./tools/workspace.ts";
 export * from "./tools/catalog.ts";

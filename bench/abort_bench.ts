@@ -9,7 +9,7 @@ import { run } from "../harness/run.ts";
 import { newRun } from "../harness/state.ts";
 import type { AnyTool } from "../harness/run_options.ts";
 import type { TraceEvent } from "../harness/trace.ts";
-import { scriptedModel } from "../provider/scripted_model.ts";
+import { scriptedModel } from "../testing/scripted_model.ts";
 import { median, progress } from "./instrument.ts";
 import { TASK } from "./overhead.ts";
 

@@ -12,7 +12,7 @@ import { newRun } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
 import type { AnyTool } from "../harness/run_options.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { scriptedModel } from "../provider/scripted_model.ts";
+import { scriptedModel } from "../testing/scripted_model.ts";
 
 /** Commits of a run of `turns` turns, and per extra turn between the two lengths. */
 export interface CommitResult {

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { createScriptedProvider } from "../provider/scripted_provider.ts";
+import { createScriptedProvider } from "../testing/scripted_provider.ts";
 import { median, progress } from "./instrument.ts";
 
 /** The fresh-process modes (see bench/fresh_child.ts). */

@@ -11,8 +11,8 @@ import { newRun } from "../harness/state.ts";
 import type { AnyTool } from "../harness/run_options.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { executeRun } from "../runtime/execute_run.ts";
-import { scriptedModel } from "../provider/scripted_model.ts";
-import { SCRIPTED_CHUNK_MS } from "../provider/scripted_provider.ts";
+import { scriptedModel } from "../testing/scripted_model.ts";
+import { SCRIPTED_CHUNK_MS } from "../testing/scripted_provider.ts";
 import { median, progress } from "./instrument.ts";
 import { TASK } from "./overhead.ts";
 

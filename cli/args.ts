@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import type { BudgetMode } from "../harness/run_options.ts";
 import { ReinsError } from "../harness/errors.ts";
-import { builtInScenarioNames, scenarioSpec } from "../provider/scenario_catalog.ts";
+import { builtInScenarioNames, scenarioSpec } from "../testing/scenario_catalog.ts";
 import { EXIT_CODES, EXIT_CODES_HELP } from "./exit_codes.ts";
 
 const DEFAULT_TASK = "Which file mentions a timeout?";

@@ -18,7 +18,7 @@ import { printLine } from "./child_lines.ts";
 import { parseArgs } from "node:util";
 import { newRun, pending, type RunState } from "../harness/state.ts";
 import type { Model } from "../harness/model.ts";
-import { scriptedModel } from "../provider/scripted_model.ts";
+import { scriptedModel } from "../testing/scripted_model.ts";
 import { sleep } from "../harness/sleep.ts";
 import { demoTools } from "../tools/catalog.ts";
 import { openWorkspace } from "../tools/workspace.ts";

@@ -10,13 +10,13 @@ import { streamPrinter } from "./stream_printer.ts";
 import { loadConfig, type ReinsConfig } from "../runtime/config.ts";
 import { newRun, type RunState } from "../harness/state.ts";
 import type { Model } from "../harness/model.ts";
-import { createOpenAIModel } from "../harness/openai_model.ts";
+import { createOpenAIModel } from "../openai/openai_model.ts";
 import { checkPrices } from "../harness/cost.ts";
-import { scriptedModel } from "../provider/scripted_model.ts";
+import { scriptedModel } from "../testing/scripted_model.ts";
 import {
   BUILT_IN_SCENARIOS as SCENARIOS,
   SCRIPTED_CHUNK_MS,
-} from "../provider/scripted_provider.ts";
+} from "../testing/scripted_provider.ts";
 import { combineSinks, fileSink, type TraceSink } from "../harness/trace.ts";
 import { createWorkspace, openWorkspace } from "../tools/workspace.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";

@@ -2,7 +2,7 @@
 // the scripted provider. Run: deno run -A examples/custom_tool.ts
 import { z } from "zod";
 import { defineTool, memorySink, newRun, run } from "../mod.ts";
-import { type Scenario, scriptedModel } from "../provider/mod.ts";
+import { type Scenario, scriptedModel } from "../testing/mod.ts";
 
 // A tool of our own: read-only, validated by zod, reports progress.
 const weather = defineTool({

@@ -99,7 +99,7 @@ function specOf(options: McpToolsOptions): McpServerSpec {
  * ```ts
  * import { mcpTools } from "./mcp_tools.ts";
  * import { newRun, run } from "../mod.ts";
- * import { scriptedModel } from "../provider/mod.ts";
+ * import { scriptedModel } from "../testing/mod.ts";
  * const fs = await mcpTools({
  *   command: "npx",
  *   args: ["-y", "@modelcontextprotocol/server-filesystem", "."],

@@ -11,7 +11,7 @@ import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import { ReinsError } from "../harness/errors.ts";
 import type { Prices, PriceTable } from "../harness/cost.ts";
 import type { Model } from "../harness/model.ts";
-import { createOpenAIModel, type OpenAIModelOptions } from "../harness/openai_model.ts";
+import { createOpenAIModel, type OpenAIModelOptions } from "../openai/openai_model.ts";
 import type { McpServerEntry } from "../mcp/mod.ts";
 
 /**

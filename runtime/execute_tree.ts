@@ -31,7 +31,7 @@ export interface ExecuteTreeOptions extends ExecuteRunOptions {
  * import { KvRunStore } from "../kv/kv_run_store.ts";
  * import { requestStop } from "./stop_tree.ts";
  * import { newRun } from "../mod.ts";
- * import { scriptedModel } from "../provider/mod.ts";
+ * import { scriptedModel } from "../testing/mod.ts";
  * const kv = await Deno.openKv(":memory:");
  * const store = new KvRunStore(kv);
  * const s = newRun("hi");

@@ -108,7 +108,7 @@ export interface Executor {
  * import { createExecutor } from "./executor.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
  * import { newRun } from "../harness/state.ts";
- * import { scriptedModel } from "../provider/scripted_model.ts";
+ * import { scriptedModel } from "../testing/scripted_model.ts";
  * const kv = await Deno.openKv(":memory:");
  * const store = new KvRunStore(kv);
  * const root = await Deno.makeTempDir();

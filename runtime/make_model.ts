@@ -6,10 +6,10 @@
  * @module
  */
 import type { Model } from "../harness/model.ts";
-import { createOpenAIModel } from "../harness/openai_model.ts";
-import { scriptedModel } from "../provider/scripted_model.ts";
-import { SCENARIOS } from "../provider/scenarios.ts";
-import { TREE_SCENARIOS } from "../provider/tree_scenarios.ts";
+import { createOpenAIModel } from "../openai/openai_model.ts";
+import { scriptedModel } from "../testing/scripted_model.ts";
+import { SCENARIOS } from "../testing/scenarios.ts";
+import { TREE_SCENARIOS } from "../testing/tree_scenarios.ts";
 
 /** All known scenario names: the built-in ones and the run-tree ones. */
 export const ALL_SCENARIOS: Readonly<Record<string, unknown>> = { ...SCENARIOS, ...TREE_SCENARIOS };

@@ -9,7 +9,7 @@
  * import { executeTree, requestStop } from "./mod.ts";
  * import { KvRunStore } from "../kv/mod.ts";
  * import { newRun } from "../mod.ts";
- * import { scriptedModel } from "../provider/mod.ts";
+ * import { scriptedModel } from "../testing/mod.ts";
  * const kv = await Deno.openKv(":memory:");
  * const store = new KvRunStore(kv);
  * const state = newRun("hi", { model: "echo" });

@@ -12,8 +12,8 @@ import type { AnyTool, RunOptions } from "../harness/run_options.ts";
 import type { RunLimits } from "../harness/limits.ts";
 import type { TraceSink } from "../harness/trace.ts";
 import { researchTool } from "../subagents/research.ts";
-import { scenarioSpec } from "../provider/scenario_catalog.ts";
-import { scriptedScenario } from "../provider/scripted_model.ts";
+import { scenarioSpec } from "../testing/scenario_catalog.ts";
+import { scriptedScenario } from "../testing/scripted_model.ts";
 import { demoTools } from "../tools/catalog.ts";
 import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
 import type { Workspace } from "../tools/workspace.ts";
@@ -116,7 +116,7 @@ export function settingsForScenario(settings: RunSettings, name?: string): RunSe
  * @example
  * ```ts
  * import { runOptionsFor } from "./run_settings.ts";
- * import { scriptedModel } from "../provider/scripted_model.ts";
+ * import { scriptedModel } from "../testing/scripted_model.ts";
  * import { createWorkspace } from "../tools/workspace.ts";
  * const ws = await createWorkspace();
  * const options = runOptionsFor({ dedupe: true }, { model: scriptedModel("plan"), workspace: ws });

@@ -9,8 +9,8 @@
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { createScriptedProvider } from "../provider/scripted_provider.ts";
-import { TREE_SCENARIOS } from "../provider/tree_scenarios.ts";
+import { createScriptedProvider } from "../testing/scripted_provider.ts";
+import { TREE_SCENARIOS } from "../testing/tree_scenarios.ts";
 import { bearerAuth } from "./auth.ts";
 import { resolveDeps, type ServerDeps } from "./deps.ts";
 import { HttpError, onError } from "./errors.ts";

@@ -8,7 +8,7 @@
 import type { Hono } from "hono";
 import { newRun } from "../harness/state.ts";
 import { loadTree } from "../subagents/tree.ts";
-import { scenarioSpec } from "../provider/scenario_catalog.ts";
+import { scenarioSpec } from "../testing/scenario_catalog.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import { ALL_SCENARIOS } from "../runtime/make_model.ts";
 import { BadRequestError } from "./errors.ts";

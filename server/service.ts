@@ -14,7 +14,7 @@ import type { RunDefaults } from "./deps.ts";
 import { defaultMakeModel } from "../runtime/make_model.ts";
 import { loadConfig, type ReinsConfig } from "../runtime/config.ts";
 import { openProcessTools } from "../runtime/process_tools.ts";
-import { SCRIPTED_CHUNK_MS } from "../provider/scripted_provider.ts";
+import { SCRIPTED_CHUNK_MS } from "../testing/scripted_provider.ts";
 
 /** The server's settings, from the environment. */
 export interface ServiceConfig {

@@ -153,8 +153,8 @@ function partialFinding(child: Readonly<RunState>): string {
  * ```ts
  * import { agentTool } from "./agent_tool.ts";
  * import { createWorkspace, demoTools, newRun, run } from "../mod.ts";
- * import { scriptedModel } from "../provider/mod.ts";
- * import { TREE_SCENARIOS } from "../provider/tree_scenarios.ts";
+ * import { scriptedModel } from "../testing/mod.ts";
+ * import { TREE_SCENARIOS } from "../testing/tree_scenarios.ts";
  * const ws = await createWorkspace();
  * const research = agentTool({
  *   name: "research",

@@ -66,8 +66,8 @@ export interface ResearchToolOptions {
  * ```ts
  * import { researchTool } from "./research.ts";
  * import { createWorkspace, newRun, run } from "../mod.ts";
- * import { scriptedModel } from "../provider/mod.ts";
- * import { TREE_SCENARIOS } from "../provider/tree_scenarios.ts";
+ * import { scriptedModel } from "../testing/mod.ts";
+ * import { TREE_SCENARIOS } from "../testing/tree_scenarios.ts";
  * const ws = await createWorkspace();
  * const model = scriptedModel("research-deep", { scenarios: TREE_SCENARIOS });
  * const done = await run(newRun("Investigate."), {

@@ -214,7 +214,7 @@ export async function rejectInTree(
  * ```ts
  * import { resumeTree } from "./tree.ts";
  * import { MemoryRunStore, newRun } from "../mod.ts";
- * import { scriptedModel } from "../provider/mod.ts";
+ * import { scriptedModel } from "../testing/mod.ts";
  * const store = new MemoryRunStore();
  * const s = newRun("hi");
  * await store.save(s);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { computeCost, roundUsd } from "../harness/cost.ts";
-import { createOpenAIModel } from "../harness/openai_model.ts";
+import { createOpenAIModel } from "../openai/openai_model.ts";
 import { parseConfig } from "../runtime/config.ts";
 import { newRun, run } from "../mod.ts";
 

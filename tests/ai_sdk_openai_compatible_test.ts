@@ -4,10 +4,10 @@ import assert from "node:assert/strict";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { aiSdkModel } from "../ai_sdk/mod.ts";
 import { memorySink, newRun, run } from "../mod.ts";
-import { PLAN_ANSWER } from "../provider/scenarios.ts";
-import { scriptedFetch } from "../provider/scripted_provider.ts";
-import { scriptedModel } from "../provider/scripted_model.ts";
-import type { ProviderRequestInfo } from "../provider/scripted_provider.ts";
+import { PLAN_ANSWER } from "../testing/scenarios.ts";
+import { scriptedFetch } from "../testing/scripted_provider.ts";
+import { scriptedModel } from "../testing/scripted_model.ts";
+import type { ProviderRequestInfo } from "../testing/scripted_provider.ts";
 import { fixture } from "./helpers.ts";
 
 function sdkModel(scenario: string, onRequest?: (info: ProviderRequestInfo) => void) {

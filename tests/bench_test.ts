@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { perTurn, Recorder, totals } from "../bench/instrument.ts";
 import { bareLoop } from "../bench/bare_loop.ts";
 import { dur, renderTable, verdict } from "../bench/table.ts";
-import { scriptedFetch } from "../provider/scripted_provider.ts";
-import { PLAN_ANSWER } from "../provider/scenarios.ts";
+import { scriptedFetch } from "../testing/scripted_provider.ts";
+import { PLAN_ANSWER } from "../testing/scenarios.ts";
 import { fixture } from "./helpers.ts";
 
 Deno.test("bench perTurn splits wall time into model, tools and own time", () => {

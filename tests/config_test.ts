@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfig, parseConfig } from "../runtime/config.ts";
 import { run } from "../harness/run.ts";
 import { newRun } from "../harness/state.ts";
-import { scriptedModel } from "../provider/scripted_model.ts";
+import { scriptedModel } from "../testing/scripted_model.ts";
 import { demoTools } from "../tools/catalog.ts";
 import { createWorkspace } from "../tools/workspace.ts";
 

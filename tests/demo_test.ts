@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { runDemo } from "../cli/demo.ts";
 import { int, quote, signedUsd, table, usd } from "../cli/table.ts";
-import { DECLINED_ANSWER, DELETED_ANSWER, PLAN_ANSWER } from "../provider/scenarios.ts";
+import { DECLINED_ANSWER, DELETED_ANSWER, PLAN_ANSWER } from "../testing/scenarios.ts";
 
 /** The lines of section `n` (from its `== n.` title to the next title). */
 function section(lines: string[], n: number): string[] {

@@ -2,7 +2,7 @@
 // that counts its requests at the provider.
 import { createWorkspace, type Workspace } from "../tools/workspace.ts";
 import { demoTools } from "../tools/catalog.ts";
-import { scriptedModel, type ScriptedModelOptions } from "../provider/scripted_model.ts";
+import { scriptedModel, type ScriptedModelOptions } from "../testing/scripted_model.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool } from "../harness/run_options.ts";
 

@@ -2,7 +2,7 @@
 // (issue 17, items 2 and 3): a real child process over a KV file, killed at a
 // kill point of tests/fixtures/kv_crash_child.ts, then resumed here.
 import assert from "node:assert/strict";
-import { PLAN_ANSWER } from "../provider/scenarios.ts";
+import { PLAN_ANSWER } from "../testing/scenarios.ts";
 import { computeCost, pricesFor } from "../harness/cost.ts";
 import { crashAt, leaseLapsed, neverCrashed, resume, withEnv } from "./kv_crash_helpers.ts";
 

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { approve, newRun, pending, reject } from "../harness/state.ts";
-import { DELETED_ANSWER, PLAN_ANSWER } from "../provider/scenarios.ts";
+import { DELETED_ANSWER, PLAN_ANSWER } from "../testing/scenarios.ts";
 import { type Effect, readEffects } from "../tools/delete_file.ts";
 import { startRun } from "../runtime/execute_run.ts";
 import { sleep } from "../harness/sleep.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { type DumpedEntry, restoreEntries } from "../kv/record_dump.ts";
 import type { RunState } from "../harness/state.ts";
-import { scriptedModel } from "../provider/scripted_model.ts";
+import { scriptedModel } from "../testing/scripted_model.ts";
 import { demoTools } from "../tools/catalog.ts";
 import { createWorkspace } from "../tools/workspace.ts";
 import { continueTree } from "../runtime/continue_tree.ts";

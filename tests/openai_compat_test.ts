@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import OpenAI from "openai";
 import { streamText } from "ai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { scriptedFetch } from "../provider/scripted_provider.ts";
-import { PLAN_ANSWER } from "../provider/scenarios.ts";
+import { scriptedFetch } from "../testing/scripted_provider.ts";
+import { PLAN_ANSWER } from "../testing/scenarios.ts";
 
 const client = new OpenAI({
   apiKey: "test",

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { createOpenAIModel } from "../harness/openai_model.ts";
+import { createOpenAIModel } from "../openai/openai_model.ts";
 import { ConfigError, modelFromEnv } from "../runtime/config.ts";
-import type { OpenAIModelOptions } from "../harness/openai_model.ts";
+import type { OpenAIModelOptions } from "../openai/openai_model.ts";
 import { ModelError } from "../harness/errors.ts";
 import { countCompletionTokens, countPromptTokens, loadTokenizer } from "../harness/tokens.ts";
 import type { ModelRequest } from "../harness/model.ts";

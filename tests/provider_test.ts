@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { AssistantMessage, ChatMessage, ToolDefinition } from "../harness/messages.ts";
-import { BUILT_IN_SCENARIOS } from "../provider/scripted_provider.ts";
+import { BUILT_IN_SCENARIOS } from "../testing/scripted_provider.ts";
 import {
   countCompletionTokens,
   countPromptTokens,
@@ -11,7 +11,7 @@ import {
   createScriptedProvider,
   scriptedFetch,
   type ScriptedProviderOptions,
-} from "../provider/scripted_provider.ts";
+} from "../testing/scripted_provider.ts";
 import {
   DECLINED_ANSWER,
   DELETED_ANSWER,
@@ -20,8 +20,8 @@ import {
   PLAN_ANSWER,
   scenarioNames,
   TIMEOUT_ANSWER,
-} from "../provider/scenarios.ts";
-import { parseProviderArgs } from "../provider/main.ts";
+} from "../testing/scenarios.ts";
+import { parseProviderArgs } from "../testing/main.ts";
 
 await loadTokenizer(); // the counting functions need the encoder loaded
 

@@ -9,7 +9,7 @@ import { MemoryRunStore } from "../harness/run_store.ts";
 import { defineTool } from "../harness/tool.ts";
 import { RunStateError } from "../harness/errors.ts";
 import { exists, fixture } from "./helpers.ts";
-import { PLAN_ANSWER } from "../provider/scenarios.ts";
+import { PLAN_ANSWER } from "../testing/scenarios.ts";
 
 const task = "Which file mentions a timeout?";
 

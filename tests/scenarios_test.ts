@@ -2,8 +2,8 @@
 // (a real subprocess, --json) and through the API (createApp + app.request, in
 // process), ends in the exit it is written for: never an unknown tool.
 import assert from "node:assert/strict";
-import { BUILT_IN_SCENARIOS } from "../provider/scripted_provider.ts";
-import { builtInScenarioNames, SCENARIO_CATALOG } from "../provider/scenario_catalog.ts";
+import { BUILT_IN_SCENARIOS } from "../testing/scripted_provider.ts";
+import { builtInScenarioNames, SCENARIO_CATALOG } from "../testing/scenario_catalog.ts";
 import { settled, withServer } from "./server_helpers.ts";
 import { lastJson, runScript } from "./run_script.ts";
 

@@ -1,7 +1,7 @@
 // The HTTP API through app.request() (no ports), over a real in-memory KV
 // with a real queue worker executing runs in the background.
 import assert from "node:assert/strict";
-import { DECLINED_ANSWER, DELETED_ANSWER, PLAN_ANSWER } from "../provider/scenarios.ts";
+import { DECLINED_ANSWER, DELETED_ANSWER, PLAN_ANSWER } from "../testing/scenarios.ts";
 import {
   kvSnapshot,
   parseSse,

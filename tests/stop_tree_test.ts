@@ -5,7 +5,7 @@ import type { TraceEvent } from "../harness/trace.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { clearStop, readStop } from "../kv/stop_record.ts";
 import { requestStop, watchStop } from "../runtime/stop_tree.ts";
-import { TREE_SCENARIOS } from "../provider/tree_scenarios.ts";
+import { TREE_SCENARIOS } from "../testing/tree_scenarios.ts";
 import { childRunId } from "../subagents/agent_tool.ts";
 import { executeTree } from "../runtime/execute_tree.ts";
 import { researchTool } from "../subagents/research.ts";

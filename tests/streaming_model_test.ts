@@ -2,11 +2,11 @@
 // usage and errors as a plain call, the fallback for endpoints that do not
 // stream, and a Stop that ends the stream at once.
 import assert from "node:assert/strict";
-import { createOpenAIModel, type OpenAIModelOptions } from "../harness/openai_model.ts";
+import { createOpenAIModel, type OpenAIModelOptions } from "../openai/openai_model.ts";
 import { ModelError } from "../harness/errors.ts";
 import type { ModelRequest } from "../harness/model.ts";
-import { scriptedFetch, type ScriptedProviderOptions } from "../provider/scripted_provider.ts";
-import { streamEvents } from "../provider/wire.ts";
+import { scriptedFetch, type ScriptedProviderOptions } from "../testing/scripted_provider.ts";
+import { streamEvents } from "../testing/wire.ts";
 
 const BASE = "http://fake.local/v1";
 const REQ: ModelRequest = {

@@ -3,7 +3,7 @@
 // the last reset join to the final text, in the model, the stored (coalesced)
 // trace, the CLI and the inspector's typing.
 import assert from "node:assert/strict";
-import { createOpenAIModel } from "../harness/openai_model.ts";
+import { createOpenAIModel } from "../openai/openai_model.ts";
 import { run } from "../harness/run.ts";
 import { newRun } from "../harness/state.ts";
 import { memorySink, type TextDeltaEvent, type TraceEvent } from "../harness/trace.ts";

@@ -8,7 +8,7 @@ import { memorySink, type TextDeltaEvent, type TraceEvent } from "../harness/tra
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { DELTA_INTERVAL_MS } from "../kv/delta_coalescer.ts";
 import { executeRun } from "../runtime/execute_run.ts";
-import { TREE_SCENARIOS } from "../provider/tree_scenarios.ts";
+import { TREE_SCENARIOS } from "../testing/tree_scenarios.ts";
 import { researchTool } from "../subagents/research.ts";
 import { demoTools } from "../tools/catalog.ts";
 import { streamPrinter } from "../cli/stream_printer.ts";

@@ -6,14 +6,14 @@ import { MemoryRunStore } from "../harness/run_store.ts";
 import { RunStateError } from "../harness/errors.ts";
 import type { AnyTool } from "../harness/run_options.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { DECLINED_ANSWER, DELETED_ANSWER, PLAN_ANSWER } from "../provider/scenarios.ts";
+import { DECLINED_ANSWER, DELETED_ANSWER, PLAN_ANSWER } from "../testing/scenarios.ts";
 import {
   NOTES_QUESTION,
   RUNAWAY_QUESTION_2,
   SUMMARY_PREFIX,
   TIMEOUT_QUESTION,
   TREE_SCENARIOS,
-} from "../provider/tree_scenarios.ts";
+} from "../testing/tree_scenarios.ts";
 import { agentTool, childRunId, treeSettled } from "../subagents/agent_tool.ts";
 import { RESEARCH_SYSTEM, researchTool } from "../subagents/research.ts";
 import {

@@ -5,7 +5,7 @@
  * @module
  */
 import { approve, defaultRejectionText, reject, type RunState } from "../../harness/state.ts";
-import { DELETED_ANSWER } from "../../provider/scenarios.ts";
+import { DELETED_ANSWER } from "../../testing/scenarios.ts";
 import { readEffects } from "../../tools/delete_file.ts";
 import { heading, type Out, play, printTable, withWorkspace } from "./common.ts";
 import { quote } from "../table.ts";

@@ -8,7 +8,7 @@ import { run } from "../../harness/run.ts";
 import { newRun, type RunState } from "../../harness/state.ts";
 import type { RunOptions } from "../../harness/run_options.ts";
 import type { TraceEvent, TraceSink } from "../../harness/trace.ts";
-import { scriptedModel, type ScriptedModelOptions } from "../../provider/scripted_model.ts";
+import { scriptedModel, type ScriptedModelOptions } from "../../testing/scripted_model.ts";
 import { createWorkspace, type Workspace } from "../../tools/workspace.ts";
 import { demoTools, type DemoToolsOptions } from "../../tools/catalog.ts";
 import { type Cell, int, table } from "../table.ts";

@@ -10,7 +10,7 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 import { RunConflictError } from "../../harness/errors.ts";
 import type { RunState } from "../../harness/state.ts";
 import type { TraceEvent } from "../../harness/trace.ts";
-import { scriptedModel } from "../../provider/scripted_model.ts";
+import { scriptedModel } from "../../testing/scripted_model.ts";
 import { demoTools } from "../../tools/catalog.ts";
 import { openKv } from "../../kv/open_kv.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";

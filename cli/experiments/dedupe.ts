@@ -5,7 +5,7 @@
  * @module
  */
 import { approve } from "../../harness/state.ts";
-import { callTool, say, TIMEOUT_ANSWER } from "../../provider/scenarios.ts";
+import { callTool, say, TIMEOUT_ANSWER } from "../../testing/scenarios.ts";
 import { readEffects } from "../../tools/delete_file.ts";
 import type { Workspace } from "../../tools/workspace.ts";
 import { heading, type Out, play, type Played, printTable, withWorkspace } from "./common.ts";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { run } from "../../harness/run.ts";
 import { newRun, type RunState } from "../../harness/state.ts";
-import { createOpenAIModel } from "../../harness/openai_model.ts";
+import { createOpenAIModel } from "../../openai/openai_model.ts";
 import { memorySink } from "../../harness/trace.ts";
 import type { ChatMessage } from "../../harness/messages.ts";
 import type { AnyTool } from "../../harness/run_options.ts";

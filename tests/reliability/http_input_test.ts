@@ -10,9 +10,9 @@ import { createApp, MAX_BODY_BYTES, type ReinsApp } from "../../server/app.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
 import { newRun } from "../../harness/state.ts";
 import { requestStop } from "../../runtime/stop_tree.ts";
-import { scriptedModel } from "../../provider/scripted_model.ts";
+import { scriptedModel } from "../../testing/scripted_model.ts";
 import { ALL_SCENARIOS } from "../../runtime/make_model.ts";
-import { TREE_SCENARIOS } from "../../provider/tree_scenarios.ts";
+import { TREE_SCENARIOS } from "../../testing/tree_scenarios.ts";
 import { awaitingRun, CALL, kvSnapshot, Tally } from "./races_helpers.ts";
 
 const TOKEN = "s3cret-token-for-input-tests";

@@ -5,16 +5,16 @@
 import assert from "node:assert/strict";
 import { run } from "../../harness/run.ts";
 import { newRun, type RunState } from "../../harness/state.ts";
-import { createOpenAIModel, type OpenAIModelOptions } from "../../harness/openai_model.ts";
+import { createOpenAIModel, type OpenAIModelOptions } from "../../openai/openai_model.ts";
 import { computeCost } from "../../harness/cost.ts";
 import { memorySink } from "../../harness/trace.ts";
 import {
   type ProviderRequestInfo,
   scriptedFetch,
   type ScriptedProviderOptions,
-} from "../../provider/scripted_provider.ts";
-import { SCRIPTED_BASE_URL } from "../../provider/scripted_model.ts";
-import { PLAN_ANSWER } from "../../provider/scenarios.ts";
+} from "../../testing/scripted_provider.ts";
+import { SCRIPTED_BASE_URL } from "../../testing/scripted_model.ts";
+import { PLAN_ANSWER } from "../../testing/scenarios.ts";
 import { createWorkspace } from "../../tools/workspace.ts";
 import { demoTools } from "../../tools/catalog.ts";
 import { assertSaneExit } from "./invariants.ts";

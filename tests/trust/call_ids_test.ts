@@ -3,7 +3,7 @@ import { approve, newRun, reject } from "../../harness/state.ts";
 import { run } from "../../harness/run.ts";
 import type { Model, ModelRequest } from "../../harness/model.ts";
 import type { ChatMessage, ToolCall } from "../../harness/messages.ts";
-import { createOpenAIModel } from "../../harness/openai_model.ts";
+import { createOpenAIModel } from "../../openai/openai_model.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
 import { defineTool } from "../../harness/tool.ts";
 import { researchTool } from "../../subagents/research.ts";

@@ -7,7 +7,7 @@ import { addUsd } from "../../harness/cost.ts";
 import { sleep } from "../../harness/sleep.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
 import { executeTree } from "../../runtime/execute_tree.ts";
-import { TREE_SCENARIOS } from "../../provider/tree_scenarios.ts";
+import { TREE_SCENARIOS } from "../../testing/tree_scenarios.ts";
 import { researchTool } from "../../subagents/research.ts";
 import { createApp } from "../../server/app.ts";
 import { requestStop } from "../../runtime/stop_tree.ts";

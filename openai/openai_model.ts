@@ -6,14 +6,14 @@
  *
  * @module
  */
-import type { Model, ModelReply, ModelRequest } from "./model.ts";
-import { ModelError } from "./errors.ts";
-import { sleep } from "./sleep.ts";
+import type { Model, ModelReply, ModelRequest } from "../harness/model.ts";
+import { ModelError } from "../harness/errors.ts";
+import { sleep } from "../harness/sleep.ts";
 import { readChatStream } from "./openai_stream.ts";
-import { attemptText } from "./text_attempts.ts";
+import { attemptText } from "../harness/text_attempts.ts";
 import { malformed, parseBody, parseReply } from "./openai_reply.ts";
-import { cutText } from "./text.ts";
-import { toWire } from "./call_ids.ts";
+import { cutText } from "../harness/text.ts";
+import { toWire } from "../harness/call_ids.ts";
 
 /** Options of {@linkcode createOpenAIModel}. */
 export interface OpenAIModelOptions {

@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { ModelError } from "./errors.ts";
-import { cutText } from "./text.ts";
-import { raced } from "./sleep.ts";
+import { ModelError } from "../harness/errors.ts";
+import { cutText } from "../harness/text.ts";
+import { raced } from "../harness/sleep.ts";
 
 /** Options of {@link readChatStream}. */
 export interface ChatStreamOptions {
@@ -122,7 +122,7 @@ class Assembler {
  * @example
  * ```ts
  * import { readChatStream } from "./openai_stream.ts";
- * import { ModelError } from "./errors.ts";
+ * import { ModelError } from "../harness/errors.ts";
  * const sse = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n';
  * const body = await readChatStream(new Blob([sse]).stream(), {
  *   onText: (d) => console.log(d), // "hi"

@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { AssistantMessage, CallUsage, ToolCall } from "./messages.ts";
-import type { ModelReply, ModelRequest } from "./model.ts";
-import { ModelError } from "./errors.ts";
-import { countCompletionTokens, countPromptTokens, loadTokenizer } from "./tokens.ts";
-import { cutText } from "./text.ts";
+import type { AssistantMessage, CallUsage, ToolCall } from "../harness/messages.ts";
+import type { ModelReply, ModelRequest } from "../harness/model.ts";
+import { ModelError } from "../harness/errors.ts";
+import { countCompletionTokens, countPromptTokens, loadTokenizer } from "../harness/tokens.ts";
+import { cutText } from "../harness/text.ts";
 
 /** A plain object (not null, not an array). */
 export function isObject(v: unknown): v is Record<string, unknown> {

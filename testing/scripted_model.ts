@@ -5,7 +5,7 @@
  * @module
  */
 import type { Model } from "../harness/model.ts";
-import { createOpenAIModel } from "../harness/openai_model.ts";
+import { createOpenAIModel } from "../openai/openai_model.ts";
 import { scriptedFetch, type ScriptedProviderOptions } from "./scripted_provider.ts";
 
 /** Base URL the in-process scripted model pretends to call. */
