@@ -9,7 +9,8 @@ import { pending, RESUMABLE_STATUSES, type RunState } from "./state.ts";
 import { RunStateError, RunTooLargeError } from "./errors.ts";
 import { checkLimits } from "./limits.ts";
 import { addUsd, checkPrices, roundUsd } from "./cost.ts";
-import { firstStop, isBudgetSpent, isStepCount } from "./stop_conditions.ts";
+import { firstStop, isBudgetSpent } from "./stop_conditions.ts";
+import { announceFollowUp, isTurnCapReached } from "./follow_up.ts";
 import type { RunContext } from "./run_context.ts";
 import { type Exit, exit } from "./exit.ts";
 import { toolDefinitions } from "./tool.ts";
@@ -100,10 +101,13 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.interruption = null;
   state.stopReason = null;
   // A call a crash left unfinished may have been billed: count it (an estimate).
-  const stop = await countUnfinishedCall(ctx).then(() => loop(ctx)).catch(tooLarge).catch((e) => {
-    saves.abandon(); // no spend save may land after run() has thrown
-    throw e;
-  });
+  const stop = await announceFollowUp(ctx).then(() => countUnfinishedCall(ctx)).then(() =>
+    loop(ctx)
+  )
+    .catch(tooLarge).catch((e) => {
+      saves.abandon(); // no spend save may land after run() has thrown
+      throw e;
+    });
   state.status = stop.status;
   state.interruption = stop.interruption;
   state.stopReason = stop.reason;
@@ -144,7 +148,8 @@ async function loop(ctx: RunContext): Promise<Exit> {
   const tools = new Map((options.tools ?? []).map((t) => [t.name, t]));
   const definitions = toolDefinitions(options.tools ?? []);
   const conditions = [
-    isStepCount(state.limits.maxTurns),
+    // Counted since the last user message: each message of a conversation gets the cap.
+    isTurnCapReached(state.limits.maxTurns),
     isBudgetSpent(state.limits.maxBudgetUsd),
     ...(options.stopWhen ?? []),
   ];

@@ -53,7 +53,7 @@ export interface ModelCallMarker {
 /**
  * The current schema version of {@link RunState}. Still 1: the fields added
  * since (`promptRatio`, `modelCall`, `estimatedUsd`, a header's `overflow`, a
- * tool call's `wireId`) are optional, so every record of schema 1 loads as
+ * tool call's `wireId`, `forkedFrom`) are optional, so every record of schema 1 loads as
  * before (tests/fixtures/record_v1.json).
  */
 export const RUN_SCHEMA_VERSION = 1;
@@ -127,6 +127,16 @@ export interface RunState {
   createdAt: string;
   /** ISO time the run was last saved. */
   updatedAt: string;
+  /** Set on a fork (see `forkState`): the run and turn it was forked from. */
+  forkedFrom?: ForkOrigin;
+}
+
+/** Where a fork came from: the source run and the turn it was forked at. */
+export interface ForkOrigin {
+  /** The source run. */
+  runId: string;
+  /** The source's turn the fork's transcript ends with (0: before its first call). */
+  turn: number;
 }
 
 /** Options of {@link newRun}. */

@@ -79,6 +79,11 @@ export interface ToolResultEvent extends TraceBase {
   ok: boolean;
   /** Served from the dedupe cache instead of running. */
   cached?: boolean;
+  /**
+   * Served from the recorded result of the same read-only call in the run
+   * this one was forked from (not run, $0): that run and call.
+   */
+  replayed?: { runId: string; callId: string };
   /** The error text, when not ok. */
   error?: string;
   /**
@@ -196,6 +201,18 @@ export interface BudgetOverspentEvent extends TraceBase {
   completion_tokens: number;
 }
 
+/** A person's follow-up message was added to the run (see `followUp`): a new exchange starts. */
+export interface UserMessageEvent extends TraceBase {
+  /** Event kind. */
+  type: "user_message";
+  /** The message's position in the transcript. */
+  index: number;
+  /** Model calls made before it. */
+  turns: number;
+  /** The message. */
+  content: string;
+}
+
 /** Any trace event. */
 export type TraceEvent =
   | TurnEvent
@@ -207,6 +224,7 @@ export type TraceEvent =
   | TextDeltaEvent
   | BudgetOverspentEvent
   | RunHandedOverEvent
+  | UserMessageEvent
   | RunStoppedEvent;
 
 /** Distributes `Omit` over the union so each event keeps its own fields. */

@@ -9,7 +9,7 @@
  */
 import { join } from "node:path";
 import type { Model } from "../harness/model.ts";
-import type { AnyTool } from "../harness/run_options.ts";
+import type { AnyTool, RunOptions } from "../harness/run_options.ts";
 import type { RunState } from "../harness/state.ts";
 import type { TraceSink } from "../harness/trace.ts";
 import { RunConflictError, RunNotFoundError, RunStateError } from "../harness/errors.ts";
@@ -70,6 +70,51 @@ async function workspaceOf(root: string, rootId: string): Promise<Workspace> {
 /** A model that fails every call with `error` (the run then stops `failed`, saying why). */
 function failingModel(name: string, error: unknown): Model {
   return { name, complete: () => Promise.reject(error) };
+}
+
+/**
+ * The `run()` options stored run `state` (a tree root) executes with here:
+ * its model, its stored settings, its tree's workspace and this process's
+ * extra tools. Also what a fork's quote is counted with.
+ *
+ * @example
+ * ```ts
+ * import { storedRunOptions } from "./executor.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { newRun } from "../harness/state.ts";
+ * import { scriptedModel } from "../testing/scripted_model.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const root = await Deno.makeTempDir();
+ * const deps = { kv, freshStore: () => new KvRunStore(kv), makeModel: scriptedModel, workspaceRoot: root };
+ * const options = await storedRunOptions(deps, new KvRunStore(kv), newRun("hi", { model: "plan" }));
+ * console.log(options.model.name, options.tools?.length); // plan 5
+ * await Deno.remove(root, { recursive: true });
+ * kv.close();
+ * ```
+ */
+export async function storedRunOptions(
+  deps: ExecutorDeps,
+  store: KvRunStore,
+  state: RunState,
+  signal?: AbortSignal,
+): Promise<RunOptions> {
+  const name = state.model ?? deps.defaultModel ?? "unknown";
+  let model: Model;
+  try {
+    model = deps.makeModel(name);
+  } catch (e) {
+    model = failingModel(name, e);
+  }
+  const settings = await storedSettings(store, state.runId);
+  const workspace = await workspaceOf(deps.workspaceRoot, state.rootId);
+  // Limits are the stored run's: a resume with new ones saved them first.
+  return runOptionsFor({ ...settings, limits: undefined }, {
+    model,
+    workspace,
+    scan: deps.scan,
+    signal,
+    extraTools: deps.extraTools,
+  });
 }
 
 /** Runs stored runs in this process; see {@link createExecutor}. */
@@ -141,23 +186,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     }
     // Children run inside their root; anything but `running` is done or awaits a person.
     if (state.parentId !== null || state.status !== "running") return null;
-    const name = state.model ?? deps.defaultModel ?? "unknown";
-    let model: Model;
-    try {
-      model = deps.makeModel(name);
-    } catch (e) {
-      model = failingModel(name, e);
-    }
-    const settings = await storedSettings(store, runId);
-    const workspace = await workspaceOf(deps.workspaceRoot, state.rootId);
-    // Limits are the stored run's: a resume with new ones saved them first.
-    const runOptions = runOptionsFor({ ...settings, limits: undefined }, {
-      model,
-      workspace,
-      scan: deps.scan,
-      signal: shutdown.signal,
-      extraTools: deps.extraTools,
-    });
+    const runOptions = await storedRunOptions(deps, store, state, shutdown.signal);
     // Evicted, not stopped by a person: the run (and each child the eviction
     // interrupted) is handed over, decided once, when its `run_stopped` is
     // emitted: that event becomes a `run_handed_over`, and the root is marked
