@@ -17,6 +17,7 @@ import { HttpError, onError } from "./errors.ts";
 import { registerInspectorPages, registerInspectorParts } from "./inspector.ts";
 import { openApiDocument } from "./openapi.ts";
 import { registerControlRoutes } from "./routes_control.ts";
+import { registerConversationRoutes } from "./routes_conversation.ts";
 import { registerEventRoutes } from "./routes_events.ts";
 import { registerRunRoutes } from "./routes_runs.ts";
 
@@ -45,6 +46,7 @@ export interface ReinsApp {
  * Creates the app. Routes: `POST /runs`, `GET /runs`, `GET /runs/:id`,
  * `GET /runs/:id/messages`, `GET /runs/:id/tree`, `GET /runs/:id/events`
  * (SSE), `POST /runs/:id/approve`, `/reject`, `/resume`, `/stop`,
+ * `POST /runs/:id/messages` (a follow-up), `POST /runs/:id/fork`,
  * `GET /openapi.json`, the run inspector page (`GET /`, `GET /ui/runs/:id`),
  * and the scripted provider under `/v1` when `scripted`.
  * Every route needs `Authorization: Bearer <token>` when `token` is set.
@@ -94,6 +96,7 @@ export function createApp(deps: ServerDeps): ReinsApp {
   app.get("/openapi.json", (c) => c.json(openApiDocument()));
   registerRunRoutes(app, resolved);
   registerControlRoutes(app, resolved);
+  registerConversationRoutes(app, resolved);
   registerEventRoutes(app, resolved);
   registerInspectorParts(app, resolved);
   if (resolved.scripted) {

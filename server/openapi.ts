@@ -25,6 +25,8 @@ import {
   TreeResponse,
 } from "./response_schemas.ts";
 
+import { addConversationRoutes } from "./openapi_conversation.ts";
+
 type Json = Record<string, unknown>;
 
 function schema(s: z.ZodType, io: "input" | "output" = "input"): Json {
@@ -102,7 +104,7 @@ function control(
  * ```
  */
 export function openApiDocument(): Record<string, unknown> {
-  return {
+  const doc = {
     openapi: "3.1.0",
     info: { title: "reins", version: "0.1.0", description: "Agent runs: create, watch, steer." },
     components: {
@@ -214,6 +216,8 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
-    },
+    } as Record<string, Json>,
   };
+  addConversationRoutes(doc, schema, idParam, { ...forRun, ...bodyErrors });
+  return doc;
 }

@@ -53,6 +53,9 @@ export const LeaseResponse = z.object({
 export const RunViewResponse = RunSummaryResponse.extend({
   limits: z.object({ maxTurns: count, maxBudgetUsd: usd }),
   lease: LeaseResponse.nullable(),
+  forkedFrom: z.object({ runId: z.string(), turn: count }).optional().describe(
+    "Set on a fork: the run and turn it was forked from",
+  ),
 });
 
 /** `GET /runs`. */

@@ -1,0 +1,117 @@
+// POST /runs/:id/messages and POST /runs/:id/fork over a real KV and worker: a
+// completed plan run answers a follow-up in the same run, its events going on from the
+// last id; a fork at turn 1 is quoted, runs, replays the repeated read, same answer.
+import assert from "node:assert/strict";
+import { PLAN_ANSWER } from "../testing/scenarios.ts";
+import { parseSse, settled, type TestServer, withServer } from "./server_helpers.ts";
+
+async function events(s: TestServer, id: string, after = -1) {
+  const res = await s.app.request(`/runs/${id}/events?follow=false&after=${after}`);
+  return parseSse(await res.text()).map((e) => ({ seq: Number(e.id), event: e.data }));
+}
+
+Deno.test("a completed plan run takes a follow-up over HTTP: same id, events go on, cost adds up", () =>
+  withServer({}, async (s) => {
+    const created = await s.call("POST", "/runs", { scenario: "plan" });
+    const id = created.body.runId;
+    const first = await settled(s, id);
+    assert.equal(first.status, "completed");
+    const before = await events(s, id);
+    const last = before.at(-1)!;
+    assert.equal(last.event.type, "run_stopped");
+    const sent = await s.call("POST", `/runs/${id}/messages`, { content: "Which worker?" });
+    assert.equal(sent.status, 202);
+    assert.equal(sent.body.runId, id);
+    assert.equal(sent.body.status, "running");
+    const second = await settled(s, id);
+    assert.equal(second.status, "completed");
+    assert.equal(second.output, PLAN_ANSWER);
+    assert.equal(second.turns, 4);
+    assert.ok(second.costUsd > first.costUsd, `${second.costUsd} > ${first.costUsd}`);
+    const after = await events(s, id, last.seq);
+    assert.equal(after[0].seq, last.seq + 1, "numbering goes on from the last id");
+    assert.equal(after[0].event.type, "user_message");
+    assert.equal(after.at(-1)!.event.type, "run_stopped");
+    assert.ok(after.every((e, i) => e.seq === last.seq + 1 + i && e.event.runId === id));
+    const stopped = after.at(-1)!.event;
+    assert.ok(stopped.type === "run_stopped" && stopped.costUsd === second.costUsd);
+    const transcript = await s.call("GET", `/runs/${id}/messages`);
+    assert.deepEqual(transcript.body.messages.at(-2), { role: "user", content: "Which worker?" });
+  }));
+
+Deno.test("POST /runs/:id/messages refuses a bad body, a run awaiting a verdict, an unknown run", () =>
+  withServer({}, async (s) => {
+    const created = await s.call("POST", "/runs", { scenario: "destructive" });
+    const id = created.body.runId;
+    const waiting = await settled(s, id);
+    assert.equal(waiting.status, "interrupted");
+    const refused = await s.call("POST", `/runs/${id}/messages`, { content: "hi" });
+    assert.equal(refused.status, 409);
+    assert.match(refused.body.error.message, /awaits a verdict: decide the verdict first/);
+    const empty = await s.call("POST", `/runs/${id}/messages`, { content: " " });
+    assert.equal(empty.status, 400);
+    assert.equal(empty.body.error.field, "content");
+    const extra = await s.call("POST", `/runs/${id}/messages`, { content: "x", tools: [] });
+    assert.equal(extra.status, 400);
+    const missing = await s.call("POST", `/runs/${crypto.randomUUID()}/messages`, {
+      content: "hi",
+    });
+    assert.equal(missing.status, 404);
+    assert.equal((await s.call("GET", `/runs/${id}`)).body.messageCount, waiting.messageCount);
+  }));
+
+Deno.test("POST /runs/:id/fork at turn 1 of plan: quoted, replayed at $0, same answer", () =>
+  withServer({}, async (s) => {
+    const created = await s.call("POST", "/runs", { scenario: "plan" });
+    const id = created.body.runId;
+    await settled(s, id);
+    const forked = await s.call("POST", `/runs/${id}/fork`, { atTurn: 1 });
+    assert.equal(forked.status, 201);
+    const forkId = forked.body.runId;
+    assert.notEqual(forkId, id);
+    assert.equal(forked.headers.get("location"), `/runs/${forkId}`);
+    assert.deepEqual(forked.body.forkedFrom, { runId: id, turn: 1 });
+    const { quote } = forked.body;
+    assert.equal(quote.turn, 2);
+    const done = await settled(s, forkId);
+    assert.equal(done.status, "completed");
+    assert.equal(done.output, PLAN_ANSWER);
+    assert.equal(done.toolRuns, 0);
+    assert.deepEqual(done.forkedFrom, { runId: id, turn: 1 });
+    const trace = (await events(s, forkId)).map((e) => e.event);
+    const turn = trace.find((e) => e.type === "turn");
+    assert.ok(turn?.type === "turn");
+    assert.equal(turn.prompt_tokens, quote.promptTokens, "the quote is the provider's count");
+    const result = trace.find((e) => e.type === "tool_result");
+    assert.ok(result?.type === "tool_result");
+    assert.deepEqual(result.replayed, { runId: id, callId: "call_1_0" });
+  }));
+
+Deno.test("POST /runs/:id/fork with start: false waits for a resume; bad turns are 400", () =>
+  withServer({}, async (s) => {
+    const created = await s.call("POST", "/runs", { scenario: "plan" });
+    const id = created.body.runId;
+    await settled(s, id);
+    const bad = await s.call("POST", `/runs/${id}/fork`, { atTurn: 9 });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.field, "atTurn");
+    const last = await s.call("POST", `/runs/${id}/fork`, { atTurn: 3 });
+    assert.equal(last.status, 400);
+    assert.match(last.body.error.message, /final answer/);
+    const hard = await s.call("POST", `/runs/${id}/fork`, {
+      atTurn: 0,
+      limits: { maxBudgetUsd: 0.001 },
+    });
+    assert.equal(hard.status, 201, "soft budget mode: the quote is for information");
+    const quoted = await s.call("POST", `/runs/${id}/fork`, { atTurn: 0, start: false });
+    assert.equal(quoted.status, 201);
+    assert.equal(quoted.body.status, "interrupted");
+    const forkId = quoted.body.runId;
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal((await s.call("GET", `/runs/${forkId}`)).body.status, "interrupted");
+    assert.equal((await s.call("POST", `/runs/${forkId}/resume`)).status, 202);
+    const done = await settled(s, forkId);
+    assert.equal(done.status, "completed");
+    assert.equal(done.turns, 3);
+    assert.equal(done.toolRuns, 0, "both reads replayed");
+  }));
