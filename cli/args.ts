@@ -42,6 +42,7 @@ export type RunCommand =
   | { kind: "demo" }
   | { kind: "new"; task: string }
   | { kind: "resume"; runId: string }
+  | { kind: "continue"; runId: string; message: string }
   | { kind: "approve"; runId: string; callId: string }
   | { kind: "reject"; runId: string; callId: string; reason?: string }
   | { kind: "stop"; runId: string; reason: string };
@@ -90,6 +91,9 @@ A run (persisted in Deno KV; prints its id):
 
 Continue a run (in this process):
   --resume ID                 run what is pending, then continue
+  --continue ID MESSAGE       send a follow-up to run ID (completed or stopped at a limit):
+                              it answers in the same run; --max-turns counts turns since
+                              this message, --budget is the whole conversation's
   --approve ID CALL           approve the call run ID awaits, then continue
   --reject ID CALL            reject it (the reason is written into the transcript)
   --reason TEXT               reason for --reject / --stop
@@ -158,6 +162,7 @@ const VALUE_FLAGS = new Set([
   "--latency-ms",
   "--wait",
   "--resume",
+  "--continue",
   "--approve",
   "--reject",
   "--stop",
@@ -215,6 +220,7 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
         "latency-ms": { type: "string" },
         wait: { type: "string" },
         resume: { type: "string" },
+        continue: { type: "string" },
         approve: { type: "string" },
         reject: { type: "string" },
         stop: { type: "string" },
@@ -243,7 +249,7 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
     latencyMs: num("latency-ms", v["latency-ms"], true),
     waitSeconds: num("wait", v.wait, false),
   };
-  const actions = (["resume", "approve", "reject", "stop"] as const).filter((k) =>
+  const actions = (["resume", "continue", "approve", "reject", "stop"] as const).filter((k) =>
     v[k] !== undefined
   );
   if (actions.length > 1) {
@@ -262,6 +268,11 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
   if (v.help) command = { kind: "help" };
   else if (v.resume !== undefined) {
     (noTask("resume"), command = { kind: "resume", runId: v.resume });
+  } else if (v.continue !== undefined) {
+    if (!pos.length || pos.join(" ").trim() === "") {
+      throw new UsageError("--continue ID MESSAGE: expected the message after the run id");
+    }
+    command = { kind: "continue", runId: v.continue, message: pos.join(" ") };
   } else if (v.approve !== undefined) {
     command = { kind: "approve", runId: v.approve, callId: callArg("approve") };
   } else if (v.reject !== undefined) {
@@ -278,8 +289,8 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
   if (v.reason !== undefined && command.kind !== "reject" && command.kind !== "stop") {
     throw new UsageError("--reason goes with --reject or --stop");
   }
-  if (v.wait !== undefined && !["resume", "approve", "reject"].includes(command.kind)) {
-    throw new UsageError("--wait goes with --resume, --approve or --reject");
+  if (v.wait !== undefined && !["resume", "continue", "approve", "reject"].includes(command.kind)) {
+    throw new UsageError("--wait goes with --resume, --continue, --approve or --reject");
   }
   if (v.scenario !== undefined && v["base-url"] !== undefined) {
     throw new UsageError(

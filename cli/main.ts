@@ -22,6 +22,7 @@ import { createWorkspace, openWorkspace } from "../tools/workspace.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { continueTree, type Verdict } from "../runtime/continue_tree.ts";
+import { followUpRun } from "../runtime/follow_up_run.ts";
 import { executeTree } from "../runtime/execute_tree.ts";
 import { runOptionsFor } from "../runtime/run_settings.ts";
 import { requestStop } from "../runtime/stop_tree.ts";
@@ -129,6 +130,9 @@ async function main(argv: string[]): Promise<number> {
     state = fresh!;
     if (!flags.json) console.log(`run ${state.runId}`);
     await store.save(state);
+  } else if (cmd.kind === "continue") {
+    const changed = Object.keys(limits).length ? limits : undefined;
+    state = await followUpRun(store, kv, cmd.runId, cmd.message, { limits: changed });
   } else {
     // A verdict lands on whichever run of the tree holds the call; then the root resumes.
     const verdict: Verdict = cmd.kind === "approve"
