@@ -34,7 +34,9 @@ export interface FollowUpOptions {
 }
 
 /** Why run `state` cannot take a follow-up now, or null when it can. */
-export function followUpRefusal(state: Readonly<RunState>): string | null {
+export function followUpRefusal(
+  state: Readonly<Pick<RunState, "runId" | "parentId" | "status" | "interruption" | "messages">>,
+): string | null {
   if (state.parentId !== null) {
     return `it is a subagent of run "${state.parentId}"; send the message to its root`;
   }

@@ -17,6 +17,7 @@ import { computeCost, DEFAULT_MAX_OUTPUT_TOKENS, pricesFor } from "./cost.ts";
 import { countPromptTokens, loadTokenizer } from "./tokens.ts";
 import { toolDefinitions } from "./tool.ts";
 import type { RunOptions } from "./run_options.ts";
+import type { ChatMessage } from "./messages.ts";
 
 export type { ForkOrigin } from "./state.ts";
 
@@ -77,9 +78,8 @@ export function forkState(source: Readonly<RunState>, options: ForkOptions): Run
   }
   const { atTurn } = options;
   const messages = structuredClone(source.messages.slice(0, forkPoint(source, atTurn)));
-  const last = messages.at(-1);
-  if (last?.role === "assistant") {
-    const open = pending({ messages });
+  const open = pending({ messages });
+  if (open.length || messages.at(-1)?.role === "assistant") {
     throw new RangeError(
       open.length
         ? `cannot fork run "${source.runId}" at turn ${atTurn}: call "${
@@ -121,6 +121,38 @@ export function forkState(source: Readonly<RunState>, options: ForkOptions): Run
     updatedAt: now,
     forkedFrom: { runId: source.runId, turn: atTurn },
   };
+}
+
+/**
+ * The turns a run can be forked at (see {@link forkState}): those whose
+ * transcript ends with every call answered and not with the final answer.
+ *
+ * @example
+ * ```ts
+ * import { forkableTurns } from "./fork.ts";
+ * console.log([...forkableTurns([
+ *   { role: "user", content: "hi" },
+ *   { role: "assistant", content: "hello" },
+ * ])]); // [0]
+ * ```
+ */
+export function forkableTurns(messages: readonly ChatMessage[]): Set<number> {
+  const out = new Set<number>();
+  let turn = 0;
+  let open = new Set<string>();
+  const check = (end: number) => {
+    if (end > 0 && messages[end - 1].role !== "assistant" && open.size === 0) out.add(turn);
+  };
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (m.role === "assistant") {
+      check(i);
+      turn++;
+      open = new Set((m.tool_calls ?? []).map((c) => c.id));
+    } else if (m.role === "tool") open.delete(m.tool_call_id);
+  }
+  check(messages.length);
+  return out;
 }
 
 /** The price of a run's next model call, counted before it is made. */

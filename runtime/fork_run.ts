@@ -23,6 +23,8 @@ export interface ForkRunOptions extends ForkOptions {
   runWith(fork: RunState): Promise<Pick<RunOptions, "model" | "tools" | "prices" | "budgetMode">>;
   /** Leave it to run (default true); false: created and quoted only. */
   start?: boolean;
+  /** Quote it only: nothing is saved (the returned state is what would be). */
+  quoteOnly?: boolean;
 }
 
 /** A new fork and the quote of its next call. */
@@ -62,8 +64,14 @@ export async function forkRun(
   id: string,
   options: ForkRunOptions,
 ): Promise<ForkResult> {
-  const { runWith, start = true, ...fork } = options;
+  const { runWith, start = true, quoteOnly = false, ...fork } = options;
   const state = forkState(await store.read(id), fork);
+  if (quoteOnly) {
+    const run = await runWith(state);
+    const quote = await quoteNextCall(state, run);
+    if (run.budgetMode === "hard") coveredByBudget(state, quote);
+    return { state, quote };
+  }
   // Settings first: the fork runs (and is quoted) with its source's.
   const settings = await store.settings(id);
   if (settings !== null) await store.saveSettings(state.runId, settings);

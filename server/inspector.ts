@@ -44,6 +44,7 @@ import {
   renderTree,
   type RunPageData,
   taskOf,
+  transcriptOptions,
 } from "./inspector/mod.ts";
 import { BadRequestError } from "./errors.ts";
 import { runIdParam, runView } from "./views.ts";
@@ -147,7 +148,7 @@ export function runParts(d: RunPageData): Record<string, unknown> {
     summary: String(renderSummary(d)),
     controls: String(renderControls(d)),
     tree: String(renderTree(d)),
-    transcript: String(renderTranscript(d.messages)),
+    transcript: String(renderTranscript(d.messages, transcriptOptions(d))),
   };
 }
 

@@ -28,6 +28,12 @@ export const QuoteResponse = z.object({
 /** `POST /runs/:id/fork` (201): the fork's view and the quote of its next call. */
 export const ForkCreatedResponse = RunViewResponse.extend({ quote: QuoteResponse });
 
+/** `POST /runs/:id/fork` with `quoteOnly` (200): the quote, nothing created. */
+export const ForkQuoteResponse = z.object({
+  forkedFrom: z.object({ runId: z.string(), turn: count }),
+  quote: QuoteResponse,
+});
+
 const _quote: z.infer<typeof QuoteResponse> = {} as CallQuote;
 const _quoteBack: CallQuote = {} as z.infer<typeof QuoteResponse>;
 
@@ -55,6 +61,7 @@ export function addConversationRoutes(
     FollowUp: schema(FollowUpSchema),
     Fork: schema(ForkSchema),
     ForkCreated: schema(ForkCreatedResponse, "output"),
+    ForkQuote: schema(ForkQuoteResponse, "output"),
   });
   const conflict = { description: "Not allowed now", content: json(ref("Error")) };
   doc.paths["/runs/{id}/messages"] = {
@@ -80,6 +87,10 @@ export function addConversationRoutes(
       parameters: [idParam],
       requestBody: { required: true, content: json(ref("Fork")) },
       responses: {
+        "200": {
+          description: "With `quoteOnly`: the quote, nothing created",
+          content: json(ref("ForkQuote")),
+        },
         "201": { description: "The fork and its quote", content: json(ref("ForkCreated")) },
         ...errors,
         "409": conflict,

@@ -33,6 +33,9 @@ export const ForkSchema = z.strictObject({
     "Start the fork now (default true); false: create and quote it only (a resume starts it)",
   ),
   limits: LimitsSchema.optional().describe("The fork's limits (default: the source's)"),
+  quoteOnly: z.boolean().optional().describe(
+    "Only quote the fork's next call: nothing is created (200 with `{ forkedFrom, quote }`)",
+  ),
 });
 
 /**
@@ -69,20 +72,29 @@ export function registerConversationRoutes(app: Hono, deps: ResolvedDeps): void 
 
   app.post("/runs/:id/fork", async (c) => {
     const id = runIdParam(c);
-    const { atTurn, start = true, limits } = await readBody(c.req.raw, ForkSchema);
+    const { atTurn, start = true, limits, quoteOnly } = await readBody(c.req.raw, ForkSchema);
     const store = deps.freshStore();
+    const source = await store.summary(id);
     const { state, quote } = await forkRun(store, id, {
       atTurn,
       start,
       limits,
-      runWith: (fork) => storedRunOptions(deps, store, fork),
-    }).catch((e) => {
-      if (!(e instanceof RangeError)) throw e;
-      const field = e.message.startsWith("limits.maxBudgetUsd") ? "limits.maxBudgetUsd" : "atTurn";
-      throw new BadRequestError(field, e.message.replace(/^limits\.maxBudgetUsd: /, ""));
-    });
+      quoteOnly,
+      // Its source's settings and tool definitions (the fork copies the settings): counted
+      // without creating the fork's workspace, as a quote may create nothing.
+      runWith: (fork) =>
+        storedRunOptions(deps, store, { ...fork, runId: id, rootId: source.rootId }),
+    }).catch(asBadRequest);
+    if (quoteOnly) return c.json({ forkedFrom: state.forkedFrom, quote });
     if (start) await deps.schedule(state.runId);
     c.header("Location", `/runs/${state.runId}`);
     return c.json({ ...runView(state, null), quote }, 201);
   });
+}
+
+/** A fork refused for its turn or its budget is the request's fault: a 400 naming the field. */
+function asBadRequest(e: unknown): never {
+  if (!(e instanceof RangeError)) throw e;
+  const field = e.message.startsWith("limits.maxBudgetUsd") ? "limits.maxBudgetUsd" : "atTurn";
+  throw new BadRequestError(field, e.message.replace(/^limits\.maxBudgetUsd: /, ""));
 }

@@ -15,6 +15,7 @@
 import ACTIVITY_JS from "./static/activity.js" with { type: "text" };
 import API_JS from "./static/api.js" with { type: "text" };
 import CONTROLS_JS from "./static/controls.js" with { type: "text" };
+import CONVERSATION_JS from "./static/conversation.js" with { type: "text" };
 import EVENTS_JS from "./static/events.js" with { type: "text" };
 import MAIN_JS from "./static/main.js" with { type: "text" };
 import RUN_PAGE_JS from "./static/run_page.js" with { type: "text" };
@@ -27,6 +28,7 @@ import CONTROLS_CSS from "./static/controls.css" with { type: "text" };
 import TREE_CSS from "./static/tree.css" with { type: "text" };
 import ACTIVITY_CSS from "./static/activity.css" with { type: "text" };
 import TRANSCRIPT_CSS from "./static/transcript.css" with { type: "text" };
+import CONVERSATION_CSS from "./static/conversation.css" with { type: "text" };
 
 const JS = "text/javascript; charset=utf-8";
 
@@ -35,6 +37,7 @@ const SCRIPTS: Record<string, string> = {
   "activity.js": ACTIVITY_JS,
   "api.js": API_JS,
   "controls.js": CONTROLS_JS,
+  "conversation.js": CONVERSATION_JS,
   "events.js": EVENTS_JS,
   "main.js": MAIN_JS,
   "run_page.js": RUN_PAGE_JS,
@@ -44,8 +47,15 @@ const SCRIPTS: Record<string, string> = {
 };
 
 // Later rules win ties, so the order is the cascade's.
-const STYLESHEET = [BASE_CSS, RUNS_CSS, CONTROLS_CSS, TREE_CSS, ACTIVITY_CSS, TRANSCRIPT_CSS]
-  .join("\n");
+const STYLESHEET = [
+  BASE_CSS,
+  RUNS_CSS,
+  CONTROLS_CSS,
+  TREE_CSS,
+  ACTIVITY_CSS,
+  TRANSCRIPT_CSS,
+  CONVERSATION_CSS,
+].join("\n");
 
 /** The assets, by the name they are served under (`/ui/static/<name>`), with their type. */
 export const ASSETS: Readonly<Record<string, { type: string; text: string }>> = {

@@ -8,6 +8,7 @@ import { type Html, html } from "./html.ts";
 import { renderControls, renderSummary, type RunPageData } from "./run_page.ts";
 import { renderTree } from "./tree.ts";
 import { renderTranscript } from "./transcript.ts";
+import { transcriptOptions } from "./conversation.ts";
 
 /** Options of {@link renderPage}. */
 export interface PageOptions {
@@ -134,7 +135,7 @@ export function renderRunMain(d: RunPageData | null): Html {
     <section class="card">
       <h2>Transcript <span class="muted" id="message-count">(${d.messages
         .length} messages)</span></h2>
-      <div id="transcript">${renderTranscript(d.messages)}</div>
+      <div id="transcript">${renderTranscript(d.messages, transcriptOptions(d))}</div>
     </section>
   `;
 }

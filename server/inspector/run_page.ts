@@ -13,6 +13,7 @@ import { clip, formatUsd, prettyArgs, runHref, runLabel, taskOf, time } from "./
 import { type Html, html } from "./html.ts";
 import { badge, statusWords } from "./status_words.ts";
 import type { ToolRow } from "./tool_rows.ts";
+import { renderReplyBox } from "./conversation.ts";
 
 /** A run of the tree with why it stopped (as data). */
 export type TreeNodeView = TreeNode & { interruption: Interruption | null };
@@ -149,6 +150,8 @@ export function renderControls(d: RunPageData): Html {
       </form>
     `);
   }
+  const reply = renderReplyBox(d);
+  if (reply) forms.push(reply);
   if (!forms.length) {
     return html`<p class="muted">The tree awaits nothing (${
       statusWords(root).label.toLowerCase()

@@ -6,8 +6,9 @@
 import type { ChatMessage } from "../../harness/messages.ts";
 import { clip, prettyArgs } from "./format.ts";
 import { type Html, html } from "./html.ts";
+import { forkButton, forkPoints } from "./conversation.ts";
 
-function messageBlock(m: ChatMessage, index: number): Html {
+function messageBlock(m: ChatMessage, index: number, fork: Html | ""): Html {
   switch (m.role) {
     case "system":
       return html`
@@ -21,7 +22,7 @@ function messageBlock(m: ChatMessage, index: number): Html {
     case "user":
       return html`<li class="msg user"><span class="role">${
         index <= 1 ? "task" : "user"
-      }</span><pre>${m.content}</pre></li>`;
+      }</span><pre>${m.content}</pre>${fork}</li>`;
     case "assistant": {
       const calls = (m.tool_calls ?? []).map((c) =>
         html`
@@ -32,7 +33,7 @@ function messageBlock(m: ChatMessage, index: number): Html {
       );
       return html`<li class="msg assistant"><span class="role">model</span>${
         m.content ? html`<pre>${m.content}</pre>` : ""
-      }${calls}</li>`;
+      }${calls}${fork}</li>`;
     }
     case "tool": {
       const long = m.content.length > 1500;
@@ -47,7 +48,7 @@ function messageBlock(m: ChatMessage, index: number): Html {
       return html`
         <li
           class="msg tool"><span class="role">result of <b>${m.name}</b> <code class="call-id">${m
-            .tool_call_id}</code></span>${body}</li>
+            .tool_call_id}</code></span>${body}${fork}</li>
       `;
     }
   }
@@ -55,7 +56,8 @@ function messageBlock(m: ChatMessage, index: number): Html {
 
 /**
  * A transcript, oldest first: the system prompt folded, the task, the model's
- * replies with their tool calls, and each tool result.
+ * replies with their tool calls, and each tool result. With `forkRunId` (a
+ * root run), "Fork from here" on each turn a fork can start from.
  *
  * @example
  * ```ts
@@ -63,7 +65,17 @@ function messageBlock(m: ChatMessage, index: number): Html {
  * console.log(String(renderTranscript([{ role: "user", content: "<b>hi</b>" }])).includes("&lt;b&gt;")); // true
  * ```
  */
-export function renderTranscript(messages: readonly ChatMessage[]): Html {
+export function renderTranscript(
+  messages: readonly ChatMessage[],
+  options: { forkRunId?: string } = {},
+): Html {
   if (!messages.length) return html`<p class="muted">No messages.</p>`;
-  return html`<ol class="transcript">${messages.map(messageBlock)}</ol>`;
+  const { forkRunId } = options;
+  const points = forkRunId === undefined ? new Map<number, number>() : forkPoints(messages);
+  return html`<ol class="transcript">${
+    messages.map((m, i) => {
+      const turn = points.get(i);
+      return messageBlock(m, i, turn === undefined ? "" : forkButton(forkRunId!, turn));
+    })
+  }</ol>`;
 }

@@ -4,6 +4,7 @@
 import { $, apiJson, enc, setLive, sleep } from "./api.js";
 import { log } from "./activity.js";
 import { handleControls } from "./controls.js";
+import { handleConversation } from "./conversation.js";
 import { poll, stream } from "./events.js";
 import { readServerRows, renderTools, source, sources, tools } from "./tree.js";
 import { renderTyping, typing } from "./typing.js";
@@ -94,6 +95,7 @@ export async function runPage(runId) {
   }
 
   handleControls(refresh);
+  handleConversation(refresh);
   await refresh();
   for (;;) {
     await sleep(running ? 1500 : 4000);

@@ -64,7 +64,7 @@ export function tools(s, ev) {
       x.state = ev.ok ? "ok" : "failed";
       if (ev.ok) x.fraction = 1;
       x.label = ev.ok
-        ? (ev.cached ? "from cache" : "done in " + secs(ev.ms))
+        ? (ev.cached ? "from cache" : ev.replayed ? "replayed, $0" : "done in " + secs(ev.ms))
         : ev.error || "failed";
       t.set(ev.callId, x);
       break;
