@@ -14,6 +14,7 @@ import { executeRun, startRun } from "../runtime/execute_run.ts";
 import { FORK_NOT_STARTED, forkRun } from "../runtime/fork_run.ts";
 import { PLAN_ANSWER } from "../testing/scenarios.ts";
 import { fixture } from "./helpers.ts";
+import { benchConversationBytes, benchForkQuotes } from "../bench/conversation_bench.ts";
 
 const task = "Which file mentions a timeout?";
 
@@ -167,4 +168,16 @@ Deno.test("replay: only reads before the source's first write, never after the f
   assert.equal(done.toolRuns, 0, "list_files replayed");
   const quote = await quoteNextCall(fork, { model: f.model, tools: f.tools });
   assert.ok(quote.promptTokens > 0);
+});
+
+Deno.test("bench figures: every fork quote of plan is the provider's count; bytes per message stay flat", async () => {
+  await using f = await fixture("plan");
+  const rows = await benchForkQuotes(f.tools);
+  assert.deepEqual(rows.map((r) => r.atTurn), [0, 1, 2]);
+  for (const r of rows) assert.equal(r.quoted, r.actual, `fork at turn ${r.atTurn}`);
+  assert.deepEqual(rows.map((r) => r.replayed), [2, 1, 0]);
+  const perMessage = await benchConversationBytes(30);
+  assert.equal(perMessage.length, 30);
+  const [second, last] = [perMessage[1].bytes, perMessage[29].bytes];
+  assert.ok(last / second < 1.1, `message 30: ${last} B, message 2: ${second} B`);
 });
