@@ -46,6 +46,21 @@ export * from "./harness/model.ts";
 export * from "./harness/run_options.ts";
 export * from "./harness/run_store.ts";
 export { run } from "./harness/run.ts";
+export {
+  FOLLOW_UP_STATUSES,
+  followUp,
+  type FollowUpOptions,
+  followUpRefusal,
+  isTurnCapReached,
+  turnsSinceLastMessage,
+} from "./harness/follow_up.ts";
+export {
+  type CallQuote,
+  forkableTurns,
+  type ForkOptions,
+  forkState,
+  quoteNextCall,
+} from "./harness/fork.ts";
 export * from "./openai/openai_model.ts";
 export * from "./harness/tool.ts";
 export * from "./tools/workspace.ts";

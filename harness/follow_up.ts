@@ -33,7 +33,16 @@ export interface FollowUpOptions {
   limits?: Partial<RunLimits>;
 }
 
-/** Why run `state` cannot take a follow-up now, or null when it can. */
+/**
+ * Why run `state` cannot take a follow-up now, or null when it can.
+ *
+ * @example
+ * ```ts
+ * import { followUpRefusal } from "./follow_up.ts";
+ * import { newRun } from "./state.ts";
+ * console.log(followUpRefusal(newRun("hi"))); // it is running; wait until it stops
+ * ```
+ */
 export function followUpRefusal(
   state: Readonly<Pick<RunState, "runId" | "parentId" | "status" | "interruption" | "messages">>,
 ): string | null {

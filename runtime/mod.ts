@@ -1,7 +1,8 @@
 /**
  * Executing stored runs: a run or a whole tree under its lease, checkpointed
  * after every reply and tool result; one Stop for a tree from any process;
- * continuing a tree after a verdict; the executor and the worker (sweeps, no
+ * continuing a tree after a verdict; follow-ups and forks of stored runs;
+ * the executor and the worker (sweeps, no
  * HTTP) a server or `deno task worker` uses, and their default model factory.
  *
  * @example
@@ -29,3 +30,5 @@ export * from "./executor.ts";
 export * from "./run_settings.ts";
 export * from "./worker.ts";
 export * from "./make_model.ts";
+export { followUpRun } from "./follow_up_run.ts";
+export { FORK_NOT_STARTED, type ForkResult, forkRun, type ForkRunOptions } from "./fork_run.ts";
