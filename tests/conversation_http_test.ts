@@ -2,6 +2,7 @@
 // completed plan run answers a follow-up in the same run, its events going on from the
 // last id; a fork at turn 1 is quoted, runs, replays the repeated read, same answer.
 import assert from "node:assert/strict";
+import { z } from "zod";
 import { PLAN_ANSWER } from "../testing/scenarios.ts";
 import { parseSse, settled, type TestServer, withServer } from "./server_helpers.ts";
 
@@ -114,4 +115,30 @@ Deno.test("POST /runs/:id/fork with start: false waits for a resume; bad turns a
     assert.equal(done.status, "completed");
     assert.equal(done.turns, 3);
     assert.equal(done.toolRuns, 0, "both reads replayed");
+  }));
+
+Deno.test("the fork and follow-up answers validate against the published schemas", () =>
+  withServer({}, async (s) => {
+    // deno-lint-ignore no-explicit-any
+    const doc = (await s.call("GET", "/openapi.json")).body as any;
+    const valid = (name: string, body: unknown) => {
+      const schema = z.fromJSONSchema(doc.components.schemas[name]);
+      const result = schema.safeParse(body);
+      return result.success ? null : JSON.stringify(result.error.issues[0]);
+    };
+    const id = (await s.call("POST", "/runs", { scenario: "plan" })).body.runId;
+    await settled(s, id);
+    const quoted = await s.call("POST", `/runs/${id}/fork`, { atTurn: 1, quoteOnly: true });
+    assert.equal(quoted.status, 200);
+    assert.equal(valid("ForkQuote", quoted.body), null);
+    assert.equal((await s.call("GET", "/runs")).body.runs.length, 1, "a quote creates nothing");
+    const forked = await s.call("POST", `/runs/${id}/fork`, { atTurn: 1 });
+    assert.equal(valid("ForkCreated", forked.body), null);
+    assert.deepEqual(forked.body.quote, quoted.body.quote);
+    assert.notEqual(valid("ForkCreated", { ...forked.body, quote: { turn: -1 } }), null);
+    const sent = await s.call("POST", `/runs/${id}/messages`, { content: "And?" });
+    assert.equal(sent.status, 202);
+    assert.equal(valid("Run", sent.body), null);
+    await settled(s, id);
+    await settled(s, forked.body.runId);
   }));
