@@ -11,8 +11,8 @@
  * @module
  */
 import { RunStateError } from "./errors.ts";
-import { checkLimits, type RunLimits } from "./limits.ts";
-import { pending, RUN_SCHEMA_VERSION, type RunState } from "./state.ts";
+import type { RunLimits } from "./limits.ts";
+import { newRun, pending, type RunState } from "./state.ts";
 import { computeCost, DEFAULT_MAX_OUTPUT_TOKENS, pricesFor } from "./cost.ts";
 import { countPromptTokens, loadTokenizer } from "./tokens.ts";
 import { toolDefinitions } from "./tool.ts";
@@ -88,39 +88,17 @@ export function forkState(source: Readonly<RunState>, options: ForkOptions): Run
         : `cannot fork run "${source.runId}" at turn ${atTurn}: it is the run's final answer`,
     );
   }
-  const runId = options.runId ?? crypto.randomUUID();
-  const now = new Date().toISOString();
-  return {
-    $schemaVersion: RUN_SCHEMA_VERSION,
-    runId,
-    parentId: null,
-    parentCallId: null,
-    rootId: runId,
-    status: "running",
-    interruption: null,
-    stopReason: null,
-    messages,
-    model: source.model,
-    limits: checkLimits({ ...source.limits, ...options.limits }),
-    turns: atTurn,
-    toolRuns: 0,
-    usage: { prompt_tokens: 0, completion_tokens: 0 },
-    costUsd: 0,
-    ...(source.promptRatio ? { promptRatio: source.promptRatio } : {}),
-    childCostUsd: 0,
-    callSpend: {},
-    approved: [],
-    rejected: [],
-    inFlight: [],
-    modelCall: null,
-    estimatedUsd: 0,
-    resultCache: {},
-    output: null,
-    error: null,
-    createdAt: now,
-    updatedAt: now,
-    forkedFrom: { runId: source.runId, turn: atTurn },
-  };
+  // A new run like any other, then the source's transcript up to the fork point.
+  const fork = newRun("(forked)", {
+    runId: options.runId,
+    model: source.model ?? undefined,
+    limits: { ...source.limits, ...options.limits },
+  });
+  fork.messages = messages;
+  fork.turns = atTurn;
+  if (source.promptRatio) fork.promptRatio = source.promptRatio;
+  fork.forkedFrom = { runId: source.runId, turn: atTurn };
+  return fork;
 }
 
 /**
