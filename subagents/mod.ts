@@ -14,6 +14,17 @@
  *
  * @module
  */
-export * from "./agent_tool.ts";
-export * from "./research.ts";
-export * from "./tree.ts";
+export { agentTool, type AgentToolOptions, type QuestionArgs } from "./agent_tool.ts";
+export { researchTool, type ResearchToolOptions } from "./research.ts";
+export {
+  approveInTree,
+  formatTree,
+  type ListingStore,
+  loadRoot,
+  loadTree,
+  rejectInTree,
+  resumeTree,
+  type TreeNode,
+} from "./tree.ts";
+// Thrown by a tool whose child run stopped, to suspend the parent with the call pending.
+export { SuspendRun } from "../harness/errors.ts";
