@@ -22,7 +22,9 @@ import type { McpServerEntry } from "../mcp/mod.ts";
  * @example
  * ```ts
  * import { ConfigError } from "./config.ts";
- * throw new ConfigError("reins.jsonc: limits.maxTurns: expected a positive integer");
+ * const e = new ConfigError("reins.jsonc: limits.maxTurns: expected a non-negative integer");
+ * console.log(e.message);
+ * // reins.jsonc: limits.maxTurns: expected a non-negative integer
  * ```
  */
 export class ConfigError extends ReinsError {}
