@@ -71,20 +71,18 @@ export { createOpenAIModel, type OpenAIModelOptions } from "./openai/openai_mode
 export type { Prices, PriceTable } from "./harness/cost.ts";
 // The trace (the event types themselves are documented in `./kv`, beside the stored trace).
 export { jsonlSink, memorySink, type TraceEvent, type TraceSink } from "./harness/trace.ts";
-// Tools, and the demo's.
-export {
-  type ChildRunOptions,
-  defineTool,
-  type SchemaIssue,
-  type Tool,
-  type ToolContext,
-  type ToolSchema,
-  type ToolSpec,
-} from "./harness/tool.ts";
+// Tools, and the demo's (the demo tools' own options are documented in `./subagents`, whose
+// research tool takes them too; `ToolContext.runChild`'s options there too).
+export { defineTool, type Tool, type ToolContext, type ToolSpec } from "./harness/tool.ts";
+export type {
+  AnySchema,
+  SchemaIssue,
+  StandardJsonSchema,
+  StandardResult,
+  ToolSchema,
+} from "./harness/schema_adapter.ts";
 export { createWorkspace, type Workspace, type WorkspaceOptions } from "./tools/workspace.ts";
 export { demoTools, type DemoToolsOptions } from "./tools/catalog.ts";
-export type { ReadFileOptions } from "./tools/read_file.ts";
-export type { ScanArchiveOptions } from "./tools/scan_archive.ts";
 // The in-memory store and the errors a caller catches.
 export { MemoryRunStore, type RunStore } from "./harness/run_store.ts";
 export { ModelError, PermanentToolError, ReinsError, RunStateError } from "./harness/errors.ts";
