@@ -10,6 +10,7 @@ import { type CallQuote, type ForkOptions, forkState, quoteNextCall } from "../h
 import type { RunOptions } from "../harness/run_options.ts";
 import type { RunState } from "../harness/state.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
+import { parseStoredSettings } from "./run_settings.ts";
 
 /** The reason a fork created with `start: false` waits with. */
 export const FORK_NOT_STARTED = "created by a fork and not started: resume it to start";
@@ -73,8 +74,10 @@ export async function forkRun(
     return { state, quote };
   }
   // Settings first: the fork runs (and is quoted) with its source's.
-  const settings = await store.settings(id);
-  if (settings !== null) await store.saveSettings(state.runId, settings);
+  const settings = parseStoredSettings(id, await store.settings(id));
+  // The fork's own limits replace the settings' (else they would cap it again when it runs).
+  if (settings.limits && fork.limits) settings.limits = { ...settings.limits, ...fork.limits };
+  await store.saveSettings(state.runId, settings);
   let quote: CallQuote;
   try {
     const run = await runWith(state);
