@@ -274,6 +274,11 @@ export class KvRunStore implements RunStore {
     return entry.versionstamp !== null;
   }
 
+  /** The seq of run `id`'s last stored trace event (-1 when none): where its stream goes on. */
+  lastEventSeq(id: string): Promise<number> {
+    return this.#events.lastSeq(id);
+  }
+
   /** The stored trace events of a run, in order (after `afterSeq` if given). */
   events(id: string, options: { afterSeq?: number } = {}): Promise<StoredEvent[]> {
     return this.#events.read(id, options);

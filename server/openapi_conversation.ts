@@ -68,12 +68,17 @@ export function addConversationRoutes(
     ...doc.paths["/runs/{id}/messages"],
     post: {
       summary: "Send a follow-up to a stopped run; it answers in the same run",
-      description: "Executed like a resume; the run's events go on from its last id. Refused " +
-        "(409) while it runs, after a failure, or while a call awaits a verdict.",
+      description: "Executed like a resume; the run's events go on from its last id. With " +
+        "`Accept: text/event-stream` the answer is the run's event stream from its next event " +
+        "(the `user_message`) on. Refused (409) while it runs, after a failure, or while a " +
+        "call awaits a verdict.",
       parameters: [idParam],
       requestBody: { required: true, content: json(ref("FollowUp")) },
       responses: {
-        "202": { description: "Accepted; the run continues", content: json(ref("Run")) },
+        "202": {
+          description: "Accepted; the run continues (its view, or its event stream)",
+          content: { ...json(ref("Run")), "text/event-stream": { schema: { type: "string" } } },
+        },
         ...errors,
         "409": conflict,
       },

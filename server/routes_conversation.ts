@@ -14,6 +14,8 @@ import type { ResolvedDeps } from "./deps.ts";
 import { BadRequestError } from "./errors.ts";
 import { LimitsSchema, readBody } from "./schemas.ts";
 import { runIdParam, runView } from "./views.ts";
+import { eventStream } from "./routes_events.ts";
+import { wantsEventStream } from "./routes_runs.ts";
 
 /** Body of `POST /runs/:id/messages`. */
 export const FollowUpSchema = z.strictObject({
@@ -65,9 +67,15 @@ export function registerConversationRoutes(app: Hono, deps: ResolvedDeps): void 
   app.post("/runs/:id/messages", async (c) => {
     const id = runIdParam(c);
     const { content, limits } = await readBody(c.req.raw, FollowUpSchema);
-    const state = await followUpRun(deps.freshStore(), deps.kv, id, content, { limits });
+    const store = deps.freshStore();
+    // A client that wants to watch the answer gets the run's stream from its next event on.
+    const stream = wantsEventStream(c.req.header("accept"));
+    const after = stream ? await store.lastEventSeq(id) : -1;
+    const state = await followUpRun(store, deps.kv, id, content, { limits });
     await deps.schedule(state.runId);
-    return c.json(runView(state, null), 202);
+    if (!stream) return c.json(runView(state, null), 202);
+    c.status(202);
+    return eventStream(c, deps, id, { after });
   });
 
   app.post("/runs/:id/fork", async (c) => {

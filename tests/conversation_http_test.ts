@@ -4,7 +4,13 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { PLAN_ANSWER } from "../testing/scenarios.ts";
-import { parseSse, settled, type TestServer, withServer } from "./server_helpers.ts";
+import {
+  parseSse,
+  readUntilStopped,
+  settled,
+  type TestServer,
+  withServer,
+} from "./server_helpers.ts";
 
 async function events(s: TestServer, id: string, after = -1) {
   const res = await s.app.request(`/runs/${id}/events?follow=false&after=${after}`);
@@ -141,4 +147,24 @@ Deno.test("the fork and follow-up answers validate against the published schemas
     assert.equal(valid("Run", sent.body), null);
     await settled(s, id);
     await settled(s, forked.body.runId);
+  }));
+
+Deno.test("POST /runs/:id/messages with Accept: text/event-stream streams the answer from the next id", () =>
+  withServer({}, async (s) => {
+    const id = (await s.call("POST", "/runs", { scenario: "echo", task: "one" })).body.runId;
+    await settled(s, id);
+    const last = (await events(s, id)).at(-1)!;
+    const res = await s.app.request(`/runs/${id}/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ content: "two" }),
+    });
+    assert.equal(res.status, 202);
+    assert.equal(res.headers.get("content-type"), "text/event-stream");
+    const streamed = parseSse(await readUntilStopped(res));
+    assert.equal(Number(streamed[0].id), last.seq + 1);
+    assert.equal(streamed[0].data.type, "user_message");
+    const stopped = streamed.at(-1)!.data;
+    assert.ok(stopped.type === "run_stopped" && stopped.turns === 2);
+    assert.equal((await settled(s, id)).output, "two");
   }));
