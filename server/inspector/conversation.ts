@@ -11,6 +11,8 @@ import { forkableTurns } from "../../harness/fork.ts";
 import type { ChatMessage } from "../../harness/messages.ts";
 import { type Html, html } from "./html.ts";
 import type { RunPageData } from "./run_page.ts";
+import type { RunView } from "../views.ts";
+import { runHref, runLabel } from "./format.ts";
 
 /**
  * The reply box of a run that can take a follow-up (a root run that
@@ -77,4 +79,21 @@ export function forkPoints(messages: readonly ChatMessage[]): Map<number, number
 /** The transcript's options on a run page: fork buttons on a root run's turns. */
 export function transcriptOptions(d: Pick<RunPageData, "run">): { forkRunId?: string } {
   return d.run.parentId === null ? { forkRunId: d.run.runId } : {};
+}
+
+/**
+ * "Forked from <run> at turn N" on a fork's page, else nothing.
+ *
+ * @example
+ * ```ts
+ * import { renderForkOrigin } from "./conversation.ts";
+ * console.log(String(renderForkOrigin({ forkedFrom: { runId: "r1", turn: 2 } })).includes("turn 2")); // true
+ * ```
+ */
+export function renderForkOrigin(run: Pick<RunView, "forkedFrom">): Html | "" {
+  const origin = run.forkedFrom;
+  if (!origin) return "";
+  return html`<p class="crumb">Forked from <a href="${runHref(origin.runId)}">${
+    runLabel(origin.runId)
+  }</a> at turn ${origin.turn}</p>`;
 }

@@ -13,7 +13,7 @@ import { clip, formatUsd, prettyArgs, runHref, runLabel, taskOf, time } from "./
 import { type Html, html } from "./html.ts";
 import { badge, statusWords } from "./status_words.ts";
 import type { ToolRow } from "./tool_rows.ts";
-import { renderReplyBox } from "./conversation.ts";
+import { renderForkOrigin, renderReplyBox } from "./conversation.ts";
 
 /** A run of the tree with why it stopped (as data). */
 export type TreeNodeView = TreeNode & { interruption: Interruption | null };
@@ -54,6 +54,7 @@ export function renderSummary(d: RunPageData): Html {
     words.detail ? html`<p class="why">${words.detail}</p>` : ""
   }</div>
 <h1 class="task-title">${clip(task, 300) || "(no task)"}</h1>
+${renderForkOrigin(run)}
 ${
     isRoot ? "" : html`
       <p

@@ -26,6 +26,7 @@ Deno.test("the inspector in chromium: reply to a finished run, fork from a turn 
   const fork = await api(`/runs/${r.fork}`);
   assert.deepEqual(fork.forkedFrom, { runId: r.plan, turn: 1 });
   assert.equal(fork.status, "completed");
+  assert.match(r.origin, /^Forked from \S+ at turn 1$/);
   assert.equal(fork.toolRuns, 0, "the repeated read was replayed");
   const tokens = Number(r.quote.match(/send ([\d,]+) prompt/)[1].replaceAll(",", ""));
   const events = await (await fetch(`${base}/runs/${r.fork}/events?follow=false`, {

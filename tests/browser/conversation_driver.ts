@@ -61,7 +61,8 @@ async function drive(base: string, token: string, screenshot: string): Promise<u
     );
     const fork = new URL(page.url()).pathname.split("/").at(-1)!;
     await page.locator("#summary", { hasText: "errors.log mentions a timeout" }).waitFor();
-    return { plan, fork, quote, runsBefore, runsQuoted, pageErrors };
+    const origin = await text(page, "#summary .crumb");
+    return { plan, fork, quote, origin, runsBefore, runsQuoted, pageErrors };
   });
 }
 
