@@ -168,3 +168,24 @@ Deno.test("POST /runs/:id/messages with Accept: text/event-stream streams the an
     assert.ok(stopped.type === "run_stopped" && stopped.turns === 2);
     assert.equal((await settled(s, id)).output, "two");
   }));
+
+Deno.test("a fork repeating research subagents serves their findings at $0: no child runs again", () =>
+  withServer({}, async (s) => {
+    const id = (await s.call("POST", "/runs", { scenario: "research" })).body.runId;
+    const source = await settled(s, id);
+    assert.equal(source.status, "completed");
+    assert.ok(source.childCostUsd > 0);
+    const forked = await s.call("POST", `/runs/${id}/fork`, { atTurn: 0 });
+    assert.equal(forked.status, 201);
+    const done = await settled(s, forked.body.runId);
+    assert.equal(done.status, "completed");
+    assert.equal(done.output, source.output);
+    assert.equal(done.childCostUsd, 0, "no subagent ran again");
+    assert.equal(done.toolRuns, 0);
+    const tree = await s.call("GET", `/runs/${forked.body.runId}/tree`);
+    assert.equal(tree.body.nodes.length, 1, "the fork has no children");
+    const trace = (await events(s, forked.body.runId)).map((e) => e.event);
+    const replayed = trace.filter((e) => e.type === "tool_result" && e.replayed);
+    assert.equal(replayed.length, 2);
+    assert.ok(done.costUsd < source.costUsd);
+  }));
