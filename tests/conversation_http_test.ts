@@ -189,3 +189,20 @@ Deno.test("a fork repeating research subagents serves their findings at $0: no c
     assert.equal(replayed.length, 2);
     assert.ok(done.costUsd < source.costUsd);
   }));
+
+Deno.test("the run page offers Fork from here on each forkable turn, the reply box when stopped", () =>
+  withServer({}, async (s) => {
+    const id = (await s.call("POST", "/runs", { scenario: "plan" })).body.runId;
+    await settled(s, id);
+    const parts = (await s.call("GET", `/ui/parts/runs/${id}`)).body;
+    const turns = [...parts.transcript.matchAll(/data-action="fork"[^>]*data-turn="(\d+)"/g)]
+      .map((m: RegExpMatchArray) => Number(m[1]));
+    assert.deepEqual(turns, [0, 1, 2], "not after the final answer");
+    assert.match(parts.controls, /data-action="reply"/);
+    const waiting = (await s.call("POST", "/runs", { scenario: "destructive" })).body.runId;
+    await settled(s, waiting);
+    const held = (await s.call("GET", `/ui/parts/runs/${waiting}`)).body;
+    assert.ok(!held.controls.includes('data-action="reply"'), "a verdict comes first");
+    const heldTurns = [...held.transcript.matchAll(/data-turn="(\d+)"/g)].map((m) => m[1]);
+    assert.deepEqual(heldTurns, ["0", "1"], "not at the turn whose call awaits a verdict");
+  }));
