@@ -28,6 +28,8 @@ export interface MessageBytes {
   bytes: number;
   /** Saves (commits) it took. */
   saves: number;
+  /** Wall time of the follow-up and its turn, ms (the load of the transcript included). */
+  ms: number;
 }
 
 /** One fork's quote and what the provider reported for the call quoted. */
@@ -70,13 +72,16 @@ export async function benchConversationBytes(messages = 200): Promise<MessageByt
     const model = scriptedModel("echo");
     const out: MessageBytes[] = [];
     const text = (n: number) => `Message ${n}: please say this back, word for word, thank you.`;
+    let t0 = performance.now();
     let state = await startRun(store, newRun(text(1), { system: "Echo." }), { model });
-    out.push({ message: 1, bytes: store.bytes, saves: store.saves });
+    out.push({ message: 1, bytes: store.bytes, saves: store.saves, ms: performance.now() - t0 });
     for (let n = 2; n <= messages; n++) {
       const [bytes, saves] = [store.bytes, store.saves];
+      t0 = performance.now();
       await followUpRun(store, kv, state.runId, text(n), { limits: { maxBudgetUsd: 100 } });
       state = await executeRun(store, state.runId, { model });
-      out.push({ message: n, bytes: store.bytes - bytes, saves: store.saves - saves });
+      const ms = performance.now() - t0;
+      out.push({ message: n, bytes: store.bytes - bytes, saves: store.saves - saves, ms });
     }
     if (state.turns !== messages) throw new Error(`expected ${messages} turns, ran ${state.turns}`);
     return out;
@@ -131,7 +136,9 @@ if (import.meta.main) {
   const [m1, m2, m200] = [perMessage[0], perMessage[1], perMessage[199]];
   console.log("200-message conversation (echo, KV), bytes persisted per message:");
   for (const m of [m1, m2, perMessage[99], m200]) {
-    console.log(`  message ${m.message}: ${m.bytes} B in ${m.saves} commits`);
+    console.log(
+      `  message ${m.message}: ${m.bytes} B in ${m.saves} commits, ${m.ms.toFixed(1)} ms`,
+    );
   }
   console.log(`  message 200 / message 2: ${(m200.bytes / m2.bytes).toFixed(2)}x`);
   const ws = await createWorkspace();
