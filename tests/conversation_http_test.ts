@@ -9,6 +9,7 @@ import {
   readUntilStopped,
   settled,
   type TestServer,
+  waitFor,
   withServer,
 } from "./server_helpers.ts";
 
@@ -205,4 +206,31 @@ Deno.test("the run page offers Fork from here on each forkable turn, the reply b
     assert.ok(!held.controls.includes('data-action="reply"'), "a verdict comes first");
     const heldTurns = [...held.transcript.matchAll(/data-turn="(\d+)"/g)].map((m) => m[1]);
     assert.deepEqual(heldTurns, ["0", "1"], "not at the turn whose call awaits a verdict");
+  }));
+
+Deno.test("a follow-up posted to one instance is executed by another's sweep; a Stop ends it, a new message goes on", () =>
+  withServer({ schedule: () => Promise.resolve(), chunkMs: 40 }, async (s) => {
+    // This app schedules nothing: only a worker's sweep (another instance's) executes runs.
+    const id = (await s.call("POST", "/runs", { scenario: "echo", task: "one" })).body.runId;
+    await s.worker.sweep(true);
+    await settled(s, id);
+    const long = Array.from({ length: 80 }, (_, i) => `word${i}`).join(" ");
+    assert.equal((await s.call("POST", `/runs/${id}/messages`, { content: long })).status, 202);
+    await s.worker.sweep(true);
+    await waitFor(
+      async () =>
+        (await s.store.events(id)).some((e) => e.event.type === "text_delta" && e.seq > 6) ||
+        undefined,
+      "the answer streaming",
+    );
+    assert.equal((await s.call("POST", `/runs/${id}/stop`, { reason: "enough" })).status, 202);
+    const stopped = await settled(s, id);
+    assert.equal(stopped.status, "interrupted");
+    assert.deepEqual(stopped.interruption, { type: "cancelled", reason: "enough" });
+    // The Stop that ended it is lifted by the next message.
+    assert.equal((await s.call("POST", `/runs/${id}/messages`, { content: "three" })).status, 202);
+    await s.worker.sweep(true);
+    const done = await settled(s, id);
+    assert.equal(done.status, "completed");
+    assert.equal(done.output, "three");
   }));
