@@ -100,14 +100,13 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   state.status = "running";
   state.interruption = null;
   state.stopReason = null;
-  // A call a crash left unfinished may have been billed: count it (an estimate).
-  const stop = await announceFollowUp(ctx).then(() => countUnfinishedCall(ctx)).then(() =>
-    loop(ctx)
-  )
-    .catch(tooLarge).catch((e) => {
-      saves.abandon(); // no spend save may land after run() has thrown
-      throw e;
-    });
+  // A follow-up's message is traced first; a call a crash left unfinished may
+  // have been billed: count it (an estimate).
+  const start = () => announceFollowUp(ctx).then(() => countUnfinishedCall(ctx));
+  const stop = await start().then(() => loop(ctx)).catch(tooLarge).catch((e) => {
+    saves.abandon(); // no spend save may land after run() has thrown
+    throw e;
+  });
   state.status = stop.status;
   state.interruption = stop.interruption;
   state.stopReason = stop.reason;
