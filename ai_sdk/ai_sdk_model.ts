@@ -77,6 +77,26 @@ function kindOf(status: number | undefined): ModelError["kind"] {
 }
 
 /**
+ * The AI SDK call options of a request: the prompt, the tools, the reply cap,
+ * and an output schema as the AI SDK's own `responseFormat` (`type: "json"`).
+ */
+function callOptions(options: AiSdkModelOptions, request: ModelRequest, signal: AbortSignal) {
+  const output = request.output;
+  return {
+    ...options.callOptions,
+    prompt: toPrompt(request.messages),
+    ...(request.tools.length
+      ? { tools: toTools(request.tools), toolChoice: { type: "auto" as const } }
+      : {}),
+    ...(request.maxTokens !== undefined ? { maxOutputTokens: request.maxTokens } : {}),
+    ...(output
+      ? { responseFormat: { type: "json" as const, schema: output.schema, name: output.name } }
+      : {}),
+    abortSignal: signal,
+  };
+}
+
+/**
  * Wraps an AI SDK language model as a reins `Model`: the transcript and tool
  * definitions are translated to the AI SDK prompt, the reply's text and tool
  * calls back to a chat-completions message, usage (with cache reads and
@@ -127,15 +147,7 @@ export function aiSdkModel(
     signal: AbortSignal,
     onText?: (delta: string) => void,
   ): Promise<GenerateResult> {
-    const call = {
-      ...options.callOptions,
-      prompt: toPrompt(request.messages),
-      ...(request.tools.length
-        ? { tools: toTools(request.tools), toolChoice: { type: "auto" as const } }
-        : {}),
-      ...(request.maxTokens !== undefined ? { maxOutputTokens: request.maxTokens } : {}),
-      abortSignal: signal,
-    };
+    const call = callOptions(options, request, signal);
     // v3 and v4 call options agree on every field set here.
     const model = languageModel as LanguageModelV4;
     if (!onText) return await model.doGenerate(call) as GenerateResult;
@@ -147,6 +159,8 @@ export function aiSdkModel(
     name,
     languageModel,
     prices: options.prices,
+    // The provider holds the reply to `responseFormat`, or falls back itself (with a warning).
+    structuredOutput: "json_schema",
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply> {
       signal.throwIfAborted();
       const streams = typeof languageModel.doStream === "function" && request.onText;
