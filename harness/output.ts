@@ -7,9 +7,19 @@
  */
 import { z } from "zod";
 import { cutText } from "./text.ts";
+import type { SchemaIssue } from "./tool.ts";
 
-/** A zod schema for a run's final answer (its output must be JSON data). */
-export type OutputSchema<T = unknown> = z.ZodType<T>;
+/**
+ * A zod schema for a run's final answer: the part reins reads (any zod v4
+ * schema fits). Its value must be JSON data: a schema JSON Schema cannot
+ * express (dates, transforms) is refused.
+ */
+export interface OutputSchema<T = unknown> {
+  /** Validates `data`, returning the typed value or the issues found; never throws. */
+  safeParse(
+    data: unknown,
+  ): { success: true; data: T } | { success: false; error: { issues: readonly SchemaIssue[] } };
+}
 
 /** A JSON Schema, as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -67,7 +77,8 @@ export function outputFormat(schema: OutputSchema): OutputFormat {
   }
   let json: JsonSchema;
   try {
-    json = z.toJSONSchema(schema) as JsonSchema;
+    // An OutputSchema is a zod schema (only its safeParse is typed here).
+    json = z.toJSONSchema(schema as unknown as z.ZodType) as JsonSchema;
   } catch (e) {
     throw new TypeError(
       `run(state, options): options.output cannot be expressed as JSON Schema: ${

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import type { z } from "zod";
 import type { RunOptions } from "./run_options.ts";
 import { RESUMABLE_STATUSES, type RunState } from "./state.ts";
 import { RunStateError, RunTooLargeError } from "./errors.ts";
@@ -70,10 +69,15 @@ export function run(
   initial: RunState,
   options: RunOptions & { output?: undefined },
 ): Promise<RunResult<string>>;
-export function run<S extends OutputSchema>(
+/**
+ * Runs (or continues) a run whose final answer must pass `options.output`:
+ * `result.output` is the parsed value (see the first signature's example).
+ */
+export function run<T>(
   initial: RunState,
-  options: RunOptions & { output: S },
-): Promise<RunResult<z.output<S>>>;
+  options: RunOptions & { output: OutputSchema<T> },
+): Promise<RunResult<T>>;
+/** Runs (or continues) a run with options whose `output` is not known statically. */
 export function run(initial: RunState, options: RunOptions): Promise<RunState>;
 export async function run(initial: RunState, options: RunOptions): Promise<RunState> {
   checkOptions(initial, options);

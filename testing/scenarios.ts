@@ -11,7 +11,7 @@
  */
 import { z } from "zod";
 import type { ChatMessage } from "../harness/messages.ts";
-import { REPAIR_PREFIX } from "../harness/output.ts";
+import { type OutputSchema, REPAIR_PREFIX } from "../harness/output.ts";
 
 /** What a scenario sees of a request. */
 export interface ScenarioInput {
@@ -112,7 +112,7 @@ export const DELETED_TWICE_ANSWER = "Deleted access.log twice.";
 export const SCANNED_PREFIX = "Scanned the archive: ";
 
 /** The output schema of the `extract` scenarios: where the timeout is. */
-export const TIMEOUT_LOCATION: z.ZodObject<{ file: z.ZodString; line: z.ZodNumber }> = z.object({
+export const TIMEOUT_LOCATION: OutputSchema<{ file: string; line: number }> = z.object({
   file: z.string().min(1),
   line: z.number().int().positive(),
 });
