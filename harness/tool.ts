@@ -10,6 +10,7 @@ import type { Model } from "./model.ts";
 import type { RunLimits } from "./limits.ts";
 import type { StopCondition } from "./stop_conditions.ts";
 import type { RunState } from "./state.ts";
+import type { OutputSchema } from "./output.ts";
 
 /** One validation problem, as zod reports it. */
 export interface SchemaIssue {
@@ -72,6 +73,8 @@ export interface ChildRunOptions {
   stopWhen?: readonly StopCondition[];
   /** Apply the parent's `stopWhen` to the child as well. Default true. */
   inheritStopWhen?: boolean;
+  /** The child's output schema (not inherited: the parent's is for the parent's answer). */
+  output?: OutputSchema;
 }
 
 /**

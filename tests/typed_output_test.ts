@@ -9,6 +9,8 @@ import { FINAL_ANSWER_TOOL } from "../harness/output_turn.ts";
 import { REPAIR_PREFIX } from "../harness/output.ts";
 import { RunStateError } from "../harness/errors.ts";
 import { defineTool } from "../harness/tool.ts";
+import { MemoryRunStore } from "../harness/run_store.ts";
+import { describeChildStop } from "../subagents/agent_tool.ts";
 import { scriptedModel } from "../testing/scripted_model.ts";
 import {
   LOCATION_ANSWER,
@@ -315,4 +317,51 @@ Deno.test("hard budget: a repair is started only when the budget can pay for it"
   assert.equal(done.status, "budget_exceeded");
   assert.match(done.stopReason ?? "", /a repair of the output would cost about/);
   assert.equal(done.outputRepairs, undefined);
+});
+
+Deno.test("a child run does not inherit the parent's output schema; a typed child's value reaches the parent as JSON", async () => {
+  const store = new MemoryRunStore();
+  const asked: string[] = [];
+  const child = (output?: typeof location) =>
+    defineTool({
+      name: "ask",
+      description: "asks a child",
+      parameters: z.object({}),
+      run: async (_args, ctx) => {
+        const kid = newRun("child task", {
+          parent: { runId: ctx.runId, rootId: ctx.rootId ?? ctx.runId, callId: ctx.callId },
+        });
+        const done = await ctx.runChild(kid, {
+          tools: [],
+          model: replying([LOCATION_ANSWER]).model,
+          output,
+        });
+        asked.push(JSON.stringify(done.outputSchema ?? null));
+        return `${done.status}: ${describeChildStop("child", done)}`;
+      },
+    });
+  for (const output of [undefined, location]) {
+    const { model } = replying([
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "ask", arguments: "{}" } }],
+      },
+      LOCATION_ANSWER,
+    ]);
+    const done = await run(newRun(TASK), {
+      model,
+      tools: [child(output)],
+      output: z.object({ file: z.string(), line: z.number() }),
+      store,
+    });
+    assert.equal(done.status, "completed");
+    const result = done.messages.find((m) => m.role === "tool");
+    assert.equal(
+      result?.content,
+      `completed: ${output ? '{"file":"errors.log","line":12}' : LOCATION_ANSWER}`,
+    );
+  }
+  assert.equal(asked[0], "null");
+  assert.notEqual(asked[1], "null");
 });
