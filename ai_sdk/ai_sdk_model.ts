@@ -76,6 +76,29 @@ function kindOf(status: number | undefined): ModelError["kind"] {
   return "network";
 }
 
+/** TypeError / RangeError for a model or options `aiSdkModel` cannot use; the retry bounds. */
+function checkArguments(
+  languageModel: AiSdkLanguageModel,
+  options: AiSdkModelOptions,
+): { maxRetries: number; baseMs: number } {
+  if (!languageModel || typeof languageModel.doGenerate !== "function") {
+    throw new TypeError("aiSdkModel: expected an AI SDK language model (with doGenerate)");
+  }
+  const version = (languageModel as { specificationVersion?: string }).specificationVersion;
+  if (version !== "v3" && version !== "v4") {
+    throw new TypeError(
+      `aiSdkModel: specification ${JSON.stringify(version)} is not supported (v3 or v4)`,
+    );
+  }
+  const maxRetries = options.maxRetries ?? 2;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+    throw new RangeError(
+      `aiSdkModel: maxRetries must be a non-negative integer, got ${maxRetries}`,
+    );
+  }
+  return { maxRetries, baseMs: options.retryBaseMs ?? 250 };
+}
+
 /**
  * The AI SDK call options of a request: the prompt, the tools, the reply cap,
  * and an output schema as the AI SDK's own `responseFormat` (`type: "json"`).
@@ -123,22 +146,7 @@ export function aiSdkModel(
   languageModel: AiSdkLanguageModel,
   options: AiSdkModelOptions = {},
 ): AiSdkModel {
-  if (!languageModel || typeof languageModel.doGenerate !== "function") {
-    throw new TypeError("aiSdkModel: expected an AI SDK language model (with doGenerate)");
-  }
-  const version = (languageModel as { specificationVersion?: string }).specificationVersion;
-  if (version !== "v3" && version !== "v4") {
-    throw new TypeError(
-      `aiSdkModel: specification ${JSON.stringify(version)} is not supported (v3 or v4)`,
-    );
-  }
-  const maxRetries = options.maxRetries ?? 2;
-  const baseMs = options.retryBaseMs ?? 250;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-    throw new RangeError(
-      `aiSdkModel: maxRetries must be a non-negative integer, got ${maxRetries}`,
-    );
-  }
+  const { maxRetries, baseMs } = checkArguments(languageModel, options);
   const name = options.name ?? languageModel.modelId;
   const label = `${languageModel.provider}/${languageModel.modelId}`;
 
