@@ -144,6 +144,10 @@ export function progressLine(e: TraceEvent, t0: number): string | null {
       })  ${t}`;
     case "run_handed_over":
       return `  handed over by ${e.by} (it goes on elsewhere): ${e.reason}  ${t}`;
+    case "output_invalid":
+      return `  output invalid (${e.repair ? `repair ${e.repair} asked` : "no repair left"}): ${
+        e.issues.map((i) => `${i.path}: ${i.message}`).join("; ")
+      }  ${t}`;
     default:
       return null;
   }

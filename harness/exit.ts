@@ -97,8 +97,8 @@ export const exit: {
   invalidOutput(raw: string, issues: OutputIssue[], repairs: number): Exit {
     const n = issues.length;
     const reason = `invalid output: the answer still fails the output schema after ${repairs} ` +
-      `repair${repairs === 1 ? "" : "s"} (${n} issue${n === 1 ? "" : "s"}, first at ` +
-      `${issues[0]?.path ?? "(root)"}: ${issues[0]?.message ?? "?"})`;
+      `repair${repairs === 1 ? "" : "s"}; ${n} issue${n === 1 ? "" : "s"}, the first at ` +
+      `${issues[0]?.path ?? "(root)"}: ${issues[0]?.message ?? "?"}`;
     return {
       status: "failed",
       interruption: null,

@@ -139,7 +139,7 @@ export async function judgeAnswer(
   if (check.ok) {
     answerCalls(state, answer, "Accepted.");
     state.output = check.value as JsonValue;
-    return exit.completed("the model answered (the output passes the schema)");
+    return exit.completed("the model answered; the answer passes the output schema");
   }
   const used = repairsUsed(state);
   const left = used < plan.maxRepairs;

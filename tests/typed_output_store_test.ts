@@ -118,6 +118,7 @@ Deno.test("resumed by another process (the CLI), a typed scenario is validated w
     assert.equal(s.turns, 3);
     // Without --json the value is printed, formatted.
     const shown = await runScript("cli/main.ts", ["--scenario", "extract", ...kv], { cwd: dir });
+    assert.match(shown.stdout, /^ {2}output invalid \(repair 1 asked\): line: Invalid input/m);
     assert.match(
       shown.stdout,
       /^ {2}output:\n {4}\{\n {6}"file": "errors.log",\n {6}"line": 12\n {4}\}$/m,
