@@ -47,6 +47,7 @@ export * from "./harness/run_options.ts";
 export * from "./harness/run_store.ts";
 export { run, type RunResult } from "./harness/run.ts";
 export type { JsonSchema, OutputFormat, OutputIssue, OutputSchema } from "./harness/output.ts";
+export type { AnySchema, StandardJsonSchema, StandardResult } from "./harness/schema_adapter.ts";
 export * from "./openai/openai_model.ts";
 export * from "./harness/tool.ts";
 export * from "./tools/workspace.ts";

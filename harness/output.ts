@@ -5,21 +5,16 @@
  *
  * @module
  */
-import { z } from "zod";
 import { cutText } from "./text.ts";
-import type { SchemaIssue } from "./tool.ts";
+import { adaptSchema, type AnySchema, type ToolSchema } from "./schema_adapter.ts";
 
 /**
- * A zod schema for a run's final answer: the part reins reads (any zod v4
- * schema fits). Its value must be JSON data: a schema JSON Schema cannot
- * express (dates, transforms) is refused.
+ * The schema of a run's final answer: zod 4, or any Standard Schema that
+ * gives a JSON Schema (as for tool parameters, see `schema_adapter.ts`). Its
+ * value must be JSON data: a schema JSON Schema cannot express (dates,
+ * transforms) is refused.
  */
-export interface OutputSchema<T = unknown> {
-  /** Validates `data`, returning the typed value or the issues found; never throws. */
-  safeParse(
-    data: unknown,
-  ): { success: true; data: T } | { success: false; error: { issues: readonly SchemaIssue[] } };
-}
+export type OutputSchema<T = unknown> = AnySchema<T>;
 
 /** A JSON Schema, as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -59,9 +54,9 @@ export const MAX_OUTPUT_ISSUES = 20;
 const MAX_ISSUE_CHARS = 300;
 
 /**
- * The format to ask a model for, from a zod schema. Throws a `TypeError` for
- * a schema JSON Schema cannot express (dates, transforms): the model could
- * not be told what to send, and the value could not be stored.
+ * The format to ask a model for, from an output schema. Throws a `TypeError`
+ * for a schema JSON Schema cannot express (dates, transforms): the model
+ * could not be told what to send, and the value could not be stored.
  *
  * @example
  * ```ts
@@ -72,21 +67,24 @@ const MAX_ISSUE_CHARS = 300;
  * ```
  */
 export function outputFormat(schema: OutputSchema): OutputFormat {
-  if (typeof (schema as { safeParse?: unknown })?.safeParse !== "function") {
-    throw new TypeError("run(state, options): options.output must be a zod schema");
-  }
-  let json: JsonSchema;
+  return adaptOutput(schema).format;
+}
+
+/** The check of an output schema and the format to ask for (see {@link outputFormat}). */
+export function adaptOutput<T>(schema: OutputSchema<T>): {
+  check: ToolSchema<T>;
+  format: OutputFormat;
+} {
+  const where = "run(state, options): options.output";
+  let adapted;
   try {
-    // An OutputSchema is a zod schema (only its safeParse is typed here).
-    json = z.toJSONSchema(schema as unknown as z.ZodType) as JsonSchema;
+    adapted = adaptSchema(schema, where);
   } catch (e) {
-    throw new TypeError(
-      `run(state, options): options.output cannot be expressed as JSON Schema: ${
-        (e as Error).message
-      }`,
-    );
+    if (e instanceof TypeError) throw e;
+    const why = e instanceof Error ? e.message : String(e);
+    throw new TypeError(`${where} cannot be expressed as JSON Schema: ${why}`);
   }
-  delete json.$schema;
+  const json = adapted.jsonSchema;
   const wrapped = json.type !== "object";
   const asked = wrapped
     ? {
@@ -96,7 +94,14 @@ export function outputFormat(schema: OutputSchema): OutputFormat {
       additionalProperties: false,
     }
     : json;
-  return { name: "output", schema: asked, strict: isStrict(asked), wrapped, valueSchema: json };
+  const format = {
+    name: "output",
+    schema: asked,
+    strict: isStrict(asked),
+    wrapped,
+    valueSchema: json,
+  };
+  return { check: adapted.check, format };
 }
 
 /** Every object schema in `s` closes its properties and requires them all. */
@@ -135,7 +140,7 @@ export type AnswerCheck<T> =
  */
 export function checkAnswer<T>(
   text: string,
-  schema: OutputSchema<T>,
+  schema: ToolSchema<T>,
   format: Pick<OutputFormat, "wrapped">,
 ): AnswerCheck<T> {
   let data: unknown;
@@ -151,7 +156,7 @@ export function checkAnswer<T>(
 /** Checks an already parsed answer (a final-answer tool's arguments, say). */
 export function checkValue<T>(
   data: unknown,
-  schema: OutputSchema<T>,
+  schema: ToolSchema<T>,
   format: Pick<OutputFormat, "wrapped">,
 ): AnswerCheck<T> {
   const tries = format.wrapped && isValueWrapper(data) ? [data.value, data] : [data];

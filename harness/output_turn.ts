@@ -17,15 +17,15 @@ import type { RunOptions } from "./run_options.ts";
 import type { RunContext } from "./run_context.ts";
 import { type JsonValue, pending, type RunState } from "./state.ts";
 import { RunStateError } from "./errors.ts";
+import type { ToolSchema } from "./schema_adapter.ts";
 import { type Exit, exit } from "./exit.ts";
 import {
+  adaptOutput,
   type AnswerCheck,
   checkAnswer,
   checkValue,
   type OutputFormat,
-  outputFormat,
   type OutputIssue,
-  type OutputSchema,
   repairText,
 } from "./output.ts";
 import { computeCost, pricesFor } from "./cost.ts";
@@ -39,7 +39,8 @@ export const DEFAULT_OUTPUT_REPAIRS = 2;
 
 /** What one `run()` call knows of its output schema. */
 export interface OutputPlan {
-  schema: OutputSchema;
+  /** The schema's check (zod's, or a Standard Schema's). */
+  check: ToolSchema<unknown>;
   format: OutputFormat;
   /** `json_schema`: sent with each request; `tool`: the `final_answer` tool. */
   mode: "json_schema" | "tool";
@@ -71,7 +72,7 @@ export function planOutput(state: RunState, options: RunOptions): OutputPlan | n
       "it was started with an output schema; pass `output` (the schema validates the answer)",
     );
   }
-  const format = outputFormat(options.output);
+  const { check, format } = adaptOutput(options.output);
   const mode = options.model.structuredOutput === "json_schema" ? "json_schema" : "tool";
   if (mode === "tool" && options.tools?.some((t) => t.name === FINAL_ANSWER_TOOL)) {
     throw new TypeError(
@@ -80,7 +81,7 @@ export function planOutput(state: RunState, options: RunOptions): OutputPlan | n
     );
   }
   state.outputSchema = format.valueSchema;
-  return { schema: options.output, format, mode, maxRepairs };
+  return { check, format, mode, maxRepairs };
 }
 
 /** The `final_answer` tool's definition, for a plan in `tool` mode (else none). */
@@ -159,7 +160,7 @@ export async function judgeAnswer(
 }
 
 function judge(answer: Answer, plan: OutputPlan): AnswerCheck<unknown> {
-  if (!answer.calls.length) return checkAnswer(answer.raw, plan.schema, plan.format);
+  if (!answer.calls.length) return checkAnswer(answer.raw, plan.check, plan.format);
   let args: unknown;
   try {
     args = JSON.parse(answer.raw);
@@ -167,7 +168,7 @@ function judge(answer: Answer, plan: OutputPlan): AnswerCheck<unknown> {
     const message = `the ${FINAL_ANSWER_TOOL} arguments are not JSON: ${(e as Error).message}`;
     return { ok: false, issues: [{ path: "(root)", message }] };
   }
-  return checkValue(args, plan.schema, plan.format);
+  return checkValue(args, plan.check, plan.format);
 }
 
 /** Writes `text` as the result of every `final_answer` call of the answer. */

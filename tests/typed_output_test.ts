@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
+import { z as z3 } from "zod3";
+import { type } from "arktype";
 import { newRun, type RunState } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
 import { memorySink, type OutputInvalidEvent, type TurnEvent } from "../harness/trace.ts";
@@ -364,4 +366,21 @@ Deno.test("a child run does not inherit the parent's output schema; a typed chil
   }
   assert.equal(asked[0], "null");
   assert.notEqual(asked[1], "null");
+});
+
+Deno.test("output takes any Standard JSON Schema (arktype) like tool parameters; zod 3 is a TypeError", async () => {
+  const { model, requests } = replying([WRONG_TYPE_ANSWER, LOCATION_ANSWER]);
+  const done = await run(newRun(TASK), {
+    model,
+    output: type({ file: "string", line: "number" }),
+  });
+  assert.equal(done.status, "completed");
+  assert.deepEqual(done.output, { file: "errors.log", line: 12 });
+  assert.equal(done.outputRepairs?.length, 1);
+  assert.match(done.messages[2].content ?? "", /- at line: /);
+  assert.deepEqual(requests[0].output?.schema.required, ["file", "line"]);
+  await assert.rejects(
+    () => run(newRun(TASK), { model, output: z3.object({ file: z3.string() }) as never }),
+    (e: unknown) => e instanceof TypeError && /zod 3/.test(e.message),
+  );
 });
