@@ -26,8 +26,10 @@ import {
   checkValue,
   type OutputFormat,
   type OutputIssue,
+  type OutputSchema,
   repairText,
 } from "./output.ts";
+import { z } from "zod";
 import { computeCost, pricesFor } from "./cost.ts";
 import { countPromptTokens, countTokens, loadTokenizer } from "./tokens.ts";
 
@@ -54,25 +56,20 @@ interface Answer {
 }
 
 /**
- * The run's output plan, or null without `output`. Stores the schema's JSON
- * Schema in the state. A run stored with an output schema must be continued
- * with one (the schema given now is the one that validates).
+ * The run's output plan, or null for a run without an output schema. The
+ * schema given validates (its JSON Schema is stored in the state); a run
+ * stored with one and continued without (a process that does not know it)
+ * is validated by the stored JSON Schema, so it neither loses its schema
+ * nor waits for one forever.
  */
 export function planOutput(state: RunState, options: RunOptions): OutputPlan | null {
   const maxRepairs = options.maxOutputRepairs ?? DEFAULT_OUTPUT_REPAIRS;
   if (!Number.isInteger(maxRepairs) || maxRepairs < 0) {
     throw new RangeError(`maxOutputRepairs must be a non-negative integer, got ${maxRepairs}`);
   }
-  if (options.output === undefined) {
-    if (state.outputSchema === undefined) return null;
-    throw new RunStateError(
-      state.runId,
-      state.status,
-      "resume",
-      "it was started with an output schema; pass `output` (the schema validates the answer)",
-    );
-  }
-  const { check, format } = adaptOutput(options.output);
+  const schema = options.output ?? storedSchema(state);
+  if (schema === null) return null;
+  const { check, format } = adaptOutput(schema);
   const mode = options.model.structuredOutput === "json_schema" ? "json_schema" : "tool";
   if (mode === "tool" && options.tools?.some((t) => t.name === FINAL_ANSWER_TOOL)) {
     throw new TypeError(
@@ -82,6 +79,21 @@ export function planOutput(state: RunState, options: RunOptions): OutputPlan | n
   }
   state.outputSchema = format.valueSchema;
   return { check, format, mode, maxRepairs };
+}
+
+/** The schema a run was stored with, rebuilt from its JSON Schema (null: none stored). */
+function storedSchema(state: RunState): OutputSchema | null {
+  if (state.outputSchema === undefined) return null;
+  try {
+    return z.fromJSONSchema(state.outputSchema as never);
+  } catch (e) {
+    throw new RunStateError(
+      state.runId,
+      state.status,
+      "resume",
+      `its stored output schema cannot be rebuilt (${(e as Error).message}); pass \`output\``,
+    );
+  }
 }
 
 /** The `final_answer` tool's definition, for a plan in `tool` mode (else none). */

@@ -271,7 +271,7 @@ Deno.test("a schema JSON Schema cannot express is refused up front", async () =>
   );
 });
 
-Deno.test("a run started with an output schema resumes only with one; the schema given validates", async () => {
+Deno.test("a typed run resumed without its schema is validated by the stored JSON Schema; a schema given validates instead", async () => {
   const stopped = await run(newRun(TASK), {
     model: scriptedModel("extract-twice"),
     output: TIMEOUT_LOCATION,
@@ -279,10 +279,17 @@ Deno.test("a run started with an output schema resumes only with one; the schema
   });
   assert.equal(stopped.status, "max_turns_exceeded");
   const copy: RunState = JSON.parse(JSON.stringify(stopped));
-  await assert.rejects(
-    () => run(copy, { model: scriptedModel("extract-twice"), limits: { maxTurns: 5 } }),
-    RunStateError,
-  );
+  // Another process that does not know the schema: the stored one still holds.
+  const { sink, events } = memorySink();
+  const bare = await run(copy, {
+    model: scriptedModel("extract-twice"),
+    limits: { maxTurns: 5 },
+    trace: sink,
+  });
+  assert.equal(bare.status, "completed");
+  assert.deepEqual(bare.output, { file: "errors.log", line: 12 });
+  const invalid = events.filter((e) => e.type === "output_invalid") as OutputInvalidEvent[];
+  assert.deepEqual(invalid.map((e) => e.issues[0].path), ["line"]);
   // A looser schema given on resume accepts the wrong-type answer.
   const loose = z.object({ file: z.string(), line: z.union([z.number(), z.string()]) });
   const done = await run(copy, {
@@ -292,6 +299,12 @@ Deno.test("a run started with an output schema resumes only with one; the schema
   });
   assert.equal(done.status, "completed");
   assert.deepEqual(done.output, { file: "errors.log", line: "12" });
+  // A stored schema that cannot be rebuilt is refused, before anything runs.
+  const broken = {
+    ...copy,
+    outputSchema: { type: "object", properties: { a: { $ref: "#/nowhere" } } },
+  };
+  await assert.rejects(() => run(broken, { model: scriptedModel("echo") }), RunStateError);
 });
 
 Deno.test("a stopWhen that would complete during a repair fails invalid_output instead", async () => {
