@@ -95,8 +95,8 @@ export interface RunOptions {
    * when it declares `structuredOutput: "json_schema"`, else through a
    * `final_answer` tool; a plain-text JSON answer that passes is accepted too.
    * An invalid answer gets repair turns (ordinary turns: under `maxTurns` and
-   * the budget); with none left the run fails `invalid_output`. A run started
-   * with a schema must be continued with one: the one given then validates.
+   * the budget); with none left the run fails `invalid_output`. A resumed run
+   * is validated by the schema given again, else by its stored JSON Schema.
    */
   output?: OutputSchema;
   /** Repair turns for an answer that fails `output`, per answer. Default 2. */
