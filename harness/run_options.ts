@@ -101,6 +101,11 @@ export interface RunOptions {
   output?: OutputSchema;
   /** Repair turns for an answer that fails `output`, per answer. Default 2. */
   maxOutputRepairs?: number;
-  /** Set by `ToolContext.runChild` for child runs (links the spend to the ancestors). */
+  /**
+   * Set by `ToolContext.runChild` for child runs (links the spend to the ancestors).
+   * Internal plumbing, left out of the documentation.
+   *
+   * @ignore
+   */
   budgetLink?: BudgetLink;
 }

@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { RUN_STATUSES, type RunStatus } from "../harness/state.ts";
+import { RunLimitsSchema } from "../harness/limits.ts";
 import { failureSchema, interruptionSchema, messageSchema } from "../kv/record.ts";
 import type { RunView } from "./views.ts";
 import type { TreeNode } from "../subagents/tree.ts";
@@ -57,7 +58,7 @@ export const RunViewResponse = RunSummaryResponse.extend({
     "Why the run failed, as data, when the failure has a shape (invalid_output: the raw answer " +
       "and each issue's path and message)",
   ),
-  limits: z.object({ maxTurns: count, maxBudgetUsd: usd }),
+  limits: RunLimitsSchema,
   lease: LeaseResponse.nullable(),
 });
 
