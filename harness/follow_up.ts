@@ -123,16 +123,19 @@ export function followUp(
  * ```
  */
 export function turnsSinceLastMessage(
-  state: Readonly<Pick<RunState, "messages" | "turns">>,
+  state: Readonly<Pick<RunState, "messages" | "turns" | "outputRepairs">>,
 ): number {
   const messages = state.messages;
+  // A typed run's repair prompts are user messages, not a person's: they do not count.
+  const repairs = new Set(state.outputRepairs ?? []);
+  const isMessage = (i: number) => messages[i].role === "user" && !repairs.has(i);
   let since = 0;
   let i = messages.length - 1;
-  for (; i >= 0 && messages[i].role !== "user"; i--) {
+  for (; i >= 0 && !isMessage(i); i--) {
     if (messages[i].role === "assistant") since++;
   }
   // One message only: the run's own count (states built by hand may lack the replies).
-  for (let j = i - 1; j >= 0; j--) if (messages[j].role === "user") return since;
+  for (let j = i - 1; j >= 0; j--) if (isMessage(j)) return since;
   return state.turns;
 }
 
@@ -168,7 +171,7 @@ export async function announceFollowUp(ctx: RunContext): Promise<void> {
   const { state } = ctx;
   const index = state.messages.length - 1;
   const last = state.messages[index];
-  if (last?.role !== "user" || state.modelCall) return;
+  if (last?.role !== "user" || state.modelCall || state.outputRepairs?.includes(index)) return;
   if (!state.messages.some((m) => m.role === "assistant")) return; // the task, not a follow-up
   await ctx.emit({
     type: "user_message",

@@ -18,6 +18,7 @@ import { countPromptTokens, loadTokenizer } from "./tokens.ts";
 import { toolDefinitions } from "./tool.ts";
 import type { RunOptions } from "./run_options.ts";
 import type { ChatMessage } from "./messages.ts";
+import { ANSWER_ACCEPTED, answerTools, FINAL_ANSWER_TOOL, planOutput } from "./output_turn.ts";
 
 export type { ForkOrigin } from "./state.ts";
 
@@ -79,7 +80,7 @@ export function forkState(source: Readonly<RunState>, options: ForkOptions): Run
   const { atTurn } = options;
   const messages = structuredClone(source.messages.slice(0, forkPoint(source, atTurn)));
   const open = pending({ messages });
-  if (open.length || messages.at(-1)?.role === "assistant") {
+  if (open.length || messages.at(-1)?.role === "assistant" || endsWithAcceptedAnswer(messages)) {
     throw new RangeError(
       open.length
         ? `cannot fork run "${source.runId}" at turn ${atTurn}: call "${
@@ -98,6 +99,10 @@ export function forkState(source: Readonly<RunState>, options: ForkOptions): Run
   fork.turns = atTurn;
   if (source.promptRatio) fork.promptRatio = source.promptRatio;
   fork.forkedFrom = { runId: source.runId, turn: atTurn };
+  // A typed run's fork answers to the same schema; its repairs so far stay marked.
+  if (source.outputSchema !== undefined) fork.outputSchema = structuredClone(source.outputSchema);
+  const repairs = source.outputRepairs?.filter((i) => i < messages.length);
+  if (repairs?.length) fork.outputRepairs = repairs;
   return fork;
 }
 
@@ -119,7 +124,10 @@ export function forkableTurns(messages: readonly ChatMessage[]): Set<number> {
   let turn = 0;
   let open = new Set<string>();
   const check = (end: number) => {
-    if (end > 0 && messages[end - 1].role !== "assistant" && open.size === 0) out.add(turn);
+    if (
+      end > 0 && messages[end - 1].role !== "assistant" && open.size === 0 &&
+      !endsWithAcceptedAnswer(messages, end)
+    ) out.add(turn);
   };
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
@@ -131,6 +139,17 @@ export function forkableTurns(messages: readonly ChatMessage[]): Set<number> {
   }
   check(messages.length);
   return out;
+}
+
+/** Whether `messages` (up to `end`) close with a typed run's accepted `final_answer`. */
+function endsWithAcceptedAnswer(messages: readonly ChatMessage[], end = messages.length): boolean {
+  for (let i = end - 1; i >= 0 && messages[i].role === "tool"; i--) {
+    const m = messages[i];
+    if (m.role === "tool" && m.name === FINAL_ANSWER_TOOL && m.content === ANSWER_ACCEPTED) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** The price of a run's next model call, counted before it is made. */
@@ -167,11 +186,14 @@ export interface CallQuote {
  */
 export async function quoteNextCall(
   state: Readonly<RunState>,
-  options: Pick<RunOptions, "model" | "tools" | "prices">,
+  options: Pick<RunOptions, "model" | "tools" | "prices" | "output" | "maxOutputRepairs">,
 ): Promise<CallQuote> {
   await loadTokenizer();
   const prices = pricesFor(options.prices ?? options.model.prices, options.model.name);
-  const promptTokens = countPromptTokens(state.messages, toolDefinitions(options.tools ?? []));
+  // The definitions the run will send: its tools, and a typed run's answer tool.
+  const plan = planOutput({ ...state } as RunState, options as RunOptions);
+  const definitions = [...toolDefinitions(options.tools ?? []), ...answerTools(plan)];
+  const promptTokens = countPromptTokens(state.messages, definitions);
   const replyTokens = prices.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
   const promptUsd = computeCost({ prompt_tokens: promptTokens, completion_tokens: 0 }, prices);
   const replyUsd = computeCost({ prompt_tokens: 0, completion_tokens: replyTokens }, prices);

@@ -21,7 +21,11 @@ export interface ForkRunOptions extends ForkOptions {
    * What the fork will run with (its model, tools, prices, budget mode): the
    * quote is counted with them. Given the fork's state, once built.
    */
-  runWith(fork: RunState): Promise<Pick<RunOptions, "model" | "tools" | "prices" | "budgetMode">>;
+  runWith(
+    fork: RunState,
+  ): Promise<
+    Pick<RunOptions, "model" | "tools" | "prices" | "budgetMode" | "output" | "maxOutputRepairs">
+  >;
   /** Leave it to run (default true); false: created and quoted only. */
   start?: boolean;
   /** Quote it only: nothing is saved (the returned state is what would be). */

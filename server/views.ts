@@ -4,7 +4,7 @@
  * @module
  */
 import type { Context } from "hono";
-import type { ForkOrigin, RunState } from "../harness/state.ts";
+import type { Failure, ForkOrigin, RunState } from "../harness/state.ts";
 import type { RunLimits } from "../harness/limits.ts";
 import type { RunSummary } from "../kv/kv_run_store.ts";
 import type { Lease } from "../kv/leases.ts";
@@ -17,6 +17,7 @@ import { parseInput, RunIdSchema } from "./schemas.ts";
 export type RunView = RunSummary & {
   limits: RunLimits;
   lease: Lease | null;
+  failure: Failure | null;
   forkedFrom?: ForkOrigin;
 };
 
@@ -52,6 +53,7 @@ export function runView(state: RunState, lease: Lease | null): RunView {
     messageCount: state.messages.length,
     limits: state.limits,
     lease,
+    failure: state.failure ?? null,
     ...(state.forkedFrom ? { forkedFrom: state.forkedFrom } : {}),
   };
 }

@@ -8,7 +8,23 @@ import { clip, prettyArgs } from "./format.ts";
 import { type Html, html } from "./html.ts";
 import { forkButton, forkPoints } from "./conversation.ts";
 
-function messageBlock(m: ChatMessage, index: number, fork: Html | ""): Html {
+/** Where the repair prompts are, and the replies that answer them (indexes). */
+interface Repairs {
+  prompts: ReadonlySet<number>;
+  replies: ReadonlySet<number>;
+}
+
+function repairsOf(messages: readonly ChatMessage[], prompts: readonly number[]): Repairs {
+  const replies = new Set<number>();
+  for (const at of prompts) {
+    const next = messages.findIndex((m, i) => i > at && m.role === "assistant");
+    if (next >= 0) replies.add(next);
+  }
+  return { prompts: new Set(prompts), replies };
+}
+
+function messageBlock(m: ChatMessage, index: number, repairs: Repairs, fork: Html | ""): Html {
+  if (repairs.prompts.has(index)) return repairBlock(m, fork);
   switch (m.role) {
     case "system":
       return html`
@@ -31,9 +47,13 @@ function messageBlock(m: ChatMessage, index: number, fork: Html | ""): Html {
               .id}</code><pre class="args">${prettyArgs(c.function.arguments)}</pre></div>
         `
       );
-      return html`<li class="msg assistant"><span class="role">model</span>${
-        m.content ? html`<pre>${m.content}</pre>` : ""
-      }${calls}${fork}</li>`;
+      const role = repairs.replies.has(index) ? "model · repair turn" : "model";
+      return html`
+        <li
+          class="msg assistant"><span class="role">${role}</span>${m.content
+            ? html`<pre>${m.content}</pre>`
+            : ""}${calls}${fork}</li>
+      `;
     }
     case "tool": {
       const long = m.content.length > 1500;
@@ -54,10 +74,21 @@ function messageBlock(m: ChatMessage, index: number, fork: Html | ""): Html {
   }
 }
 
+/** A repair prompt: the answer before it failed the run's output schema. */
+function repairBlock(m: ChatMessage, fork: Html | ""): Html {
+  return html`
+    <li
+      class="msg repair"><span class="role">repair: the answer failed the output schema</span><pre>${m
+        .content}</pre>${fork}</li>
+  `;
+}
+
 /**
  * A transcript, oldest first: the system prompt folded, the task, the model's
- * replies with their tool calls, and each tool result. With `forkRunId` (a
- * root run), "Fork from here" on each turn a fork can start from.
+ * replies with their tool calls, and each tool result. The messages at
+ * `repairs` (a typed run's `outputRepairs`) are shown as repair prompts, and
+ * the model turns answering them as repair turns. With `forkRunId` (a root
+ * run), "Fork from here" on each turn a fork can start from.
  *
  * @example
  * ```ts
@@ -67,15 +98,17 @@ function messageBlock(m: ChatMessage, index: number, fork: Html | ""): Html {
  */
 export function renderTranscript(
   messages: readonly ChatMessage[],
+  repairs: readonly number[] = [],
   options: { forkRunId?: string } = {},
 ): Html {
   if (!messages.length) return html`<p class="muted">No messages.</p>`;
+  const marked = repairsOf(messages, repairs);
   const { forkRunId } = options;
   const points = forkRunId === undefined ? new Map<number, number>() : forkPoints(messages);
   return html`<ol class="transcript">${
     messages.map((m, i) => {
       const turn = points.get(i);
-      return messageBlock(m, i, turn === undefined ? "" : forkButton(forkRunId!, turn));
+      return messageBlock(m, i, marked, turn === undefined ? "" : forkButton(forkRunId!, turn));
     })
   }</ol>`;
 }
