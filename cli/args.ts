@@ -105,7 +105,7 @@ Flags:
 ${wrap(builtInScenarioNames().join(", "), 30, 100)}
   --base-url URL              OpenAI-compatible endpoint (env LLM_BASE_URL)
   --model NAME                model name (env LLM_MODEL); the API key is env LLM_API_KEY
-  --max-turns N               turn cap (default 20)
+  --max-turns N               turn cap, at least 1 (default 20)
   --budget USD                budget in USD (default 1.00)
   --budget-mode soft|hard     soft: checked before each call; hard: never exceeded
   --dedupe                    serve repeated identical read-only calls from cache
@@ -128,6 +128,13 @@ function num(flag: string, v: string | undefined, integer: boolean): number | un
       `--${flag}: expected a non-negative ${integer ? "integer" : "number"}, got "${v}"`,
     );
   }
+  return n;
+}
+
+/** `--max-turns`: at least 1, as everywhere a turn cap is given (`limits.maxTurns`). */
+function turnCap(v: string | undefined): number | undefined {
+  const n = num("max-turns", v, true);
+  if (n === 0) throw new UsageError(`--max-turns: expected an integer of at least 1, got "${v}"`);
   return n;
 }
 
@@ -230,7 +237,7 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
     scenario: v.scenario,
     baseUrl: v["base-url"],
     model: v.model,
-    maxTurns: num("max-turns", v["max-turns"], true),
+    maxTurns: turnCap(v["max-turns"]),
     budget: num("budget", v.budget, false),
     budgetMode: oneOf("budget-mode", v["budget-mode"], ["soft", "hard"] as const),
     dedupe: v.dedupe ?? false,

@@ -64,7 +64,8 @@ export function describeRun(s: RunState): string[] {
     );
   }
   if (s.output !== null) lines.push(`  answer: ${JSON.stringify(s.output)}`);
-  if (s.error !== null) lines.push(`  error: ${s.error}`);
+  // The reason usually quotes the error already: say it once.
+  if (s.error !== null && !s.stopReason?.includes(s.error)) lines.push(`  error: ${s.error}`);
   return lines;
 }
 

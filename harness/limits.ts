@@ -7,7 +7,11 @@
 
 /** The limits every run has. */
 export interface RunLimits {
-  /** Model calls at most. */
+  /**
+   * Model calls at most: an integer of at least 1, everywhere (library, config,
+   * CLI, HTTP API); 0 is refused, since a run that may not ask the model once
+   * cannot do anything.
+   */
   maxTurns: number;
   /** USD at most (checked before each model call; see `budgetMode`). */
   maxBudgetUsd: number;
@@ -55,6 +59,11 @@ export function checkNonNegative(name: string, value: number, integer: boolean):
 export function checkLimits(limits: Partial<RunLimits>): RunLimits {
   const merged = { ...DEFAULT_LIMITS, ...limits };
   checkNonNegative("limits.maxTurns", merged.maxTurns, true);
+  if (merged.maxTurns < 1) {
+    throw new RangeError(
+      "limits.maxTurns must be at least 1 (a run that may not call the model does nothing), got 0",
+    );
+  }
   checkNonNegative("limits.maxBudgetUsd", merged.maxBudgetUsd, false);
   return merged;
 }

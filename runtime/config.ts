@@ -58,13 +58,12 @@ export interface ReinsConfig {
  */
 export type McpServerConfig = McpServerEntry;
 
-const NON_NEG_INT = "expected a non-negative integer";
 const NON_NEG_NUM = "expected a non-negative number";
 const OBJECT = "expected an object";
 const STRING = "expected a non-empty string";
 
-const nonNegInt = z.number({ error: NON_NEG_INT }).int({ error: NON_NEG_INT })
-  .min(0, { error: NON_NEG_INT });
+const TURN_CAP = "expected an integer of at least 1";
+const turnCap = z.number({ error: TURN_CAP }).int({ error: TURN_CAP }).min(1, { error: TURN_CAP });
 const nonNegNum = z.number({ error: NON_NEG_NUM }).min(0, { error: NON_NEG_NUM });
 const text = z.string({ error: STRING }).min(1, { error: STRING });
 
@@ -115,7 +114,7 @@ const configSchema = z.strictObject({
   // Checked below against the flat or the table shape, for clearer messages than a union's.
   prices: z.unknown().optional(),
   limits: z.strictObject({
-    maxTurns: nonNegInt.optional(),
+    maxTurns: turnCap.optional(),
     maxBudgetUsd: nonNegNum.optional(),
   }, { error: OBJECT }).optional(),
   budgetMode: z.enum(["soft", "hard"], { error: 'expected "soft" or "hard"' }).optional(),

@@ -5,15 +5,8 @@
 import assert from "node:assert/strict";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { sleep } from "../harness/sleep.ts";
-import { lastJson, readUntil, ROOT, spawnScript } from "./run_script.ts";
+import { lastJson, readUntil, spawnScript, taskFlags } from "./run_script.ts";
 import { freePort } from "./server_http.ts";
-
-/** The `deno run` flags of a task in deno.json ("deno run FLAGS script.ts"). */
-async function taskFlags(task: string): Promise<string[]> {
-  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
-  const words = (config.tasks[task] as string).split(/\s+/);
-  return ["--config", `${ROOT}deno.json`, ...words.slice(2, -1)];
-}
 
 Deno.test("under deno task run's flags, --resume after a SIGKILL takes over at once", async () => {
   assert.equal(Deno.permissions.querySync({ name: "read", path: "/proc" }).state, "granted");
