@@ -21,7 +21,7 @@
 import type { Context, Hono } from "hono";
 import { RunNotFoundError } from "../harness/errors.ts";
 import { RecordError } from "../kv/record_error.ts";
-import type { ChatMessage } from "../harness/messages.ts";
+import { storedTask } from "../kv/stored_task.ts";
 import { readStop, type StopRequest } from "../kv/stop_record.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { loadTree } from "../subagents/tree.ts";
@@ -83,22 +83,6 @@ async function authorized(c: Context, token: string | undefined): Promise<boolea
   if (!token) return true;
   const given = bearerToken(c.req.header("authorization"));
   return given !== null && await safeEqual(given, token);
-}
-
-/** The task of a stored run (its first user message) without loading its whole transcript. */
-export async function storedTask(store: KvRunStore, id: string): Promise<string> {
-  const messages: ChatMessage[] = [];
-  // The task is message 0, or 1 after a system prompt.
-  for (const seq of [0, 1]) {
-    try {
-      const m = await store.message(id, seq);
-      if (m) messages.push(m);
-    } catch (e) {
-      // An unreadable message: the task shows as missing, the run page tells more.
-      if (!(e instanceof RecordError)) throw e;
-    }
-  }
-  return taskOf(messages);
 }
 
 /** The root runs of the list, newest first, with their tasks and subagent counts. */
