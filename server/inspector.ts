@@ -22,6 +22,8 @@ import type { Context, Hono } from "hono";
 import { RunNotFoundError } from "../harness/errors.ts";
 import { RecordError } from "../kv/record_error.ts";
 import { storedTask } from "../kv/stored_task.ts";
+import { loadSpend } from "./inspector/spend.ts";
+import { renderBudget } from "./inspector/budget_picture.ts";
 import { readStop, type StopRequest } from "../kv/stop_record.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { loadTree } from "../subagents/tree.ts";
@@ -116,7 +118,8 @@ export async function loadRunPage(deps: ResolvedDeps, id: string): Promise<RunPa
   const summaries = await Promise.all(tree.map((n) => store.summary(n.runId)));
   const nodes = tree.map((n, i) => ({ ...n, interruption: summaries[i].interruption }));
   const tools = await loadToolRows(store, tree.map((n) => n.runId));
-  return { run, messages: state.messages, root, nodes, stop, tools };
+  const spend = await loadSpend(store, state, tree);
+  return { run, messages: state.messages, root, nodes, stop, tools, spend };
 }
 
 /** The fragments of a run page, as `GET /ui/parts/runs/:id` returns them. */
@@ -131,6 +134,7 @@ export function runParts(d: RunPageData): Record<string, unknown> {
     summary: String(renderSummary(d)),
     controls: String(renderControls(d)),
     tree: String(renderTree(d)),
+    budget: d.spend ? String(renderBudget(d.spend, d.root.runId)) : "",
     transcript: String(renderTranscript(d.messages)),
   };
 }
