@@ -81,8 +81,9 @@ function wrap(text: string, indent: number, width: number): string {
 /** `--help` text. */
 export const RUN_USAGE = `Usage: deno task run [flags] [TASK]
 
-With no arguments: reproduce the chapter's experiments against the in-process
-scripted provider and print one table per experiment.
+With no arguments: the demo, 12 experiments (plan, turn caps, budgets, tool
+errors, dedupe, approval, crash and resume, Stop, latency, subagents) against
+the in-process scripted provider, one table each.
 
 A run (persisted in Deno KV; prints its id):
   deno task run --scenario plan "Which file mentions a timeout?"

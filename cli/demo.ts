@@ -68,7 +68,7 @@ export async function runDemo(print: Out = console.log, options: DemoOptions = {
   await cancelExperiment(out, options);
   await latencyExperiment(out, options);
   await treeExperiment(out, options);
-  heading(out, "the chapter's exits and interruptions, and the experiments whose runs ended so");
+  heading(out, "the five exits and four interruptions, and the experiments whose runs ended so");
   for (const line of demoExits.lines()) out(line);
   out("");
   out(`demo finished in ${ms(performance.now() - started)}`);

@@ -30,6 +30,7 @@ import { exitCodeOf } from "./exit_codes.ts";
 import { mcpServerTools } from "../mcp/mod.ts";
 import { checkBaseUrl, checkTracePath } from "./preflight.ts";
 import { stopCommand } from "./stop_command.ts";
+import { mcpToolLines } from "./mcp_lines.ts";
 
 const env = (k: string) => Deno.env.get(k);
 
@@ -117,7 +118,9 @@ async function main(argv: string[]): Promise<number> {
     : streamPrinter(runId, t0, (text) => Deno.stdout.writeSync(bytes.encode(text)));
   const ac = new AbortController();
   // Tools of the MCP servers named in reins.jsonc, as `<server>__<tool>`; stopped when done.
-  await using mcp = await mcpServerTools(config.mcpServers);
+  // Piped: a server's start-up banner is not the run's output (its last line is quoted if it fails).
+  await using mcp = await mcpServerTools(config.mcpServers, { stderr: "pipe" });
+  if (!flags.json) { for (const line of mcpToolLines(mcp.servers)) console.log(line); }
   const options = runOptionsFor({
     budgetMode: flags.budgetMode ?? config.budgetMode,
     dedupe: flags.dedupe || (config.dedupe ?? false),

@@ -53,7 +53,7 @@ Deno.test("runDemo (quick) prints every experiment with the facts the chapter re
   }
   assert.ok(lines.some((l) => / interrupted(\s|$)/.test(l)), "no table shows interrupted");
   // The closing table names every exit and interruption, with experiments whose runs ended so.
-  const closing = lines.slice(lines.findIndex((l) => l.startsWith("== the chapter's exits")));
+  const closing = lines.slice(lines.findIndex((l) => l.startsWith("== the five exits")));
   const exits = rows(closing, "exit").map((r) => [r.exit, r.interruption, r.experiments]);
   assert.deepEqual(exits.map((r) => `${r[0]}/${r[1]}`), [
     "completed/-",
