@@ -189,52 +189,35 @@ function glueNegativeValues(argv: readonly string[]): string[] {
   return out;
 }
 
-/**
- * Parses the arguments of `deno task run`.
- *
- * @example
- * ```ts
- * import { parseRunArgs } from "./args.ts";
- * console.log(parseRunArgs(["--scenario", "runaway", "--max-turns", "8", "go"]).maxTurns); // 8
- * ```
- */
-export function parseRunArgs(argv: readonly string[]): RunFlags {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: glueNegativeValues(argv),
-      allowPositionals: true,
-      strict: true,
-      options: {
-        help: { type: "boolean", short: "h" },
-        scenario: { type: "string" },
-        "base-url": { type: "string" },
-        model: { type: "string" },
-        "max-turns": { type: "string" },
-        budget: { type: "string" },
-        "budget-mode": { type: "string" },
-        dedupe: { type: "boolean" },
-        "tool-errors": { type: "string" },
-        json: { type: "boolean" },
-        trace: { type: "string" },
-        kv: { type: "string" },
-        config: { type: "string" },
-        workspace: { type: "string" },
-        "latency-ms": { type: "string" },
-        wait: { type: "string" },
-        resume: { type: "string" },
-        approve: { type: "string" },
-        reject: { type: "string" },
-        stop: { type: "string" },
-        reason: { type: "string" },
-      },
-    });
-  } catch (e) {
-    throw new UsageError((e as Error).message.split("\n")[0]);
-  }
-  const v = parsed.values;
-  const pos = parsed.positionals;
-  const flags = {
+const OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  scenario: { type: "string" },
+  "base-url": { type: "string" },
+  model: { type: "string" },
+  "max-turns": { type: "string" },
+  budget: { type: "string" },
+  "budget-mode": { type: "string" },
+  dedupe: { type: "boolean" },
+  "tool-errors": { type: "string" },
+  json: { type: "boolean" },
+  trace: { type: "string" },
+  kv: { type: "string" },
+  config: { type: "string" },
+  workspace: { type: "string" },
+  "latency-ms": { type: "string" },
+  wait: { type: "string" },
+  resume: { type: "string" },
+  approve: { type: "string" },
+  reject: { type: "string" },
+  stop: { type: "string" },
+  reason: { type: "string" },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
+
+/** The flags' values, each checked. */
+function flagsOf(v: Values): Omit<RunFlags, "command"> {
+  return {
     scenario: v.scenario,
     baseUrl: v["base-url"],
     model: v.model,
@@ -251,13 +234,16 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
     latencyMs: num("latency-ms", v["latency-ms"], true),
     waitSeconds: num("wait", v.wait, false),
   };
+}
+
+/** What to do: help, the demo, a new run, or a continuation of one. */
+function commandOf(v: Values, pos: string[], argv: readonly string[]): RunCommand {
   const actions = (["resume", "approve", "reject", "stop"] as const).filter((k) =>
     v[k] !== undefined
   );
   if (actions.length > 1) {
     throw new UsageError(`--${actions[0]} and --${actions[1]} cannot be combined`);
   }
-  let command: RunCommand;
   const callArg = (flag: string) => {
     if (pos.length !== 1) {
       throw new UsageError(`--${flag} ID CALL: expected one call id after the run id`);
@@ -267,22 +253,29 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
   const noTask = (flag: string) => {
     if (pos.length) throw new UsageError(`--${flag} takes no task text, got "${pos.join(" ")}"`);
   };
-  if (v.help) command = { kind: "help" };
-  else if (v.resume !== undefined) {
-    (noTask("resume"), command = { kind: "resume", runId: v.resume });
-  } else if (v.approve !== undefined) {
-    command = { kind: "approve", runId: v.approve, callId: callArg("approve") };
-  } else if (v.reject !== undefined) {
-    command = { kind: "reject", runId: v.reject, callId: callArg("reject"), reason: v.reason };
-  } else if (v.stop !== undefined) {
+  if (v.help) return { kind: "help" };
+  if (v.resume !== undefined) return (noTask("resume"), { kind: "resume", runId: v.resume });
+  if (v.approve !== undefined) {
+    return { kind: "approve", runId: v.approve, callId: callArg("approve") };
+  }
+  if (v.reject !== undefined) {
+    return { kind: "reject", runId: v.reject, callId: callArg("reject"), reason: v.reason };
+  }
+  if (v.stop !== undefined) {
     noTask("stop");
-    command = { kind: "stop", runId: v.stop, reason: v.reason ?? "stopped from the command line" };
-  } else if (pos.length) command = { kind: "new", task: pos.join(" ") };
-  else if (argv.length === 0) command = { kind: "demo" };
-  else if (v.scenario !== undefined) {
-    // Each scenario's own task (a tree scenario's root must not be asked a child's question).
-    command = { kind: "new", task: scenarioSpec(v.scenario)?.task ?? DEFAULT_TASK };
-  } else throw new UsageError("missing TASK text (or --scenario NAME); see --help");
+    return { kind: "stop", runId: v.stop, reason: v.reason ?? "stopped from the command line" };
+  }
+  if (pos.length) return { kind: "new", task: pos.join(" ") };
+  if (argv.length === 0) return { kind: "demo" };
+  // Each scenario's own task (a tree scenario's root must not be asked a child's question).
+  if (v.scenario !== undefined) {
+    return { kind: "new", task: scenarioSpec(v.scenario)?.task ?? DEFAULT_TASK };
+  }
+  throw new UsageError("missing TASK text (or --scenario NAME); see --help");
+}
+
+/** Flags that go only with some commands, or not together. */
+function checkCombinations(v: Values, command: RunCommand): void {
   if (v.reason !== undefined && command.kind !== "reject" && command.kind !== "stop") {
     throw new UsageError("--reason goes with --reject or --stop");
   }
@@ -294,5 +287,31 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
       "--scenario and --base-url cannot be combined (a scenario is the scripted provider)",
     );
   }
+}
+
+/**
+ * Parses the arguments of `deno task run`.
+ *
+ * @example
+ * ```ts
+ * import { parseRunArgs } from "./args.ts";
+ * console.log(parseRunArgs(["--scenario", "runaway", "--max-turns", "8", "go"]).maxTurns); // 8
+ * ```
+ */
+export function parseRunArgs(argv: readonly string[]): RunFlags {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: glueNegativeValues(argv),
+      allowPositionals: true,
+      strict: true,
+      options: OPTIONS,
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message.split("\n")[0]);
+  }
+  const flags = flagsOf(parsed.values);
+  const command = commandOf(parsed.values, parsed.positionals, argv);
+  checkCombinations(parsed.values, command);
   return { command, ...flags };
 }
