@@ -23,7 +23,7 @@ export function usdPair(a: number, b: number): [string, string] {
 
 /**
  * `spent` as a percentage of `budget`: whole percents, with decimals when
- * rounding would hide which side of 100% it is on.
+ * rounding would hide which side of 100% it is on, or that anything was spent.
  *
  * @example
  * ```ts
@@ -35,8 +35,10 @@ export function percentOf(spent: number, budget: number): string {
   if (!(budget > 0)) return spent > 0 ? "over a zero budget" : "0%";
   const p = (spent / budget) * 100;
   let digits = 0;
-  const hidesSide = (d: number) => spent !== budget && Number(p.toFixed(d)) === 100;
-  while (digits < 6 && hidesSide(digits)) digits++;
+  // Rounding must not say 100% when it is not, nor 0% when something was spent.
+  const hides = (d: number) =>
+    (spent !== budget && Number(p.toFixed(d)) === 100) || (spent > 0 && Number(p.toFixed(d)) === 0);
+  while (digits < 6 && hides(digits)) digits++;
   return `${p.toFixed(digits)}%`;
 }
 

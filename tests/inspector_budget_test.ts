@@ -11,6 +11,8 @@ Deno.test("spentText shows an overshoot however small", () => {
   assert.equal(spentText(0.0099996, 0.01), "spent $0.0099996 of $0.0100000 (99.996%)");
   assert.deepEqual(usdPair(0.01, 0.01), ["$0.010000", "$0.010000"]);
   assert.equal(percentOf(0, 0), "0%");
+  assert.equal(percentOf(0.001538, 1), "0.2%");
+  assert.equal(percentOf(0, 1), "0%");
 });
 
 Deno.test("the budget card: words, a red overshoot, one mark per call, the budget line", () => {
