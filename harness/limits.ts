@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { z } from "zod";
 
 /** The limits every run has. */
 export interface RunLimits {
@@ -19,6 +20,32 @@ export interface RunLimits {
 
 /** The defaults when a run states none: 20 turns, $1.00. */
 export const DEFAULT_LIMITS: Readonly<RunLimits> = Object.freeze({ maxTurns: 20, maxBudgetUsd: 1 });
+
+const TURN_CAP = "expected an integer of at least 1";
+const NON_NEG_NUM = "expected a non-negative number";
+
+/**
+ * The one schema of {@link RunLimits}: a stored run's limits are validated
+ * with it, the config file's and a run's settings with its `.partial()`, and
+ * the HTTP API caps its fields further (server/schemas.ts).
+ *
+ * @example
+ * ```ts
+ * import { RunLimitsSchema } from "./limits.ts";
+ * console.log(RunLimitsSchema.safeParse({ maxTurns: -1, maxBudgetUsd: 1 }).success); // false
+ * ```
+ */
+export const RunLimitsSchema: z.ZodObject<{
+  maxTurns: z.ZodInt;
+  maxBudgetUsd: z.ZodNumber;
+}, z.core.$strict> = z.strictObject({
+  maxTurns: z.int({ error: TURN_CAP }).min(1, { error: TURN_CAP }).describe(
+    "Model calls at most (at least 1)",
+  ),
+  maxBudgetUsd: z.number({ error: NON_NEG_NUM }).min(0, { error: NON_NEG_NUM }).describe(
+    "USD at most",
+  ),
+}, { error: "expected an object" });
 
 /**
  * Throws a `RangeError` naming `name` unless `value` is a non-negative number
@@ -58,12 +85,18 @@ export function checkNonNegative(name: string, value: number, integer: boolean):
  */
 export function checkLimits(limits: Partial<RunLimits>): RunLimits {
   const merged = { ...DEFAULT_LIMITS, ...limits };
-  checkNonNegative("limits.maxTurns", merged.maxTurns, true);
-  if (merged.maxTurns < 1) {
-    throw new RangeError(
-      "limits.maxTurns must be at least 1 (a run that may not call the model does nothing), got 0",
-    );
+  // The schema decides; checkNonNegative words the RangeError for the field it refused.
+  for (const issue of RunLimitsSchema.safeParse(merged).error?.issues ?? []) {
+    const field = issue.path[0];
+    if (field === "maxTurns") {
+      checkNonNegative("limits.maxTurns", merged.maxTurns, true);
+      throw new RangeError(
+        "limits.maxTurns must be at least 1 (a run that may not call the model does nothing), got 0",
+      );
+    }
+    if (field === "maxBudgetUsd") {
+      checkNonNegative("limits.maxBudgetUsd", merged.maxBudgetUsd, false);
+    }
   }
-  checkNonNegative("limits.maxBudgetUsd", merged.maxBudgetUsd, false);
   return merged;
 }

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { ChatMessage } from "../harness/messages.ts";
+import { RunLimitsSchema } from "../harness/limits.ts";
 import { RecordError } from "./record_error.ts";
 import {
   RUN_SCHEMA_VERSION,
@@ -56,7 +57,8 @@ const headerSchema = z.strictObject({
   stopReason: z.string().nullable(),
   messageCount: count,
   model: z.string().nullable(),
-  limits: z.strictObject({ maxTurns: count, maxBudgetUsd: usd }),
+  // A turn cap of 0 was accepted before it was refused everywhere: such a record still loads.
+  limits: RunLimitsSchema.extend({ maxTurns: count }),
   turns: count,
   toolRuns: count,
   usage: z.strictObject({ prompt_tokens: count, completion_tokens: count }),
