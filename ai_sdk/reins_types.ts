@@ -4,6 +4,6 @@
  *
  * @module
  */
-export type { Model, ModelReply, ModelRequest } from "../harness/model.ts";
+export type { LostReply, Model, ModelReply, ModelRequest } from "../harness/model.ts";
 export type * from "../harness/messages.ts";
 export type { Prices } from "../harness/cost.ts";
