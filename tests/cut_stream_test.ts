@@ -130,7 +130,10 @@ Deno.test("the official openai client reads the same bodies the same way", async
         const done = await stream.finalChatCompletion();
         assert.equal(done.choices[0].message.content, WHOLE);
       } else {
-        await assert.rejects(stream.finalChatCompletion(), /missing finish_reason|without sending any chunks/);
+        await assert.rejects(
+          stream.finalChatCompletion(),
+          /missing finish_reason|without sending any chunks/,
+        );
       }
     } finally {
       await endpoint.server.shutdown();
