@@ -141,17 +141,29 @@ Deno.test("the official openai client reads the same bodies the same way", async
   }
 });
 
-Deno.test("@ai-sdk/openai-compatible through aiSdkModel never answers with a cut stream", async () => {
-  const endpoint = serveCutting(["cut_text"]);
-  try {
-    const provider = createOpenAICompatible({ name: "cutting", baseURL: endpoint.url });
-    const done = await run(newRun("hi"), {
-      model: aiSdkModel(provider.chatModel("cutting"), { maxRetries: 0 }),
-      trace: memorySink().sink,
-    });
-    assert.notEqual(done.status, "completed", `answered ${JSON.stringify(done.output)}`);
-    assert.notEqual(done.output, PARTIAL);
-  } finally {
-    await endpoint.server.shutdown();
+Deno.test("@ai-sdk/openai-compatible draws the same line: a finish_reason ends the reply", async () => {
+  const plans = [["cut_text", false], ["empty", false], ["done_no_finish", false], [
+    "finish_only",
+    true,
+  ]] as const;
+  for (const [plan, whole] of plans) {
+    const endpoint = serveCutting([plan]);
+    try {
+      const provider = createOpenAICompatible({ name: "cutting", baseURL: endpoint.url });
+      const done = await run(newRun("hi"), {
+        model: aiSdkModel(provider.chatModel("cutting"), { maxRetries: 0 }),
+        trace: memorySink().sink, // a watched run streams (doStream)
+      });
+      if (whole) {
+        assert.equal(done.status, "completed", done.stopReason ?? "");
+        assert.equal(done.output, WHOLE);
+      } else {
+        assert.equal(done.status, "failed", `${plan}: answered ${JSON.stringify(done.output)}`);
+        assert.notEqual(done.output, PARTIAL);
+        assert.match(done.stopReason ?? "", /stream ended without a finish reason/);
+      }
+    } finally {
+      await endpoint.server.shutdown();
+    }
   }
 });
