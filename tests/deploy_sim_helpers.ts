@@ -122,3 +122,15 @@ export async function until(
     await sleep(5);
   }
 }
+
+/** Kills what is left of `instances` (SIGKILL) and waits for each to exit. */
+export async function stopInstances(instances: readonly Instance[]): Promise<void> {
+  for (const i of instances) {
+    try {
+      i.child.kill("SIGKILL");
+    } catch {
+      // exited already
+    }
+    await i.exited;
+  }
+}

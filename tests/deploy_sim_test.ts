@@ -16,6 +16,7 @@ import {
   LEASE_MS,
   rssKb,
   startInstance,
+  stopInstances,
   SWEEP_MS,
   until,
 } from "./deploy_sim_helpers.ts";
@@ -144,14 +145,7 @@ Deno.test("Deno Deploy simulated: an evicted or killed instance's run completes 
       `cost: ${r1.cost}, ${r2.cost}, ${r3.cost} USD; never interrupted: ${ref.costUsd}`,
     ].join("\n"));
   } finally {
-    for (const i of instances) {
-      try {
-        i.child.kill("SIGKILL");
-      } catch {
-        // exited already
-      }
-      await i.exited;
-    }
+    await stopInstances(instances);
     kv.close();
     await Deno.remove(dir, { recursive: true });
   }

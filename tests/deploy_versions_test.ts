@@ -10,6 +10,7 @@ import {
   type Instance,
   LEASE_MS,
   startInstance,
+  stopInstances,
   until,
 } from "./deploy_sim_helpers.ts";
 
@@ -70,14 +71,7 @@ for (const [writer, executor] of pairs) {
       assert.ok(listed.body.runs.some((r: { runId: string }) => r.runId === id));
       assert.doesNotMatch(b.log(), /could not deserialize/);
     } finally {
-      for (const i of instances) {
-        try {
-          i.child.kill("SIGKILL");
-        } catch {
-          // exited already
-        }
-        await i.exited;
-      }
+      await stopInstances(instances);
       kv.close();
       await Deno.remove(dir, { recursive: true });
     }

@@ -44,11 +44,15 @@ async function alive(pid: number): Promise<boolean> {
   }
 }
 
-/** Kills `pid` if a failing test left it running. */
-function cleanUp(pid: number): void {
+/** Asserts the server's process has ended (and kills it if a failing test left it running). */
+async function assertEnded(pid: number): Promise<void> {
   try {
-    Deno.kill(pid, "SIGKILL");
-  } catch { /* gone, as it should be */ }
+    assert.equal(await alive(pid), false, `the server (pid ${pid}) still runs`);
+  } finally {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch { /* gone, as it should be */ }
+  }
 }
 
 Deno.test("a server that hangs at start and ignores SIGTERM is killed when mcpTools gives up", async () => {
@@ -57,12 +61,7 @@ Deno.test("a server that hangs at start and ignores SIGTERM is killed when mcpTo
     mcpTools({ ...s.spec, name: "stuck", timeoutMs: 1_000 }),
     /Cannot connect to MCP server "stuck"/,
   );
-  const pid = await s.pid();
-  try {
-    assert.equal(await alive(pid), false, `the server (pid ${pid}) still runs`);
-  } finally {
-    cleanUp(pid);
-  }
+  await assertEnded(await s.pid());
 });
 
 Deno.test("a hung server is killed when another server of the map fails to start", async () => {
@@ -74,26 +73,17 @@ Deno.test("a hung server is killed when another server of the map fails to start
     }, { stderr: "ignore" }),
     /MCP server/,
   );
-  const pid = await s.pid();
-  try {
-    assert.equal(await alive(pid), false, `the server (pid ${pid}) still runs`);
-  } finally {
-    cleanUp(pid);
-  }
+  await assertEnded(await s.pid());
 });
 
 Deno.test("close() ends a server that ignores SIGTERM", async () => {
   await using s = await stubborn("serve");
   const set = await mcpTools({ ...s.spec, name: "stubborn", timeoutMs: 10_000 });
   const pid = await s.pid();
-  try {
-    assert.deepEqual(set.tools.map((t) => t.name), ["ping"]);
-    assert.equal(await alive(pid), true);
-    await set.close();
-    assert.equal(await alive(pid), false, `the server (pid ${pid}) still runs`);
-  } finally {
-    cleanUp(pid);
-  }
+  assert.deepEqual(set.tools.map((t) => t.name), ["ping"]);
+  assert.equal(await alive(pid), true);
+  await set.close();
+  await assertEnded(pid);
 });
 
 Deno.test("a server whose tool list is refused is ended with it", async () => {
@@ -102,10 +92,5 @@ Deno.test("a server whose tool list is refused is ended with it", async () => {
     mcpTools({ ...s.spec, name: "stubborn", only: ["nope"], timeoutMs: 10_000 }),
     /only names "nope"/,
   );
-  const pid = await s.pid();
-  try {
-    assert.equal(await alive(pid), false, `the server (pid ${pid}) still runs`);
-  } finally {
-    cleanUp(pid);
-  }
+  await assertEnded(await s.pid());
 });
