@@ -4,6 +4,7 @@
 // killed mid-tool, is executed to the end by the other, both ways.
 import assert from "node:assert/strict";
 import { KvRunStore } from "../kv/kv_run_store.ts";
+import { sleep } from "../harness/sleep.ts";
 import {
   call,
   deno25,
@@ -25,11 +26,14 @@ for (const [writer, executor] of pairs) {
     const store = () => new KvRunStore(kv); // fresh per read: other processes write
     const instances: Instance[] = [];
     try {
+      // B has no sweep timer: past its start-up sweep it sweeps only when asked (a
+      // request), so it cannot take the run before A leases it.
       const [a, b] = await Promise.all([
         startInstance(bin(writer), "A", dir),
-        startInstance(bin(executor), "B", dir),
+        startInstance(bin(executor), "B", dir, 0),
       ]);
       instances.push(a, b);
+      await sleep(2100); // past the request-sweep gap of B's start-up sweep
       const created = await call(a, "POST", "/runs", { task: "scan", scenario: "slow" });
       assert.equal(created.status, 201);
       const id: string = created.body.runId;
@@ -46,7 +50,10 @@ for (const [writer, executor] of pairs) {
       await until(
         "B to resume the run",
         t0,
-        async () => (await store().leaseHolder(id))?.owner === b.owner,
+        async () => {
+          await call(b, "GET", "/runs?limit=1"); // a request makes B sweep
+          return (await store().leaseHolder(id))?.owner === b.owner;
+        },
         LEASE_MS + 15_000,
       ).catch((e) => {
         throw new Error(`${e.message}\nB's log:\n${b.log()}`);
