@@ -4,7 +4,6 @@
 // killed mid-tool, is executed to the end by the other, both ways.
 import assert from "node:assert/strict";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { sleep } from "../harness/sleep.ts";
 import {
   call,
   deno25,
@@ -26,14 +25,8 @@ for (const [writer, executor] of pairs) {
     const store = () => new KvRunStore(kv); // fresh per read: other processes write
     const instances: Instance[] = [];
     try {
-      // B has no sweep timer: past its start-up sweep it sweeps only when asked (a
-      // request), so it cannot take the run before A leases it.
-      const [a, b] = await Promise.all([
-        startInstance(bin(writer), "A", dir),
-        startInstance(bin(executor), "B", dir, 0),
-      ]);
-      instances.push(a, b);
-      await sleep(2100); // past the request-sweep gap of B's start-up sweep
+      const a = await startInstance(bin(writer), "A", dir);
+      instances.push(a);
       const created = await call(a, "POST", "/runs", { task: "scan", scenario: "slow" });
       assert.equal(created.status, 201);
       const id: string = created.body.runId;
@@ -47,6 +40,10 @@ for (const [writer, executor] of pairs) {
       );
       a.child.kill("SIGKILL"); // no notice: the lease lapses
       await a.exited;
+      // B starts once A is gone (no sweep timer: a request makes it sweep), so it
+      // cannot take the run before A leased it, nor miss it while A still runs.
+      const b = await startInstance(bin(executor), "B", dir, 0);
+      instances.push(b);
       await until(
         "B to resume the run",
         t0,
