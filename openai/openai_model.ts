@@ -12,6 +12,7 @@ import { sleep } from "../harness/sleep.ts";
 import { attemptText } from "../harness/text_attempts.ts";
 import { toWire } from "../harness/call_ids.ts";
 import { attempt, type AttemptConfig } from "./openai_attempt.ts";
+import type { OutputFormat } from "../harness/output.ts";
 
 /** Options of {@linkcode createOpenAIModel}. */
 export interface OpenAIModelOptions {
@@ -40,6 +41,13 @@ export interface OpenAIModelOptions {
    * request does not get, is asked plainly from then on.
    */
   stream?: boolean;
+  /**
+   * How a run with an output schema asks this endpoint for it:
+   * `json_schema` (default) sends `response_format: { type: "json_schema",
+   * json_schema: { name, schema, strict } }` with each request; `tool` is for
+   * endpoints that refuse it: the run gives the model a `final_answer` tool instead.
+   */
+  structuredOutput?: "json_schema" | "tool";
 }
 
 function nonNegative(name: string, value: number, integer: boolean): number {
@@ -73,6 +81,37 @@ function redactor(options: OpenAIModelOptions): (text: string) => string {
   const sorted = [...secrets].sort((a, b) => b.length - a.length);
   if (sorted.length === 0) return (text) => text;
   return (text) => sorted.reduce((t, secret) => t.split(secret).join("[redacted]"), text);
+}
+
+/**
+ * The OpenAI `response_format` that holds a reply to an output format.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { responseFormat } from "./openai_model.ts";
+ * import { outputFormat } from "../harness/output.ts";
+ * const f = responseFormat(outputFormat(z.object({ line: z.number() })));
+ * console.log(f.type, f.json_schema.name, f.json_schema.strict); // json_schema output true
+ * ```
+ */
+export function responseFormat(output: OutputFormat): {
+  type: "json_schema";
+  json_schema: { name: string; schema: Record<string, unknown>; strict: boolean };
+} {
+  return {
+    type: "json_schema",
+    json_schema: { name: output.name, schema: output.schema, strict: output.strict },
+  };
+}
+
+/** The body of a chat-completions request (without the streaming fields). */
+function chatPayload(model: string, request: ModelRequest): Record<string, unknown> {
+  const payload: Record<string, unknown> = { model, messages: toWire(request.messages) };
+  if (request.tools.length > 0) payload.tools = request.tools;
+  if (request.maxTokens !== undefined) payload.max_tokens = request.maxTokens;
+  if (request.output) payload.response_format = responseFormat(request.output);
+  return payload;
 }
 
 /**
@@ -123,6 +162,9 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
   };
   return {
     name: options.model,
+    ...(options.structuredOutput ?? "json_schema") === "json_schema"
+      ? { structuredOutput: "json_schema" as const }
+      : {},
     complete: (request, signal) => complete(cfg, retry, client, options.model, request, signal),
   };
 }
@@ -144,9 +186,7 @@ async function complete(
   signal: AbortSignal,
 ): Promise<ModelReply> {
   signal.throwIfAborted();
-  const payload: Record<string, unknown> = { model, messages: toWire(request.messages) };
-  if (request.tools.length > 0) payload.tools = request.tools;
-  if (request.maxTokens !== undefined) payload.max_tokens = request.maxTokens;
+  const payload = chatPayload(model, request);
   const plain = JSON.stringify(payload);
   const streamed = JSON.stringify({
     ...payload,
