@@ -100,6 +100,7 @@ function planTurn(
     },
     outputPerMillion: prices.outputPerMillion,
     maxOutputTokens: prices.maxOutputTokens,
+    minReplyTokens: options.minReplyTokens,
   });
 }
 

@@ -118,8 +118,8 @@ function chatPayload(model: string, request: ModelRequest): Record<string, unkno
  * Creates a `Model` that calls `POST {baseUrl}/chat/completions`. 429, 5xx,
  * network errors, per-attempt timeouts and streams cut short (no
  * `finish_reason`, see openai_stream.ts) are retried (honouring `Retry-After`,
- * else exponential backoff with jitter) up to `maxRetries` times; 401/403 and
- * other 4xx fail at once. Failures throw `ModelError`; an abort of the signal
+ * else exponential backoff with jitter) up to `maxRetries` times; 401/403,
+ * other 4xx and a refused connection (nothing listens there) fail at once. Failures throw `ModelError`; an abort of the signal
  * given to `complete()` rejects with its reason and stops all retrying. A
  * reply lost on the way after the provider took the call is reported in the
  * reply's (or the error's) `lost`, for the loop to count as an estimate.
