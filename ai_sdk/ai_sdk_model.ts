@@ -145,6 +145,8 @@ export function aiSdkModel(
 
   return {
     name,
+    // `anthropic.messages` is served by `anthropic` (gen_ai.provider.name).
+    provider: languageModel.provider.split(".")[0],
     languageModel,
     prices: options.prices,
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply> {

@@ -39,7 +39,13 @@ import { saveQueue } from "./save_queue.ts";
  * console.log(done.status, done.output, done.costUsd); // completed hi 0.000044
  * ```
  */
-export async function run(initial: RunState, options: RunOptions): Promise<RunState> {
+export function run(initial: RunState, options: RunOptions): Promise<RunState> {
+  // A telemetry observer brackets each execution, children's too (they inherit it).
+  const observe = options?.observe;
+  return observe ? observe(initial, options, execute) : execute(initial, options);
+}
+
+async function execute(initial: RunState, options: RunOptions): Promise<RunState> {
   if (!options || typeof options.model?.complete !== "function") {
     throw new TypeError("run(state, options): options.model must be a Model");
   }

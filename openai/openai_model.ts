@@ -35,6 +35,8 @@ export interface OpenAIModelOptions {
   timeoutMs?: number;
   /** Extra request headers. */
   headers?: Record<string, string>;
+  /** Who serves the endpoint, for telemetry (`gen_ai.provider.name`). Default `openai`. */
+  provider?: string;
   /**
    * Ask for a streamed reply (`stream: true`, usage in the last chunk) so the
    * request's `onText` sees the text as it arrives. Default true. An endpoint
@@ -248,6 +250,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
 
   return {
     name: options.model,
+    provider: options.provider ?? "openai",
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply> {
       signal.throwIfAborted();
       const payload: Record<string, unknown> = {
