@@ -106,7 +106,8 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): RunObserver {
       return await next(state, runOptions);
     }
     const setup = { tracer, toolSpans, capture, metrics: metricsOf(options.meter) };
-    const run = new RunSpan(setup, span, state, base, about);
+    // The spans under it carry the tree's id; the rest is on their parent.
+    const run = new RunSpan(setup, span, state, { "gen_ai.conversation.id": state.rootId }, about);
     run.begin(state);
     const traced = state.traceparent
       ? state

@@ -167,7 +167,7 @@ export class RunSpan {
    * Starts a span under the run for a step reins takes between model calls
    * (`gen_ai.operation.name` is `operation`); the caller ends it, or the run's end does.
    */
-  step(name: string, operation: string, attributes: Attributes, start?: Date): Span {
+  step(name: string, operation: string, attributes: Attributes, start?: number): Span {
     const span = this.#setup.tracer.startSpan(name, {
       kind: SpanKind.INTERNAL,
       startTime: start,
@@ -269,7 +269,7 @@ export class RunSpan {
   toolStart(e: ToolStartEvent): void {
     const key = toolKey(this.#runId, e.callId);
     this.#setup.toolSpans.get(key)?.span.end();
-    const span = this.#toolSpan(e.toolName, e.callId, new Date(e.at));
+    const span = this.#toolSpan(e.toolName, e.callId);
     if (this.#setup.capture) span.setAttribute("gen_ai.tool.call.arguments", e.args);
     this.#setup.toolSpans.set(key, { span, toolName: e.toolName });
     this.#tools.add(key);
@@ -278,10 +278,9 @@ export class RunSpan {
   /** A tool call has its result (or error, or is suspended): its span ends saying which. */
   toolResult(e: ToolResultEvent): void {
     const key = toolKey(this.#runId, e.callId);
-    const end = new Date(e.at);
     // Served from the dedupe cache, or refused before it started: a span of its own.
     const span = this.#setup.toolSpans.get(key)?.span ??
-      this.#toolSpan(e.toolName, e.callId, new Date(end.getTime() - e.ms));
+      this.#toolSpan(e.toolName, e.callId, performance.timeOrigin + performance.now() - e.ms);
     this.#setup.toolSpans.delete(key);
     this.#tools.delete(key);
     if (e.cached) {
@@ -297,7 +296,7 @@ export class RunSpan {
       span.setAttribute("error.type", "tool_error");
       span.setStatus({ code: SpanStatusCode.ERROR, message: e.error });
     }
-    span.end(end);
+    span.end();
   }
 
   /** A call awaits a person: the wait's span runs until this execution ends. */
@@ -306,7 +305,7 @@ export class RunSpan {
       "gen_ai.tool.name": e.toolName,
       "gen_ai.tool.call.id": e.callId,
       "reins.approval.why": e.why,
-    }, new Date(e.at));
+    });
   }
 
   /** The run's exit, applied when the execution ends. */
@@ -352,7 +351,8 @@ export class RunSpan {
     }
   }
 
-  #toolSpan(toolName: string, callId: string, start: Date): Span {
+  /** Spans start when their event arrives (the sink is called as it is emitted), or at `start` (epoch ms). */
+  #toolSpan(toolName: string, callId: string, start?: number): Span {
     return this.#setup.tracer.startSpan(`execute_tool ${toolName}`, {
       kind: SpanKind.INTERNAL,
       startTime: start,

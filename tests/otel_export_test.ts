@@ -177,7 +177,8 @@ function checkMetrics(points: { metric: string; attributes: Record<string, unkno
 
 /** The trace as an indented tree with the attributes that matter, for the test's output. */
 function describeTrace(trace: ReceivedSpan[], top: ReceivedSpan): string {
-  const keep = /^(gen_ai\.|reins\.|error\.type)/;
+  const keep =
+    /^(gen_ai\.(usage\.(in|out)put_tokens|tool\.call\.id)|reins\.(cost_usd|run\.(status|interruption|resumed|cost_usd)|budget\.left_usd))$/;
   const lines: string[] = [];
   const walk = (s: ReceivedSpan, depth: number) => {
     const attrs = Object.entries(s.attributes).filter(([k]) => keep.test(k))

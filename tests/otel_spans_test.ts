@@ -21,6 +21,8 @@ import { scriptedModel } from "../testing/scripted_model.ts";
 import { TREE_SCENARIOS } from "../testing/tree_scenarios.ts";
 import { openTelemetry, type OpenTelemetryOptions } from "../otel/mod.ts";
 import { parseTraceparent } from "../otel/traceparent.ts";
+import { KvRunStore } from "../kv/kv_run_store.ts";
+import { parseHeader, toHeader } from "../kv/record.ts";
 
 class TestReader extends MetricReader {
   protected onForceFlush(): Promise<void> {
@@ -290,4 +292,25 @@ Deno.test("otel: with no SDK registered nothing is recorded and the run is uncha
   const done = await run(state, { model: scriptedModel("echo"), observe: openTelemetry() });
   assert.equal(done.output, "hi");
   assert.equal(done.traceparent, undefined);
+});
+
+Deno.test("otel: the traceparent is stored with the run in KV; a malformed one is refused", async () => {
+  const t = telemetry();
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new KvRunStore(kv);
+    const done = await run(newRun("hi"), {
+      model: scriptedModel("echo"),
+      observe: t.observe,
+      store,
+    });
+    const [span] = named(t.spans(), "invoke_agent reins");
+    const loaded = await new KvRunStore(kv).load(done.runId);
+    assert.equal(parseTraceparent(loaded.traceparent)?.spanId, span.spanContext().spanId);
+    const bad = { ...toHeader(loaded), traceparent: "00-nope" };
+    assert.throws(() => parseHeader(done.runId, bad), /traceparent/);
+  } finally {
+    kv.close();
+    await t.close();
+  }
 });
