@@ -9,7 +9,7 @@
  */
 import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
-import { openTelemetry } from "../otel/open_telemetry.ts";
+import { openTelemetry, openTelemetryWith } from "../otel/open_telemetry.ts";
 import { progress } from "./instrument.ts";
 import { ownPerTurn } from "./otel_child.ts";
 import { dur, type Row, verdict, x } from "./table.ts";
@@ -42,7 +42,7 @@ async function inProcessSdk(runs: number) {
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 50 })],
   });
   const meters = new MeterProvider({ readers: [new Reader()] });
-  const observe = openTelemetry({
+  const observe = openTelemetryWith({
     tracer: provider.getTracer("reins"),
     meter: meters.getMeter("reins"),
   });

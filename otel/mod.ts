@@ -17,4 +17,3 @@
  */
 export { DEFAULT_AGENT_NAME, openTelemetry, type OpenTelemetryOptions } from "./open_telemetry.ts";
 export { CAPTURE_CONTENT_ENV } from "./message_content.ts";
-export { formatTraceparent, parseTraceparent } from "./traceparent.ts";

@@ -28,10 +28,6 @@ export const DEFAULT_AGENT_NAME = "reins";
 
 /** Options of {@link openTelemetry}. */
 export interface OpenTelemetryOptions {
-  /** Where spans go (default: the registered provider's tracer `reins`). */
-  tracer?: Tracer;
-  /** Where metrics go (default: the registered provider's meter `reins`, looked up per run). */
-  meter?: Meter;
   /**
    * Record message contents and tool arguments on the spans (default: the
    * environment's `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` is
@@ -72,7 +68,33 @@ const wrappedSinks = new WeakMap<TraceSink, TraceSink | undefined>();
  * ```
  */
 export function openTelemetry(options: OpenTelemetryOptions = {}): RunObserver {
-  const tracer = options.tracer ?? trace.getTracer("reins");
+  return openTelemetryWith({}, options);
+}
+
+/** Where an observer records: an SDK's own tracer and meter instead of the registered ones. */
+export interface TelemetryProviders {
+  /** Where spans go (default: the registered provider's tracer `reins`). */
+  tracer?: Tracer;
+  /** Where metrics go (default: the registered provider's meter `reins`, looked up per run). */
+  meter?: Meter;
+}
+
+/**
+ * {@link openTelemetry} recording to `providers` rather than to what is
+ * registered globally (tests, benches, an application with several SDKs).
+ *
+ * @example
+ * ```ts
+ * import { trace } from "@opentelemetry/api";
+ * import { openTelemetryWith } from "./open_telemetry.ts";
+ * const observe = openTelemetryWith({ tracer: trace.getTracer("mine") });
+ * ```
+ */
+export function openTelemetryWith(
+  providers: TelemetryProviders,
+  options: OpenTelemetryOptions = {},
+): RunObserver {
+  const tracer = providers.tracer ?? trace.getTracer("reins");
   const toolSpans: RunSpanSetup["toolSpans"] = new Map();
   const capture = options.captureContent ?? captureFromEnv();
   return async (state, runOptions, next) => {
@@ -105,7 +127,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): RunObserver {
       span.end();
       return await next(state, runOptions);
     }
-    const setup = { tracer, toolSpans, capture, metrics: metricsOf(options.meter) };
+    const setup = { tracer, toolSpans, capture, metrics: metricsOf(providers.meter) };
     // The spans under it carry the tree's id; the rest is on their parent.
     const run = new RunSpan(setup, span, state, { "gen_ai.conversation.id": state.rootId }, about);
     run.begin(state);

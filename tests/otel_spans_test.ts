@@ -20,6 +20,7 @@ import { researchTool } from "../subagents/research.ts";
 import { scriptedModel } from "../testing/scripted_model.ts";
 import { TREE_SCENARIOS } from "../testing/tree_scenarios.ts";
 import { openTelemetry, type OpenTelemetryOptions } from "../otel/mod.ts";
+import { openTelemetryWith } from "../otel/open_telemetry.ts";
 import { parseTraceparent } from "../otel/traceparent.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { parseHeader, toHeader } from "../kv/record.ts";
@@ -45,16 +46,15 @@ class MemoryExporter implements SpanExporter {
   }
 }
 
-function telemetry(options: Omit<OpenTelemetryOptions, "tracer" | "meter"> = {}) {
+function telemetry(options: OpenTelemetryOptions = {}) {
   const exporter = new MemoryExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const reader = new TestReader();
   const meters = new MeterProvider({ readers: [reader] });
-  const observe = openTelemetry({
-    ...options,
-    tracer: provider.getTracer("reins"),
-    meter: meters.getMeter("reins"),
-  });
+  const observe = openTelemetryWith(
+    { tracer: provider.getTracer("reins"), meter: meters.getMeter("reins") },
+    options,
+  );
   const close = async () => {
     await provider.shutdown(); // waits for the exporter's pending callbacks
     await meters.shutdown();
