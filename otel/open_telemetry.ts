@@ -8,8 +8,11 @@
 import {
   type Context,
   context,
+  isSpanContextValid,
+  type Link,
   type Meter,
   metrics,
+  type Span,
   SpanKind,
   trace,
   type Tracer,
@@ -104,25 +107,8 @@ export function openTelemetryWith(
       return await next(state, runOptions); // run() says what is wrong
     }
     const model = wrappedModels.get(runOptions.model) ?? runOptions.model;
-    const parent = parentOf(state, toolSpans);
-    const agent = options.agentName?.(state) ?? parent.toolName ?? DEFAULT_AGENT_NAME;
-    const base = {
-      "gen_ai.agent.name": agent,
-      "gen_ai.conversation.id": state.rootId,
-      "reins.run.id": state.runId,
-    };
     const about = { provider: model.provider ?? "unknown", name: model.name };
-    const span = tracer.startSpan(`invoke_agent ${agent}`, {
-      kind: SpanKind.INTERNAL,
-      attributes: {
-        ...base,
-        "gen_ai.operation.name": "invoke_agent",
-        "gen_ai.provider.name": about.provider,
-        "gen_ai.request.model": about.name,
-        ...(state.parentId ? { "reins.run.parent_id": state.parentId } : {}),
-        "reins.budget.limit_usd": runOptions.limits?.maxBudgetUsd ?? state.limits?.maxBudgetUsd,
-      },
-    }, parent.context);
+    const span = startRunSpan(tracer, state, runOptions, about, { toolSpans, options });
     if (!span.isRecording()) {
       span.end();
       return await next(state, runOptions);
@@ -148,6 +134,32 @@ export function openTelemetryWith(
   };
 }
 
+/** The `invoke_agent` span of one execution of `state`, where {@link parentOf} puts it. */
+function startRunSpan(
+  tracer: Tracer,
+  state: RunState,
+  runOptions: RunOptions,
+  about: { provider: string; name: string },
+  where: { toolSpans: RunSpanSetup["toolSpans"]; options: OpenTelemetryOptions },
+): Span {
+  const parent = parentOf(state, where.toolSpans);
+  const agent = where.options.agentName?.(state) ?? parent.toolName ?? DEFAULT_AGENT_NAME;
+  return tracer.startSpan(`invoke_agent ${agent}`, {
+    kind: SpanKind.INTERNAL,
+    attributes: {
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": agent,
+      "gen_ai.conversation.id": state.rootId,
+      "gen_ai.provider.name": about.provider,
+      "gen_ai.request.model": about.name,
+      "reins.run.id": state.runId,
+      ...(state.parentId ? { "reins.run.parent_id": state.parentId } : {}),
+      "reins.budget.limit_usd": runOptions.limits?.maxBudgetUsd ?? state.limits?.maxBudgetUsd,
+    },
+    links: parent.links,
+  }, parent.context);
+}
+
 const instruments = new WeakMap<Meter, GenAiMetrics>();
 
 /** The instruments on `meter` (default: the registered provider's, which may change). */
@@ -165,14 +177,20 @@ function metricsOf(meter = metrics.getMeter("reins")): GenAiMetrics {
 function parentOf(
   state: RunState,
   toolSpans: RunSpanSetup["toolSpans"],
-): { context: Context; toolName?: string } {
+): { context: Context; toolName?: string; links?: Link[] } {
   const active = context.active();
   if (state.parentId && state.parentCallId) {
     const tool = toolSpans.get(toolKey(state.parentId, state.parentCallId));
     if (tool) return { context: trace.setSpan(active, tool.span), toolName: tool.toolName };
   }
   const stored = parseTraceparent(state.traceparent);
-  return { context: stored ? trace.setSpanContext(active, stored) : active };
+  if (!stored) return { context: active };
+  // Continued from a request of another trace (a verdict, a follow-up): linked to it.
+  const by = trace.getSpanContext(active);
+  const links = by && isSpanContextValid(by) && by.traceId !== stored.traceId
+    ? [{ context: by }]
+    : undefined;
+  return { context: trace.setSpanContext(active, stored), links };
 }
 
 /** `options` with the model and the trace sink reporting to `run` (wrapping the originals). */

@@ -26,8 +26,9 @@ import type {
   TraceEvent,
   TurnEvent,
 } from "../harness/trace.ts";
-import { type GenAiMetrics, recordCall } from "./genai_metrics.ts";
-import { contentAttributes } from "./message_content.ts";
+import type { GenAiMetrics } from "./genai_metrics.ts";
+import { ChatSpan } from "./chat_span.ts";
+import { errorType, failSpan } from "./span_status.ts";
 
 /** An open `execute_tool` span. */
 export interface ToolSpan {
@@ -88,13 +89,6 @@ const HANDLERS: Handlers = {
   },
 };
 
-interface OpenChat {
-  span: Span;
-  started: number;
-  attributes: Attributes;
-  usage?: { input: number; output: number };
-}
-
 /** The spans of one execution of one run (see the module doc). */
 export class RunSpan {
   /** The execution's `invoke_agent` span. */
@@ -104,7 +98,7 @@ export class RunSpan {
   readonly #base: Attributes;
   readonly #model: { provider: string; name: string };
   readonly #runId: string;
-  #chat: OpenChat | null = null;
+  #chat: ChatSpan | null = null;
   #dedupeHits = 0;
   #stop: RunStoppedEvent | null = null;
   readonly #tools = new Set<string>();
@@ -179,85 +173,26 @@ export class RunSpan {
 
   /** A model call begins: its `chat` span, and the context to make the call in. */
   chatStarted(request: ModelRequest): Context {
-    this.#closeChat();
-    const model = this.#model.name;
-    const attributes: Attributes = {
-      "gen_ai.operation.name": "chat",
-      "gen_ai.provider.name": this.#model.provider,
-      "gen_ai.request.model": model,
-    };
-    const span = this.#setup.tracer.startSpan(`chat ${model}`, {
-      kind: SpanKind.CLIENT,
-      attributes: {
-        ...this.#base,
-        ...attributes,
-        ...(request.maxTokens === undefined
-          ? {}
-          : { "gen_ai.request.max_tokens": request.maxTokens }),
-      },
-    }, this.#context);
-    this.#chat = { span, started: performance.now(), attributes };
-    return trace.setSpan(this.#context, span);
+    this.#chat?.close();
+    this.#chat = new ChatSpan(this.#setup, this.#context, this.#base, this.#model, request);
+    return this.#chat.context;
   }
 
-  /** The model answered: what it said about itself (billing comes with the `turn` event). */
+  /** The model answered (billing comes with the `turn` event). */
   chatReturned(request: ModelRequest, reply: ModelReply): void {
-    const chat = this.#chat;
-    if (!chat) return;
-    const u = reply.usage ?? {};
-    chat.attributes["gen_ai.response.model"] = reply.model ??
-      chat.attributes["gen_ai.request.model"];
-    chat.usage = { input: u.prompt_tokens, output: u.completion_tokens };
-    chat.span.setAttributes({
-      "gen_ai.response.model": chat.attributes["gen_ai.response.model"],
-      "gen_ai.response.finish_reasons": [reply.finishReason],
-      "gen_ai.usage.input_tokens": u.prompt_tokens,
-      "gen_ai.usage.output_tokens": u.completion_tokens,
-      ...(u.cached_prompt_tokens === undefined
-        ? {}
-        : { "gen_ai.usage.cache_read.input_tokens": u.cached_prompt_tokens }),
-      ...(u.cache_write_tokens === undefined
-        ? {}
-        : { "gen_ai.usage.cache_creation.input_tokens": u.cache_write_tokens }),
-      ...(this.#setup.capture ? contentAttributes(request.messages, reply) : {}),
-    });
+    this.#chat?.returned(request, reply);
   }
 
-  /** The model call failed (after the client's retries): an error span. */
+  /** The model call failed (after the client's retries). */
   chatFailed(request: ModelRequest, error: unknown): void {
-    const chat = this.#chat;
-    if (!chat) return;
+    this.#chat?.failed(request, error);
     this.#chat = null;
-    const type = errorType(error);
-    chat.attributes["error.type"] = type;
-    chat.span.setAttribute("error.type", type);
-    if (this.#setup.capture) chat.span.setAttributes(contentAttributes(request.messages));
-    failSpan(chat.span, error);
-    chat.span.end();
-    recordCall(this.#setup.metrics, {
-      attributes: chat.attributes,
-      seconds: (performance.now() - chat.started) / 1000,
-    });
   }
 
-  /** The reply was billed: its cost goes on the `chat` span, which ends, and into the metrics. */
+  /** The reply was billed: the `chat` span ends with its cost. */
   turn(e: TurnEvent): void {
-    const chat = this.#chat;
-    if (!chat) return;
+    this.#chat?.billed(e);
     this.#chat = null;
-    chat.span.setAttributes({
-      "reins.turn": e.turn,
-      "reins.cost_usd": e.turnCostUsd,
-      "gen_ai.usage.cost": e.turnCostUsd,
-      "reins.run.cost_usd": e.costUsd,
-    });
-    chat.span.end();
-    recordCall(this.#setup.metrics, {
-      attributes: chat.attributes,
-      seconds: (performance.now() - chat.started) / 1000,
-      usage: chat.usage,
-      costUsd: e.turnCostUsd,
-    });
   }
 
   /** The span of call `callId` of this run, while it runs. */
@@ -315,7 +250,8 @@ export class RunSpan {
 
   /** The execution is over: every span it opened ends, the run span with the exit on it. */
   end(outcome: { state: RunState } | { error: unknown }): void {
-    this.#closeChat();
+    this.#chat?.close(); // a reply never billed (invalid usage, a Stop)
+    this.#chat = null;
     for (const key of this.#tools) {
       const open = this.#setup.toolSpans.get(key);
       this.#setup.toolSpans.delete(key);
@@ -365,24 +301,4 @@ export class RunSpan {
       },
     }, this.#context);
   }
-
-  /** A reply never billed (invalid usage, a Stop): its span ends as it is. */
-  #closeChat(): void {
-    this.#chat?.span.end();
-    this.#chat = null;
-  }
-}
-
-function errorType(error: unknown): string {
-  const kind = (error as { kind?: unknown })?.kind;
-  if (typeof kind === "string") return kind;
-  return error instanceof Error ? error.name : "_OTHER";
-}
-
-function failSpan(span: Span, error: unknown): void {
-  if (error instanceof Error) span.recordException(error);
-  span.setStatus({
-    code: SpanStatusCode.ERROR,
-    message: error instanceof Error ? error.message : String(error),
-  });
 }

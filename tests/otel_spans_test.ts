@@ -2,7 +2,13 @@
 // exporter and a metric reader (npm, test only) receive what `openTelemetry()`
 // records through @opentelemetry/api.
 import assert from "node:assert/strict";
-import { trace } from "@opentelemetry/api";
+import {
+  type Context,
+  context,
+  type ContextManager,
+  ROOT_CONTEXT,
+  trace,
+} from "@opentelemetry/api";
 import {
   BasicTracerProvider,
   type ReadableSpan,
@@ -311,6 +317,64 @@ Deno.test("otel: the traceparent is stored with the run in KV; a malformed one i
     assert.throws(() => parseHeader(done.runId, bad), /traceparent/);
   } finally {
     kv.close();
+    await t.close();
+  }
+});
+
+/** Enough of a context manager for a synchronous `context.with` (what the observer reads first). */
+class StackContextManager implements ContextManager {
+  #stack: Context[] = [];
+  active(): Context {
+    return this.#stack.at(-1) ?? ROOT_CONTEXT;
+  }
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    ctx: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
+    this.#stack.push(ctx);
+    try {
+      return fn.call(thisArg, ...args);
+    } finally {
+      this.#stack.pop();
+    }
+  }
+  bind<T>(_ctx: Context, target: T): T {
+    return target;
+  }
+  enable(): this {
+    return this;
+  }
+  disable(): this {
+    this.#stack = [];
+    return this;
+  }
+}
+
+Deno.test("otel: a new run nests under the active span; a resume from another trace links to it", async () => {
+  const t = telemetry();
+  context.setGlobalContextManager(new StackContextManager());
+  try {
+    const request = (traceId: string) =>
+      trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: "1".repeat(16), traceFlags: 1 });
+    const model = scriptedModel("echo");
+    const first = await context.with(
+      request("a".repeat(32)),
+      () => run(newRun("hi"), { model, observe: t.observe }),
+    );
+    const [s1] = named(t.spans(), "invoke_agent reins");
+    assert.equal(s1.spanContext().traceId, "a".repeat(32), "under the request's span");
+    assert.equal(parentOf(s1), "1".repeat(16));
+    const more = { ...first, status: "running" as const };
+    more.messages = [...first.messages, { role: "user", content: "again" }];
+    await context.with(request("b".repeat(32)), () => run(more, { model, observe: t.observe }));
+    const s2 = named(t.spans(), "invoke_agent reins")[1];
+    assert.equal(s2.spanContext().traceId, "a".repeat(32), "the run's trace, not the request's");
+    assert.equal(parentOf(s2), s1.spanContext().spanId);
+    assert.deepEqual(s2.links.map((l) => l.context.traceId), ["b".repeat(32)]);
+  } finally {
+    context.disable();
     await t.close();
   }
 });
