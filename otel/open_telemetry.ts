@@ -39,8 +39,9 @@ export interface OpenTelemetryOptions {
    */
   captureContent?: boolean;
   /**
-   * The agent a run is (`gen_ai.agent.name`); default: a child run is the
-   * tool that started it (`research`), any other run {@link DEFAULT_AGENT_NAME}.
+   * The agent a run is (`gen_ai.agent.name`); default: the agent the run
+   * names, else, for a child run, the tool that started it (`research`), else
+   * {@link DEFAULT_AGENT_NAME}.
    */
   agentName?: (state: RunState) => string | undefined;
 }
@@ -134,6 +135,12 @@ export function openTelemetryWith(
   };
 }
 
+/** The agent a run names (runs of a defined agent carry its name), if any. */
+function agentOf(state: RunState): string | undefined {
+  const name = (state as { agent?: unknown }).agent;
+  return typeof name === "string" && name !== "" ? name : undefined;
+}
+
 /** The `invoke_agent` span of one execution of `state`, where {@link parentOf} puts it. */
 function startRunSpan(
   tracer: Tracer,
@@ -143,7 +150,8 @@ function startRunSpan(
   where: { toolSpans: RunSpanSetup["toolSpans"]; options: OpenTelemetryOptions },
 ): Span {
   const parent = parentOf(state, where.toolSpans);
-  const agent = where.options.agentName?.(state) ?? parent.toolName ?? DEFAULT_AGENT_NAME;
+  const agent = where.options.agentName?.(state) ?? agentOf(state) ?? parent.toolName ??
+    DEFAULT_AGENT_NAME;
   return tracer.startSpan(`invoke_agent ${agent}`, {
     kind: SpanKind.INTERNAL,
     attributes: {

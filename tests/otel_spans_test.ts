@@ -359,17 +359,18 @@ Deno.test("otel: a new run nests under the active span; a resume from another tr
     const request = (traceId: string) =>
       trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: "1".repeat(16), traceFlags: 1 });
     const model = scriptedModel("echo");
+    const named_ = { ...newRun("hi"), agent: "greeter" }; // a run of a defined agent
     const first = await context.with(
       request("a".repeat(32)),
-      () => run(newRun("hi"), { model, observe: t.observe }),
+      () => run(named_, { model, observe: t.observe }),
     );
-    const [s1] = named(t.spans(), "invoke_agent reins");
+    const [s1] = named(t.spans(), "invoke_agent greeter");
     assert.equal(s1.spanContext().traceId, "a".repeat(32), "under the request's span");
     assert.equal(parentOf(s1), "1".repeat(16));
     const more = { ...first, status: "running" as const };
     more.messages = [...first.messages, { role: "user", content: "again" }];
     await context.with(request("b".repeat(32)), () => run(more, { model, observe: t.observe }));
-    const s2 = named(t.spans(), "invoke_agent reins")[1];
+    const s2 = named(t.spans(), "invoke_agent greeter")[1];
     assert.equal(s2.spanContext().traceId, "a".repeat(32), "the run's trace, not the request's");
     assert.equal(parentOf(s2), s1.spanContext().spanId);
     assert.deepEqual(s2.links.map((l) => l.context.traceId), ["b".repeat(32)]);
