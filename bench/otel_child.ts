@@ -13,11 +13,15 @@ import { createWorkspace } from "../tools/workspace.ts";
 import { median, Recorder, totals } from "./instrument.ts";
 import { scriptedModelTimed, timedReinsRun } from "./overhead.ts";
 
-/** Median own ms per turn without and with `observe`, alternating (2 warm-up runs each). */
+/**
+ * Median own ms per turn without and with `observe`, alternating (2 warm-up
+ * runs each), and the median of the paired ratios (run by run: drift of a
+ * loaded machine hits both of a pair alike).
+ */
 export async function ownPerTurn(
   observe: RunObserver,
   runs: number,
-): Promise<{ none: number; observed: number }> {
+): Promise<{ none: number; observed: number; ratio: number }> {
   const ws = await createWorkspace();
   try {
     const tools = demoTools(ws);
@@ -34,7 +38,8 @@ export async function ownPerTurn(
         if (i >= 0) own[key].push(t.own / t.turns);
       }
     }
-    return { none: median(own.none), observed: median(own.observed) };
+    const ratios = own.none.map((n, i) => own.observed[i] / n);
+    return { none: median(own.none), observed: median(own.observed), ratio: median(ratios) };
   } finally {
     await ws.remove();
   }
