@@ -15,10 +15,19 @@ import {
   type Tracer,
 } from "@opentelemetry/api";
 import type { ModelReply, ModelRequest } from "../harness/model.ts";
-import type { TurnEvent } from "../harness/trace.ts";
 import { type GenAiMetrics, recordCall } from "./genai_metrics.ts";
 import { contentAttributes } from "./message_content.ts";
 import { errorType, failSpan } from "./span_status.ts";
+
+/** What a model call cost, as the run billed it. */
+export interface ChatBill {
+  /** The run's turn count after the call, when it was a turn. */
+  turn?: number;
+  /** USD of this call. */
+  costUsd: number;
+  /** The run's cost so far, this call included. */
+  runCostUsd: number;
+}
 
 /** The span of one model call (see the module doc). */
 export class ChatSpan {
@@ -92,20 +101,24 @@ export class ChatSpan {
     recordCall(this.#metrics, { attributes: this.#attributes, seconds: this.#seconds() });
   }
 
-  /** The reply was billed: its cost goes on the span, which ends, and into the metrics. */
-  billed(e: TurnEvent): void {
+  /**
+   * The reply was billed (a `turn` event, or another call the run paid for,
+   * such as a compaction's summary): its cost goes on the span, which ends,
+   * and into the metrics.
+   */
+  billed(bill: ChatBill): void {
     this.#span.setAttributes({
-      "reins.turn": e.turn,
-      "reins.cost_usd": e.turnCostUsd,
-      "gen_ai.usage.cost": e.turnCostUsd,
-      "reins.run.cost_usd": e.costUsd,
+      ...(bill.turn === undefined ? {} : { "reins.turn": bill.turn }),
+      "reins.cost_usd": bill.costUsd,
+      "gen_ai.usage.cost": bill.costUsd,
+      "reins.run.cost_usd": bill.runCostUsd,
     });
     this.#span.end();
     recordCall(this.#metrics, {
       attributes: this.#attributes,
       seconds: this.#seconds(),
       usage: this.#usage,
-      costUsd: e.turnCostUsd,
+      costUsd: bill.costUsd,
     });
   }
 

@@ -24,10 +24,9 @@ import type {
   ToolResultEvent,
   ToolStartEvent,
   TraceEvent,
-  TurnEvent,
 } from "../harness/trace.ts";
 import type { GenAiMetrics } from "./genai_metrics.ts";
-import { ChatSpan } from "./chat_span.ts";
+import { type ChatBill, ChatSpan } from "./chat_span.ts";
 import { errorType, failSpan } from "./span_status.ts";
 
 /** An open `execute_tool` span. */
@@ -60,9 +59,10 @@ type Handlers = {
 };
 
 // One entry per trace event that shows in the spans: a new kind of step
-// (compaction, say) is one more entry, usually a `run.step(...)`.
+// (compaction, say) is one more entry, usually a `run.step(...)` span, plus
+// `run.billChat(...)` when the step paid for a model call of its own.
 const HANDLERS: Handlers = {
-  turn: (r, e) => r.turn(e),
+  turn: (r, e) => r.billChat({ turn: e.turn, costUsd: e.turnCostUsd, runCostUsd: e.costUsd }),
   tool_start: (r, e) => r.toolStart(e),
   tool_progress: (r, e) =>
     r.openTool(e.callId)?.addEvent("progress", {
@@ -189,9 +189,9 @@ export class RunSpan {
     this.#chat = null;
   }
 
-  /** The reply was billed: the `chat` span ends with its cost. */
-  turn(e: TurnEvent): void {
-    this.#chat?.billed(e);
+  /** The open model call was billed (a turn, or a call of a step such as a summary). */
+  billChat(bill: ChatBill): void {
+    this.#chat?.billed(bill);
     this.#chat = null;
   }
 
