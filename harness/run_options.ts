@@ -104,6 +104,11 @@ export interface RunOptions {
   store?: RunStore;
   /** Watches each execution of the run and of its children (telemetry). Default none. */
   observe?: RunObserver;
-  /** Set by `ToolContext.runChild` for child runs (links the spend to the ancestors). */
+  /**
+   * Set by `ToolContext.runChild` for child runs (links the spend to the ancestors).
+   * Internal plumbing, left out of the documentation.
+   *
+   * @ignore
+   */
   budgetLink?: BudgetLink;
 }
