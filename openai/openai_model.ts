@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { providerName } from "./provider_name.ts";
 import type { Model, ModelReply, ModelRequest } from "../harness/model.ts";
 import { ModelError } from "../harness/errors.ts";
 import { sleep } from "../harness/sleep.ts";
@@ -35,7 +36,10 @@ export interface OpenAIModelOptions {
   timeoutMs?: number;
   /** Extra request headers. */
   headers?: Record<string, string>;
-  /** Who serves the endpoint, for telemetry (`gen_ai.provider.name`). Default `openai`. */
+  /**
+   * Who serves the endpoint, for telemetry (`gen_ai.provider.name`). Default:
+   * known from the base URL's host (`groq`, `deepseek`, …), else `openai`.
+   */
   provider?: string;
   /**
    * Ask for a streamed reply (`stream: true`, usage in the last chunk) so the
@@ -250,7 +254,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
 
   return {
     name: options.model,
-    provider: options.provider ?? "openai",
+    provider: options.provider ?? providerName(options.baseUrl),
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply> {
       signal.throwIfAborted();
       const payload: Record<string, unknown> = {

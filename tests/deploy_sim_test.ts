@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { sleep } from "../harness/sleep.ts";
 import { freePort } from "./server_http.ts";
+import { killAll } from "./run_script.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TOKEN = "deploy-sim-token";
@@ -243,14 +244,7 @@ Deno.test("Deno Deploy simulated: an evicted or killed instance's run completes 
       `cost: ${r1.cost}, ${r2.cost}, ${r3.cost} USD; never interrupted: ${ref.costUsd}`,
     ].join("\n"));
   } finally {
-    for (const i of instances) {
-      try {
-        i.child.kill("SIGKILL");
-      } catch {
-        // exited already
-      }
-      await i.exited;
-    }
+    await killAll(instances);
     kv.close();
     await Deno.remove(dir, { recursive: true });
   }

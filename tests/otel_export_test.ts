@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { freePort, waitFor } from "./server_http.ts";
-import { ROOT, spawnScript } from "./run_script.ts";
+import { killAll, ROOT, spawnScript } from "./run_script.ts";
 import { type ReceivedSpan, startOtlpReceiver } from "./otlp_receiver.ts";
 
 const TOKEN = "otel-token";
@@ -106,14 +106,7 @@ Deno.test("otel: OTEL_DENO=true exports a research tree as one trace, across a S
     checkMetrics(receiver.points);
     assert.match(receiver.contentTypes.get("/v1/traces") ?? "", /protobuf/);
   } finally {
-    for (const i of instances) {
-      try {
-        i.child.kill("SIGKILL");
-      } catch {
-        // exited already
-      }
-      await i.exited;
-    }
+    await killAll(instances);
     kv.close();
     await receiver.close();
     await Deno.remove(dir, { recursive: true });

@@ -24,6 +24,7 @@ import { createWorkspace } from "../tools/workspace.ts";
 import { demoTools } from "../tools/catalog.ts";
 import { researchTool } from "../subagents/research.ts";
 import { scriptedModel } from "../testing/scripted_model.ts";
+import { createOpenAIModel } from "../openai/openai_model.ts";
 import { TREE_SCENARIOS } from "../testing/tree_scenarios.ts";
 import { openTelemetry, type OpenTelemetryOptions } from "../otel/mod.ts";
 import { openTelemetryWith } from "../otel/open_telemetry.ts";
@@ -378,4 +379,19 @@ Deno.test("otel: a new run nests under the active span; a resume from another tr
     context.disable();
     await t.close();
   }
+});
+
+Deno.test("otel: gen_ai.provider.name comes from the model (an OpenAI-compatible host, the AI SDK)", async () => {
+  const t = telemetry();
+  const groq = createOpenAIModel({ baseUrl: "https://api.groq.com/openai/v1", model: "llama" });
+  assert.equal(groq.provider, "groq");
+  assert.equal(
+    createOpenAIModel({ baseUrl: "http://127.0.0.1:1/v1", model: "m" }).provider,
+    "openai",
+  );
+  const model = { ...groq, complete: () => Promise.resolve(reply("hi")) };
+  await run(newRun("hi"), { model, observe: t.observe });
+  const [chat] = named(t.spans(), "chat llama");
+  assert.equal(chat.attributes["gen_ai.provider.name"], "groq");
+  await t.close();
 });

@@ -73,3 +73,15 @@ export async function readUntil(
 /** The last line of `stdout`, parsed: what a `--json` run prints last. */
 // deno-lint-ignore no-explicit-any
 export const lastJson = (stdout: string): any => JSON.parse(stdout.trim().split("\n").at(-1)!);
+
+/** SIGKILLs every child still running and waits for each to exit (a test's cleanup). */
+export async function killAll(children: { child: Deno.ChildProcess; exited: Promise<unknown> }[]) {
+  for (const c of children) {
+    try {
+      c.child.kill("SIGKILL");
+    } catch {
+      // exited already
+    }
+    await c.exited;
+  }
+}
