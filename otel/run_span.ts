@@ -84,9 +84,6 @@ const HANDLERS: Handlers = {
       "reins.budget.over_usd": e.overUsd,
     }),
   run_stopped: (r, e) => r.stopped(e),
-  run_handed_over: (r, e) => {
-    r.span.setAttributes({ "reins.run.handed_over": true, "reins.run.handed_over_by": e.by });
-  },
 };
 
 /** The spans of one execution of one run (see the module doc). */
