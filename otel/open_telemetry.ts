@@ -23,7 +23,7 @@ import type { RunState } from "../harness/state.ts";
 import type { TraceSink } from "../harness/trace.ts";
 import { type GenAiMetrics, genAiMetrics } from "./genai_metrics.ts";
 import { captureFromEnv } from "./message_content.ts";
-import { RunSpan, type RunSpanSetup, toolKey } from "./run_span.ts";
+import { quietly, RunSpan, type RunSpanSetup, toolKey } from "./run_span.ts";
 import { formatTraceparent, parseTraceparent } from "./traceparent.ts";
 
 /** The agent name of a run that names none (`gen_ai.agent.name`). */
@@ -117,7 +117,7 @@ export function openTelemetryWith(
     const setup = { tracer, toolSpans, capture, metrics: metricsOf(providers.meter) };
     // The spans under it carry the tree's id; the rest is on their parent.
     const run = new RunSpan(setup, span, state, { "gen_ai.conversation.id": state.rootId }, about);
-    run.begin(state);
+    quietly(() => run.begin(state));
     const traced = state.traceparent
       ? state
       : { ...state, traceparent: formatTraceparent(span.spanContext()) };
@@ -126,10 +126,10 @@ export function openTelemetryWith(
         trace.setSpan(context.active(), span),
         () => next(traced, observed(runOptions, model, run, state.runId)),
       );
-      run.end({ state: done });
+      quietly(() => run.end({ state: done }));
       return done;
     } catch (e) {
-      run.end({ error: e });
+      quietly(() => run.end({ error: e }));
       throw e;
     }
   };
@@ -220,13 +220,13 @@ function tracedModel(model: Model, run: RunSpan): Model {
     prices: model.prices,
     provider: model.provider,
     complete: async (request, signal) => {
-      const inChat = run.chatStarted(request);
+      const inChat = quietly(() => run.chatStarted(request)) ?? context.active();
       try {
         const reply = await context.with(inChat, () => model.complete(request, signal));
-        run.chatReturned(request, reply);
+        quietly(() => run.chatReturned(request, reply));
         return reply;
       } catch (e) {
-        run.chatFailed(request, e);
+        quietly(() => run.chatFailed(request, e));
         throw e;
       }
     },

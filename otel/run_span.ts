@@ -86,6 +86,18 @@ const HANDLERS: Handlers = {
   run_stopped: (r, e) => r.stopped(e),
 };
 
+/**
+ * `fn()`, or undefined if it throws: telemetry never breaks a run (a span
+ * that cannot be written is lost, the run goes on).
+ */
+export function quietly<T>(fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch {
+    return undefined;
+  }
+}
+
 /** The spans of one execution of one run (see the module doc). */
 export class RunSpan {
   /** The execution's `invoke_agent` span. */
@@ -144,14 +156,10 @@ export class RunSpan {
     }
   }
 
-  /** Hands one of the run's trace events to its handler; telemetry never breaks a run. */
+  /** Hands one of the run's trace events to its handler. */
   onEvent(event: TraceEvent): void {
     const handle = HANDLERS[event.type] as ((r: RunSpan, e: TraceEvent) => void) | undefined;
-    try {
-      handle?.(this, event);
-    } catch {
-      // A span that cannot be written is lost; the run goes on.
-    }
+    if (handle) quietly(() => handle(this, event));
   }
 
   /**

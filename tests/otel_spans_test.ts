@@ -8,6 +8,7 @@ import {
   type ContextManager,
   ROOT_CONTEXT,
   trace,
+  type Tracer,
 } from "@opentelemetry/api";
 import {
   BasicTracerProvider,
@@ -394,4 +395,33 @@ Deno.test("otel: gen_ai.provider.name comes from the model (an OpenAI-compatible
   const [chat] = named(t.spans(), "chat llama");
   assert.equal(chat.attributes["gen_ai.provider.name"], "groq");
   await t.close();
+});
+
+Deno.test("otel: a telemetry SDK that throws never breaks a run", async () => {
+  const broken = () => {
+    throw new Error("exporter on fire");
+  };
+  const span = {
+    isRecording: () => true,
+    spanContext: () => ({ traceId: "c".repeat(32), spanId: "d".repeat(16), traceFlags: 1 }),
+    setAttribute: broken,
+    setAttributes: broken,
+    addEvent: broken,
+    setStatus: broken,
+    recordException: broken,
+    end: broken,
+  };
+  const tracer = { startSpan: () => span, startActiveSpan: broken } as unknown as Tracer;
+  const ws = await createWorkspace();
+  try {
+    const done = await run(newRun("look"), {
+      model: scriptedModel("plan"),
+      tools: demoTools(ws),
+      observe: openTelemetryWith({ tracer }),
+    });
+    assert.equal(done.status, "completed");
+    assert.equal(done.turns, 3);
+  } finally {
+    await ws.remove();
+  }
 });
