@@ -214,23 +214,25 @@ function observed(options: RunOptions, model: Model, run: RunSpan, runId: string
   return { ...options, model: tracedModel(model, run), trace };
 }
 
+/**
+ * `model` with `complete` in a `chat` span, every other property (name,
+ * prices, provider, structured output, an adapter's own) read from `model` itself.
+ */
 function tracedModel(model: Model, run: RunSpan): Model {
-  const traced: Model = {
-    name: model.name,
-    prices: model.prices,
-    provider: model.provider,
-    complete: async (request, signal) => {
-      const inChat = quietly(() => run.chatStarted(request)) ?? context.active();
-      try {
-        const reply = await context.with(inChat, () => model.complete(request, signal));
-        quietly(() => run.chatReturned(request, reply));
-        return reply;
-      } catch (e) {
-        quietly(() => run.chatFailed(request, e));
-        throw e;
-      }
-    },
+  const complete: Model["complete"] = async (request, signal) => {
+    const inChat = quietly(() => run.chatStarted(request)) ?? context.active();
+    try {
+      const reply = await context.with(inChat, () => model.complete(request, signal));
+      quietly(() => run.chatReturned(request, reply));
+      return reply;
+    } catch (e) {
+      quietly(() => run.chatFailed(request, e));
+      throw e;
+    }
   };
+  const traced = new Proxy(model, {
+    get: (target, key) => key === "complete" ? complete : Reflect.get(target, key, target),
+  });
   wrappedModels.set(traced, model);
   return traced;
 }

@@ -2,6 +2,7 @@
 // exporter and a metric reader (npm, test only) receive what `openTelemetry()`
 // records through @opentelemetry/api.
 import assert from "node:assert/strict";
+import { z } from "zod";
 import {
   type Context,
   context,
@@ -424,4 +425,26 @@ Deno.test("otel: a telemetry SDK that throws never breaks a run", async () => {
   } finally {
     await ws.remove();
   }
+});
+
+Deno.test("otel: the traced model keeps the model's own properties (structured output)", async () => {
+  const t = telemetry();
+  const seen: unknown[] = [];
+  const model: Model = {
+    name: "typed",
+    structuredOutput: "json_schema",
+    complete: (request) => {
+      seen.push(request.output);
+      return Promise.resolve(reply('{"line":3}'));
+    },
+  };
+  const done = await run(newRun("where?"), {
+    model,
+    output: z.object({ line: z.number() }),
+    observe: t.observe,
+  });
+  assert.equal(done.status, "completed");
+  assert.ok(seen[0], "the response format reached the model through the wrapper");
+  assert.equal(named(t.spans(), "chat typed").length, 1);
+  await t.close();
 });
