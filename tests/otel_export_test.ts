@@ -161,6 +161,13 @@ function checkMetrics(points: { metric: string; attributes: Record<string, unkno
   ) {
     assert.ok(names.has(n), `metric ${n} exported: ${[...names]}`);
   }
+  for (
+    const p of points.filter((p) => p.metric.startsWith("gen_ai.") || p.metric.startsWith("reins."))
+  ) {
+    assert.equal(p.attributes["gen_ai.operation.name"], "chat", p.metric);
+    assert.equal(p.attributes["gen_ai.provider.name"], "reins.scripted", p.metric);
+    assert.equal(p.attributes["gen_ai.request.model"], "research-slow", p.metric);
+  }
   const tokens = points.filter((p) => p.metric === "gen_ai.client.token.usage");
   assert.deepEqual([...new Set(tokens.map((p) => p.attributes["gen_ai.token.type"]))].sort(), [
     "input",
