@@ -98,6 +98,7 @@ function planTurn(
     },
     outputPerMillion: prices.outputPerMillion,
     maxOutputTokens: prices.maxOutputTokens,
+    minReplyTokens: options.minReplyTokens,
   });
 }
 

@@ -85,3 +85,10 @@ export async function killAll(children: { child: Deno.ChildProcess; exited: Prom
     await c.exited;
   }
 }
+
+/** The `deno run` flags of a deno.json task ("deno run FLAGS script.ts"), with the config. */
+export async function taskFlags(task: string): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  const words = (config.tasks[task] as string).split(/\s+/);
+  return ["--config", `${ROOT}deno.json`, ...words.slice(2, -1)];
+}
