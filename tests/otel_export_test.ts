@@ -1,69 +1,23 @@
-// Deno's own OpenTelemetry exporter, end to end: instances of server/main.ts with
-// OTEL_DENO=true send OTLP (http/protobuf) to a receiver this test runs and
-// decodes. A `research-slow` run started over HTTP on A is handed over on
-// SIGINT mid-tool and completed by B: one trace holds both processes' spans.
+// Deno's own OpenTelemetry exporter, end to end: instances of server/main.ts (as the
+// Deploy simulation starts them) with OTEL_DENO=true send OTLP (http/protobuf) to a
+// receiver this test runs and decodes. A `research-slow` run started over HTTP on A
+// is handed over on SIGINT mid-tool and completed by B: one trace holds both
+// processes' spans.
 import assert from "node:assert/strict";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { freePort, waitFor } from "./server_http.ts";
-import { killAll, ROOT, spawnScript } from "./run_script.ts";
+import { waitFor } from "./server_http.ts";
+import { call, type Instance, startInstance, stopInstances } from "./deploy_sim_helpers.ts";
 import { type ReceivedSpan, startOtlpReceiver } from "./otlp_receiver.ts";
 
-const TOKEN = "otel-token";
-
-interface Instance {
-  port: number;
-  child: Deno.ChildProcess;
-  exited: Promise<Deno.CommandStatus>;
-  log: () => string;
-}
-
-async function startInstance(dir: string, name: string, endpoint: string): Promise<Instance> {
-  const port = freePort();
-  const child = spawnScript("server/main.ts", [], {
-    cwd: ROOT,
-    flags: ["-A"],
-    env: {
-      OTEL_DENO: "true",
-      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
-      OTEL_SERVICE_NAME: `reins-${name}`,
-      OTEL_METRIC_EXPORT_INTERVAL: "500",
-      PORT: String(port),
-      REINS_TOKEN: TOKEN,
-      REINS_SCRIPTED: "1",
-      REINS_KV_PATH: `${dir}/runs.sqlite`,
-      REINS_WORKSPACES: `${dir}/ws-${name}`,
-      REINS_SCAN_MS: "1500",
-      REINS_LEASE_MS: "3000",
-      REINS_SWEEP_MS: "500",
-    },
+/** An instance of server/main.ts under this Deno, exporting OTLP to `endpoint`. */
+function start(dir: string, name: string, endpoint: string): Promise<Instance> {
+  return startInstance(Deno.execPath(), name, dir, 500, {
+    OTEL_DENO: "true",
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+    OTEL_SERVICE_NAME: `reins-${name}`,
+    OTEL_METRIC_EXPORT_INTERVAL: "500",
   });
-  let text = "";
-  const drain = async (s: ReadableStream<Uint8Array>) => {
-    for await (const chunk of s.pipeThrough(new TextDecoderStream())) text += chunk;
-  };
-  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
-  const exited = child.status.then(async (s) => (await drained, s));
-  await waitFor(
-    async () => {
-      const res = await fetch(`http://127.0.0.1:${port}/openapi.json`);
-      await res.body?.cancel();
-      return true;
-    },
-    `${name} to answer`,
-    20_000,
-    { retryErrors: true },
-  );
-  return { port, child, exited, log: () => text };
-}
-
-async function post(i: Instance, path: string, body: unknown) {
-  const res = await fetch(`http://127.0.0.1:${i.port}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
 }
 
 const byId = (spans: ReceivedSpan[]) => new Map(spans.map((s) => [s.spanId, s]));
@@ -74,9 +28,9 @@ Deno.test("otel: OTEL_DENO=true exports a research tree as one trace, across a S
   const kv = await Deno.openKv(`${dir}/runs.sqlite`);
   const instances: Instance[] = [];
   try {
-    const a = await startInstance(dir, "a", receiver.endpoint);
+    const a = await start(dir, "a", receiver.endpoint);
     instances.push(a);
-    const created = await post(a, "/runs", {
+    const created = await call(a, "POST", "/runs", {
       task: "Look into the archive.",
       scenario: "research-slow",
     });
@@ -91,7 +45,7 @@ Deno.test("otel: OTEL_DENO=true exports a research tree as one trace, across a S
       "a child's scan under way on A",
       20_000,
     );
-    const b = await startInstance(dir, "b", receiver.endpoint);
+    const b = await start(dir, "b", receiver.endpoint);
     instances.push(b);
     a.child.kill("SIGINT");
     assert.equal((await a.exited).code, 0, a.log());
@@ -106,7 +60,7 @@ Deno.test("otel: OTEL_DENO=true exports a research tree as one trace, across a S
     checkMetrics(receiver.points);
     assert.match(receiver.contentTypes.get("/v1/traces") ?? "", /protobuf/);
   } finally {
-    await killAll(instances);
+    await stopInstances(instances);
     kv.close();
     await receiver.close();
     await Deno.remove(dir, { recursive: true });

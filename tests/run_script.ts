@@ -74,18 +74,6 @@ export async function readUntil(
 // deno-lint-ignore no-explicit-any
 export const lastJson = (stdout: string): any => JSON.parse(stdout.trim().split("\n").at(-1)!);
 
-/** SIGKILLs every child still running and waits for each to exit (a test's cleanup). */
-export async function killAll(children: { child: Deno.ChildProcess; exited: Promise<unknown> }[]) {
-  for (const c of children) {
-    try {
-      c.child.kill("SIGKILL");
-    } catch {
-      // exited already
-    }
-    await c.exited;
-  }
-}
-
 /** The `deno run` flags of a deno.json task ("deno run FLAGS script.ts"), with the config. */
 export async function taskFlags(task: string): Promise<string[]> {
   const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
