@@ -172,16 +172,16 @@ export async function conversationReport(
   const quotes = await benchForkQuotes(tools);
   const [m1, m2, m200] = [perMessage[0], perMessage[1], perMessage[199]];
   const rows: Row[] = [
-    { section: "9. conversations and forks (KV in memory, scripted provider)" },
-    ["9", "200-message conversation: bytes persisted, message 1 (task)", bytes(m1.bytes)],
+    { section: "10. conversations and forks (KV in memory, scripted provider)" },
+    ["10", "200-message conversation: bytes persisted, message 1 (task)", bytes(m1.bytes)],
     [
-      "9",
+      "10",
       "  message 2 (first follow-up) / message 200",
       `${bytes(m2.bytes)} / ${bytes(m200.bytes)}`,
     ],
-    ["9", "  message 200 / message 2", x(m200.bytes, m2.bytes)],
+    ["10", "  message 200 / message 2", x(m200.bytes, m2.bytes)],
     ...quotes.map((q): Row => [
-      "9",
+      "10",
       `fork of plan at turn ${q.atTurn}: quoted / reported prompt tokens (replayed reads)`,
       `${q.quoted} / ${q.actual} (${q.replayed})`,
     ]),

@@ -19,6 +19,7 @@ import { benchFresh, type FreshResult } from "./fresh.ts";
 import { freshReport } from "./fresh_report.ts";
 import { benchCommits, type CommitResult } from "./commit_bench.ts";
 import { conversationReport } from "./conversation_bench.ts";
+import { benchOtel, otelReport, type OtelResult } from "./otel_bench.ts";
 
 const RUNAWAY_RUNS = 15;
 const PLAN_RUNS = 30;
@@ -45,8 +46,9 @@ try {
   const streaming = await benchStreaming(tools, { runs: STREAM_RUNS });
   const fresh = await benchFresh({ runs: FRESH_RUNS });
   const commits = await benchCommits(tools.filter((t) => t.name === "list_files"));
+  const otel = await benchOtel();
   const conversation = await conversationReport(tools);
-  lines = report(overhead, tokens, abort, kv, streaming, fresh, commits, conversation);
+  lines = report(overhead, tokens, abort, kv, streaming, fresh, commits, otel, conversation);
 } finally {
   await ws.remove();
 }
@@ -65,6 +67,7 @@ function report(
   st: StreamResult,
   fresh: FreshResult,
   c: CommitResult,
+  ot: OtelResult,
   more: { rows: Row[]; targets: string[] },
 ): string[] {
   const rr = o.runaway.reins.turns;
@@ -342,6 +345,9 @@ function report(
     ],
   );
   targets.push(verdictAbove("issue 14: KV commits per durable turn (steady state)", c.perTurn, 2));
+  const o9 = otelReport(ot);
+  rows.push(...o9.rows);
+  targets.push(...o9.targets);
   rows.push(...more.rows);
   targets.push(...more.targets);
   const cpus = navigator.hardwareConcurrency;
