@@ -1,6 +1,7 @@
-// Conversations and forks of typed runs (an output schema): a repair prompt is not a
-// person's message (no user_message, the turn cap goes on); a fork keeps the schema, is
-// quoted with the answer tool its model is sent, and is not offered at an accepted answer.
+// Conversations and forks with the other features: typed runs (a repair prompt is not a
+// person's message: no user_message, the turn cap goes on; a fork keeps the schema, is
+// quoted with the answer tool its model is sent, and is not offered at an accepted
+// answer) and OpenTelemetry (a follow-up's event, a replayed read's span).
 import assert from "node:assert/strict";
 import { run } from "../harness/run.ts";
 import { followUp, turnsSinceLastMessage } from "../harness/follow_up.ts";
@@ -13,6 +14,7 @@ import { SCRIPTED_BASE_URL } from "../testing/scripted_model.ts";
 import { scriptedFetch } from "../testing/scripted_provider.ts";
 import { LOCATION_ANSWER, TIMEOUT_LOCATION } from "../testing/scenarios.ts";
 import { fixture } from "./helpers.ts";
+import { named, telemetry } from "./otel_helpers.ts";
 
 const task = "Where is the timeout logged? Answer with the file and its line number.";
 
@@ -87,4 +89,32 @@ Deno.test("tool mode: the quote counts the final_answer tool; an accepted answer
   s.turns = 1;
   assert.deepEqual([...forkableTurns(s.messages)], [0]);
   assert.throws(() => forkState(s, { atTurn: 1 }), /final answer/);
+});
+
+Deno.test("otel: a follow-up is an event of the run's span; a replayed read's span says whence", async () => {
+  await using f = await fixture("plan");
+  const t = telemetry();
+  const store = new MemoryRunStore();
+  const done = await run(newRun("Which file mentions a timeout?"), {
+    model: f.model,
+    tools: f.tools,
+    store,
+  });
+  const asked = await run(followUp(done, "Which worker?"), {
+    model: f.model,
+    tools: f.tools,
+    observe: t.observe,
+  });
+  const fork = forkState(done, { atTurn: 1 });
+  await store.save(fork);
+  await run(fork, { model: f.model, tools: f.tools, store, observe: t.observe });
+  const spans = t.spans();
+  const roots = named(spans, "invoke_agent reins");
+  const conversation = roots.find((s) => s.attributes["reins.run.id"] === asked.runId);
+  const event = conversation?.events.find((e) => e.name === "user_message");
+  assert.equal(event?.attributes?.["reins.message.index"], 6);
+  const [read] = named(spans, "execute_tool read_file");
+  assert.equal(read.attributes["reins.tool.replayed_from_run"], done.runId);
+  assert.equal(read.attributes["reins.tool.replayed_from_call"], "call_1_0");
+  await t.close();
 });
