@@ -49,6 +49,8 @@ export type RunCommand =
 /** Parsed flags shared by every command. */
 export interface RunFlags {
   command: RunCommand;
+  /** `--agent NAME`: the agent of a new run (default: the process's default agent). */
+  agent?: string;
   scenario?: string;
   baseUrl?: string;
   model?: string;
@@ -100,6 +102,7 @@ Continue a run (in this process):
                               (killed, crashed) is taken over at once
 
 Flags:
+  --agent NAME                the agent of a new run (default: the default agent)
   --scenario NAME             scripted provider scenario (default: plan when no --base-url);
                               without TASK, the scenario's own task. One of:
 ${wrap(builtInScenarioNames().join(", "), 30, 100)}
@@ -144,6 +147,7 @@ function oneOf<T extends string>(
 }
 
 const VALUE_FLAGS = new Set([
+  "--agent",
   "--scenario",
   "--base-url",
   "--model",
@@ -199,6 +203,7 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
       strict: true,
       options: {
         help: { type: "boolean", short: "h" },
+        agent: { type: "string" },
         scenario: { type: "string" },
         "base-url": { type: "string" },
         model: { type: "string" },
@@ -227,6 +232,7 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
   const v = parsed.values;
   const pos = parsed.positionals;
   const flags = {
+    agent: v.agent,
     scenario: v.scenario,
     baseUrl: v["base-url"],
     model: v.model,

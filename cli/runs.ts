@@ -53,7 +53,16 @@ function listTable(runs: RunSummary[]): string {
   );
 }
 
-async function main(argv: string[]): Promise<number> {
+/**
+ * `deno task runs ARGS` (and `cli()`'s `runs ARGS`): list, show, trace, tree.
+ *
+ * @example
+ * ```ts ignore
+ * import { runsMain } from "./runs.ts";
+ * Deno.exitCode = await runsMain(["list", "--json"]);
+ * ```
+ */
+export async function runsMain(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -144,4 +153,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (import.meta.main) await runCli(main);
+if (import.meta.main) await runCli(runsMain);

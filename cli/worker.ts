@@ -12,12 +12,29 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import type { Model } from "../harness/model.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { defaultKvPath, isKvUrl, KvOpenError, openKv } from "../kv/open_kv.ts";
+import type { Agent } from "../subagents/define_agent.ts";
+import { agentRegistry } from "../runtime/agent_registry.ts";
 import { startWorker } from "../runtime/worker.ts";
 import { ConfigError, loadConfig } from "../runtime/config.ts";
+import { type ModelSettings, modelSettings, readEnv, type ReinsEnv } from "../runtime/env.ts";
+import { defaultMakeModel } from "../runtime/make_model.ts";
 import { openProcessTools, type ProcessTools } from "../runtime/process_tools.ts";
 import { McpStartError } from "../mcp/mcp_start_error.ts";
+
+/** What a worker process serves: its agents, and how it makes their models. */
+export interface WorkerCliOptions {
+  /** The agents it executes runs of (others are left alone). */
+  agents: readonly Agent[];
+  /** The agent of a stored run that names none. */
+  defaultAgent?: string;
+  /** Makes the model factory (`remoteKv`: the KV is a KV Connect URL). */
+  models?: (settings: ModelSettings & { remoteKv: boolean }) => (name: string) => Model;
+  /** The model of runs whose agent and settings name none. */
+  defaultModel?: string;
+}
 
 const USAGE = `deno task worker [--kv PATH_OR_URL] [--lease-ms N] [--sweep-ms N]
 
@@ -32,10 +49,10 @@ stored running with no live lease, claims each through its lease and executes it
   --sweep-ms N      how often it looks for work (default REINS_SWEEP_MS, else 2000)
   --help            this text
 
-Environment: LLM_BASE_URL, LLM_API_KEY, LLM_MODEL (the model runs call),
-REINS_SCRIPTED=1 (scenario runs play the scripted provider; default on for a
-file, off for a URL), REINS_WORKSPACES (default .reins/workspaces), REINS_SCAN_MS,
+Environment: LLM_BASE_URL, LLM_API_KEY, LLM_MODEL (the model runs call; over
+reins.jsonc's), REINS_WORKSPACES (default .reins/workspaces: the trees' folders),
 REINS_CONFIG (default reins.jsonc, if any: the tools of its mcpServers go to every run).
+It executes only runs of the agents it serves; others are left to other processes.
 SIGINT or SIGTERM: stop taking work, hand executing runs over, exit.`;
 
 function positiveMs(raw: string | undefined, name: string): number | undefined {
@@ -47,106 +64,137 @@ function positiveMs(raw: string | undefined, name: string): number | undefined {
   return ms;
 }
 
-/**
- * Runs the worker until SIGINT or SIGTERM; resolves with the exit code.
- *
- * @example
- * ```ts ignore
- * import { main } from "./worker.ts";
- * Deno.exitCode = await main(["--kv", ":memory:"]);
- * ```
- */
-export async function main(args: string[]): Promise<number> {
-  let values;
-  let leaseMs: number | undefined;
-  let sweepMs: number | undefined;
-  let scanMs: number | undefined;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        kv: { type: "string" },
-        "lease-ms": { type: "string" },
-        "sweep-ms": { type: "string" },
-        help: { type: "boolean" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-    leaseMs = positiveMs(values["lease-ms"] ?? Deno.env.get("REINS_LEASE_MS"), "--lease-ms");
-    sweepMs = positiveMs(values["sweep-ms"] ?? Deno.env.get("REINS_SWEEP_MS"), "--sweep-ms");
-    const scan = Deno.env.get("REINS_SCAN_MS");
-    scanMs = scan === undefined ? undefined : positiveMs(scan, "REINS_SCAN_MS");
-  } catch (e) {
-    console.error(`reins worker: ${e instanceof Error ? e.message : e} (see --help)`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  const path = values.kv || await defaultKvPath();
-  const remote = isKvUrl(path);
-  const scriptedEnv = Deno.env.get("REINS_SCRIPTED");
-  const scripted = scriptedEnv === undefined ? !remote : scriptedEnv === "1";
+interface WorkerArgs {
+  kv?: string;
+  leaseMs?: number;
+  sweepMs?: number;
+  help: boolean;
+  env: ReinsEnv;
+}
+
+function parseWorkerArgs(args: string[]): WorkerArgs {
+  const { values } = parseArgs({
+    args,
+    options: {
+      kv: { type: "string" },
+      "lease-ms": { type: "string" },
+      "sweep-ms": { type: "string" },
+      help: { type: "boolean" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const env = readEnv();
+  return {
+    kv: values.kv,
+    leaseMs: positiveMs(values["lease-ms"], "--lease-ms") ?? env.leaseMs,
+    sweepMs: positiveMs(values["sweep-ms"], "--sweep-ms") ?? (env.sweepMs || undefined),
+    help: values.help ?? false,
+    env,
+  };
+}
+
+/** The MCP servers of reins.jsonc (opened once: every run executed here gets their tools) and the KV. */
+async function openResources(
+  path: string,
+  env: ReinsEnv,
+): Promise<{ mcp: ProcessTools; kv: Deno.Kv; settings: ModelSettings } | string> {
   let mcp: ProcessTools;
+  let settings: ModelSettings;
   try {
-    // The MCP servers of reins.jsonc, opened once: every run executed here gets their tools.
-    mcp = await openProcessTools((await loadConfig(Deno.env.get("REINS_CONFIG"))).mcpServers);
+    const config = await loadConfig(env.configPath);
+    settings = modelSettings(config);
+    mcp = await openProcessTools(config.mcpServers);
   } catch (e) {
     // A bad reins.jsonc, or a server of it that does not start: one line.
     if (!(e instanceof ConfigError || e instanceof McpStartError)) throw e;
-    console.error(`reins worker: ${e.message}`);
-    return 1;
+    return e.message;
   }
-  let kv: Deno.Kv;
   try {
-    kv = await openKv(path);
+    return { mcp, kv: await openKv(path), settings };
   } catch (e) {
     await mcp.close();
     // One line, like the CLI's: a path it cannot open is the user's to fix.
     if (!(e instanceof KvOpenError)) throw e;
-    console.error(`reins worker: ${e.message}`);
-    return 1;
+    return e.message;
   }
-  const owner = `worker${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
-  const store = new KvRunStore(kv, { owner, leaseMs });
-  const worker = startWorker({
-    kv,
-    store,
-    scripted,
-    workspaceRoot: Deno.env.get("REINS_WORKSPACES") || ".reins/workspaces",
-    scan: scanMs === undefined ? {} : { ms: scanMs },
-    extraTools: mcp.tools,
-  }, { everyMs: sweepMs ?? 2_000 });
-  const where = remote ? path.replace(/\/\/[^/@]*@/, "//") : path;
-  console.log(
-    `reins worker: executing runs from ${where} as ${owner} (sweep every ${
-      sweepMs ?? 2_000
-    } ms, lease ${store.leaseMs} ms${scripted ? ", scripted scenarios" : ""}${
-      mcp.tools.length ? `, ${mcp.tools.length} MCP tool(s)` : ""
-    })`,
-  );
+}
 
-  const { promise: signalled, resolve } = Promise.withResolvers<string>();
+/** Resolves with the signal that asked the process to stop. */
+function signalled(): Promise<string> {
+  const { promise, resolve } = Promise.withResolvers<string>();
   const listeners = (["SIGINT", "SIGTERM"] as const).map((signal) => {
     const fn = () => resolve(signal);
     Deno.addSignalListener(signal, fn);
     return [signal, fn] as const;
   });
-  const signal = await signalled;
+  return promise.finally(() => {
+    for (const [s, fn] of listeners) Deno.removeSignalListener(s, fn);
+  });
+}
+
+/**
+ * Runs a worker over `options.agents` until SIGINT or SIGTERM; resolves
+ * with the exit code.
+ *
+ * @example
+ * ```ts ignore
+ * import { runWorker } from "./worker.ts";
+ * import { support } from "./agents.ts";
+ * Deno.exitCode = await runWorker(Deno.args, { agents: [support] });
+ * ```
+ */
+export async function runWorker(args: string[], options: WorkerCliOptions): Promise<number> {
+  let parsed: WorkerArgs;
+  try {
+    parsed = parseWorkerArgs(args);
+  } catch (e) {
+    console.error(`reins worker: ${e instanceof Error ? e.message : e} (see --help)`);
+    return 2;
+  }
+  if (parsed.help) return (console.log(USAGE), 0);
+  const path = parsed.kv || await defaultKvPath();
+  const remoteKv = isKvUrl(path);
+  const opened = await openResources(path, parsed.env);
+  if (typeof opened === "string") return (console.error(`reins worker: ${opened}`), 1);
+  const { mcp, kv, settings } = opened;
+  const makeModel = (options.models ?? defaultMakeModel)({ ...settings, remoteKv });
+  const owner = `worker${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  const store = new KvRunStore(kv, { owner, leaseMs: parsed.leaseMs });
+  const agents = agentRegistry(options.agents, {
+    defaultAgent: options.defaultAgent,
+    extraTools: mcp.tools,
+    resolveModel: makeModel,
+  });
+  const sweepMs = parsed.sweepMs ?? 2_000;
+  const worker = startWorker({
+    kv,
+    store,
+    agents,
+    makeModel,
+    defaultModel: settings.model ?? options.defaultModel,
+    prices: settings.prices,
+    workspaceRoot: parsed.env.workspaceRoot,
+  }, { everyMs: sweepMs });
+  const where = remoteKv ? path.replace(/\/\/[^/@]*@/, "//") : path;
+  const tools = mcp.tools.length ? `, ${mcp.tools.length} MCP tool(s)` : "";
+  console.log(
+    `reins worker: executing runs of ${agents.names.join(", ")} from ${where} as ${owner} ` +
+      `(sweep every ${sweepMs} ms, lease ${store.leaseMs} ms${tools})`,
+  );
+  const signal = await signalled();
   const t0 = performance.now();
   const executing = worker.executor.executing;
   await worker.stop();
   kv.close();
   await mcp.close();
-  for (const [s, fn] of listeners) Deno.removeSignalListener(s, fn);
-  console.log(
-    `reins worker: ${signal}: handed over ${executing} run(s) in ${
-      Math.round(performance.now() - t0)
-    } ms`,
-  );
+  const took = Math.round(performance.now() - t0);
+  console.log(`reins worker: ${signal}: handed over ${executing} run(s) in ${took} ms`);
   return 0;
 }
 
-if (import.meta.main) Deno.exitCode = await main(Deno.args);
+if (import.meta.main) {
+  // This repository's worker serves the demo agents (a project passes its own to runWorker).
+  const { demoWorkerOptions } = await import("../demo/process.ts");
+  Deno.exitCode = await runWorker(Deno.args, demoWorkerOptions());
+}

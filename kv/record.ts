@@ -56,6 +56,7 @@ const headerSchema = z.strictObject({
   stopReason: z.string().nullable(),
   messageCount: count,
   model: z.string().nullable(),
+  agent: z.string().min(1).max(64).optional(),
   limits: z.strictObject({ maxTurns: count, maxBudgetUsd: usd }),
   turns: count,
   toolRuns: count,

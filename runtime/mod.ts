@@ -1,8 +1,11 @@
 /**
- * Executing stored runs: a run or a whole tree under its lease, checkpointed
- * after every reply and tool result; one Stop for a tree from any process;
- * continuing a tree after a verdict; the executor and the worker (sweeps, no
- * HTTP) a server or `deno task worker` uses, and their default model factory.
+ * Executing stored runs of agents: a run or a whole tree under its lease,
+ * checkpointed after every reply and tool result; one Stop for a tree from
+ * any process; continuing a tree after a verdict; the registry of the agents
+ * a process serves (it executes only their runs, and checks a changed
+ * definition against a run's pending calls); the executor and the worker
+ * (sweeps, no HTTP) a server or a worker process uses; the one reader of the
+ * environment.
  *
  * @example
  * ```ts
@@ -21,11 +24,49 @@
  *
  * @module
  */
-export * from "./execute_run.ts";
-export * from "./execute_tree.ts";
-export * from "./stop_tree.ts";
-export * from "./continue_tree.ts";
-export * from "./executor.ts";
-export * from "./run_settings.ts";
-export * from "./worker.ts";
-export * from "./make_model.ts";
+export { executeRun, type ExecuteRunOptions, startRun } from "./execute_run.ts";
+export { executeTree, type ExecuteTreeOptions } from "./execute_tree.ts";
+export { DEFAULT_STOP_REASON, requestStop, watchStop, type WatchStopOptions } from "./stop_tree.ts";
+export {
+  continueTree,
+  type ContinueTreeOptions,
+  markRunning,
+  type Verdict,
+} from "./continue_tree.ts";
+export {
+  createExecutor,
+  EVICTION_REASON,
+  type Executor,
+  type ExecutorDeps,
+  modelOf,
+  SHUTDOWN_REASON,
+} from "./executor.ts";
+export {
+  agentRunOptions,
+  limitCeiling,
+  limitsWidening,
+  loadRunSettings,
+  type RunSettings,
+  type RunSetup,
+  type StoredRunSettings,
+  type Widening,
+  wideningOf,
+} from "./run_settings.ts";
+export {
+  type AgentInfo,
+  type AgentRegistry,
+  agentRegistry,
+  type AgentRegistryOptions,
+  UnknownAgentError,
+} from "./agent_registry.ts";
+export { type AgentCheck, checkRunAgent, failRun, stampOf } from "./agent_check.ts";
+export {
+  type ResolvedWorkerDeps,
+  resolveWorkerDeps,
+  startWorker,
+  type SweeperOptions,
+  type Worker,
+  type WorkerDeps,
+} from "./worker.ts";
+export { defaultMakeModel, type MakeModelOptions } from "./make_model.ts";
+export { type Env, type ModelSettings, modelSettings, readEnv, type ReinsEnv } from "./env.ts";

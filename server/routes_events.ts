@@ -41,7 +41,9 @@ const STATUS_EVERY_POLLS = 20;
  * import { resolveDeps } from "./deps.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
  * import { newRun } from "../harness/state.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
  * const kv = await Deno.openKv(":memory:");
+ * const agents = [defineAgent({ name: "a", instructions: "Be brief.", tools: [] })];
  * const store = new KvRunStore(kv);
  * const s = newRun("hi");
  * await store.save(s);
@@ -87,7 +89,7 @@ export interface EventStreamOptions {
  * import { resolveDeps } from "./deps.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
  * const kv = await Deno.openKv(":memory:");
- * const deps = resolveDeps({ kv, store: new KvRunStore(kv) });
+ * const deps = resolveDeps({ kv, store: new KvRunStore(kv), agents });
  * const app = new Hono().get("/", (c) => eventStream(c, deps, "r1", { follow: false }));
  * console.log(await (await app.request("/")).text()); // ""
  * kv.close();

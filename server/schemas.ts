@@ -24,30 +24,45 @@ export const LimitsSchema = z.strictObject({
   maxBudgetUsd: z.number().positive().max(1000).optional().describe("USD at most"),
 });
 
-/** Per-run options of `POST /runs` (stored with the run, used on every resume). */
+/** A field a request may not set: what an agent may do is its definition's. */
+const agentOwned = (what: string) =>
+  z.never({ error: `${what} belong to the agent's definition (see GET /agents)` }).optional();
+
+/**
+ * Per-run options of `POST /runs` (stored with the run, used on every
+ * resume). They may only narrow the agent's own: a hard budget mode, lower
+ * concurrency, stopping on a permanent error.
+ */
 export const RunOptionsSchema = z.strictObject({
-  budgetMode: z.enum(["soft", "hard"]).optional(),
+  budgetMode: z.enum(["soft", "hard"]).optional().describe(
+    "hard narrows a soft agent; soft cannot loosen a hard one",
+  ),
   dedupe: z.boolean().optional(),
   toolErrors: z.enum(["describe", "generic", "fatal"]).optional(),
-  concurrency: z.int().min(1).max(16).optional(),
-  stopOnPermanentError: z.boolean().optional(),
-  researchDepth: z.int().min(0).max(3).optional().describe(
-    "Levels of `research` subagents below the run (0: no research tool; default 1; " +
-      "raised to what a scenario needs)",
-  ),
-  researchWrites: z.boolean().optional().describe(
-    "Give `research` subagents every demo tool, delete_file (which needs approval) included " +
-      "(on for a scenario that needs it)",
-  ),
+  concurrency: z.int().min(1).max(16).optional().describe("At most the agent's (default 4)"),
+  stopOnPermanentError: z.boolean().optional().describe("Cannot turn off the agent's"),
+  researchDepth: agentOwned("subagents"),
+  researchWrites: agentOwned("tools"),
 });
+
+/** An agent's name, as `POST /runs` takes it. */
+export const AgentNameSchema = z.string().regex(
+  /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
+  "expected an agent name (letters, digits, '_', '-'; at most 64 characters)",
+);
 
 /** Body of `POST /runs`. */
 export const CreateRunSchema = z.strictObject({
+  agent: AgentNameSchema.optional().describe(
+    "The agent to run (see GET /agents); optional when the server has a default one",
+  ),
   task: z.string().trim().min(1).max(100_000).optional().describe(
     "The user's task (optional with `scenario`: the scenario's own task)",
   ),
-  system: z.string().max(100_000).optional().describe("A system prompt put first"),
-  model: z.string().min(1).max(200).optional().describe("Model name (or a scenario name)"),
+  system: agentOwned("instructions"),
+  model: z.string().min(1).max(200).optional().describe(
+    "Model name (or a scenario name), for an agent that names no model of its own",
+  ),
   scenario: z.string().min(1).max(200).optional().describe(
     "A scripted scenario to play instead of a model (needs the scripted provider)",
   ),

@@ -17,3 +17,17 @@
 export * from "./agent_tool.ts";
 export * from "./research.ts";
 export * from "./tree.ts";
+export {
+  type Agent,
+  type AgentContext,
+  type AgentSpec,
+  agentTools,
+  defineAgent,
+  isAgent,
+} from "./define_agent.ts";
+export {
+  type AgentDescription,
+  describeAgent,
+  type ToolTable,
+  toolTable,
+} from "./describe_agent.ts";

@@ -17,6 +17,7 @@ import API_JS from "./static/api.js" with { type: "text" };
 import CONTROLS_JS from "./static/controls.js" with { type: "text" };
 import EVENTS_JS from "./static/events.js" with { type: "text" };
 import MAIN_JS from "./static/main.js" with { type: "text" };
+import NEW_RUN_JS from "./static/new_run.js" with { type: "text" };
 import RUN_PAGE_JS from "./static/run_page.js" with { type: "text" };
 import TREE_JS from "./static/tree.js" with { type: "text" };
 import TYPING_JS from "./static/typing.js" with { type: "text" };
@@ -37,6 +38,7 @@ const SCRIPTS: Record<string, string> = {
   "controls.js": CONTROLS_JS,
   "events.js": EVENTS_JS,
   "main.js": MAIN_JS,
+  "new_run.js": NEW_RUN_JS,
   "run_page.js": RUN_PAGE_JS,
   "tree.js": TREE_JS,
   "typing.js": TYPING_JS,

@@ -1,0 +1,185 @@
+/**
+ * How this repository's processes (`deno task serve`, `serve:parallel`,
+ * `worker`, `run`) serve the demo agents: scenario names play the scripted
+ * provider in process (when scripted: on by default locally, off on Deno
+ * Deploy, `REINS_SCRIPTED`), any other model name goes to `LLM_BASE_URL`;
+ * a request may play a scenario (on the agent the scenario needs) and the
+ * scripted provider answers at `/v1`.
+ *
+ * @module
+ */
+import type { Model } from "../harness/model.ts";
+import { createOpenAIModel } from "../openai/openai_model.ts";
+import type { ModelSettings, ReinsEnv } from "../runtime/env.ts";
+import { readEnv } from "../runtime/env.ts";
+import type { ScenarioCatalog } from "../server/deps.ts";
+import type { ServeOptions } from "../server/service.ts";
+import type { CliOptions } from "../cli/cli.ts";
+import type { WorkerCliOptions } from "../cli/worker.ts";
+import { scenarioSpec } from "../testing/scenario_catalog.ts";
+import { scriptedModel } from "../testing/scripted_model.ts";
+import { createScriptedProvider, SCRIPTED_CHUNK_MS } from "../testing/scripted_provider.ts";
+import { SCENARIOS } from "../testing/scenarios.ts";
+import { TREE_SCENARIOS } from "../testing/tree_scenarios.ts";
+import { demoAgents } from "./agents.ts";
+
+/** All known scenario names: the built-in ones and the run-tree ones. */
+export const ALL_SCENARIOS: Readonly<Record<string, unknown>> = { ...SCENARIOS, ...TREE_SCENARIOS };
+
+/** Options of {@link demoModels}. */
+export interface DemoModelsOptions {
+  /** Scenario names play the scripted model (in process). */
+  scripted?: boolean;
+  /** Delay of each scripted reply in ms. */
+  latencyMs?: number;
+  /** Pause between the streamed chunks of a scripted reply, in ms. */
+  chunkMs?: number;
+  /** OpenAI-compatible endpoint for every other name. */
+  baseUrl?: string;
+  /** Its key. */
+  apiKey?: string;
+}
+
+/**
+ * The demo's model factory: a scenario name plays the scripted provider in
+ * process (when `scripted`); any other name goes to `baseUrl`. Throws
+ * `TypeError` for a name it cannot serve.
+ *
+ * @example
+ * ```ts
+ * import { demoModels } from "./process.ts";
+ * console.log(demoModels({ scripted: true })("plan").name); // plan
+ * ```
+ */
+export function demoModels(options: DemoModelsOptions = {}): (name: string) => Model {
+  const { baseUrl, apiKey } = options;
+  return (name) => {
+    if (options.scripted && Object.hasOwn(ALL_SCENARIOS, name)) {
+      const { latencyMs, chunkMs } = options;
+      return scriptedModel(name, { scenarios: TREE_SCENARIOS, latencyMs, chunkMs });
+    }
+    if (baseUrl) return createOpenAIModel({ baseUrl, model: name, apiKey });
+    throw new TypeError(
+      options.scripted
+        ? `unknown model "${name}": not a scenario, and LLM_BASE_URL is not set`
+        : `cannot serve model "${name}": LLM_BASE_URL is not set (scenarios need REINS_SCRIPTED=1)`,
+    );
+  };
+}
+
+/**
+ * The demo agent a scenario needs: `demo-deep` for research two levels deep,
+ * `demo-cleanup` for research children that delete, else undefined (the default, `demo`).
+ *
+ * @example
+ * ```ts
+ * import { scenarioAgent } from "./process.ts";
+ * console.log(scenarioAgent("research-deep"), scenarioAgent("plan")); // demo-deep undefined
+ * ```
+ */
+export function scenarioAgent(name: string): string | undefined {
+  const spec = scenarioSpec(name);
+  if (spec?.researchWrites) return "demo-cleanup";
+  if ((spec?.researchDepth ?? 0) >= 2) return "demo-deep";
+  return undefined;
+}
+
+/** The scenarios a request to a scripted demo server may play. */
+export const DEMO_SCENARIOS: ScenarioCatalog = {
+  names: Object.keys(ALL_SCENARIOS),
+  task: (name) => scenarioSpec(name)?.task,
+  agent: scenarioAgent,
+};
+
+/** Whether this process plays scenarios: `REINS_SCRIPTED`, else on except on Deno Deploy. */
+export function isScripted(env: ReinsEnv): boolean {
+  return env.scripted ?? !env.deploy;
+}
+
+/** The environment, or its defaults when a variable is bad (`serve()` then refuses, naming it). */
+function envOrDefaults(): ReinsEnv {
+  try {
+    return readEnv();
+  } catch {
+    return readEnv({});
+  }
+}
+
+/**
+ * What `serve()` serves in this repository: the demo agents (default
+ * `demo`), their models, their scenarios and (scripted) the provider at `/v1`.
+ *
+ * @example
+ * ```ts
+ * import { demoServeOptions } from "./process.ts";
+ * import { readEnv } from "../runtime/env.ts";
+ * console.log(demoServeOptions(readEnv({})).defaultAgent); // demo
+ * ```
+ */
+export function demoServeOptions(env: ReinsEnv = envOrDefaults()): ServeOptions {
+  const scripted = isScripted(env);
+  const chunkMs = env.chunkMs ?? SCRIPTED_CHUNK_MS;
+  return {
+    agents: demoAgents({ scan: env.scanMs === undefined ? {} : { ms: env.scanMs } }),
+    defaultAgent: "demo",
+    models: (settings: ModelSettings) =>
+      demoModels({ scripted, chunkMs, baseUrl: settings.baseUrl, apiKey: settings.apiKey }),
+    ...(scripted ? { defaultModel: "plan", scenarios: DEMO_SCENARIOS } : {}),
+    ...(scripted
+      ? { mount: { "/v1": createScriptedProvider({ scenarios: TREE_SCENARIOS, chunkMs }).fetch } }
+      : {}),
+  };
+}
+
+/**
+ * What `cli()` runs in this repository: the demo agents (default `demo`);
+ * scenario names play the scripted provider in process (default `plan`),
+ * any other model name goes to `LLM_BASE_URL` (or `--base-url`).
+ *
+ * @example
+ * ```ts
+ * import { demoCliOptions } from "./process.ts";
+ * console.log(demoCliOptions().agents.length); // 3
+ * ```
+ */
+export function demoCliOptions(env: ReinsEnv = envOrDefaults()): CliOptions {
+  const chunkMs = env.chunkMs ?? SCRIPTED_CHUNK_MS;
+  return {
+    agents: demoAgents({ scan: env.scanMs === undefined ? {} : { ms: env.scanMs } }),
+    defaultAgent: "demo",
+    models: (settings) =>
+      demoModels({
+        scripted: true,
+        chunkMs,
+        latencyMs: settings.latencyMs,
+        baseUrl: settings.baseUrl,
+        apiKey: settings.apiKey,
+      }),
+    defaultModel: "plan",
+    scenarios: DEMO_SCENARIOS,
+  };
+}
+
+/**
+ * What `deno task worker` executes in this repository: the demo agents;
+ * scenario names play the scripted provider unless `REINS_SCRIPTED=0` (by
+ * default, off for a KV Connect URL).
+ *
+ * @example
+ * ```ts
+ * import { demoWorkerOptions } from "./process.ts";
+ * console.log(demoWorkerOptions().defaultAgent); // demo
+ * ```
+ */
+export function demoWorkerOptions(env: ReinsEnv = envOrDefaults()): WorkerCliOptions {
+  const chunkMs = env.chunkMs ?? SCRIPTED_CHUNK_MS;
+  return {
+    agents: demoAgents({ scan: env.scanMs === undefined ? {} : { ms: env.scanMs } }),
+    defaultAgent: "demo",
+    models: (settings) => {
+      const scripted = env.scripted ?? !settings.remoteKv;
+      return demoModels({ scripted, chunkMs, baseUrl: settings.baseUrl, apiKey: settings.apiKey });
+    },
+    defaultModel: env.scripted === false ? undefined : "plan",
+  };
+}
