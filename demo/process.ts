@@ -12,7 +12,9 @@ import type { Model } from "../harness/model.ts";
 import { createOpenAIModel } from "../openai/openai_model.ts";
 import type { ModelSettings, ReinsEnv } from "../runtime/env.ts";
 import { readEnv } from "../runtime/env.ts";
-import type { ScenarioCatalog } from "../server/deps.ts";
+import type { Mounted, ScenarioCatalog } from "../server/deps.ts";
+import type { Agent } from "../subagents/define_agent.ts";
+import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
 import type { ServeOptions } from "../server/service.ts";
 import type { CliOptions } from "../cli/cli.ts";
 import type { WorkerCliOptions } from "../cli/worker.ts";
@@ -96,6 +98,56 @@ export function isScripted(env: ReinsEnv): boolean {
   return env.scripted ?? !env.deploy;
 }
 
+/** Options of {@link demoDeps}. */
+export interface DemoDepsOptions extends DemoModelsOptions {
+  /** Options of `scan_archive` (e.g. `{ ms: 300 }` in tests). */
+  scan?: ScanArchiveOptions;
+}
+
+/** What a demo server or worker is built from (the parts of `ServerDeps` that are the demo's). */
+export interface DemoDeps {
+  /** The demo agents. */
+  agents: Agent[];
+  /** `demo`. */
+  defaultAgent: string;
+  /** {@link demoModels}. */
+  makeModel: (name: string) => Model;
+  /** `plan` when scripted. */
+  defaultModel?: string;
+  /** {@link DEMO_SCENARIOS} when scripted. */
+  scenarios?: ScenarioCatalog;
+  /** The scripted provider at `/v1` when scripted. */
+  mount?: Record<string, Mounted>;
+}
+
+/**
+ * The demo's parts of a server or worker: agents, models, scenarios and
+ * (scripted) the provider at `/v1`.
+ *
+ * @example
+ * ```ts
+ * import { demoDeps } from "./process.ts";
+ * const deps = demoDeps({ scripted: true, scan: { ms: 300 } });
+ * console.log(deps.defaultModel, Object.keys(deps.mount ?? {})); // plan ["/v1"]
+ * ```
+ */
+export function demoDeps(options: DemoDepsOptions = {}): DemoDeps {
+  const chunkMs = options.chunkMs ?? SCRIPTED_CHUNK_MS;
+  const base: DemoDeps = {
+    agents: demoAgents({ scan: options.scan }),
+    defaultAgent: "demo",
+    makeModel: demoModels({ ...options, chunkMs }),
+  };
+  if (!options.scripted) return base;
+  const provider = createScriptedProvider({ scenarios: TREE_SCENARIOS, chunkMs });
+  return {
+    ...base,
+    defaultModel: "plan",
+    scenarios: DEMO_SCENARIOS,
+    mount: { "/v1": provider.fetch },
+  };
+}
+
 /** The environment, or its defaults when a variable is bad (`serve()` then refuses, naming it). */
 function envOrDefaults(): ReinsEnv {
   try {
@@ -103,6 +155,11 @@ function envOrDefaults(): ReinsEnv {
   } catch {
     return readEnv({});
   }
+}
+
+/** `scan_archive`'s options from `REINS_SCAN_MS`. */
+function scanOf(env: ReinsEnv): ScanArchiveOptions {
+  return env.scanMs === undefined ? {} : { ms: env.scanMs };
 }
 
 /**
@@ -118,16 +175,19 @@ function envOrDefaults(): ReinsEnv {
  */
 export function demoServeOptions(env: ReinsEnv = envOrDefaults()): ServeOptions {
   const scripted = isScripted(env);
-  const chunkMs = env.chunkMs ?? SCRIPTED_CHUNK_MS;
+  const { agents, defaultAgent, defaultModel, scenarios, mount } = demoDeps({
+    scripted,
+    chunkMs: env.chunkMs,
+    scan: scanOf(env),
+  });
   return {
-    agents: demoAgents({ scan: env.scanMs === undefined ? {} : { ms: env.scanMs } }),
-    defaultAgent: "demo",
+    agents,
+    defaultAgent,
     models: (settings: ModelSettings) =>
-      demoModels({ scripted, chunkMs, baseUrl: settings.baseUrl, apiKey: settings.apiKey }),
-    ...(scripted ? { defaultModel: "plan", scenarios: DEMO_SCENARIOS } : {}),
-    ...(scripted
-      ? { mount: { "/v1": createScriptedProvider({ scenarios: TREE_SCENARIOS, chunkMs }).fetch } }
-      : {}),
+      demoModels({ scripted, chunkMs: env.chunkMs ?? SCRIPTED_CHUNK_MS, ...settings }),
+    ...(defaultModel ? { defaultModel } : {}),
+    ...(scenarios ? { scenarios } : {}),
+    ...(mount ? { mount } : {}),
   };
 }
 
@@ -145,7 +205,7 @@ export function demoServeOptions(env: ReinsEnv = envOrDefaults()): ServeOptions 
 export function demoCliOptions(env: ReinsEnv = envOrDefaults()): CliOptions {
   const chunkMs = env.chunkMs ?? SCRIPTED_CHUNK_MS;
   return {
-    agents: demoAgents({ scan: env.scanMs === undefined ? {} : { ms: env.scanMs } }),
+    agents: demoAgents({ scan: scanOf(env) }),
     defaultAgent: "demo",
     models: (settings) =>
       demoModels({
@@ -174,7 +234,7 @@ export function demoCliOptions(env: ReinsEnv = envOrDefaults()): CliOptions {
 export function demoWorkerOptions(env: ReinsEnv = envOrDefaults()): WorkerCliOptions {
   const chunkMs = env.chunkMs ?? SCRIPTED_CHUNK_MS;
   return {
-    agents: demoAgents({ scan: env.scanMs === undefined ? {} : { ms: env.scanMs } }),
+    agents: demoAgents({ scan: scanOf(env) }),
     defaultAgent: "demo",
     models: (settings) => {
       const scripted = env.scripted ?? !settings.remoteKv;
