@@ -78,6 +78,16 @@ function pickAgent(s: Session): Agent {
   }
 }
 
+/** Checks a model name can be served (a one-line UsageError otherwise). */
+function checkModel(s: Session, name: string): string {
+  try {
+    s.makeModel(name);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  return name;
+}
+
 /** The model name of a new run of `agent` (UsageError when it cannot be served). */
 function modelNameOf(s: Session, agent: Agent): string | undefined {
   const { flags } = s;
@@ -89,12 +99,7 @@ function modelNameOf(s: Session, agent: Agent): string | undefined {
   }
   const name = flags.scenario ?? flags.model ?? s.settings.model ?? s.options.defaultModel;
   if (name === undefined) throw new UsageError("no model: give --model NAME (or set LLM_MODEL)");
-  try {
-    s.makeModel(name);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  return name;
+  return checkModel(s, name);
 }
 
 /** Creates and stores a new run (and its agent's stamp); nothing is stored if anything refuses. */
@@ -131,6 +136,9 @@ async function continueRun(s: Session): Promise<RunState> {
     throw new TypeError(`continueRun: not a continuation (${cmd.kind})`);
   }
   const stored = await s.store.summary(cmd.runId);
+  // Another model for the rest of the run: checked before anything is written.
+  const other = s.flags.scenario ?? s.flags.model;
+  if (other !== undefined) checkModel(s, other);
   // A process killed mid-run leaves its lease behind: wait for it (or take it over).
   await awaitLease(s.store, stored.rootId, {
     waitMs: s.flags.waitSeconds === undefined ? undefined : s.flags.waitSeconds * 1000,
@@ -170,7 +178,13 @@ async function execute(s: Session, root: RunState): Promise<number> {
   const ac = new AbortController();
   const dir = s.flags.workspace ?? s.config.workspace ?? `.reins/workspaces/${root.runId}`;
   const options = await agentRunOptions(check.agent, check.options, {
-    model: modelOf(check.agent, root, { makeModel: s.makeModel, defaultModel: undefined }),
+    model: modelOf(
+      check.agent,
+      { ...root, model: s.flags.scenario ?? s.flags.model ?? root.model },
+      {
+        makeModel: s.makeModel,
+      },
+    ),
     context: { rootId: root.runId, dir },
     resolveModel: s.makeModel,
     prices: s.config.prices,

@@ -63,7 +63,9 @@ export function demoModels(options: DemoModelsOptions = {}): (name: string) => M
     if (baseUrl) return createOpenAIModel({ baseUrl, model: name, apiKey });
     throw new TypeError(
       options.scripted
-        ? `unknown model "${name}": not a scenario, and LLM_BASE_URL is not set`
+        ? `unknown scenario "${name}" (known: ${
+          Object.keys(ALL_SCENARIOS).sort().join(", ")
+        }); another model name needs LLM_BASE_URL`
         : `cannot serve model "${name}": LLM_BASE_URL is not set (scenarios need REINS_SCRIPTED=1)`,
     );
   };
