@@ -156,45 +156,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
 
   async function execute(runId: string): Promise<RunState | null> {
     if (shutdown.signal.aborted) throw new Error("the executor is stopped");
-    const store = deps.freshStore();
-    const state = await loadRoot(store, runId);
-    if (!state) return null;
-    const check = await checkRunAgent(store, state, deps.agents);
-    if (check.kind === "unknown") {
-      // Not ours (a rolling deploy, another service's agent): leave it, and its lease.
-      if (!unknown.has(runId)) {
-        unknown.add(runId);
-        console.warn(
-          `reins: leaving run ${runId}: its agent "${check.agent ?? "(none)"}" is not served here`,
-        );
-      }
-      return null;
-    }
-    if (check.kind === "refused") {
-      return await failRun(store, runId, check.reason) ? await store.load(runId) : null;
-    }
-    const runOptions = await agentRunOptions(check.agent, check.options, {
-      model: modelOf(check.agent, state, deps),
-      context: { rootId: state.rootId, dir: join(deps.workspaceRoot, state.rootId) },
-      resolveModel: deps.makeModel,
-      prices: deps.prices,
-      signal: shutdown.signal,
-      extraTools: deps.agents.extraTools,
-    });
-    const handOver = handOverOnEviction(deps.kv, store, state.rootId, shutdown.signal);
-    try {
-      return await executeTree(store, deps.kv, runId, {
-        ...runOptions,
-        pollMs: deps.pollMs,
-        onlyIfRunning: true,
-        settle: handOver.settle,
-        mapTrace: handOver.mapTrace,
-      });
-    } catch (e) {
-      // Another worker executes it, or it finished between our look and our lease.
-      if (e instanceof RunConflictError || e instanceof RunStateError) return null;
-      throw e;
-    }
+    return await executeRoot(deps, runId, shutdown.signal, unknown);
   }
 
   function tracked(runId: string): Promise<RunState | null> {
@@ -238,6 +200,58 @@ async function loadRoot(store: KvRunStore, runId: string): Promise<RunState | nu
   }
   // Children run inside their root; anything but `running` is done or awaits a person.
   return state.parentId !== null || state.status !== "running" ? null : state;
+}
+
+/**
+ * Executes stored root `runId` if it is `running`, of an agent `deps`
+ * serves, and no other worker holds its lease; a run whose agent changed
+ * under a pending call ends `failed`. `unknown` holds the runs already
+ * logged as not served here (each is logged once).
+ */
+async function executeRoot(
+  deps: ExecutorDeps,
+  runId: string,
+  shutdown: AbortSignal,
+  unknown: Set<string>,
+): Promise<RunState | null> {
+  const store = deps.freshStore();
+  const state = await loadRoot(store, runId);
+  if (!state) return null;
+  const check = await checkRunAgent(store, state, deps.agents);
+  if (check.kind === "unknown") {
+    // Not ours (a rolling deploy, another service's agent): leave it, and its lease.
+    if (!unknown.has(runId)) {
+      unknown.add(runId);
+      const name = check.agent ?? "(none)";
+      console.warn(`reins: leaving run ${runId}: its agent "${name}" is not served here`);
+    }
+    return null;
+  }
+  if (check.kind === "refused") {
+    return await failRun(store, runId, check.reason) ? await store.load(runId) : null;
+  }
+  const runOptions = await agentRunOptions(check.agent, check.options, {
+    model: modelOf(check.agent, state, deps),
+    context: { rootId: state.rootId, dir: join(deps.workspaceRoot, state.rootId) },
+    resolveModel: deps.makeModel,
+    prices: deps.prices,
+    signal: shutdown,
+    extraTools: deps.agents.extraTools,
+  });
+  const handOver = handOverOnEviction(deps.kv, store, state.rootId, shutdown);
+  try {
+    return await executeTree(store, deps.kv, runId, {
+      ...runOptions,
+      pollMs: deps.pollMs,
+      onlyIfRunning: true,
+      settle: handOver.settle,
+      mapTrace: handOver.mapTrace,
+    });
+  } catch (e) {
+    // Another worker executes it, or it finished between our look and our lease.
+    if (e instanceof RunConflictError || e instanceof RunStateError) return null;
+    throw e;
+  }
 }
 
 /**
