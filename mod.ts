@@ -62,9 +62,11 @@ export {
   type AgentSpec,
   type AgentTools,
   defineAgent,
+  type ResolveModel,
 } from "./subagents/define_agent.ts";
 export {
   type AgentDescription,
   describeAgent,
+  type DescribeOptions,
   type ToolDescription,
 } from "./subagents/describe_agent.ts";

@@ -16,4 +16,3 @@
  * @module
  */
 export { cli, type CliOptions } from "./cli.ts";
-export { EXIT_CODES } from "./exit_codes.ts";

@@ -46,6 +46,7 @@ export {
   limitCeiling,
   limitsWidening,
   loadRunSettings,
+  RUN_SETTINGS_VERSION,
   type RunSettings,
   type RunSetup,
   type StoredRunSettings,
@@ -70,3 +71,5 @@ export {
 } from "./worker.ts";
 export { defaultMakeModel, type MakeModelOptions } from "./make_model.ts";
 export { type Env, type ModelSettings, modelSettings, readEnv, type ReinsEnv } from "./env.ts";
+export type { McpServerConfig, ReinsConfig } from "./config.ts";
+export type { ResolveModel } from "../subagents/define_agent.ts";

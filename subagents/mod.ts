@@ -24,10 +24,12 @@ export {
   agentTools,
   defineAgent,
   isAgent,
+  type ResolveModel,
 } from "./define_agent.ts";
 export {
   type AgentDescription,
   describeAgent,
+  type DescribeOptions,
   type ToolTable,
   toolTable,
 } from "./describe_agent.ts";
