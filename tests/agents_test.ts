@@ -326,3 +326,49 @@ Deno.test("a run stored without an agent runs as the process's default agent", (
       await q.worker.stop();
     }
   }));
+
+Deno.test("the inspector shows each run's agent and offers a run of any agent; OpenAPI has /agents", () =>
+  withKv(async (kv, root) => {
+    const other = defineAgent({ name: "other", instructions: "Other.", tools: [] });
+    const p = process(kv, [supportAgent(), other], root);
+    try {
+      const res = await p.call("POST", "/runs", {
+        agent: "support",
+        task: "Refund order 42",
+        model: "support",
+      });
+      await settled(p, res.body.runId);
+      const page = await (await p.app.request("/")).text();
+      assert.match(page, /<form id="new-run"/);
+      const options = [...page.matchAll(/<option value="([^"]*)"/g)].map((m) => m[1]);
+      assert.deepEqual(options, ["support", "other"]);
+      assert.match(page, /<td class="agent">support<\/td>/);
+      const script = await (await p.app.request("/ui/static/new_run.js")).text();
+      assert.match(script, /apiJson\("\/runs"/);
+      const doc = (await p.call("GET", "/openapi.json")).body;
+      assert.ok(doc.paths["/agents"].get);
+      const agent = doc.components.schemas.AgentList.properties.agents.items;
+      assert.deepEqual(Object.keys(agent.properties).sort(), [
+        "agents",
+        "default",
+        "description",
+        "limits",
+        "name",
+        "tools",
+      ]);
+      assert.ok(doc.components.schemas.CreateRun.properties.agent);
+    } finally {
+      await p.worker.stop();
+    }
+  }));
+
+Deno.test("settings stored before agents keep their options; research ones are dropped", () =>
+  withKv(async (kv) => {
+    const { KvRunStore } = await import("../kv/kv_run_store.ts");
+    const { loadRunSettings } = await import("../runtime/run_settings.ts");
+    const store = new KvRunStore(kv);
+    await store.saveSettings("old", { dedupe: true, researchDepth: 2, researchWrites: true });
+    assert.deepEqual(await loadRunSettings(store, "old"), { legacy: { dedupe: true } });
+    await store.saveSettings("bad", { toolErrors: 5 });
+    assert.deepEqual(await loadRunSettings(store, "bad"), { legacy: {} });
+  }));
