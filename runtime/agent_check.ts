@@ -55,15 +55,32 @@ export function stampOf(info: AgentInfo, options: RunSettings): StoredRunSetting
   };
 }
 
-/** Agent paths (`demo`, `demo/research`) of every run of a tree, by run id. */
-function agentPaths(
+/**
+ * Agent paths (`demo`, `demo/research`) of every run of a tree, by run id. A
+ * child stored without an agent name (made before agents) is named by the
+ * tool of the parent's call that started it (`research`).
+ */
+async function agentPaths(
+  store: KvRunStore,
+  root: RunState,
   rootAgent: string,
   nodes: readonly { runId: string; parentId: string | null; agent?: string }[],
-): Map<string, string> {
+): Promise<Map<string, string>> {
   const paths = new Map<string, string>();
   for (const n of nodes) {
     const parent = n.parentId === null ? undefined : paths.get(n.parentId);
-    paths.set(n.runId, parent === undefined ? rootAgent : `${parent}/${n.agent ?? "?"}`);
+    if (parent === undefined || n.parentId === null) {
+      paths.set(n.runId, rootAgent);
+      continue;
+    }
+    let name = n.agent;
+    if (name === undefined) {
+      const callId = n.runId.slice(n.parentId.length + 1);
+      const state = n.parentId === root.runId ? root : await store.load(n.parentId);
+      const calls = state.messages.flatMap((m) => m.role === "assistant" ? m.tool_calls ?? [] : []);
+      name = calls.find((c) => c.id === callId)?.function.name ?? "?";
+    }
+    paths.set(n.runId, `${parent}/${name}`);
   }
   return paths;
 }
@@ -77,7 +94,7 @@ async function firstMismatch(
   now: ToolTable,
 ): Promise<string | null> {
   const nodes = await loadTree(store, root.runId);
-  const paths = agentPaths(rootAgent, nodes);
+  const paths = await agentPaths(store, root, rootAgent, nodes);
   for (const node of nodes) {
     if (node.status === "completed" || node.status === "failed") continue;
     const state = node.runId === root.runId ? root : await store.load(node.runId);

@@ -372,3 +372,51 @@ Deno.test("settings stored before agents keep their options; research ones are d
     await store.saveSettings("bad", { toolErrors: 5 });
     assert.deepEqual(await loadRunSettings(store, "bad"), { legacy: {} });
   }));
+
+Deno.test("a tree stored before agents (no names, no stamp) is checked by its calls' tools", async (t) => {
+  const { withServer, settled: settledRun } = await import("./server_helpers.ts");
+  const { executeTree } = await import("../runtime/execute_tree.ts");
+  const { researchTool } = await import("../subagents/research.ts");
+  const { createWorkspace } = await import("../tools/workspace.ts");
+  const { demoTools } = await import("../tools/catalog.ts");
+  const { scriptedModel } = await import("../testing/scripted_model.ts");
+  const { TREE_SCENARIOS } = await import("../testing/tree_scenarios.ts");
+  /** research-approval played the old way: a research child with every demo tool, no agents. */
+  const oldTree = async (kv: Deno.Kv) => {
+    const store = new (await import("../kv/kv_run_store.ts")).KvRunStore(kv);
+    const ws = await createWorkspace();
+    const s = newRun("Have some space freed.", { model: "research-approval" });
+    await store.save(s);
+    const model = scriptedModel("research-approval", { scenarios: TREE_SCENARIOS });
+    const tools = [...demoTools(ws), researchTool({ workspace: ws, tools: demoTools(ws) })];
+    const waiting = await executeTree(store, kv, s.runId, { model, tools });
+    await ws.remove();
+    assert.equal(waiting.interruption?.type, "approval");
+    return waiting;
+  };
+  await t.step(
+    "served by an agent whose research may delete: it resumes",
+    () =>
+      withServer({ defaultAgent: "demo-cleanup" }, async (s) => {
+        const root = await oldTree(s.kv);
+        const i = root.interruption!;
+        assert.equal(i.type === "approval" && i.toolName, "delete_file");
+        const callId = i.type === "approval" ? i.callId : "";
+        assert.equal((await s.call("POST", `/runs/${root.runId}/approve`, { callId })).status, 202);
+        const done = await settledRun(s, root.runId);
+        assert.equal(done.status, "completed", done.stopReason);
+      }),
+  );
+  await t.step(
+    "served by an agent whose research is read-only: it fails, naming the tool",
+    () =>
+      withServer({}, async (s) => {
+        const root = await oldTree(s.kv);
+        const callId = root.interruption?.type === "approval" ? root.interruption.callId : "";
+        await s.call("POST", `/runs/${root.runId}/approve`, { callId });
+        const done = await settledRun(s, root.runId);
+        assert.equal(done.status, "failed");
+        assert.match(done.stopReason, /names tool "delete_file", which it no longer has/);
+      }),
+  );
+});
