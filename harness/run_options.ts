@@ -88,6 +88,11 @@ export interface RunOptions {
   trace?: TraceSink;
   /** Where the run is saved after each step, so it can be resumed. Default none. */
   store?: RunStore;
-  /** Set by `ToolContext.runChild` for child runs (links the spend to the ancestors). */
+  /**
+   * Set by `ToolContext.runChild` for child runs (links the spend to the ancestors).
+   * Internal plumbing, left out of the documentation.
+   *
+   * @ignore
+   */
   budgetLink?: BudgetLink;
 }

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { ChatMessage } from "../harness/messages.ts";
+import { RunLimitsSchema } from "../harness/limits.ts";
 import { RecordError } from "./record_error.ts";
 import {
   RUN_SCHEMA_VERSION,
@@ -57,7 +58,7 @@ const headerSchema = z.strictObject({
   messageCount: count,
   model: z.string().nullable(),
   agent: z.string().min(1).max(64).optional(),
-  limits: z.strictObject({ maxTurns: count, maxBudgetUsd: usd }),
+  limits: RunLimitsSchema,
   turns: count,
   toolRuns: count,
   usage: z.strictObject({ prompt_tokens: count, completion_tokens: count }),

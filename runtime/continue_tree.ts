@@ -133,6 +133,7 @@ export async function continueTree(
     rootId = root.runId;
   }
   const { limits } = options;
+  if (limits) checkLimits(limits); // refuse bad limits before anything is saved
   const root = await markRunning(
     store,
     rootId,

@@ -27,32 +27,10 @@
 export { executeRun, type ExecuteRunOptions, startRun } from "./execute_run.ts";
 export { executeTree, type ExecuteTreeOptions } from "./execute_tree.ts";
 export { DEFAULT_STOP_REASON, requestStop, watchStop, type WatchStopOptions } from "./stop_tree.ts";
-export {
-  continueTree,
-  type ContinueTreeOptions,
-  markRunning,
-  type Verdict,
-} from "./continue_tree.ts";
-export {
-  createExecutor,
-  EVICTION_REASON,
-  type Executor,
-  type ExecutorDeps,
-  modelOf,
-  SHUTDOWN_REASON,
-} from "./executor.ts";
-export {
-  agentRunOptions,
-  limitCeiling,
-  limitsWidening,
-  loadRunSettings,
-  RUN_SETTINGS_VERSION,
-  type RunSettings,
-  type RunSetup,
-  type StoredRunSettings,
-  type Widening,
-  wideningOf,
-} from "./run_settings.ts";
+export { continueTree, type ContinueTreeOptions, type Verdict } from "./continue_tree.ts";
+export { createExecutor, type Executor, type ExecutorDeps } from "./executor.ts";
+export { agentRunOptions, type RunSettings, type RunSetup } from "./run_settings.ts";
+// The agents a process serves: it executes only their runs.
 export {
   type AgentInfo,
   type AgentRegistry,
@@ -60,16 +38,9 @@ export {
   type AgentRegistryOptions,
   UnknownAgentError,
 } from "./agent_registry.ts";
-export { type AgentCheck, checkRunAgent, failRun, stampOf } from "./agent_check.ts";
-export {
-  type ResolvedWorkerDeps,
-  resolveWorkerDeps,
-  startWorker,
-  type SweeperOptions,
-  type Worker,
-  type WorkerDeps,
-} from "./worker.ts";
+export { startWorker, type SweeperOptions, type Worker, type WorkerDeps } from "./worker.ts";
 export { defaultMakeModel, type MakeModelOptions } from "./make_model.ts";
+// The one reader of the environment (over `reins.jsonc`), for a process of your own.
 export { type Env, type ModelSettings, modelSettings, readEnv, type ReinsEnv } from "./env.ts";
 export type { McpServerConfig, ReinsConfig } from "./config.ts";
 export type { ResolveModel } from "../subagents/define_agent.ts";

@@ -8,12 +8,13 @@
  * @module
  */
 import { z } from "zod";
-import type { Prices, PriceTable } from "../harness/cost.ts";
-import { DEFAULT_LIMITS, type RunLimits } from "../harness/limits.ts";
+import { type Prices, PricesSchema, type PriceTable, PriceTableSchema } from "../harness/cost.ts";
+import { DEFAULT_LIMITS, type RunLimits, RunLimitsSchema } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool, RunOptions } from "../harness/run_options.ts";
 import type { TraceSink } from "../harness/trace.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
+import { RecordError } from "../kv/record_error.ts";
 import {
   type Agent,
   type AgentContext,
@@ -43,26 +44,90 @@ export interface StoredRunSettings {
   options: RunSettings;
 }
 
-const optionsSchema = z.strictObject({
-  budgetMode: z.enum(["soft", "hard"]).optional(),
-  dedupe: z.boolean().optional(),
-  toolErrors: z.enum(["describe", "generic", "fatal"]).optional(),
+/**
+ * The one schema of {@link RunSettings}: the HTTP API's run options are it,
+ * capped, and stored settings are validated with it when a run is executed.
+ *
+ * @example
+ * ```ts
+ * import { RunSettingsSchema } from "./run_settings.ts";
+ * console.log(RunSettingsSchema.safeParse({ budgetMode: "hard", dedupe: true }).success); // true
+ * ```
+ */
+export const RunSettingsSchema: z.ZodObject<{
+  budgetMode: z.ZodOptional<z.ZodEnum<{ soft: "soft"; hard: "hard" }>>;
+  dedupe: z.ZodOptional<z.ZodBoolean>;
+  toolErrors: z.ZodOptional<
+    z.ZodEnum<{ describe: "describe"; generic: "generic"; fatal: "fatal" }>
+  >;
+  concurrency: z.ZodOptional<z.ZodInt>;
+  stopOnPermanentError: z.ZodOptional<z.ZodBoolean>;
+}, z.core.$strict> = z.strictObject({
+  budgetMode: z.enum(["soft", "hard"], { error: 'expected "soft" or "hard"' }).optional(),
+  dedupe: z.boolean({ error: "expected true or false" }).optional(),
+  toolErrors: z.enum(["describe", "generic", "fatal"], {
+    error: 'expected "describe", "generic" or "fatal"',
+  }).optional(),
   concurrency: z.int().min(1).optional(),
   stopOnPermanentError: z.boolean().optional(),
 });
+
+// Compile-time guard: RunSettings and its schema describe the same fields.
+type Flat<T> = { [K in keyof T]: T[K] };
+type Same<A, B> = (<T>() => T extends Flat<A> ? 1 : 2) extends (<T>() => T extends Flat<B> ? 1 : 2)
+  ? true
+  : false;
+const _settingsInSync: Same<z.infer<typeof RunSettingsSchema>, RunSettings> = true;
 
 const storedSchema = z.strictObject({
   $schemaVersion: z.literal(RUN_SETTINGS_VERSION),
   agent: z.string(),
   fingerprint: z.string(),
   tools: z.record(z.string(), z.record(z.string(), z.string())),
-  options: optionsSchema,
+  options: RunSettingsSchema,
 });
 
+/** Settings written before agents: the options, research ones, prices and limits of a request. */
+const legacySchema = RunSettingsSchema.extend({
+  researchDepth: z.int().min(0).optional(),
+  researchWrites: z.boolean().optional(),
+  prices: z.union([PricesSchema, PriceTableSchema]).optional(),
+  limits: RunLimitsSchema.partial().optional(),
+});
+
+/** Settings as stored: an agent's stamp, or (written before agents) options only. */
+export type LoadedRunSettings = StoredRunSettings | { legacy: RunSettings };
+
 /**
- * The settings stored beside run `id`: `null` when there are none, or only
- * a record of an older version (options without an agent stamp: their
- * options are kept when they still validate).
+ * The settings stored for run `runId`, validated: null when none were
+ * stored; `{ legacy }` for a record written before agents (its options kept;
+ * research depth and writes are its agent's now, its prices the process's,
+ * its limits the run's own).
+ *
+ * @throws {RecordError} naming the first invalid field.
+ *
+ * @example
+ * ```ts
+ * import { parseStoredSettings } from "./run_settings.ts";
+ * console.log(parseStoredSettings("r1", { dedupe: true, researchDepth: 2 })); // { legacy: { dedupe: true } }
+ * ```
+ */
+export function parseStoredSettings(runId: string, value: unknown): LoadedRunSettings | null {
+  if (value === null || value === undefined) return null;
+  const isStamp = typeof value === "object" && "$schemaVersion" in value;
+  const result = (isStamp ? storedSchema : legacySchema).safeParse(value);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new RecordError(runId, ["settings", ...issue.path.map(String)].join("."), issue.message);
+  }
+  if ("$schemaVersion" in result.data) return result.data;
+  const { budgetMode, dedupe, toolErrors, concurrency, stopOnPermanentError } = result.data;
+  const legacy = { budgetMode, dedupe, toolErrors, concurrency, stopOnPermanentError };
+  return { legacy: JSON.parse(JSON.stringify(legacy)) };
+}
+
+/**
+ * The settings stored beside run `id` ({@link parseStoredSettings}).
  *
  * @example
  * ```ts
@@ -76,20 +141,8 @@ const storedSchema = z.strictObject({
 export async function loadRunSettings(
   store: KvRunStore,
   id: string,
-): Promise<StoredRunSettings | { legacy: RunSettings } | null> {
-  const value = await store.settings(id);
-  if (value === null || value === undefined) return null;
-  const parsed = storedSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  // Written before agents: the server's options; research depth and writes are gone.
-  const legacy = optionsSchema.safeParse(
-    Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).filter(([k]) =>
-        Object.hasOwn(optionsSchema.shape, k)
-      ),
-    ),
-  );
-  return { legacy: legacy.success ? legacy.data : {} };
+): Promise<LoadedRunSettings | null> {
+  return parseStoredSettings(id, await store.settings(id));
 }
 
 /** A field a request asked to widen, and why it may not. */

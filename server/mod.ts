@@ -23,12 +23,14 @@
  *
  * @module
  */
-export { createApp, MAX_BODY_BYTES, type ReinsApp, WORKER_HEADER } from "./app.ts";
+export { createApp, type ReinsApp } from "./app.ts";
+// Serving your agents in one call (Deno Deploy, `deno run`), or as `deno serve --parallel`'s handler.
 export { serve, type ServeAgentsOptions, serveHandler, type Serving } from "./serve_agents.ts";
-export { listenRefusal, type ServeOptions, type Service, startService } from "./service.ts";
+export type { ServeOptions, Service } from "./service.ts";
 export type { Mounted, RunDefaults, ScenarioCatalog, ServerDeps } from "./deps.ts";
-// The worker and the model factory live in runtime/ (a worker needs no HTTP).
-export { startWorker, type SweeperOptions, type Worker } from "../runtime/worker.ts";
-export { defaultMakeModel, type MakeModelOptions } from "../runtime/make_model.ts";
 export type { ModelSettings } from "../runtime/env.ts";
 export type { Agent } from "../subagents/define_agent.ts";
+// The worker and the model factory live in runtime/ (a worker needs no HTTP); re-exported here
+// because a server starts both.
+export { startWorker, type SweeperOptions, type Worker } from "../runtime/worker.ts";
+export { defaultMakeModel, type MakeModelOptions } from "../runtime/make_model.ts";

@@ -8,6 +8,8 @@
 import { z } from "zod";
 import { BadRequestError, HttpError, TooLargeError } from "./errors.ts";
 import { RUN_STATUSES, type RunStatus } from "../harness/state.ts";
+import { RunLimitsSchema } from "../harness/limits.ts";
+import { RunSettingsSchema } from "../runtime/run_settings.ts";
 
 /** Run statuses, as `?status=` accepts them. */
 export const RunStatusSchema = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]);
@@ -18,29 +20,33 @@ export const RunIdSchema = z.string().regex(
   "expected a run id (letters, digits, '.', '_', ':', '-'; at most 200 characters)",
 );
 
-/** The limits a run may be given. */
-export const LimitsSchema = z.strictObject({
-  maxTurns: z.int().min(1).max(1000).optional().describe("Model calls at most"),
-  maxBudgetUsd: z.number().positive().max(1000).optional().describe("USD at most"),
+const limit = RunLimitsSchema.shape;
+
+/** The limits a client may give a run: those of a run, capped so no client can widen them much. */
+export const LimitsSchema = RunLimitsSchema.extend({
+  maxTurns: limit.maxTurns.min(1).max(1000).optional(),
+  maxBudgetUsd: limit.maxBudgetUsd.positive().max(1000).optional(),
 });
 
 /** A field a request may not set: what an agent may do is its definition's. */
 const agentOwned = (what: string) =>
   z.never({ error: `${what} belong to the agent's definition (see GET /agents)` }).optional();
 
+const setting = RunSettingsSchema.shape;
+
 /**
  * Per-run options of `POST /runs` (stored with the run, used on every
- * resume). They may only narrow the agent's own: a hard budget mode, lower
- * concurrency, stopping on a permanent error.
+ * resume): a run's settings, capped. They may only narrow the agent's own:
+ * a hard budget mode, lower concurrency, stopping on a permanent error.
  */
-export const RunOptionsSchema = z.strictObject({
-  budgetMode: z.enum(["soft", "hard"]).optional().describe(
+export const RunOptionsSchema = RunSettingsSchema.extend({
+  budgetMode: setting.budgetMode.describe(
     "hard narrows a soft agent; soft cannot loosen a hard one",
   ),
-  dedupe: z.boolean().optional(),
-  toolErrors: z.enum(["describe", "generic", "fatal"]).optional(),
-  concurrency: z.int().min(1).max(16).optional().describe("At most the agent's (default 4)"),
-  stopOnPermanentError: z.boolean().optional().describe("Cannot turn off the agent's"),
+  concurrency: setting.concurrency.unwrap().max(16).optional().describe(
+    "At most the agent's (default 4)",
+  ),
+  stopOnPermanentError: setting.stopOnPermanentError.describe("Cannot turn off the agent's"),
   researchDepth: agentOwned("subagents"),
   researchWrites: agentOwned("tools"),
 });

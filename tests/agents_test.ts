@@ -370,7 +370,7 @@ Deno.test("settings stored before agents keep their options; research ones are d
     await store.saveSettings("old", { dedupe: true, researchDepth: 2, researchWrites: true });
     assert.deepEqual(await loadRunSettings(store, "old"), { legacy: { dedupe: true } });
     await store.saveSettings("bad", { toolErrors: 5 });
-    assert.deepEqual(await loadRunSettings(store, "bad"), { legacy: {} });
+    await assert.rejects(() => loadRunSettings(store, "bad"), /settings\.toolErrors/);
   }));
 
 Deno.test("a tree stored before agents (no names, no stamp) is checked by its calls' tools", async (t) => {
