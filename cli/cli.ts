@@ -31,7 +31,7 @@ import { type ModelSettings, modelSettings } from "../runtime/env.ts";
 import { defaultMakeModel } from "../runtime/make_model.ts";
 import type { ScenarioCatalog } from "../server/deps.ts";
 import { EXIT_CODES, exitCodeOf } from "./exit_codes.ts";
-import { mcpServerTools } from "../mcp/mod.ts";
+import { openProcessTools } from "../runtime/process_tools.ts";
 import { runsMain } from "./runs.ts";
 
 /** What {@link cli} serves: the agents, and how it makes their models. */
@@ -259,16 +259,21 @@ async function command(options: CliOptions, flags: RunFlags): Promise<number> {
     const makeModel = flags.baseUrl
       ? defaultMakeModel({ baseUrl: flags.baseUrl, apiKey: settings.apiKey })
       : (options.models ?? ((m) => defaultMakeModel(m)))(settings);
-    // Tools of the MCP servers named in reins.jsonc, as `<server>__<tool>`; stopped when done.
-    await using mcp = await mcpServerTools(config.mcpServers);
-    const registry = agentRegistry(options.agents, {
-      defaultAgent: options.defaultAgent,
-      extraTools: mcp.tools,
-      resolveModel: makeModel,
-    });
-    const s: Session = { flags, config, registry, makeModel, store, kv, options, settings };
-    const root = cmd.kind === "new" ? await createRun(s, cmd.task) : await continueRun(s);
-    return await execute(s, root);
+    // Tools of the MCP servers named in reins.jsonc, as `<server>__<tool>`; stopped when done
+    // (the MCP client is loaded only when a server is named).
+    const mcp = await openProcessTools(config.mcpServers);
+    try {
+      const registry = agentRegistry(options.agents, {
+        defaultAgent: options.defaultAgent,
+        extraTools: mcp.tools,
+        resolveModel: makeModel,
+      });
+      const s: Session = { flags, config, registry, makeModel, store, kv, options, settings };
+      const root = cmd.kind === "new" ? await createRun(s, cmd.task) : await continueRun(s);
+      return await execute(s, root);
+    } finally {
+      await mcp.close();
+    }
   } finally {
     kv.close();
   }
