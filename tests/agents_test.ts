@@ -141,6 +141,7 @@ Deno.test("a run of an agent has its instructions and tools; a child node is nam
       assert.deepEqual(nodes.map((n: { agent: string }) => n.agent), ["support", "billing"]);
       const page = await (await p.app.request(`/ui/runs/${res.body.runId}`)).text();
       assert.match(page, /<span class="node-agent">billing<\/span>/);
+      assert.match(page, /<dt>Agent<\/dt><dd>support<\/dd>/);
     } finally {
       await p.worker.stop();
     }

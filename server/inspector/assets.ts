@@ -28,6 +28,7 @@ import CONTROLS_CSS from "./static/controls.css" with { type: "text" };
 import TREE_CSS from "./static/tree.css" with { type: "text" };
 import ACTIVITY_CSS from "./static/activity.css" with { type: "text" };
 import TRANSCRIPT_CSS from "./static/transcript.css" with { type: "text" };
+import NEW_RUN_CSS from "./static/new_run.css" with { type: "text" };
 
 const JS = "text/javascript; charset=utf-8";
 
@@ -46,7 +47,15 @@ const SCRIPTS: Record<string, string> = {
 };
 
 // Later rules win ties, so the order is the cascade's.
-const STYLESHEET = [BASE_CSS, RUNS_CSS, CONTROLS_CSS, TREE_CSS, ACTIVITY_CSS, TRANSCRIPT_CSS]
+const STYLESHEET = [
+  BASE_CSS,
+  RUNS_CSS,
+  CONTROLS_CSS,
+  TREE_CSS,
+  ACTIVITY_CSS,
+  TRANSCRIPT_CSS,
+  NEW_RUN_CSS,
+]
   .join("\n");
 
 /** The assets, by the name they are served under (`/ui/static/<name>`), with their type. */
