@@ -16,3 +16,4 @@
  * @module
  */
 export { cli, type CliOptions } from "./cli.ts";
+export { runWorker, type WorkerCliOptions } from "./run_worker.ts";

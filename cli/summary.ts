@@ -9,6 +9,8 @@ import type { ToolResultEvent, TraceEvent } from "../harness/trace.ts";
 /** The JSON summary printed by `--json` (the last line of stdout). */
 export interface RunSummaryJson {
   runId: string;
+  /** The agent the run is of (absent on runs made without one). */
+  agent?: string;
   status: RunState["status"];
   interruption: RunState["interruption"];
   stopReason: string | null;
@@ -33,6 +35,7 @@ export interface RunSummaryJson {
 export function summarize(s: RunState): RunSummaryJson {
   return {
     runId: s.runId,
+    ...(s.agent === undefined ? {} : { agent: s.agent }),
     status: s.status,
     interruption: s.interruption,
     stopReason: s.stopReason,

@@ -17,7 +17,7 @@ import type { Agent } from "../subagents/define_agent.ts";
 import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
 import type { ServeOptions } from "../server/service.ts";
 import type { CliOptions } from "../cli/cli.ts";
-import type { WorkerCliOptions } from "../cli/worker.ts";
+import type { WorkerCliOptions } from "../cli/run_worker.ts";
 import { scenarioSpec } from "../testing/scenario_catalog.ts";
 import { scriptedModel } from "../testing/scripted_model.ts";
 import { createScriptedProvider, SCRIPTED_CHUNK_MS } from "../testing/scripted_provider.ts";

@@ -32,6 +32,7 @@ Deno.test("cli({ agents }): a run of the user's agent, its approval, runs, --jso
     assert.equal(approved.code, 0, approved.stderr);
     const summary = JSON.parse(approved.stdout.trim().split("\n").at(-1)!);
     assert.equal(summary.status, "completed");
+    assert.equal(summary.agent, "support");
     assert.equal(summary.output, "Done: order 42: shipped, $20 | refunded order 42");
 
     const stop = await run(["--stop", id]);
