@@ -19,6 +19,8 @@ export interface ReinsEnv {
   baseUrl?: string;
   /** `LLM_MODEL`: the model name runs use unless their agent names one. */
   model?: string;
+  /** `LLM_API_KEY`: the endpoint's key (`reins.jsonc`'s `apiKeyEnv` may name another variable). */
+  apiKey?: string;
   /** `HOST` (default 127.0.0.1). */
   host: string;
   /** `PORT` (default 8000). */
@@ -89,6 +91,7 @@ export function readEnv(env: Env = Deno.env.toObject()): ReinsEnv {
   const text = {
     baseUrl: env.LLM_BASE_URL,
     model: env.LLM_MODEL,
+    apiKey: env.LLM_API_KEY,
     token: env.REINS_TOKEN,
     kvPath: env.REINS_KV_PATH,
     configPath: env.REINS_CONFIG,

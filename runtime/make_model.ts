@@ -30,8 +30,10 @@ export interface MakeModelOptions {
  * ```
  */
 export function defaultMakeModel(options: MakeModelOptions = {}): (name: string) => Model {
-  const baseUrl = options.baseUrl ?? readEnv().baseUrl;
-  const apiKey = options.apiKey ?? (Deno.env.get("LLM_API_KEY") || undefined);
+  const env: { baseUrl?: string; apiKey?: string } =
+    options.baseUrl === undefined || options.apiKey === undefined ? readEnv() : {};
+  const baseUrl = options.baseUrl ?? env.baseUrl;
+  const apiKey = options.apiKey ?? env.apiKey;
   return (name) => {
     if (baseUrl) return createOpenAIModel({ baseUrl, model: name, apiKey });
     throw new TypeError(`cannot serve model "${name}": LLM_BASE_URL is not set`);
