@@ -73,7 +73,8 @@ export function demoModels(options: DemoModelsOptions = {}): (name: string) => M
 
 /**
  * The demo agent a scenario needs: `demo-deep` for research two levels deep,
- * `demo-cleanup` for research children that delete, else undefined (the default, `demo`).
+ * `demo-cleanup` for research children that delete, `demo-typed` for a typed
+ * answer, else undefined (the default, `demo`).
  *
  * @example
  * ```ts
@@ -83,6 +84,7 @@ export function demoModels(options: DemoModelsOptions = {}): (name: string) => M
  */
 export function scenarioAgent(name: string): string | undefined {
   const spec = scenarioSpec(name);
+  if (spec?.output) return "demo-typed";
   if (spec?.researchWrites) return "demo-cleanup";
   if ((spec?.researchDepth ?? 0) >= 2) return "demo-deep";
   return undefined;
@@ -201,7 +203,7 @@ export function demoServeOptions(env: ReinsEnv = envOrDefaults()): ServeOptions 
  * @example
  * ```ts
  * import { demoCliOptions } from "./process.ts";
- * console.log(demoCliOptions().agents.length); // 3
+ * console.log(demoCliOptions().agents.length); // 4
  * ```
  */
 export function demoCliOptions(env: ReinsEnv = envOrDefaults()): CliOptions {
