@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { parseRunArgs, RUN_USAGE, type RunFlags, UsageError } from "./args.ts";
+import { parseRunArgs, type RunFlags, runUsage, UsageError } from "./args.ts";
 import { describeRun, summarize } from "./summary.ts";
 import { streamPrinter } from "./stream_printer.ts";
 import { loadConfig, type ReinsConfig } from "../runtime/config.ts";
@@ -51,6 +51,8 @@ export interface CliOptions {
   defaultModel?: string;
   /** Scenarios `--scenario NAME` may play (their agent, when `--agent` is not given). */
   scenarios?: ScenarioCatalog;
+  /** What `--help` says the command is, after the usage line. */
+  intro?: string;
   /** The arguments (default `Deno.args`). */
   args?: readonly string[];
 }
@@ -309,9 +311,9 @@ export async function cli(options: CliOptions): Promise<number> {
   try {
     if (argv[0] === "runs") code = await runsMain(argv.slice(1));
     else {
-      const flags = parseRunArgs(argv);
+      const flags = parseRunArgs(argv, options.scenarios?.task);
       if (flags.command.kind === "help" || flags.command.kind === "demo") {
-        console.log(RUN_USAGE);
+        console.log(runUsage({ intro: options.intro, scenarios: options.scenarios?.names }));
         code = flags.command.kind === "help" ? EXIT_CODES.completed : EXIT_CODES.usage;
       } else code = await command(options, flags);
     }
