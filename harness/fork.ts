@@ -93,6 +93,7 @@ export function forkState(source: Readonly<RunState>, options: ForkOptions): Run
   const fork = newRun("(forked)", {
     runId: options.runId,
     model: source.model ?? undefined,
+    agent: source.agent,
     limits: { ...source.limits, ...options.limits },
   });
   fork.messages = messages;

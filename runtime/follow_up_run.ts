@@ -11,7 +11,6 @@ import { followUp, type FollowUpOptions } from "../harness/follow_up.ts";
 import type { RunState } from "../harness/state.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { clearStop, stopVersion } from "../kv/stop_record.ts";
-import { raiseSettingsLimits } from "./continue_tree.ts";
 
 /**
  * Appends `message` to stored run `id` and marks it `running` (one checked
@@ -46,7 +45,6 @@ export async function followUpRun(
   // Read first: the follow-up lifts the Stop seen now, not one recorded meanwhile.
   const seen = await stopVersion(kv, (await store.summary(id)).rootId);
   const next = followUp(await store.load(id), message, options);
-  if (options.limits) await raiseSettingsLimits(store, id, options.limits);
   await store.save(next);
   await clearStop(kv, next.rootId, seen);
   return next;

@@ -10,7 +10,10 @@ import { type CallQuote, type ForkOptions, forkState, quoteNextCall } from "../h
 import type { RunOptions } from "../harness/run_options.ts";
 import type { RunState } from "../harness/state.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
-import { parseStoredSettings } from "./run_settings.ts";
+import { join } from "node:path";
+import { RunStateError } from "../harness/errors.ts";
+import { type ExecutorDeps, modelOf } from "./executor.ts";
+import { agentRunOptions, loadRunSettings } from "./run_settings.ts";
 
 /** The reason a fork created with `start: false` waits with. */
 export const FORK_NOT_STARTED = "created by a fork and not started: resume it to start";
@@ -78,10 +81,8 @@ export async function forkRun(
     return { state, quote };
   }
   // Settings first: the fork runs (and is quoted) with its source's.
-  const settings = parseStoredSettings(id, await store.settings(id));
-  // The fork's own limits replace the settings' (else they would cap it again when it runs).
-  if (settings.limits && fork.limits) settings.limits = { ...settings.limits, ...fork.limits };
-  await store.saveSettings(state.runId, settings);
+  const settings = await store.settings(id);
+  if (settings !== null) await store.saveSettings(state.runId, settings);
   let quote: CallQuote;
   try {
     const run = await runWith(state);
@@ -108,4 +109,52 @@ function coveredByBudget(state: RunState, quote: CallQuote): void {
       `(prompt $${quote.promptUsd.toFixed(6)} + reply reservation $${quote.replyUsd.toFixed(6)}) ` +
       `and a hard budget must cover it; the budget is $${state.limits.maxBudgetUsd.toFixed(6)}`,
   );
+}
+
+/**
+ * What a fork of stored root run `source` runs with in this process, for its
+ * quote: the source's agent (`RunStateError` when it is not served here), the
+ * options stored with the source, the model and tools they give, built for
+ * the source's tree (its folder exists: a quote creates nothing).
+ *
+ * @example
+ * ```ts
+ * import { forkRunOptions } from "./fork_run.ts";
+ * import { agentRegistry } from "./agent_registry.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { newRun } from "../harness/state.ts";
+ * import { scriptedModel } from "../testing/scripted_model.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const agents = agentRegistry([defineAgent({ name: "a", instructions: "", tools: [] })]);
+ * const deps = { agents, makeModel: (n: string) => scriptedModel(n), workspaceRoot: "/tmp" };
+ * const o = await forkRunOptions(deps, new KvRunStore(kv), newRun("hi", { agent: "a", model: "echo" }));
+ * console.log(o.model.name); // echo
+ * kv.close();
+ * ```
+ */
+export async function forkRunOptions(
+  deps: Pick<ExecutorDeps, "agents" | "makeModel" | "defaultModel" | "workspaceRoot" | "prices">,
+  store: KvRunStore,
+  source: RunState,
+): Promise<RunOptions> {
+  const agent = deps.agents.forRun(source);
+  if (!agent) {
+    const name = source.agent ?? "(none)";
+    throw new RunStateError(
+      source.runId,
+      source.status,
+      "fork",
+      `its agent "${name}" is not served here`,
+    );
+  }
+  const stored = await loadRunSettings(store, source.runId);
+  const options = stored === null ? {} : "fingerprint" in stored ? stored.options : stored.legacy;
+  return await agentRunOptions(agent, options, {
+    model: modelOf(agent, source, deps),
+    context: { rootId: source.rootId, dir: join(deps.workspaceRoot, source.rootId) },
+    resolveModel: deps.makeModel,
+    prices: deps.prices,
+    extraTools: deps.agents.extraTools,
+  });
 }

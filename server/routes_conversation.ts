@@ -8,13 +8,13 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import { followUpRun } from "../runtime/follow_up_run.ts";
-import { forkRun } from "../runtime/fork_run.ts";
-import { storedRunOptions } from "../runtime/executor.ts";
+import { forkRun, forkRunOptions } from "../runtime/fork_run.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import { BadRequestError } from "./errors.ts";
 import { LimitsSchema, readBody } from "./schemas.ts";
 import { runIdParam, runView } from "./views.ts";
 import { eventStream } from "./routes_events.ts";
+import { checkNewLimits } from "./routes_control.ts";
 import { wantsEventStream } from "./routes_runs.ts";
 
 /** Body of `POST /runs/:id/messages`. */
@@ -67,6 +67,8 @@ export function registerConversationRoutes(app: Hono, deps: ResolvedDeps): void 
   app.post("/runs/:id/messages", async (c) => {
     const id = runIdParam(c);
     const { content, limits } = await readBody(c.req.raw, FollowUpSchema);
+    // No client may widen what the agent allows: limits stay under its ceiling.
+    if (limits) await checkNewLimits(deps, id, limits);
     const store = deps.freshStore();
     // A client that wants to watch the answer gets the run's stream from its next event on.
     const stream = wantsEventStream(c.req.header("accept"));
@@ -81,6 +83,7 @@ export function registerConversationRoutes(app: Hono, deps: ResolvedDeps): void 
   app.post("/runs/:id/fork", async (c) => {
     const id = runIdParam(c);
     const { atTurn, start = true, limits, quoteOnly } = await readBody(c.req.raw, ForkSchema);
+    if (limits) await checkNewLimits(deps, id, limits);
     const store = deps.freshStore();
     const source = await store.summary(id);
     const { state, quote } = await forkRun(store, id, {
@@ -90,8 +93,7 @@ export function registerConversationRoutes(app: Hono, deps: ResolvedDeps): void 
       quoteOnly,
       // Its source's settings and tool definitions (the fork copies the settings): counted
       // without creating the fork's workspace, as a quote may create nothing.
-      runWith: (fork) =>
-        storedRunOptions(deps, store, { ...fork, runId: id, rootId: source.rootId }),
+      runWith: (fork) => forkRunOptions(deps, store, { ...fork, runId: id, rootId: source.rootId }),
     }).catch(asBadRequest);
     if (quoteOnly) return c.json({ forkedFrom: state.forkedFrom, quote });
     if (start) await deps.schedule(state.runId);

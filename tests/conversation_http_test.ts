@@ -234,3 +234,19 @@ Deno.test("a follow-up posted to one instance is executed by another's sweep; a 
     assert.equal(done.status, "completed");
     assert.equal(done.output, "three");
   }));
+
+Deno.test("a follow-up or a fork may not widen the agent's limits", () =>
+  withServer({}, async (s) => {
+    const id = (await s.call("POST", "/runs", { scenario: "plan" })).body.runId;
+    const first = await settled(s, id);
+    const before = (await s.call("GET", "/runs")).body.runs.length;
+    const more = { maxBudgetUsd: 999 };
+    const sent = await s.call("POST", `/runs/${id}/messages`, { content: "x", limits: more });
+    assert.equal(sent.status, 400);
+    assert.equal(sent.body.error.field, "limits.maxBudgetUsd");
+    const forked = await s.call("POST", `/runs/${id}/fork`, { atTurn: 1, limits: more });
+    assert.equal(forked.status, 400);
+    assert.equal(forked.body.error.field, "limits.maxBudgetUsd");
+    assert.equal((await s.call("GET", `/runs/${id}`)).body.messageCount, first.messageCount);
+    assert.equal((await s.call("GET", "/runs")).body.runs.length, before, "no fork made");
+  }));

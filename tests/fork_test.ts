@@ -12,7 +12,6 @@ import type { TraceEvent } from "../harness/trace.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { executeRun, startRun } from "../runtime/execute_run.ts";
 import { FORK_NOT_STARTED, forkRun } from "../runtime/fork_run.ts";
-import { followUpRun } from "../runtime/follow_up_run.ts";
 import { PLAN_ANSWER } from "../testing/scenarios.ts";
 import { fixture } from "./helpers.ts";
 import { benchConversationBytes, benchForkQuotes } from "../bench/conversation_bench.ts";
@@ -183,25 +182,25 @@ Deno.test("bench figures: every fork quote of plan is the provider's count; byte
   assert.ok(last / second < 1.1, `message 30: ${last} B, message 2: ${second} B`);
 });
 
-Deno.test("a fork's or a follow-up's own limits replace those of the stored settings", async () => {
+Deno.test("a fork keeps its source's agent and stored settings", async () => {
   await using f = await fixture("plan");
   const kv = await Deno.openKv(":memory:");
   try {
     const store = new KvRunStore(kv);
-    const source = newRun(task, { model: "plan" });
-    await store.saveSettings(source.runId, { dedupe: true, limits: { maxTurns: 2 } });
+    const source = newRun(task, { model: "plan", agent: "demo" });
+    const stamp = { $schemaVersion: 1, agent: "demo", fingerprint: "f1", tools: {}, options: {} };
+    await store.saveSettings(source.runId, stamp);
     const done = await startRun(store, source, { model: f.model, tools: f.tools });
-    assert.equal(done.status, "completed");
     const { state } = await forkRun(store, done.runId, {
       atTurn: 1,
       start: false,
       limits: { maxTurns: 7 },
       runWith: () => Promise.resolve({ model: f.model, tools: f.tools }),
     });
-    assert.deepEqual(await store.settings(state.runId), { dedupe: true, limits: { maxTurns: 7 } });
+    assert.equal(state.agent, "demo");
     assert.equal(state.limits.maxTurns, 7);
-    await followUpRun(store, kv, done.runId, "And?", { limits: { maxTurns: 4 } });
-    assert.deepEqual(await store.settings(done.runId), { dedupe: true, limits: { maxTurns: 4 } });
+    assert.deepEqual(await store.settings(state.runId), stamp);
+    assert.equal((await store.load(state.runId)).agent, "demo");
   } finally {
     kv.close();
   }

@@ -19,6 +19,7 @@ import CONTROLS_JS from "./static/controls.js" with { type: "text" };
 import CONVERSATION_JS from "./static/conversation.js" with { type: "text" };
 import EVENTS_JS from "./static/events.js" with { type: "text" };
 import MAIN_JS from "./static/main.js" with { type: "text" };
+import NEW_RUN_JS from "./static/new_run.js" with { type: "text" };
 import RUN_PAGE_JS from "./static/run_page.js" with { type: "text" };
 import TREE_JS from "./static/tree.js" with { type: "text" };
 import TYPING_JS from "./static/typing.js" with { type: "text" };
@@ -32,6 +33,7 @@ import TRANSCRIPT_CSS from "./static/transcript.css" with { type: "text" };
 import CONVERSATION_CSS from "./static/conversation.css" with { type: "text" };
 import BUDGET_CSS from "./static/budget.css" with { type: "text" };
 import FIT_CSS from "./static/fit.css" with { type: "text" };
+import NEW_RUN_CSS from "./static/new_run.css" with { type: "text" };
 
 const JS = "text/javascript; charset=utf-8";
 
@@ -44,6 +46,7 @@ const SCRIPTS: Record<string, string> = {
   "conversation.js": CONVERSATION_JS,
   "events.js": EVENTS_JS,
   "main.js": MAIN_JS,
+  "new_run.js": NEW_RUN_JS,
   "run_page.js": RUN_PAGE_JS,
   "tree.js": TREE_JS,
   "typing.js": TYPING_JS,
@@ -60,6 +63,7 @@ const STYLESHEET = [
   TRANSCRIPT_CSS,
   CONVERSATION_CSS,
   BUDGET_CSS,
+  NEW_RUN_CSS,
   FIT_CSS, // last: it overrides the others on narrow windows
 ].join("\n");
 
