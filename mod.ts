@@ -7,15 +7,19 @@
  * This entry holds the loop, its state, limits, exits, cost, trace, the tool
  * contract, `defineAgent` (an agent: instructions, tools, child agents,
  * limits, options; served by `./server`'s `serve({ agents })` and `./cli`'s
- * `cli({ agents })`), the demo tools and the OpenAI-compatible model client. It loads no
+ * `cli({ agents })`) and the OpenAI-compatible model client. It loads no
  * server, no config parser and no store. The other entries: `./kv` (runs in
- * Deno KV), `./runtime` (executing stored runs, tree Stop), `./subagents`,
- * `./server` (`serve({ agents })`, the Hono app), `./cli` (`cli({ agents })`), `./testing` (the scripted provider and model),
- * `./mcp` and `./ai-sdk`.
+ * Deno KV), `./runtime` (executing stored runs, tree Stop, forks),
+ * `./subagents` (agent tools, trees, `describeAgent`), `./server`
+ * (`serve({ agents })`, the Hono app), `./cli` (`cli({ agents })`),
+ * `./model` (the model contract in detail), `./testing` (the scripted
+ * provider and model), `./demo` (the demo's tools), `./mcp`, `./ai-sdk` and
+ * `./otel`.
  *
  * @example
  * ```ts
- * import { createWorkspace, demoTools, newRun, run } from "./mod.ts";
+ * import { newRun, run } from "./mod.ts";
+ * import { createWorkspace, demoTools } from "./demo/mod.ts";
  * const ws = await createWorkspace();
  * const model = {
  *   name: "m",
@@ -49,7 +53,7 @@ export {
 } from "./harness/state.ts";
 export type { Exit, Failure, Interruption, RunStatus } from "./harness/exit.ts";
 // Typed results: the output schema, and what an invalid answer reports.
-export type { JsonSchema, OutputFormat, OutputIssue, OutputSchema } from "./harness/output.ts";
+export type { JsonSchema, OutputIssue, OutputSchema } from "./harness/output.ts";
 export type {
   AnyTool,
   BudgetMode,
@@ -65,25 +69,14 @@ export {
   isStepCount,
   type StopCondition,
 } from "./harness/stop_conditions.ts";
-// The model contract, the messages it exchanges, the default client.
-export type { LostReply, Model, ModelReply, ModelRequest } from "./harness/model.ts";
-export type {
-  AssistantMessage,
-  CallUsage,
-  ChatMessage,
-  SystemMessage,
-  ToolCall,
-  ToolDefinition,
-  ToolMessage,
-  Usage,
-  UserMessage,
-} from "./harness/messages.ts";
+// The model contract (its details, for who writes a Model, are in `./model`), the default client.
+export type { Model } from "./harness/model.ts";
+export type { ChatMessage, ToolCall, Usage } from "./harness/messages.ts";
 export { createOpenAIModel, type OpenAIModelOptions } from "./openai/openai_model.ts";
-export type { Prices, PriceTable } from "./harness/cost.ts";
 // The trace (the event types themselves are documented in `./kv`, beside the stored trace).
 export { jsonlSink, memorySink, type TraceEvent, type TraceSink } from "./harness/trace.ts";
-// Tools, and the demo's (the demo tools' own options are documented in `./subagents`, whose
-// research tool takes them too; `ToolContext.runChild`'s options there too).
+// Tools (`ToolContext.runChild`'s options are documented in `./subagents`; the demo's tools in
+// `./demo`).
 export { defineTool, type Tool, type ToolContext, type ToolSpec } from "./harness/tool.ts";
 export type {
   AnySchema,
@@ -92,29 +85,17 @@ export type {
   StandardResult,
   ToolSchema,
 } from "./harness/schema_adapter.ts";
-export { createWorkspace, type Workspace, type WorkspaceOptions } from "./tools/workspace.ts";
-export { demoTools, type DemoToolsOptions } from "./tools/catalog.ts";
 // The in-memory store and the errors a caller catches.
 export { MemoryRunStore, type RunStore } from "./harness/run_store.ts";
 export { ModelError, PermanentToolError, ReinsError, RunStateError } from "./harness/errors.ts";
-// Agents: defined once, served by `./server`'s `serve({ agents })` and `./cli`'s `cli({ agents })`.
+// Agents: defined once, served by `./server`'s `serve({ agents })` and `./cli`'s `cli({ agents })`
+// (the types of a spec's parts, and `describeAgent`, are in `./subagents`).
 export {
   type Agent,
-  type AgentContext,
   type AgentOptions,
-  type AgentOutputSchema,
   type AgentSpec,
-  type AgentTools,
   defineAgent,
-  type ResolveModel,
 } from "./subagents/define_agent.ts";
-export {
-  type AgentDescription,
-  describeAgent,
-  type DescribeOptions,
-  type ToolDescription,
-} from "./subagents/describe_agent.ts";
-// Conversations (a follow-up to a stopped run) and forks (a new run from turn N, quoted).
+// Conversations: a follow-up to a stopped run (forks, a new run from turn N, are in `./runtime`).
 export { followUp, type FollowUpOptions } from "./harness/follow_up.ts";
-export { type CallQuote, type ForkOptions, forkState, quoteNextCall } from "./harness/fork.ts";
 export type { ForkOrigin } from "./harness/state.ts";

@@ -3,7 +3,8 @@
 // Needs ANTHROPIC_API_KEY and network. Run: deno run -A examples/anthropic_ai_sdk.ts
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { aiSdkModel } from "../ai_sdk/mod.ts";
-import { createWorkspace, demoTools, newRun, run } from "../mod.ts";
+import { newRun, run } from "../mod.ts";
+import { createWorkspace, demoTools } from "../demo/mod.ts";
 
 const anthropic = createAnthropic({ apiKey: Deno.env.get("ANTHROPIC_API_KEY") });
 const model = aiSdkModel(anthropic("claude-sonnet-4-5"), {

@@ -158,7 +158,8 @@ function partialFinding(child: Readonly<RunState>): string {
  * @example
  * ```ts
  * import { agentTool } from "./agent_tool.ts";
- * import { createWorkspace, demoTools, newRun, run } from "../mod.ts";
+ * import { newRun, run } from "../mod.ts";
+ * import { createWorkspace, demoTools } from "../demo/mod.ts";
  * import { scriptedModel } from "../testing/mod.ts";
  * import { TREE_SCENARIOS } from "../testing/tree_scenarios.ts";
  * const ws = await createWorkspace();

@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import { researchTool } from "./mod.ts";
- * import { createWorkspace } from "../mod.ts";
+ * import { createWorkspace } from "../demo/mod.ts";
  * const ws = await createWorkspace();
  * console.log(researchTool({ workspace: ws }).name); // research
  * await ws.remove();
@@ -36,7 +36,9 @@ export { SuspendRun } from "../harness/errors.ts";
 export {
   type Agent,
   type AgentContext,
+  type AgentOutputSchema,
   type AgentSpec,
+  type AgentTools,
   agentTools,
   defineAgent,
   isAgent,
@@ -46,6 +48,7 @@ export {
   type AgentDescription,
   describeAgent,
   type DescribeOptions,
+  type ToolDescription,
   type ToolTable,
   toolTable,
 } from "./describe_agent.ts";

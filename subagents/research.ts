@@ -65,7 +65,8 @@ export interface ResearchToolOptions {
  * @example
  * ```ts
  * import { researchTool } from "./research.ts";
- * import { createWorkspace, newRun, run } from "../mod.ts";
+ * import { newRun, run } from "../mod.ts";
+ * import { createWorkspace } from "../demo/mod.ts";
  * import { scriptedModel } from "../testing/mod.ts";
  * import { TREE_SCENARIOS } from "../testing/tree_scenarios.ts";
  * const ws = await createWorkspace();

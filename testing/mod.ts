@@ -6,7 +6,8 @@
  * @example
  * ```ts
  * import { scriptedModel } from "./mod.ts";
- * import { createWorkspace, demoTools, newRun, run } from "../mod.ts";
+ * import { newRun, run } from "../mod.ts";
+ * import { createWorkspace, demoTools } from "../demo/mod.ts";
  * const ws = await createWorkspace();
  * const done = await run(newRun("Which file mentions a timeout?"), {
  *   model: scriptedModel("plan"),
