@@ -10,7 +10,13 @@ import {
   type SchemaIssue,
   type ToolSchema,
 } from "./schema_adapter.ts";
-export type { SchemaIssue, ToolSchema } from "./schema_adapter.ts";
+export type {
+  AnySchema,
+  SchemaIssue,
+  StandardJsonSchema,
+  StandardResult,
+  ToolSchema,
+} from "./schema_adapter.ts";
 import type { ToolDefinition } from "./messages.ts";
 import type { Model } from "./model.ts";
 import type { RunLimits } from "./limits.ts";
