@@ -1,8 +1,9 @@
 /**
  * The durable floor: what a turn costs over the in-memory turn when it is
  * made durable by the simplest store that makes the same commits (one
- * checked atomic per save: the header and the new messages as they are, no
- * validation, no encoding of ours), against `KvRunStore` with its KV trace.
+ * checked atomic per save: the header, the new messages and the trace events
+ * held since the last save, as they are: no validation, no encoding of ours),
+ * against `KvRunStore` with its KV trace.
  * All three run `runaway` (100 turns) round-robin in one process on one
  * SQLite file, so the commits' cost is measured in the same run.
  *
@@ -12,6 +13,7 @@ import { join } from "node:path";
 import type { RunState } from "../harness/state.ts";
 import type { RunStore } from "../harness/run_store.ts";
 import type { AnyTool } from "../harness/run_options.ts";
+import type { TraceEvent, TraceSink } from "../harness/trace.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { median, progress, Recorder, totals } from "./instrument.ts";
 import { scriptedModelTimed, timedReinsRun } from "./overhead.ts";
@@ -26,11 +28,18 @@ export interface DurableResult {
   runs: number;
 }
 
-/** One checked atomic per save: the header's figures and the new messages, nothing else. */
+/**
+ * One checked atomic per save: the header's figures, the new messages and
+ * the trace events emitted since the last save, stored as they are.
+ */
 export class MinimalKvStore implements RunStore {
   #seen = new Map<string, { versionstamp: string | null; count: number }>();
+  #held: TraceEvent[] = [];
+  #seq = 0;
   commits = 0;
   constructor(private kv: Deno.Kv) {}
+  /** Holds each event for the next save's commit (as `KvRunStore.traceSink` does). */
+  readonly sink: TraceSink = (event) => void this.#held.push(event);
   async save(state: Readonly<RunState>): Promise<void> {
     const id = state.runId;
     const seen = this.#seen.get(id) ?? { versionstamp: null, count: 0 };
@@ -44,6 +53,7 @@ export class MinimalKvStore implements RunStore {
     for (let seq = seen.count; seq < state.messages.length; seq++) {
       op.set([...key, seq], state.messages[seq]);
     }
+    for (const e of this.#held.splice(0)) op.set(["minimal_events", id, this.#seq++], e);
     const res = await op.commit();
     if (!res.ok) throw new Error(`minimal store: save("${id}") conflicted`);
     this.commits++;
@@ -80,7 +90,10 @@ export async function benchDurable(
       await timedReinsRun(model, tools, 100, rec);
       const memory = wall();
       const minimal = new MinimalKvStore(kv);
-      const s = await timedReinsRun(model, tools, 100, rec, { store: minimal });
+      const s = await timedReinsRun(model, tools, 100, rec, {
+        store: minimal,
+        trace: minimal.sink,
+      });
       const min = wall();
       await timedReinsRun(model, tools, 100, rec, {
         store: kvStore,

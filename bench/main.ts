@@ -399,7 +399,7 @@ function report(
       ["9", "in memory", dur(d.memory)],
       [
         "9",
-        `minimal store (${d.minimalCommits.toFixed(2)} checked commits per turn, no validation)`,
+        `minimal store + trace (${d.minimalCommits.toFixed(2)} commits per turn, no validation)`,
         dur(d.minimal),
       ],
       ["9", "  its commits' cost per turn (minimal - in memory)", dur(d.minimal - d.memory)],

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { markDrivenByRun } from "./driven_states.ts";
 import type { RunOptions } from "./run_options.ts";
 import { pending, RESUMABLE_STATUSES, type RunState } from "./state.ts";
 import { RunStateError, RunTooLargeError } from "./errors.ts";
@@ -49,6 +50,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
     throw new RunStateError(initial.runId, initial.status, "resume");
   }
   const state: RunState = structuredClone(initial);
+  markDrivenByRun(state, true);
   state.limits = checkLimits({ ...state.limits, ...options.limits });
   state.model = options.model.name;
   const signal = options.signal ?? new AbortController().signal;
@@ -136,6 +138,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
       state.error ??= cut.reason;
     }
   }
+  markDrivenByRun(state, false);
   return state;
 }
 

@@ -149,7 +149,7 @@ export class KvEventLog {
       const held = this.#held.get(id) ?? [];
       let bytes = extraBytes, fits = 0;
       for (; fits < held.length && fits < MAX_HELD_PER_SAVE; fits++) {
-        bytes += valueBytes(held[held.length - 1 - fits]) + 100;
+        bytes += eventBytes(held[held.length - 1 - fits]) + 100;
         if (bytes > MAX_HELD_BYTES) break;
       }
       if (held.length > fits) {
@@ -159,7 +159,7 @@ export class KvEventLog {
       for (;;) {
         const writes = events.map((e, i) => {
           const v = fit(e);
-          return { key: eventKey(id, seq + i), value: v, bytes: valueBytes(v) + 100 };
+          return { key: eventKey(id, seq + i), value: v, bytes: eventBytes(v) + 100 };
         });
         let res: HeldCommit<T>;
         try {
@@ -237,10 +237,10 @@ export class KvEventLog {
       let bytes = 0, n = 0;
       for (const e of part) {
         const value = fit(e);
-        bytes += valueBytes(value) + 100;
+        bytes += eventBytes(value) + 100;
         if (n > 0 && bytes > MAX_HELD_BYTES) break;
         const key = eventKey(id, seq + n++);
-        op.check({ key, versionstamp: null }).set(key, encodeValue(value));
+        op.check({ key, versionstamp: null }).set(key, storedEvent(value));
       }
       const res = await retryLocked(() => op.commit());
       if (res.ok) {
@@ -269,8 +269,33 @@ export class KvEventLog {
  * Shortens the longest strings of an event until it fits one KV value (the
  * trace is a diagnostic record; the transcript is never shortened).
  */
+/** Each event's stored bytes, encoded once: its size, its fit and its commit share them. */
+const stored = new WeakMap<TraceEvent, Uint8Array>();
+
+/**
+ * An event as stored (see value_codec.ts), encoded on first use. Events are
+ * not changed once emitted (a cut one is a copy), so the bytes stay true.
+ *
+ * @example
+ * ```ts
+ * import { storedEvent } from "./events.ts";
+ * const e = { type: "tool_start", runId: "r1", at: "", toolName: "t", callId: "c", args: "{}" } as const;
+ * console.log(storedEvent(e) === storedEvent(e)); // true
+ * ```
+ */
+export function storedEvent(event: TraceEvent): Uint8Array {
+  let bytes = stored.get(event);
+  if (!bytes) stored.set(event, bytes = encodeValue(event));
+  return bytes;
+}
+
+/** An event's size as `valueBytes` counts it (UTF-8 JSON + 40; the envelope is 29). */
+function eventBytes(event: TraceEvent): number {
+  return storedEvent(event).byteLength + 11;
+}
+
 function fit(event: TraceEvent): TraceEvent {
-  if (valueBytes(event) <= EVENT_BYTES) return event;
+  if (eventBytes(event) <= EVENT_BYTES) return event;
   const copy = { ...event } as Record<string, unknown>;
   for (let i = 0; i < 64 && valueBytes(copy) > EVENT_BYTES; i++) {
     let longest = "";
