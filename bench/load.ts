@@ -33,7 +33,8 @@ interface Server {
 
 async function startServer(dir: string, scanMs: number): Promise<Server> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--frozen", "-A", MAIN],
+    // REINS_LOAD_PROFILE=<dir>: the server writes a CPU profile there when it exits.
+    args: ["run", "--frozen", "-A", ...profileArgs(), MAIN],
     env: {
       PORT: "0",
       REINS_SCRIPTED: "1",
@@ -66,6 +67,11 @@ async function startServer(dir: string, scanMs: number): Promise<Server> {
       await drain.catch(() => {});
     },
   };
+}
+
+function profileArgs(): string[] {
+  const dir = Deno.env.get("REINS_LOAD_PROFILE");
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
 }
 
 /** The process's peak resident set so far, bytes (Linux). */
