@@ -18,7 +18,7 @@ import { headerChunkPrefix, messagePrefix, runKey, runSettingsKey, stagingKey } 
 import { fromHeader, parseHeader, type StoredHeader } from "./record.ts";
 import { type Known, planSave } from "./save_plan.ts";
 import { joinHeader, overflowParts } from "./header_chunks.ts";
-import { decodeMessage, planBatches } from "./chunks.ts";
+import { decodeMessage, planBatches, write } from "./chunks.ts";
 import { KvEventLog, type StoredEvent, storedEvent } from "./events.ts";
 import { retryLocked } from "./retry.ts";
 import { decodeValue, encodeValue } from "./value_codec.ts";
@@ -104,8 +104,10 @@ export class KvRunStore implements RunStore {
    * Commits the new messages, the header and the indexes in one atomic
    * checked against the version this instance last saw (a run it never saw
    * must not exist yet). Throws `RunConflictError` when that check fails.
+   * `settings`: stored with it in the same atomic (as {@link saveSettings}
+   * does alone): a new run and its settings appear together, in one commit.
    */
-  async save(state: Readonly<RunState>): Promise<void> {
+  async save(state: Readonly<RunState>, options: { settings?: unknown } = {}): Promise<void> {
     const id = state?.runId;
     if (typeof id !== "string" || id === "") {
       throw new TypeError("save(state): state.runId missing");
@@ -115,7 +117,8 @@ export class KvRunStore implements RunStore {
     // trusted: the loop alone changes it (harness/driven_states.ts).
     const driven = isDrivenByRun(state);
     const trusted = known !== undefined && driven && this.#validated.has(state);
-    const { cut, writes, final, drops, reserve, index } = planSave(state, known, trusted);
+    const extra = "settings" in options ? [write(runSettingsKey(id), options.settings)] : [];
+    const { cut, writes, final, drops, reserve, index } = planSave(state, known, trusted, extra);
     if (driven) this.#validated.add(state);
     // What this save stores, taken now: the state may grow while it commits (a
     // spend save runs beside the run's tools), and what it appends is the next save's.

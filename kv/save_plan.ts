@@ -47,6 +47,7 @@ export interface SavePlan {
 /**
  * Plans the save of `state`, given what was last seen of it. `trusted`: its
  * header needs no validation (the messages it appends are validated anyway).
+ * `extra`: more writes for the last atomic (a new run's settings).
  *
  * @example
  * ```ts
@@ -59,6 +60,7 @@ export function planSave(
   state: Readonly<RunState>,
   known: Known | undefined,
   trusted = false,
+  extra: readonly Write[] = [],
 ): SavePlan {
   const id = state.runId;
   for (const [what, value] of [["runId", id], ["parentId", state.parentId ?? ""]]) {
@@ -95,7 +97,7 @@ export function planSave(
     parentId: header.parentId,
   };
   const { adds, drops } = indexChanges(known?.index, index);
-  const final = [...headerWrites(runKey(id), header, cut ? undefined : json), ...adds];
+  const final = [...headerWrites(runKey(id), header, cut ? undefined : json), ...adds, ...extra];
   const reserve = final.reduce((n, w) => n + w.bytes, 0) + drops.length * 100 + 200;
   return { header, cut, writes, final, drops, reserve, index };
 }

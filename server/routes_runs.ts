@@ -85,9 +85,8 @@ export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
     const limits = { ...defaultLimits, ...body.limits };
     const state = newRun(task, { system: body.system, model, limits });
     const store = deps.freshStore();
-    // Settings first: the run is only picked up once it exists.
-    await store.saveSettings(state.runId, { ...defaults, ...body.options });
-    await store.save(state);
+    // With its settings, in one commit: the run is only picked up once it exists.
+    await store.save(state, { settings: { ...defaults, ...body.options } });
     await deps.schedule(state.runId);
     c.header("Location", `/runs/${state.runId}`);
     // A client that wants to wait follows the run on this answer (its bytes keep

@@ -351,3 +351,19 @@ Deno.test("an approval's args are stored as they were when saved, not as changed
     const back = await new KvRunStore(kv).load(s.runId);
     assert.deepEqual(back.interruption, { ...s.interruption, args: { path: "a.txt" } });
   }));
+
+Deno.test("a new run and its settings are stored in one commit, and refused together", () =>
+  withKv(async (raw) => {
+    const { kv, commits } = countingKv(raw);
+    const store = new KvRunStore(kv);
+    const s = newRun("hi");
+    await store.save(s, { settings: { budgetMode: "hard" } });
+    assert.equal(commits.n, 1);
+    assert.deepEqual(await new KvRunStore(kv).settings(s.runId), { budgetMode: "hard" });
+    // Created again elsewhere: neither the run nor the settings change.
+    await assert.rejects(
+      new KvRunStore(kv).save(s, { settings: { budgetMode: "soft" } }),
+      RunConflictError,
+    );
+    assert.deepEqual(await new KvRunStore(kv).settings(s.runId), { budgetMode: "hard" });
+  }));
