@@ -10,6 +10,9 @@
 
 /** Bytes of the one buffer a BYOB read fills. */
 const BUFFER_BYTES = 16_384;
+/** Buffers of finished streams, for the next (a zeroed 16 KiB allocation per call is not free). */
+const spare: ArrayBuffer[] = [];
+const MAX_SPARE = 8;
 
 /** Options of {@link readSseData}. */
 export interface SseDataOptions {
@@ -55,7 +58,9 @@ export async function readSseData(
   signal.addEventListener("abort", onAbort, { once: true });
   const lines = new SseLines(onData);
   const decoder = new TextDecoder();
-  let buffer: Uint8Array<ArrayBuffer> | undefined = byob ? new Uint8Array(BUFFER_BYTES) : undefined;
+  let buffer: Uint8Array<ArrayBuffer> | undefined = byob
+    ? new Uint8Array(spare.pop() ?? new ArrayBuffer(BUFFER_BYTES))
+    : undefined;
   try {
     for (;;) {
       let got: ReadableStreamReadResult<Uint8Array>;
@@ -64,15 +69,20 @@ export async function readSseData(
       } catch (e) {
         throw signal.aborted ? signal.reason : options.broke(e);
       }
+      // A BYOB read hands the same memory back (its view may be shorter, or empty at the end).
+      if (byob && got.value) buffer = new Uint8Array(got.value.buffer as ArrayBuffer);
       if (signal.aborted) throw signal.reason;
       if (got.done) break;
       if (lines.push(decoder.decode(got.value, { stream: true }))) return;
-      if (byob) buffer = new Uint8Array(got.value.buffer as ArrayBuffer); // the same memory, back
     }
     lines.end(decoder.decode());
   } finally {
     signal.removeEventListener("abort", onAbort);
     reader.cancel().catch(() => {});
+    // Not after a failed read: the buffer may still be the stream's.
+    if (buffer && !buffer.buffer.detached && buffer.buffer.byteLength === BUFFER_BYTES) {
+      if (spare.length < MAX_SPARE) spare.push(buffer.buffer);
+    }
   }
 }
 
