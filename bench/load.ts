@@ -6,8 +6,10 @@
  * - 1,000 `slow` runs (each waits in `scan_archive`, REINS_SCAN_MS) created
  *   at once: every one must complete; the server's peak RSS (`VmHWM`) and the
  *   most runs seen `running` at once;
- * - meanwhile 100 more `slow` runs stopped mid-scan: Stop -> `run_stopped`,
- *   from the moment the stop was sent to the event's own `at` (p50, p99);
+ * - meanwhile 100 more `slow` runs, each stopped once it is scanning: Stop ->
+ *   `run_stopped`, from the moment the stop was sent to the event's own `at`
+ *   (p50, p99); and how long a commit from another process to the same KV
+ *   file waits meanwhile (the server's KV is the bottleneck under load);
  * - then, on a fresh server, bursts of 200 `plan` runs: runs/s from the first
  *   request to the last run completed (the first burst warms up).
  *
@@ -157,7 +159,40 @@ async function stoppedAt(base: string, id: string): Promise<number> {
   return stop ? Date.parse(stop.at) : NaN;
 }
 
-/** 1,000 slow runs, then 100 more each stopped 0.5 s into its 3 s scan, on one server. */
+/** Resolves once run `id` is scanning (its first `tool_progress`), polled every 250 ms. */
+async function scanning(base: string, id: string): Promise<void> {
+  for (;;) {
+    const text = await (await fetch(`${base}/runs/${id}/events?follow=false`)).text();
+    if (text.includes('"tool_progress"')) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/**
+ * Commits made from this process to the server's KV file every 250 ms
+ * while it runs: how long a commit waits behind the server's.
+ */
+function commitProbe(path: string): { stop(): Promise<number[]> } {
+  let going = true;
+  const ms: number[] = [];
+  const done = (async () => {
+    const kv = await Deno.openKv(path);
+    try {
+      for (let i = 0; going; i++) {
+        const t0 = performance.now();
+        await kv.atomic().check({ key: ["bench_probe", i], versionstamp: null })
+          .set(["bench_probe", i], i).commit();
+        ms.push(performance.now() - t0);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    } finally {
+      kv.close();
+    }
+  })();
+  return { stop: async () => (going = false, await done, ms) };
+}
+
+/** 1,000 slow runs, then 100 more each stopped once scanning, on one server. */
 async function slowLoad(dir: string) {
   const server = await startServer(dir, 3000);
   try {
@@ -167,16 +202,19 @@ async function slowLoad(dir: string) {
     const watching = settle(server.url, 1000, 300_000);
     const sentAt = new Map<string, number>();
     const stops: Promise<unknown>[] = [];
+    // Each stopped once it is scanning (executing, not waiting to start).
     const stopped = await create(server.url, "slow", STOPPED, 10, (id) =>
       stops.push(
-        new Promise((r) => setTimeout(r, 500)).then(() => {
+        scanning(server.url, id).then(() => {
           sentAt.set(id, Date.now());
           return json(`${server.url}/runs/${id}/stop`, { method: "POST" });
         }),
       ));
+    const probe = commitProbe(join(dir, "runs.sqlite"));
     await Promise.all(stops);
     const most = Math.max(await watching, await settle(server.url, 1000, 300_000));
     const allMs = performance.now() - t0;
+    const commitMs = await probe.stop();
     const rss = await peakRss(server.pid);
     const done = (await statuses(server.url, slow)).filter((s) => s === "completed").length;
     const ends = await statuses(server.url, stopped);
@@ -185,7 +223,7 @@ async function slowLoad(dir: string) {
       if (ends[i] !== "interrupted") continue;
       latencies.push((await stoppedAt(server.url, id)) - sentAt.get(id)!);
     }
-    return { done, unfinished: slow.length - done, most, allMs, rss, latencies };
+    return { done, unfinished: slow.length - done, most, allMs, rss, latencies, commitMs };
   } finally {
     await server.close();
   }
@@ -222,6 +260,8 @@ try {
     `reins load bench: deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} CPUs`,
     `${SLOW} slow runs: ${slow.done} completed in ${(slow.allMs / 1000).toFixed(1)} s, ` +
     `up to ${slow.most} running at once, server peak RSS ${mb(slow.rss)}`,
+    `a commit from another process meanwhile: p50 ${median(slow.commitMs).toFixed(1)} ms, ` +
+    `p99 ${p(slow.commitMs, 0.99).toFixed(0)} ms (the KV's queue)`,
     `Stop -> run_stopped (${l.length} of ${STOPPED} stopped mid-scan): p50 ${
       median(l).toFixed(0)
     } ms, ` +

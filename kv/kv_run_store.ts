@@ -7,6 +7,7 @@
  * @module
  */
 import { isDrivenByRun } from "../harness/driven_states.ts";
+import { keepLease } from "./lease_keeper.ts";
 import { coalesceDeltas } from "./delta_coalescer.ts";
 import type { RunStore } from "../harness/run_store.ts";
 import type { RunState } from "../harness/state.ts";
@@ -308,6 +309,11 @@ export class KvRunStore implements RunStore {
   /** Extends the run's lease if `owner` holds it. */
   renewLease(id: string, owner = this.owner, ttlMs = this.leaseMs): Promise<boolean> {
     return renewLease(this.#kv, id, owner, ttlMs, this.holder);
+  }
+
+  /** Renews the run's lease every third of the lease time (shared timer) until disposed; see lease_keeper.ts. */
+  keepLease(id: string, onLost: () => void, owner = this.owner): () => Promise<void> {
+    return keepLease(this.#kv, id, owner, this.leaseMs, this.holder, onLost);
   }
 
   /** Gives up the run's lease if `owner` holds it. */

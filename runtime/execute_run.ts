@@ -85,14 +85,10 @@ export async function executeRun(
     throw e;
   }
   const lost = new AbortController();
-  let renewing: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    renewing = renewing.then(async () => {
-      // A failed renewal is retried next tick; only a lease taken by someone else stops us.
-      const held = await store.renewLease(id, owner).catch(() => true);
-      if (!held && !lost.signal.aborted) lost.abort(`lease on run "${id}" was lost`);
-    });
-  }, Math.max(1, Math.floor(store.leaseMs / 3)));
+  // A failed renewal is retried next time; only a lease taken by someone else stops us.
+  const stopKeeping = store.keepLease(id, () => {
+    if (!lost.signal.aborted) lost.abort(`lease on run "${id}" was lost`);
+  }, owner);
   try {
     // A state handed in may be stale (another executor advanced the run since this
     // store saw it): refuse now, before the model is asked (and paid) for a turn
@@ -114,10 +110,9 @@ export async function executeRun(
     });
     return settle ? await settle(done) : done;
   } finally {
-    clearInterval(timer);
     // A run that threw may leave events waiting for a save that never comes.
     await store.flushEvents(id).catch(() => {});
-    await renewing;
+    await stopKeeping();
     active.delete(local);
     // Not releasing only delays the next executor by one lease time: never mask the run's result.
     await store.releaseLease(id, owner).catch(() => false);
