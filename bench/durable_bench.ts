@@ -15,10 +15,10 @@ import type { RunStore } from "../harness/run_store.ts";
 import type { AnyTool } from "../harness/run_options.ts";
 import type { TraceEvent, TraceSink } from "../harness/trace.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { median, progress, Recorder, totals } from "./instrument.ts";
+import { median, perTurn, progress, Recorder } from "./instrument.ts";
 import { scriptedModelTimed, timedReinsRun } from "./overhead.ts";
 
-/** Median wall ms per turn of each configuration, and commits per turn. */
+/** Wall ms per turn of each configuration (median over runs of each run's median turn). */
 export interface DurableResult {
   memory: number;
   minimal: number;
@@ -82,10 +82,9 @@ export async function benchDurable(
     const kvStore = new KvRunStore(kv);
     const figures = { memory: [] as number[], minimal: [] as number[], reins: [] as number[] };
     const commits: number[] = [];
-    const wall = () => {
-      const t = totals(rec);
-      return t.wall / t.turns;
-    };
+    // The median turn of a run: a commit's occasional long stall on a busy disk (tens
+    // of ms) would swing a mean more than anything the store does.
+    const wall = () => median(perTurn(rec).map((t) => t.wall));
     for (let i = -1; i < runs; i++) {
       await timedReinsRun(model, tools, 100, rec);
       const memory = wall();

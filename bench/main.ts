@@ -24,6 +24,7 @@ const RUNAWAY_RUNS = 15;
 const PLAN_RUNS = 30;
 const ABORT_RUNS = 5;
 const KV_RUNS = 5;
+const DURABLE_RUNS = 9;
 const FRESH_RUNS = 10;
 const STREAM_RUNS = 5;
 
@@ -46,8 +47,8 @@ try {
   const fresh = await benchFresh({ runs: FRESH_RUNS });
   const commits = await benchCommits(tools.filter((t) => t.name === "list_files"));
   const durable = [
-    await benchDurable(tools, { runs: KV_RUNS, stream: true }),
-    await benchDurable(tools, { runs: KV_RUNS, stream: false }),
+    await benchDurable(tools, { runs: DURABLE_RUNS, stream: true }),
+    await benchDurable(tools, { runs: DURABLE_RUNS, stream: false }),
   ];
   lines = report(overhead, tokens, abort, kv, streaming, fresh, commits, durable);
 } finally {
@@ -393,8 +394,8 @@ function report(
     const mode = i === 0 ? "streamed" : "plain";
     rows.push(
       {
-        section: `9. durable floor, ${mode}: runaway 100 on one SQLite file, wall per turn ` +
-          `(median of ${d.runs}, round-robin)`,
+        section: `9. durable floor, ${mode}: runaway 100 on one SQLite file, median turn's wall ` +
+          `(median of ${d.runs} runs, round-robin)`,
       },
       ["9", "in memory", dur(d.memory)],
       [
