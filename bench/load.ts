@@ -8,8 +8,7 @@
  *   most runs seen `running` at once;
  * - meanwhile 100 more `slow` runs, each stopped once it is scanning: Stop ->
  *   `run_stopped`, from the moment the stop was sent to the event's own `at`
- *   (p50, p99); and how long a commit from another process to the same KV
- *   file waits meanwhile (the server's KV is the bottleneck under load);
+ *   (p50, p99);
  * - then, on a fresh server, bursts of 200 `plan` runs: runs/s from the first
  *   request to the last run completed (the first burst warms up).
  *
@@ -20,6 +19,7 @@
 import { join } from "node:path";
 import { median, progress } from "./instrument.ts";
 import { verdictAbove } from "./table.ts";
+import { commitMs, commitsPerRun } from "./load_commits.ts";
 
 const SLOW = Number(Deno.args[0] ?? 1000);
 const BURST = Number(Deno.args[1] ?? 200);
@@ -168,30 +168,6 @@ async function scanning(base: string, id: string): Promise<void> {
   }
 }
 
-/**
- * Commits made from this process to the server's KV file every 250 ms
- * while it runs: how long a commit waits behind the server's.
- */
-function commitProbe(path: string): { stop(): Promise<number[]> } {
-  let going = true;
-  const ms: number[] = [];
-  const done = (async () => {
-    const kv = await Deno.openKv(path);
-    try {
-      for (let i = 0; going; i++) {
-        const t0 = performance.now();
-        await kv.atomic().check({ key: ["bench_probe", i], versionstamp: null })
-          .set(["bench_probe", i], i).commit();
-        ms.push(performance.now() - t0);
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    } finally {
-      kv.close();
-    }
-  })();
-  return { stop: async () => (going = false, await done, ms) };
-}
-
 /** 1,000 slow runs, then 100 more each stopped once scanning, on one server. */
 async function slowLoad(dir: string) {
   const server = await startServer(dir, 3000);
@@ -210,11 +186,9 @@ async function slowLoad(dir: string) {
           return json(`${server.url}/runs/${id}/stop`, { method: "POST" });
         }),
       ));
-    const probe = commitProbe(join(dir, "runs.sqlite"));
     await Promise.all(stops);
     const most = Math.max(await watching, await settle(server.url, 1000, 300_000));
     const allMs = performance.now() - t0;
-    const commitMs = await probe.stop();
     const rss = await peakRss(server.pid);
     const done = (await statuses(server.url, slow)).filter((s) => s === "completed").length;
     const ends = await statuses(server.url, stopped);
@@ -223,7 +197,7 @@ async function slowLoad(dir: string) {
       if (ends[i] !== "interrupted") continue;
       latencies.push((await stoppedAt(server.url, id)) - sentAt.get(id)!);
     }
-    return { done, unfinished: slow.length - done, most, allMs, rss, latencies, commitMs };
+    return { done, unfinished: slow.length - done, most, allMs, rss, latencies };
   } finally {
     await server.close();
   }
@@ -252,6 +226,9 @@ async function bursts(dir: string): Promise<number[]> {
 
 const dir = await Deno.makeTempDir({ prefix: "reins-bench-load-" });
 try {
+  progress("load: commits of one plan run through the API; one commit's cost on this disk");
+  const planCommits = await commitsPerRun(dir, "plan");
+  const floorMs = await commitMs(dir);
   const slow = await slowLoad(join(dir, "slow"));
   const rates = await bursts(join(dir, "bursts"));
   const mb = (b: number) => `${(b / 1e6).toFixed(0)} MB`;
@@ -260,13 +237,14 @@ try {
     `reins load bench: deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} CPUs`,
     `${SLOW} slow runs: ${slow.done} completed in ${(slow.allMs / 1000).toFixed(1)} s, ` +
     `up to ${slow.most} running at once, server peak RSS ${mb(slow.rss)}`,
-    `a commit from another process meanwhile: p50 ${median(slow.commitMs).toFixed(1)} ms, ` +
-    `p99 ${p(slow.commitMs, 0.99).toFixed(0)} ms (the KV's queue)`,
     `Stop -> run_stopped (${l.length} of ${STOPPED} stopped mid-scan): p50 ${
       median(l).toFixed(0)
     } ms, ` +
     `p99 ${p(l, 0.99).toFixed(0)} ms, max ${Math.max(...l).toFixed(0)} ms`,
     `bursts of ${BURST} plan runs: ${rates.map((r) => r.toFixed(0)).join(", ")} runs/s`,
+    `  bound: a plan run makes ${planCommits} KV commits; one checked commit takes ` +
+    `${floorMs.toFixed(2)} ms on this disk (one at a time): at most ` +
+    `${(1000 / (planCommits * floorMs)).toFixed(0)} runs/s`,
     "",
     "Targets (reported, not asserted):",
     `  ${verdictAbove("issue 29: server peak RSS, 1,000 slow runs (MB)", slow.rss / 1e6, 300)}`,

@@ -43,6 +43,13 @@ const MAX_HELD_BYTES = 240_000;
  */
 export const TOOL_START_LIVE_MS = 250;
 
+/**
+ * Streamed text (already coalesced to at most 4 writes a second) goes out on
+ * its own after this many ms unless a save took it first: a reply that ends
+ * sooner stores its words with its own save, not in commits of their own.
+ */
+export const TEXT_LIVE_MS = 50;
+
 /** A held event, keyed, ready to be set in a save's atomic. */
 export interface EventWrite {
   key: Deno.KvKey;
@@ -101,18 +108,23 @@ export class KvEventLog {
       const held = typeof event?.runId === "string" ? this.#held.get(event.runId) : undefined;
       if (!held) return this.append(event);
       held.push(event);
-      // The live signals (a long tool's progress, streamed text) go out at once.
-      if (event.type === "tool_progress" || event.type === "text_delta") {
-        return this.flush(event.runId);
-      }
-      if (event.type === "tool_start" && !this.#live.has(event.runId)) {
+      // The live signals go out on their own: a long tool's progress at once; its
+      // start, and streamed text, unless a save takes them first (a fast tool's start
+      // rides in its result's save, a reply's last words in the reply's).
+      if (event.type === "tool_progress") return this.flush(event.runId);
+      const liveMs = event.type === "tool_start"
+        ? TOOL_START_LIVE_MS
+        : event.type === "text_delta"
+        ? TEXT_LIVE_MS
+        : null;
+      if (liveMs !== null && !this.#live.has(event.runId)) {
         const id = event.runId;
         this.#live.set(
           id,
           setTimeout(() => {
             this.#live.delete(id);
             this.flush(id).catch(() => {}); // a later save or flush writes them
-          }, TOOL_START_LIVE_MS),
+          }, liveMs),
         );
       }
       return undefined;
