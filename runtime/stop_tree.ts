@@ -12,7 +12,7 @@
  */
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { type StopRequest, writeStop } from "../kv/stop_record.ts";
-import { onTreeStop } from "./stop_watcher.ts";
+import { announceStop, onTreeStop } from "./stop_watcher.ts";
 
 /** The default reason of a Stop. */
 export const DEFAULT_STOP_REASON = "stopped by a person";
@@ -25,8 +25,9 @@ export interface WatchStopOptions {
 
 /**
  * Records a Stop for the tree of run `id` (the root, or any run in it):
- * every executor of a run of that tree aborts with `reason`, and a run of the
- * tree that starts afterwards does not start. `RunNotFoundError` for an
+ * every executor of a run of that tree aborts with `reason` (those in this
+ * isolate at once, before the record is written), and a run of the tree that
+ * starts afterwards does not start. `RunNotFoundError` for an
  * unknown run. Returns the request.
  *
  * @example
@@ -49,8 +50,13 @@ export async function requestStop(
   if (typeof reason !== "string" || !reason.trim()) {
     throw new TypeError("requestStop(kv, id, reason): reason must be a non-empty string");
   }
+  const at = Date.now();
+  // A tree executing in this isolate stops at once: under load the KV's commits
+  // queue, and its Stop would wait for the read and the write below.
+  announceStop(kv, { rootId: id, reason, at });
   const { rootId } = await new KvRunStore(kv).summary(id);
-  const request: StopRequest = { rootId, reason, at: Date.now() };
+  const request: StopRequest = { rootId, reason, at };
+  if (rootId !== id) announceStop(kv, request);
   await writeStop(kv, request);
   return request;
 }

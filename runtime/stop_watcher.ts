@@ -55,6 +55,25 @@ export function onTreeStop(
   return watcher.add(rootId, onStop);
 }
 
+/**
+ * Hands `request` to this isolate's watchers of its tree over `kv` now, not
+ * when a watch or poll sees it stored (a Stop asked for here stops the runs
+ * executing here at once).
+ *
+ * @example
+ * ```ts
+ * import { announceStop, onTreeStop } from "./stop_watcher.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const dispose = onTreeStop(kv, "root1", 100, (r) => console.log(r.reason));
+ * announceStop(kv, { rootId: "root1", reason: "enough", at: Date.now() }); // enough
+ * await dispose();
+ * kv.close();
+ * ```
+ */
+export function announceStop(kv: Deno.Kv, request: StopRequest): void {
+  for (const watcher of watchers.get(kv)?.values() ?? []) watcher.fire(request);
+}
+
 class StopWatcher {
   #roots = new Map<string, Set<OnStop>>();
   #epoch: string | null | undefined = undefined;
@@ -100,6 +119,11 @@ class StopWatcher {
     };
   }
 
+  /** Calls the watchers of tree `rootId` (by default `request`'s). */
+  fire(request: StopRequest, rootId = request.rootId): void {
+    for (const onStop of [...this.#roots.get(rootId) ?? []]) onStop(request);
+  }
+
   #poll(): void {
     if (this.#closed) return;
     if (++this.#polls % SWEEP_POLLS === 0) return this.#check(null);
@@ -125,9 +149,7 @@ class StopWatcher {
       if (roots === null) this.#again = false;
       const ids = roots ?? [...this.#roots.keys()];
       if (this.#closed || !ids.length) return;
-      for (const [id, request] of await readStops(this.kv, ids)) {
-        for (const onStop of [...this.#roots.get(id) ?? []]) onStop(request);
-      }
+      for (const [id, request] of await readStops(this.kv, ids)) this.fire(request, id);
     }).catch(() => {});
   }
 }

@@ -5,7 +5,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { onTreeStop, SWEEP_POLLS } from "../runtime/stop_watcher.ts";
-import { writeStop } from "../kv/stop_record.ts";
+import { readStop, writeStop } from "../kv/stop_record.ts";
+import { requestStop, watchStop } from "../runtime/stop_tree.ts";
+import { KvRunStore } from "../kv/kv_run_store.ts";
+import { newRun } from "../harness/state.ts";
+import { sleep } from "../harness/sleep.ts";
 import { stopKey } from "../kv/keys.ts";
 import { encodeValue } from "../kv/value_codec.ts";
 
@@ -81,4 +85,42 @@ Deno.test("the last disposer ends the watch; a new watch afterwards starts a new
   await writeStop(kv, { rootId: "x", reason: "again", at: 1 });
   await until("the new watcher", () => again.seen.has("x"));
   await again.dispose();
+});
+
+Deno.test("requestStop stops a tree executing here before its record is written", async () => {
+  await using raw = await Deno.openKv(":memory:");
+  const s = newRun("hi");
+  await new KvRunStore(raw).save(s);
+  // A KV whose commits wait 400 ms, as a busy server's queue does.
+  const slowCommits = new Proxy(raw, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target);
+      if (prop !== "atomic") return typeof v === "function" ? v.bind(target) : v;
+      return () => {
+        const op = target.atomic();
+        const view: Deno.AtomicOperation = new Proxy(op, {
+          get(t, p) {
+            const f = Reflect.get(t, p, t);
+            if (typeof f !== "function") return f;
+            return (...a: unknown[]) => {
+              if (p === "commit") return sleep(400).then(() => f.apply(t, a));
+              const r = f.apply(t, a);
+              return r === t ? view : r;
+            };
+          },
+        });
+        return view;
+      };
+    },
+  });
+  const controller = new AbortController();
+  const dispose = watchStop(slowCommits, s.rootId, controller, { pollMs: 10_000 });
+  const t0 = performance.now();
+  const requesting = requestStop(slowCommits, s.runId, "now");
+  await new Promise((r) => setTimeout(r, 0));
+  const ms = performance.now() - t0;
+  assert.equal(controller.signal.reason, "now", `not stopped after ${ms.toFixed(0)} ms`);
+  await requesting;
+  await dispose();
+  assert.equal((await readStop(raw, s.rootId))?.reason, "now");
 });
