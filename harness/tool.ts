@@ -10,18 +10,13 @@ import {
   type SchemaIssue,
   type ToolSchema,
 } from "./schema_adapter.ts";
-export type {
-  AnySchema,
-  SchemaIssue,
-  StandardJsonSchema,
-  StandardResult,
-  ToolSchema,
-} from "./schema_adapter.ts";
+export type { SchemaIssue, ToolSchema } from "./schema_adapter.ts";
 import type { ToolDefinition } from "./messages.ts";
 import type { Model } from "./model.ts";
 import type { RunLimits } from "./limits.ts";
 import type { StopCondition } from "./stop_conditions.ts";
 import type { RunState } from "./state.ts";
+import type { OutputSchema } from "./output.ts";
 
 /** What a tool receives besides its arguments. */
 export interface ToolContext {
@@ -68,6 +63,8 @@ export interface ChildRunOptions {
   stopWhen?: readonly StopCondition[];
   /** Apply the parent's `stopWhen` to the child as well. Default true. */
   inheritStopWhen?: boolean;
+  /** The child's output schema (not inherited: the parent's is for the parent's answer). */
+  output?: OutputSchema;
 }
 
 /**

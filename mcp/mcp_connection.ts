@@ -151,6 +151,17 @@ async function listAll(client: Client, timeoutMs: number): Promise<McpToolInfo[]
   return tools;
 }
 
+/**
+ * The last line a piped stderr said (read as it comes, so a chatty server
+ * never blocks on a full pipe); "" for any other transport.
+ */
+function stderrTail(transport: Transport): () => string {
+  let text = "";
+  const stream = transport instanceof StdioClientTransport ? transport.stderr : null;
+  stream?.on("data", (chunk: unknown) => void (text = (text + String(chunk)).slice(-2000)));
+  return () => text.trim().split("\n").at(-1)?.trim().slice(0, 300) ?? "";
+}
+
 /** Connects a new client to the server; a server that fails to start is ended. */
 async function connect(
   spec: McpServerSpec,
@@ -158,14 +169,20 @@ async function connect(
   timeoutMs: number,
 ): Promise<{ client: Client; transport: Transport }> {
   const transport = makeTransport(spec);
+  const said = stderrTail(transport);
   const client = new Client({ name: "reins", version: "0.1.0" }, { capabilities: {} });
   try {
     await client.connect(transport, { timeout: timeoutMs });
   } catch (e) {
     await release(client, transport);
-    throw new McpStartError(label, `Cannot connect to MCP server ${label}: ${messageOf(e)}`, {
-      cause: e,
-    });
+    const tail = said() ? ` (its stderr: ${said()})` : "";
+    throw new McpStartError(
+      label,
+      `Cannot connect to MCP server ${label}: ${messageOf(e)}${tail}`,
+      {
+        cause: e,
+      },
+    );
   }
   return { client, transport };
 }

@@ -27,7 +27,11 @@ export interface McpStdioServer {
   env?: Record<string, string>;
   /** Working directory of the process. */
   cwd?: string;
-  /** What to do with the server's stderr (default `inherit`). */
+  /**
+   * What to do with the server's stderr (default `inherit`). `pipe` keeps it
+   * out of the process's output (start-up banners) and quotes its last line
+   * in the error when the server cannot be reached.
+   */
   stderr?: "inherit" | "ignore" | "pipe";
 }
 

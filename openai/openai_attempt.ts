@@ -121,6 +121,10 @@ async function fetchAnswer(
 /** A thrown failure: final (a `ModelError`), or retryable (network, timeout, a cut stream). */
 async function failure(cfg: AttemptConfig, e: unknown, timedOut: boolean): Promise<Retryable> {
   if (e instanceof ModelError) throw e;
+  // Nothing listens there: retrying (meant for 429/5xx, a dropped connection) only delays it.
+  if (!timedOut && !(e instanceof StreamCutError) && refused(e)) {
+    throw new ModelError("network", `Nothing listens at ${cfg.url}: connection refused`);
+  }
   const detail = timedOut
     ? `timed out after ${cfg.timeoutMs} ms`
     : cfg.redact(e instanceof Error ? e.message : String(e));
@@ -132,6 +136,16 @@ async function failure(cfg: AttemptConfig, e: unknown, timedOut: boolean): Promi
     ? `The stream from ${cfg.url} ended before the reply finished`
     : `Network error calling ${cfg.url}`;
   return { kind: "network", what, detail, lost };
+}
+
+/** Whether a fetch failure is a refused connection (the error or its cause says so). */
+function refused(e: unknown): boolean {
+  for (let err = e, depth = 0; err instanceof Error && depth < 3; err = err.cause, depth++) {
+    if (err instanceof Deno.errors.ConnectionRefused || /connection refused/i.test(err.message)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** What a cut stream had delivered, counted locally (the provider may bill it). */

@@ -12,6 +12,7 @@ import { sleep } from "../harness/sleep.ts";
 import { attemptText } from "../harness/text_attempts.ts";
 import { toWire } from "../harness/call_ids.ts";
 import { attempt, type AttemptConfig } from "./openai_attempt.ts";
+import type { OutputFormat } from "../harness/output.ts";
 
 /** Options of {@linkcode createOpenAIModel}. */
 export interface OpenAIModelOptions {
@@ -40,6 +41,13 @@ export interface OpenAIModelOptions {
    * request does not get, is asked plainly from then on.
    */
   stream?: boolean;
+  /**
+   * How a run with an output schema asks this endpoint for it:
+   * `json_schema` (default) sends `response_format: { type: "json_schema",
+   * json_schema: { name, schema, strict } }` with each request; `tool` is for
+   * endpoints that refuse it: the run gives the model a `final_answer` tool instead.
+   */
+  structuredOutput?: "json_schema" | "tool";
 }
 
 function nonNegative(name: string, value: number, integer: boolean): number {
@@ -76,11 +84,42 @@ function redactor(options: OpenAIModelOptions): (text: string) => string {
 }
 
 /**
+ * The OpenAI `response_format` that holds a reply to an output format.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { responseFormat } from "./openai_model.ts";
+ * import { outputFormat } from "../harness/output.ts";
+ * const f = responseFormat(outputFormat(z.object({ line: z.number() })));
+ * console.log(f.type, f.json_schema.name, f.json_schema.strict); // json_schema output true
+ * ```
+ */
+export function responseFormat(output: OutputFormat): {
+  type: "json_schema";
+  json_schema: { name: string; schema: Record<string, unknown>; strict: boolean };
+} {
+  return {
+    type: "json_schema",
+    json_schema: { name: output.name, schema: output.schema, strict: output.strict },
+  };
+}
+
+/** The body of a chat-completions request (without the streaming fields). */
+function chatPayload(model: string, request: ModelRequest): Record<string, unknown> {
+  const payload: Record<string, unknown> = { model, messages: toWire(request.messages) };
+  if (request.tools.length > 0) payload.tools = request.tools;
+  if (request.maxTokens !== undefined) payload.max_tokens = request.maxTokens;
+  if (request.output) payload.response_format = responseFormat(request.output);
+  return payload;
+}
+
+/**
  * Creates a `Model` that calls `POST {baseUrl}/chat/completions`. 429, 5xx,
  * network errors, per-attempt timeouts and streams cut short (no
  * `finish_reason`, see openai_stream.ts) are retried (honouring `Retry-After`,
- * else exponential backoff with jitter) up to `maxRetries` times; 401/403 and
- * other 4xx fail at once. Failures throw `ModelError`; an abort of the signal
+ * else exponential backoff with jitter) up to `maxRetries` times; 401/403,
+ * other 4xx and a refused connection (nothing listens there) fail at once. Failures throw `ModelError`; an abort of the signal
  * given to `complete()` rejects with its reason and stops all retrying. A
  * reply lost on the way after the provider took the call is reported in the
  * reply's (or the error's) `lost`, for the loop to count as an estimate.
@@ -123,6 +162,9 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
   };
   return {
     name: options.model,
+    ...(options.structuredOutput ?? "json_schema") === "json_schema"
+      ? { structuredOutput: "json_schema" as const }
+      : {},
     complete: (request, signal) => complete(cfg, retry, client, options.model, request, signal),
   };
 }
@@ -144,9 +186,7 @@ async function complete(
   signal: AbortSignal,
 ): Promise<ModelReply> {
   signal.throwIfAborted();
-  const payload: Record<string, unknown> = { model, messages: toWire(request.messages) };
-  if (request.tools.length > 0) payload.tools = request.tools;
-  if (request.maxTokens !== undefined) payload.max_tokens = request.maxTokens;
+  const payload = chatPayload(model, request);
   // Serialized when first sent: a call sends one form (the other only after a fallback).
   let plain: string | undefined, streamed: string | undefined;
   const bodyOf = (streaming: boolean) =>

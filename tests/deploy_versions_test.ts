@@ -25,11 +25,8 @@ for (const [writer, executor] of pairs) {
     const store = () => new KvRunStore(kv); // fresh per read: other processes write
     const instances: Instance[] = [];
     try {
-      const [a, b] = await Promise.all([
-        startInstance(bin(writer), "A", dir),
-        startInstance(bin(executor), "B", dir),
-      ]);
-      instances.push(a, b);
+      const a = await startInstance(bin(writer), "A", dir);
+      instances.push(a);
       const created = await call(a, "POST", "/runs", { task: "scan", scenario: "slow" });
       assert.equal(created.status, 201);
       const id: string = created.body.runId;
@@ -43,10 +40,17 @@ for (const [writer, executor] of pairs) {
       );
       a.child.kill("SIGKILL"); // no notice: the lease lapses
       await a.exited;
+      // B starts once A is gone (no sweep timer: a request makes it sweep), so it
+      // cannot take the run before A leased it, nor miss it while A still runs.
+      const b = await startInstance(bin(executor), "B", dir, 0);
+      instances.push(b);
       await until(
         "B to resume the run",
         t0,
-        async () => (await store().leaseHolder(id))?.owner === b.owner,
+        async () => {
+          await call(b, "GET", "/runs?limit=1"); // a request makes B sweep
+          return (await store().leaseHolder(id))?.owner === b.owner;
+        },
         LEASE_MS + 15_000,
       ).catch((e) => {
         throw new Error(`${e.message}\nB's log:\n${b.log()}`);
