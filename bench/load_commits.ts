@@ -12,6 +12,7 @@ import { createApp } from "../server/app.ts";
 import { startWorker } from "../runtime/worker.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { counting } from "./commit_bench.ts";
+import { demoDeps } from "../demo/process.ts";
 import { median } from "./instrument.ts";
 
 /** Commits of one run of `scenario` created over HTTP and executed by a worker. */
@@ -20,7 +21,13 @@ export async function commitsPerRun(dir: string, scenario: string): Promise<numb
   const workspaceRoot = await Deno.makeTempDir({ dir });
   try {
     const { kv, commits } = counting(raw);
-    const deps = { kv, store: new KvRunStore(kv), scripted: true, workspaceRoot, pollMs: 20 };
+    const deps = {
+      kv,
+      store: new KvRunStore(kv),
+      ...demoDeps({ scripted: true, chunkMs: 0 }),
+      workspaceRoot,
+      pollMs: 20,
+    };
     const worker = startWorker(deps, { everyMs: 0 });
     try {
       await worker.recovered;

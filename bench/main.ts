@@ -19,6 +19,7 @@ import { benchFresh, type FreshResult } from "./fresh.ts";
 import { freshReport } from "./fresh_report.ts";
 import { benchCommits, type CommitResult } from "./commit_bench.ts";
 import { benchDurable, type DurableResult } from "./durable_bench.ts";
+import { benchOtel, otelReport, type OtelResult } from "./otel_bench.ts";
 
 const RUNAWAY_RUNS = 15;
 const PLAN_RUNS = 30;
@@ -50,7 +51,8 @@ try {
     await benchDurable(tools, { runs: DURABLE_RUNS, stream: true }),
     await benchDurable(tools, { runs: DURABLE_RUNS, stream: false }),
   ];
-  lines = report(overhead, tokens, abort, kv, streaming, fresh, commits, durable);
+  const otel = await benchOtel();
+  lines = report(overhead, tokens, abort, kv, streaming, fresh, commits, durable, otel);
 } finally {
   await ws.remove();
 }
@@ -70,6 +72,7 @@ function report(
   fresh: FreshResult,
   c: CommitResult,
   durable: DurableResult[],
+  ot: OtelResult,
 ): string[] {
   const rr = o.runaway.reins.turns;
   const rb = o.runaway.bare.turns;
@@ -394,18 +397,18 @@ function report(
     const mode = i === 0 ? "streamed" : "plain";
     rows.push(
       {
-        section: `9. durable floor, ${mode}: runaway 100 on one SQLite file, median turn's wall ` +
+        section: `10. durable floor, ${mode}: runaway 100 on one SQLite file, median turn's wall ` +
           `(median of ${d.runs} runs, round-robin)`,
       },
-      ["9", "in memory", dur(d.memory)],
+      ["10", "in memory", dur(d.memory)],
       [
-        "9",
+        "10",
         `minimal store + trace (${d.minimalCommits.toFixed(2)} commits per turn, no validation)`,
         dur(d.minimal),
       ],
-      ["9", "  its commits' cost per turn (minimal - in memory)", dur(d.minimal - d.memory)],
-      ["9", "KvRunStore + KV trace", dur(d.reins), dur(d.minimal), x(d.reins, d.minimal)],
-      ["9", "  over the minimal store", dur(d.reins - d.minimal)],
+      ["10", "  its commits' cost per turn (minimal - in memory)", dur(d.minimal - d.memory)],
+      ["10", "KvRunStore + KV trace", dur(d.reins), dur(d.minimal), x(d.reins, d.minimal)],
+      ["10", "  over the minimal store", dur(d.reins - d.minimal)],
     );
     targets.push(
       verdictAbove(
@@ -415,6 +418,9 @@ function report(
       ),
     );
   });
+  const o9 = otelReport(ot);
+  rows.push(...o9.rows);
+  targets.push(...o9.targets);
   const cpus = navigator.hardwareConcurrency;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   return [
