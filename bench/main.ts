@@ -14,12 +14,13 @@ import { benchTokens } from "./tokens_bench.ts";
 import { benchAbort } from "./abort_bench.ts";
 import { benchKv, type KvResult, type TurnPersist } from "./kv_bench.ts";
 import { benchStreaming, type StreamResult } from "./stream_bench.ts";
-import { bytes, dur, int, renderTable, type Row, verdict, verdictAbove, x } from "./table.ts";
+import { bytes, dur, int, LEGEND, renderTable, type Row, verdict, x } from "./table.ts";
 import { benchFresh, type FreshResult } from "./fresh.ts";
 import { freshReport } from "./fresh_report.ts";
 import { benchCommits, type CommitResult } from "./commit_bench.ts";
 import { conversationReport } from "./conversation_bench.ts";
 import { benchDurable, type DurableResult } from "./durable_bench.ts";
+import { durableReport, streamReport } from "./store_report.ts";
 import { benchOtel, otelReport, type OtelResult } from "./otel_bench.ts";
 
 const RUNAWAY_RUNS = 15;
@@ -362,76 +363,16 @@ function report(
     );
   }
 
-  rows.push(
-    {
-      section: `6. streaming (median of ${st.runs}): a ${st.words}-word reply paced ` +
-        `${st.chunkMs} ms a chunk; plan over a KV file, streaming on / off`,
-    },
-    ["6", "time to first delta", dur(st.firstDeltaMs)],
-    [
-      "6",
-      "time to the whole reply (what a plain call waits for)",
-      dur(st.wholeReplyMs),
-    ],
-    ["6", "  first delta / whole reply", x(st.firstDeltaMs, st.wholeReplyMs)],
-    [
-      "6",
-      "plan: wall time per turn, on / off",
-      `${dur(st.on.wallMs)} / ${dur(st.off.wallMs)}`,
-      "",
-      x(st.on.wallMs, st.off.wallMs),
-    ],
-    [
-      "6",
-      "plan: trace events written to KV per turn, on / off",
-      `${st.on.eventWrites.toFixed(2)} / ${st.off.eventWrites.toFixed(2)}`,
-    ],
-    ["6", "  of which text_delta writes (coalesced, <= 4/s)", st.on.deltaWrites.toFixed(2)],
-    ["6", "plan: USD per turn, on / off", `$${st.on.usd.toFixed(6)} / $${st.off.usd.toFixed(6)}`],
-  );
-  targets.push(
-    verdict("streamed/plain wall time per turn, plan over KV", st.on.wallMs / st.off.wallMs, 1.3),
-    verdict("first delta / whole reply (paced)", st.firstDeltaMs / st.wholeReplyMs, 0.2),
-  );
+  const s6 = streamReport(st);
+  rows.push(...s6.rows);
+  targets.push(...s6.targets);
 
   const f = freshReport(fresh);
   rows.push(...f.rows);
   targets.push(...f.targets);
-  rows.push(
-    { section: "8. KV commits of a durable turn (runaway, store + trace on a SQLite file)" },
-    ["8", "commits of a whole run: 10 turns / 20 turns", `${c.run10} / ${c.run20}`],
-    [
-      "8",
-      "commits per turn in steady state: (20-turn run - 10-turn run) / 10",
-      c.perTurn.toFixed(2),
-    ],
-  );
-  targets.push(verdictAbove("issue 14: KV commits per durable turn (steady state)", c.perTurn, 2));
-  durable.forEach((d, i) => {
-    const mode = i === 0 ? "streamed" : "plain";
-    rows.push(
-      {
-        section: `10. durable floor, ${mode}: runaway 100 on one SQLite file, median turn's wall ` +
-          `(median of ${d.runs} runs, round-robin)`,
-      },
-      ["10", "in memory", dur(d.memory)],
-      [
-        "10",
-        `minimal store + trace (${d.minimalCommits.toFixed(2)} commits per turn, no validation)`,
-        dur(d.minimal),
-      ],
-      ["10", "  its commits' cost per turn (minimal - in memory)", dur(d.minimal - d.memory)],
-      ["10", "KvRunStore + KV trace", dur(d.reins), dur(d.minimal), x(d.reins, d.minimal)],
-      ["10", "  over the minimal store", dur(d.reins - d.minimal)],
-    );
-    targets.push(
-      verdictAbove(
-        `issue 29: durable (${mode}) - (in memory + its commits), ms per turn`,
-        d.reins - d.minimal,
-        0.2,
-      ),
-    );
-  });
+  const s8 = durableReport(c, durable);
+  rows.push(...s8.rows);
+  targets.push(...s8.targets);
   const o9 = otelReport(ot);
   rows.push(...o9.rows);
   targets.push(...o9.targets);
@@ -445,19 +386,7 @@ function report(
     "",
     ...renderTable(["#", "measure", "reins / value", "bare loop", "reins/bare"], rows),
     "",
-    "Legend:",
-    "  own time   = wall time of a turn minus the model call and minus the tools. A turn runs from",
-    "               the start of model call k to the start of call k+1 (the last: to run() returning).",
-    "               The model call is timed around Model.complete(), so request JSON, the provider",
-    "               and its token counting are all excluded. reins runs with an in-memory trace sink.",
-    "  provider   = time inside the in-process provider's fetch; model client = model call minus it",
-    "               (reins: the OpenAI-compatible client; bare: JSON.stringify + fetch + res.json).",
-    "  bare loop  = call model (one fetch), push reply, run tools, push results; nothing else.",
-    "  loop only  = both loops with a model that answers at once from memory and a constant tool.",
-    "  wall time  = whole run / turns, model and tools included.",
-    "  persist    = the commits that append a turn's messages (reply, then tool result); bytes are",
-    "               KvRunStore.lastCommitBytes (keys + values). KV own time includes those commits.",
-    "  Medians over runs; figures are from this machine and vary with its load.",
+    ...LEGEND,
     "",
     "Targets (reported, not asserted):",
     ...targets.map((l) => `  ${l}`),
