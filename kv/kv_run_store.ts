@@ -22,6 +22,7 @@ import { joinHeader, overflowParts } from "./header_chunks.ts";
 import { decodeMessage, planBatches, write } from "./chunks.ts";
 import { KvEventLog, type StoredEvent, storedEvent } from "./events.ts";
 import { retryLocked } from "./retry.ts";
+import { commit, stageBatches } from "./staged_commit.ts";
 import { decodeValue, encodeValue } from "./value_codec.ts";
 import {
   acquireLease,
@@ -137,21 +138,9 @@ export class KvRunStore implements RunStore {
         bytes: reserve + events.reduce((n, e) => n + e.bytes, 0),
         mutations: final.length + drops.length + 1 + events.length,
       });
-      // Large turns: earlier atomics stage chunks past the stored messageCount
-      // (ignored on load if the final commit fails), holding the staging key so
-      // two such saves cannot interleave.
-      let staging: { key: Deno.KvKey; versionstamp: string | null } | null = null;
-      let bytes = 0;
-      for (const batch of batches.slice(0, -1)) {
-        staging ??= await this.#kv.get(stagingKey(id), { consistency: "strong" });
-        const op = this.#kv.atomic().check(check, staging);
-        for (const w of batch) op.set(w.key, w.value);
-        const mark = encodeValue({ owner: this.owner, at: Date.now() });
-        const res = await commit(id, op.set(stagingKey(id), mark));
-        if (!res.ok) return { ok: false, seqTaken: false, value: null };
-        staging = { key: stagingKey(id), versionstamp: res.versionstamp };
-        bytes += batch.reduce((n, w) => n + w.bytes, 0);
-      }
+      const staged = await stageBatches(this.#kv, id, check, batches.slice(0, -1), this.owner);
+      if (!staged) return { ok: false, seqTaken: false, value: null };
+      let { staging, bytes } = staged;
       const op = this.#kv.atomic().check(check);
       if (staging) op.check(staging).delete(stagingKey(id));
       for (const w of [...batches[batches.length - 1], ...final]) {
@@ -381,22 +370,6 @@ export class KvRunStore implements RunStore {
     for (const k of keys) op.delete(k);
     await retryLocked(() => op.commit());
     return [];
-  }
-}
-
-/** Commits (retrying while the file is locked), naming the run when KV refuses a value as too large. */
-async function commit(
-  id: string,
-  op: Deno.AtomicOperation,
-): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
-  try {
-    return await retryLocked(() => op.commit());
-  } catch (e) {
-    if (!(e instanceof Error) || !/too large/i.test(e.message)) throw e;
-    throw new RangeError(
-      `save("${id}"): ${e.message}; one commit holds at most 800 KiB`,
-      { cause: e },
-    );
   }
 }
 
