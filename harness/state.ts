@@ -13,13 +13,9 @@ import type { JsonSchema } from "./output.ts";
 export type { Failure, Interruption, RunStatus } from "./exit.ts";
 
 /** JSON data: what a run's output may be (text, or a typed run's parsed value). */
-export type JsonValue =
-  | string
-  | number
-  | boolean
-  | null
-  | JsonValue[]
-  | { [key: string]: JsonValue };
+export type JsonValue = string | number | boolean | null | JsonValue[] | {
+  [key: string]: JsonValue;
+};
 
 /** Every status, in lifecycle order. */
 export const RUN_STATUSES: readonly RunStatus[] = [
