@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { sleep } from "../harness/sleep.ts";
 
 /** Options of {@link retryLocked}. */
 export interface RetryOptions {
@@ -49,7 +50,7 @@ export async function retryLocked<T>(fn: () => Promise<T>, options: RetryOptions
     } catch (e) {
       if (attempt >= attempts || !isLocked(e)) throw e;
       const wait = Math.min(250, delayMs * 2 ** (attempt - 1));
-      await new Promise((resolve) => setTimeout(resolve, wait * (0.5 + Math.random())));
+      await sleep(wait * (0.5 + Math.random()));
     }
   }
 }
