@@ -72,7 +72,9 @@ switch (mode) {
     break;
   }
   case "import-mod": {
+    // What the bare case imports too: the loop and the demo's tools.
     await import("../mod.ts");
+    await import("../demo/mod.ts");
     imported = performance.now();
     break;
   }
@@ -104,17 +106,18 @@ switch (mode) {
   case "reins-kv":
   case "reins-kv-plain": {
     const reins = await import("../mod.ts");
+    const demo = await import("../demo/mod.ts");
     const kvMode = mode.startsWith("reins-kv");
     const durable = kvMode ? await import("../kv/mod.ts") : null;
     imported = performance.now();
-    const ws = await reins.createWorkspace();
+    const ws = await demo.createWorkspace();
     const dir = kvMode ? await Deno.makeTempDir() : "";
     const raw = dir ? await Deno.openKv(`${dir}/runs.sqlite`) : null;
     const kv = raw ? countCommits(raw) : null;
     try {
       const store = kv && durable ? new durable.KvRunStore(kv) : undefined;
       const stream = !mode.endsWith("-plain");
-      const tools = reins.demoTools(ws);
+      const tools = demo.demoTools(ws);
       const go = (model: string, maxTurns: number) =>
         reins.run(reins.newRun(TASK), {
           model: reins.createOpenAIModel({ baseUrl, model, apiKey: "none", stream }),
