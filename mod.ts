@@ -5,10 +5,12 @@
  * into tools and child runs, and a JSONL trace.
  *
  * This entry holds the loop, its state, limits, exits, cost, trace, the tool
- * contract, the demo tools and the OpenAI-compatible model client. It loads no
+ * contract, `defineAgent` (an agent: instructions, tools, child agents,
+ * limits, options; served by `./server`'s `serve({ agents })` and `./cli`'s
+ * `cli({ agents })`), the demo tools and the OpenAI-compatible model client. It loads no
  * server, no config parser and no store. The other entries: `./kv` (runs in
  * Deno KV), `./runtime` (executing stored runs, tree Stop), `./subagents`,
- * `./server` (the Hono app), `./testing` (the scripted provider and model),
+ * `./server` (`serve({ agents })`, the Hono app), `./cli` (`cli({ agents })`), `./testing` (the scripted provider and model),
  * `./mcp` and `./ai-sdk`.
  *
  * @example
@@ -48,7 +50,13 @@ export {
 export type { Exit, Failure, Interruption, RunStatus } from "./harness/exit.ts";
 // Typed results: the output schema, and what an invalid answer reports.
 export type { JsonSchema, OutputFormat, OutputIssue, OutputSchema } from "./harness/output.ts";
-export type { AnyTool, BudgetMode, RunOptions, ToolErrorPolicy } from "./harness/run_options.ts";
+export type {
+  AnyTool,
+  BudgetMode,
+  RunObserver,
+  RunOptions,
+  ToolErrorPolicy,
+} from "./harness/run_options.ts";
 // Limits and stop conditions.
 export { DEFAULT_LIMITS, type RunLimits } from "./harness/limits.ts";
 export {
@@ -89,3 +97,20 @@ export { demoTools, type DemoToolsOptions } from "./tools/catalog.ts";
 // The in-memory store and the errors a caller catches.
 export { MemoryRunStore, type RunStore } from "./harness/run_store.ts";
 export { ModelError, PermanentToolError, ReinsError, RunStateError } from "./harness/errors.ts";
+// Agents: defined once, served by `./server`'s `serve({ agents })` and `./cli`'s `cli({ agents })`.
+export {
+  type Agent,
+  type AgentContext,
+  type AgentOptions,
+  type AgentOutputSchema,
+  type AgentSpec,
+  type AgentTools,
+  defineAgent,
+  type ResolveModel,
+} from "./subagents/define_agent.ts";
+export {
+  type AgentDescription,
+  describeAgent,
+  type DescribeOptions,
+  type ToolDescription,
+} from "./subagents/describe_agent.ts";

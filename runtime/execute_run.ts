@@ -5,12 +5,13 @@
  *
  * @module
  */
-import type { RunOptions } from "../harness/run_options.ts";
+import type { RunObserver, RunOptions } from "../harness/run_options.ts";
 import type { RunState } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
 import { combineSinks, type TraceSink } from "../harness/trace.ts";
 import { RunConflictError, RunStateError } from "../harness/errors.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
+import { openTelemetry } from "../otel/open_telemetry.ts";
 
 /** Options of {@link executeRun}: `run()`'s, plus who holds the lease. */
 export interface ExecuteRunOptions extends RunOptions {
@@ -35,8 +36,54 @@ export interface ExecuteRunOptions extends RunOptions {
   mapTrace?: (sink: TraceSink) => TraceSink;
 }
 
+/** The process's telemetry (spans only when an OpenTelemetry SDK is registered, e.g. OTEL_DENO=true). */
+let telemetry: RunObserver | undefined;
+
 /** Executions going on in this process, so one owner cannot run a run twice at once. */
 const active = new Set<string>();
+
+/**
+ * Marks run `id` as executed here by `owner` and takes its lease (before any
+ * await, so a second call in this process sees it); returns the local key.
+ */
+async function claim(store: KvRunStore, id: string, owner: string): Promise<string> {
+  const local = `${owner}\u0000${id}`;
+  if (active.has(local)) throw new RunConflictError(id, `run is being executed by ${owner}`);
+  active.add(local);
+  try {
+    if (!(await store.acquireLease(id, owner))) {
+      const holder = (await store.leaseHolder(id))?.owner ?? "another owner";
+      throw new RunConflictError(id, `run is being executed by ${holder}`);
+    }
+  } catch (e) {
+    active.delete(local);
+    throw e;
+  }
+  return local;
+}
+
+/** Renews the lease every third of its time; aborts `lost` once someone else holds it. */
+function renewWhileRunning(
+  store: KvRunStore,
+  id: string,
+  owner: string,
+  lost: AbortController,
+): { stop(): Promise<void> } {
+  let renewing: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    renewing = renewing.then(async () => {
+      // A failed renewal is retried next tick; only a lease taken by someone else stops us.
+      const held = await store.renewLease(id, owner).catch(() => true);
+      if (!held && !lost.signal.aborted) lost.abort(`lease on run "${id}" was lost`);
+    });
+  }, Math.max(1, Math.floor(store.leaseMs / 3)));
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await renewing;
+    },
+  };
+}
 
 /**
  * Runs (or continues) a stored run under its lease: throws `RunConflictError`
@@ -72,27 +119,9 @@ export async function executeRun(
     throw new TypeError("executeRun(store, runIdOrState): expected a run id or a RunState");
   }
   const { owner = store.owner, onlyIfRunning, settle, mapTrace, ...runOptions } = options;
-  const local = `${owner}\u0000${id}`;
-  if (active.has(local)) throw new RunConflictError(id, `run is being executed by ${owner}`);
-  active.add(local); // before any await: a second call in this process must see it
-  try {
-    if (!(await store.acquireLease(id, owner))) {
-      const holder = (await store.leaseHolder(id))?.owner ?? "another owner";
-      throw new RunConflictError(id, `run is being executed by ${holder}`);
-    }
-  } catch (e) {
-    active.delete(local);
-    throw e;
-  }
+  const local = await claim(store, id, owner);
   const lost = new AbortController();
-  let renewing: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    renewing = renewing.then(async () => {
-      // A failed renewal is retried next tick; only a lease taken by someone else stops us.
-      const held = await store.renewLease(id, owner).catch(() => true);
-      if (!held && !lost.signal.aborted) lost.abort(`lease on run "${id}" was lost`);
-    });
-  }, Math.max(1, Math.floor(store.leaseMs / 3)));
+  const renewal = renewWhileRunning(store, id, owner, lost);
   try {
     // A state handed in may be stale (another executor advanced the run since this
     // store saw it): refuse now, before the model is asked (and paid) for a turn
@@ -111,13 +140,12 @@ export async function executeRun(
       signal,
       store,
       trace: mapTrace ? mapTrace(trace) : trace,
+      observe: runOptions.observe ?? (telemetry ??= openTelemetry()),
     });
     return settle ? await settle(done) : done;
   } finally {
-    clearInterval(timer);
     // A run that threw may leave events waiting for a save that never comes.
-    await store.flushEvents(id).catch(() => {});
-    await renewing;
+    await Promise.all([renewal.stop(), store.flushEvents(id).catch(() => {})]);
     active.delete(local);
     // Not releasing only delays the next executor by one lease time: never mask the run's result.
     await store.releaseLease(id, owner).catch(() => false);
