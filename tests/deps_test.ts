@@ -39,6 +39,14 @@ Deno.test("every deno.json import is used outside tests/ and bench/", async () =
   }
 });
 
+Deno.test("the library, the apps and the examples import no npm: specifier inline", async () => {
+  // The lint rule no-import-prefix is off so that tests and benchmarks can pin theirs inline;
+  // this keeps it for everything else: those imports go through deno.json.
+  const inline = /(from|import)\s*\(?\s*"(npm|jsr|https?):[^"]*"/g;
+  const found = (await shippedSources()).flatMap((text) => [...text.matchAll(inline)]);
+  assert.deepEqual(found.map((m) => m[0]), []);
+});
+
 Deno.test("deno.lock locks only what deno.json imports; deno.dev.lock locks it the same", () => {
   const imported = new Set(Object.values<string>(config.imports).map(packageOf));
   for (const specifier of Object.keys(lock.specifiers)) {
