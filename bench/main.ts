@@ -18,12 +18,15 @@ import { bytes, dur, int, renderTable, type Row, verdict, verdictAbove, x } from
 import { benchFresh, type FreshResult } from "./fresh.ts";
 import { freshReport } from "./fresh_report.ts";
 import { benchCommits, type CommitResult } from "./commit_bench.ts";
+import { conversationReport } from "./conversation_bench.ts";
+import { benchDurable, type DurableResult } from "./durable_bench.ts";
 import { benchOtel, otelReport, type OtelResult } from "./otel_bench.ts";
 
 const RUNAWAY_RUNS = 15;
 const PLAN_RUNS = 30;
 const ABORT_RUNS = 5;
 const KV_RUNS = 5;
+const DURABLE_RUNS = 9;
 const FRESH_RUNS = 10;
 const STREAM_RUNS = 5;
 
@@ -45,8 +48,24 @@ try {
   const streaming = await benchStreaming(tools, { runs: STREAM_RUNS });
   const fresh = await benchFresh({ runs: FRESH_RUNS });
   const commits = await benchCommits(tools.filter((t) => t.name === "list_files"));
+  const durable = [
+    await benchDurable(tools, { runs: DURABLE_RUNS, stream: true }),
+    await benchDurable(tools, { runs: DURABLE_RUNS, stream: false }),
+  ];
   const otel = await benchOtel();
-  lines = report(overhead, tokens, abort, kv, streaming, fresh, commits, otel);
+  const conversation = await conversationReport(tools);
+  lines = report(
+    overhead,
+    tokens,
+    abort,
+    kv,
+    streaming,
+    fresh,
+    commits,
+    durable,
+    otel,
+    conversation,
+  );
 } finally {
   await ws.remove();
 }
@@ -65,7 +84,9 @@ function report(
   st: StreamResult,
   fresh: FreshResult,
   c: CommitResult,
+  durable: DurableResult[],
   ot: OtelResult,
+  more: { rows: Row[]; targets: string[] },
 ): string[] {
   const rr = o.runaway.reins.turns;
   const rb = o.runaway.bare.turns;
@@ -79,6 +100,10 @@ function report(
   const runawayWall = [perTurn(o.runaway.reins, "wall"), perTurn(o.runaway.bare, "wall")];
   const planOwn = [perTurn(o.plan.reins, "own"), perTurn(o.plan.bare, "own")];
   const planWall = [perTurn(o.plan.reins, "wall"), perTurn(o.plan.bare, "wall")];
+  const pr = o.runawayPlain;
+  const plainOwn = [perTurn(pr.reins, "own"), perTurn(pr.bare, "own")];
+  const plainWall = [perTurn(pr.reins, "wall"), perTurn(pr.bare, "wall")];
+  const planPlainWall = [perTurn(o.planPlain.reins, "wall"), perTurn(o.planPlain.bare, "wall")];
   const win = (runs: TurnTiming[][], from: number, to: number) =>
     med(runs, (x) => ownMean(x, from, to));
   const both = (runs: TurnTiming[][], f: (t: TurnTiming) => number) =>
@@ -112,7 +137,10 @@ function report(
     ["1", "  hard: turns 91-100 / turns 1-10", x(win(rh, 91, 100), win(rh, 1, 10)), "", ""],
     ["1", "excluded: provider at turn 1 / turn 100", both(rr, provider), both(rb, provider), ""],
     ["1", "excluded: model client at turn 1 / turn 100", both(rr, client), both(rb, client), ""],
-    { section: `2. reins vs the bare fetch loop (the floor), same process, same provider` },
+    {
+      section: `2. reins vs the bare fetch loop (the floor), same process, same provider; ` +
+        `streamed replies vs the bare streaming loop unless "plain"`,
+    },
     [
       "2",
       "loop only (instant model, no-op tool): per turn",
@@ -169,6 +197,33 @@ function report(
       dur(runawayWall[1]),
       x(runawayWall[0], runawayWall[1]),
     ],
+    [
+      "2",
+      "plain (stream: false): plan, wall per turn",
+      dur(planPlainWall[0]),
+      dur(planPlainWall[1]),
+      x(planPlainWall[0], planPlainWall[1]),
+    ],
+    [
+      "2",
+      "plain: runaway 100, own time per turn",
+      dur(plainOwn[0]),
+      dur(plainOwn[1]),
+      x(plainOwn[0], plainOwn[1]),
+    ],
+    [
+      "2",
+      "plain: runaway 100, wall time per turn",
+      dur(plainWall[0]),
+      dur(plainWall[1]),
+      x(plainWall[0], plainWall[1]),
+    ],
+    [
+      "2",
+      "streamed / plain: runaway 100, wall per turn (reins | bare)",
+      x(runawayWall[0], plainWall[0]),
+      x(runawayWall[1], plainWall[1]),
+    ],
     { section: `3. token counting, o200k_base (median of ${t.reps}+)` },
     ["3", `countTokens, ${(t.bytes / 1_048_576).toFixed(1)} MiB log text, cold`, dur(t.coldMs)],
     ["3", "  throughput", `${(mb / (t.coldMs / 1000)).toFixed(2)} MB/s`],
@@ -212,6 +267,16 @@ function report(
     verdict("reins/bare time per turn, loop only", lo.reins / lo.bare, 1.3),
     verdict("reins/bare wall time per turn, plan", planWall[0] / planWall[1], 1.3),
     verdict("reins/bare wall time per turn, runaway 100", runawayWall[0] / runawayWall[1], 1.3),
+    verdict(
+      "issue 29: streamed, reins / bare streaming loop, wall per turn (runaway)",
+      runawayWall[0] / runawayWall[1],
+      1.1,
+    ),
+    verdict(
+      "issue 29: plain, reins / bare loop, wall per turn (runaway, steady)",
+      plainWall[0] / plainWall[1],
+      1.2,
+    ),
   ];
 
   if (kv instanceof Error) {
@@ -342,9 +407,36 @@ function report(
     ],
   );
   targets.push(verdictAbove("issue 14: KV commits per durable turn (steady state)", c.perTurn, 2));
+  durable.forEach((d, i) => {
+    const mode = i === 0 ? "streamed" : "plain";
+    rows.push(
+      {
+        section: `10. durable floor, ${mode}: runaway 100 on one SQLite file, median turn's wall ` +
+          `(median of ${d.runs} runs, round-robin)`,
+      },
+      ["10", "in memory", dur(d.memory)],
+      [
+        "10",
+        `minimal store + trace (${d.minimalCommits.toFixed(2)} commits per turn, no validation)`,
+        dur(d.minimal),
+      ],
+      ["10", "  its commits' cost per turn (minimal - in memory)", dur(d.minimal - d.memory)],
+      ["10", "KvRunStore + KV trace", dur(d.reins), dur(d.minimal), x(d.reins, d.minimal)],
+      ["10", "  over the minimal store", dur(d.reins - d.minimal)],
+    );
+    targets.push(
+      verdictAbove(
+        `issue 29: durable (${mode}) - (in memory + its commits), ms per turn`,
+        d.reins - d.minimal,
+        0.2,
+      ),
+    );
+  });
   const o9 = otelReport(ot);
   rows.push(...o9.rows);
   targets.push(...o9.targets);
+  rows.push(...more.rows);
+  targets.push(...more.targets);
   const cpus = navigator.hardwareConcurrency;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   return [
