@@ -31,8 +31,13 @@ export interface ScenarioSpec {
  * console.log(SCENARIO_CATALOG["research-deep"].researchDepth); // 2
  * ```
  */
-export const SCENARIO_CATALOG: Readonly<Record<string, Readonly<ScenarioSpec>>> = Object.freeze({
-  plan: { summary: "lists, reads errors.log, answers", task: "Which file mentions a timeout?" },
+export const SCENARIO_CATALOG: Readonly<
+  Record<string, Readonly<ScenarioSpec>>
+> = Object.freeze({
+  plan: {
+    summary: "lists, reads errors.log, answers",
+    task: "Which file mentions a timeout?",
+  },
   runaway: {
     summary: "calls list_files forever (stops at a cap)",
     task: "Account for every file in the workspace.",
@@ -53,8 +58,14 @@ export const SCENARIO_CATALOG: Readonly<Record<string, Readonly<ScenarioSpec>>> 
     summary: "deletes access.log twice: needs approval",
     task: "Delete access.log, and make sure.",
   },
-  forbidden: { summary: "reads outside the workspace: fails", task: "Show me /etc/shadow." },
-  slow: { summary: "runs the slow scan_archive", task: "Scan the archive for anything odd." },
+  forbidden: {
+    summary: "reads outside the workspace: fails",
+    task: "Show me /etc/shadow.",
+  },
+  slow: {
+    summary: "runs the slow scan_archive",
+    task: "Scan the archive for anything odd.",
+  },
   echo: { summary: "answers the task text", task: "Say this back to me." },
   research: {
     summary: "two research children in one turn",
@@ -95,7 +106,10 @@ export const SCENARIO_CATALOG: Readonly<Record<string, Readonly<ScenarioSpec>>> 
 });
 
 /** Every built-in scenario function: the single-run ones and the tree ones. */
-const FUNCTIONS: Readonly<Record<string, Scenario>> = { ...SCENARIOS, ...TREE_SCENARIOS };
+const FUNCTIONS: Readonly<Record<string, Scenario>> = {
+  ...SCENARIOS,
+  ...TREE_SCENARIOS,
+};
 
 /**
  * The names of the built-in scenarios, sorted: the one list the provider's
@@ -121,5 +135,7 @@ export function builtInScenarioNames(): string[] {
  * ```
  */
 export function scenarioSpec(name: string): Readonly<ScenarioSpec> | undefined {
-  return Object.hasOwn(SCENARIO_CATALOG, name) ? SCENARIO_CATALOG[name] : undefined;
+  return Object.hasOwn(SCENARIO_CATALOG, name)
+    ? SCENARIO_CATALOG[name]
+    : undefined;
 }

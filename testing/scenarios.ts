@@ -95,13 +95,15 @@ export function say(content: string): ScriptedReply {
 }
 
 /** The text of `plan`'s final answer. */
-export const PLAN_ANSWER = "errors.log mentions a timeout: worker 7 timed out after 30000 ms.";
+export const PLAN_ANSWER =
+  "errors.log mentions a timeout: worker 7 timed out after 30000 ms.";
 /** The short answer of `recover` and `repeat`. */
 export const TIMEOUT_ANSWER = "errors.log mentions a timeout.";
 /** `recover`'s answer when the tool error gave no hint. */
 export const GIVE_UP_ANSWER = "I could not read the file, so I do not know.";
 /** `destructive`'s answer when the deletion was declined. */
-export const DECLINED_ANSWER = "I did not delete anything: you declined the deletion.";
+export const DECLINED_ANSWER =
+  "I did not delete anything: you declined the deletion.";
 /** `destructive`'s answer when the deletion ran. */
 export const DELETED_ANSWER = "Deleted access.log to free space.";
 /** `destructive-twice`'s answer. */
@@ -110,7 +112,9 @@ export const DELETED_TWICE_ANSWER = "Deleted access.log twice.";
 export const SCANNED_PREFIX = "Scanned the archive: ";
 
 function firstLine(text: string | undefined): string {
-  const line = (text ?? "").split("\n").map((l) => l.trim()).find((l) => l.length > 0);
+  const line = (text ?? "").split("\n").map((l) => l.trim()).find((l) =>
+    l.length > 0
+  );
   return line ?? "(no output)";
 }
 
@@ -153,7 +157,9 @@ export const SCENARIOS: Record<string, Scenario> = {
   runaway: ({ turn }) => callTool(turn, "list_files"),
   recover: ({ turn, toolTexts }) => {
     if (turn === 0) return callTool(turn, "read_file", { path: "timeout.log" });
-    if (!toolTexts.some((t) => /Call list_files/.test(t))) return say(GIVE_UP_ANSWER);
+    if (!toolTexts.some((t) => /Call list_files/.test(t))) {
+      return say(GIVE_UP_ANSWER);
+    }
     if (turn === 1) return callTool(turn, "list_files");
     if (turn === 2) return callTool(turn, "read_file", { path: "errors.log" });
     return say(TIMEOUT_ANSWER);
@@ -164,9 +170,13 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
   destructive: ({ turn, toolTexts }) => {
     if (turn === 0) return callTool(turn, "list_files");
-    if (turn === 1) return callTool(turn, "delete_file", { path: "access.log" });
+    if (turn === 1) {
+      return callTool(turn, "delete_file", { path: "access.log" });
+    }
     const last = toolTexts.at(-1) ?? "";
-    return say(/declined|rejected|denied/i.test(last) ? DECLINED_ANSWER : DELETED_ANSWER);
+    return say(
+      /declined|rejected|denied/i.test(last) ? DECLINED_ANSWER : DELETED_ANSWER,
+    );
   },
   "destructive-twice": ({ turn }) => {
     if (turn <= 1) return callTool(turn, "delete_file", { path: "access.log" });

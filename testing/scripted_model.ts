@@ -6,7 +6,10 @@
  */
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel } from "../openai/openai_model.ts";
-import { scriptedFetch, type ScriptedProviderOptions } from "./scripted_provider.ts";
+import {
+  scriptedFetch,
+  type ScriptedProviderOptions,
+} from "./scripted_provider.ts";
 
 /** Base URL the in-process scripted model pretends to call. */
 export const SCRIPTED_BASE_URL = "http://scripted.reins.local/v1";
@@ -32,7 +35,10 @@ export interface ScriptedModelOptions extends ScriptedProviderOptions {
  * console.log(done.output); // "hi"
  * ```
  */
-export function scriptedModel(scenario: string, options: ScriptedModelOptions = {}): Model {
+export function scriptedModel(
+  scenario: string,
+  options: ScriptedModelOptions = {},
+): Model {
   const { maxRetries, retryBaseMs, stream, ...provider } = options;
   const model = createOpenAIModel({
     baseUrl: SCRIPTED_BASE_URL,

@@ -23,18 +23,22 @@ import {
 /** The question `research` and `research-deep` ask about timeouts (answered like `plan`). */
 export const TIMEOUT_QUESTION = "Which file mentions a timeout?";
 /** `research`'s second question (list, read notes.txt, answer). */
-export const NOTES_QUESTION = "What do the on-call notes say about the db pool?";
+export const NOTES_QUESTION =
+  "What do the on-call notes say about the db pool?";
 /** The question whose child never finishes (`research-runaway`). */
-export const RUNAWAY_QUESTION = "List the workspace until every file is accounted for.";
+export const RUNAWAY_QUESTION =
+  "List the workspace until every file is accounted for.";
 /** The questions whose children run `scan_archive` (`research-slow`, `research-deep-slow`). */
 export const SCAN_QUESTIONS: readonly string[] = [
   "Scan the archive for timeouts.",
   "Scan the archive again to confirm.",
 ];
 /** A second never-finishing question (`research-runaway-pair`). */
-export const RUNAWAY_QUESTION_2 = "Keep listing the workspace, again and again.";
+export const RUNAWAY_QUESTION_2 =
+  "Keep listing the workspace, again and again.";
 /** The question whose child researches {@linkcode TIMEOUT_QUESTION} itself (`research-deep`). */
-export const DEEP_QUESTION = "Dig deeper: which file mentions a timeout, and why?";
+export const DEEP_QUESTION =
+  "Dig deeper: which file mentions a timeout, and why?";
 /** The question whose child researches both {@linkcode SCAN_QUESTIONS} (`research-deep-slow`). */
 export const DEEP_SLOW_QUESTION = "Dig deeper into the archive.";
 /** The question whose child deletes access.log, which needs approval (`research-approval`). */
@@ -50,11 +54,15 @@ function firstUserText(messages: readonly ChatMessage[]): string {
 }
 
 function firstLine(text: string | undefined): string {
-  return (text ?? "").split("\n").map((l) => l.trim()).find((l) => l) ?? "(no output)";
+  return (text ?? "").split("\n").map((l) => l.trim()).find((l) => l) ??
+    "(no output)";
 }
 
 /** One reply asking `research` each question, call ids `call_<turn>_<i>`. */
-function askResearch(turn: number, questions: readonly string[]): ScriptedReply {
+function askResearch(
+  turn: number,
+  questions: readonly string[],
+): ScriptedReply {
   return {
     content: null,
     tool_calls: questions.map((question, i) => ({
@@ -66,9 +74,14 @@ function askResearch(turn: number, questions: readonly string[]): ScriptedReply 
 }
 
 /** Asks the questions on turn 0, then answers `prefix` + the tool texts. */
-function asker(questions: readonly string[], prefix = SUMMARY_PREFIX): Scenario {
+function asker(
+  questions: readonly string[],
+  prefix = SUMMARY_PREFIX,
+): Scenario {
   return ({ turn, toolTexts }) =>
-    turn === 0 ? askResearch(turn, questions) : say(prefix + toolTexts.join(" | "));
+    turn === 0
+      ? askResearch(turn, questions)
+      : say(prefix + toolTexts.join(" | "));
 }
 
 /** Dispatches on the run's first user message: a known question plays its child. */
@@ -88,22 +101,34 @@ const timeoutChild: Scenario = ({ turn }) => {
 const notesChild: Scenario = ({ turn, toolTexts }) => {
   if (turn === 0) return callTool(turn, "list_files");
   if (turn === 1) return callTool(turn, "read_file", { path: "notes.txt" });
-  const line = (toolTexts.at(-1) ?? "").split("\n").find((l) => /db pool/.test(l));
-  return say(line ? `notes.txt says: ${line.replace(/^-\s*/, "")}` : "I could not read the notes.");
+  const line = (toolTexts.at(-1) ?? "").split("\n").find((l) =>
+    /db pool/.test(l)
+  );
+  return say(
+    line
+      ? `notes.txt says: ${line.replace(/^-\s*/, "")}`
+      : "I could not read the notes.",
+  );
 };
 
 const scanChild: Scenario = ({ turn, toolTexts }) =>
-  turn === 0 ? callTool(turn, "scan_archive") : say(SCANNED_PREFIX + firstLine(toolTexts.at(-1)));
+  turn === 0
+    ? callTool(turn, "scan_archive")
+    : say(SCANNED_PREFIX + firstLine(toolTexts.at(-1)));
 
 const cleanupChild: Scenario = ({ turn, toolTexts }) => {
   if (turn === 0) return callTool(turn, "list_files");
   if (turn === 1) return callTool(turn, "delete_file", { path: "access.log" });
   return say(
-    /declined|rejected|denied/i.test(toolTexts.at(-1) ?? "") ? DECLINED_ANSWER : DELETED_ANSWER,
+    /declined|rejected|denied/i.test(toolTexts.at(-1) ?? "")
+      ? DECLINED_ANSWER
+      : DELETED_ANSWER,
   );
 };
 
-const scanChildren = Object.fromEntries(SCAN_QUESTIONS.map((q) => [q, scanChild]));
+const scanChildren = Object.fromEntries(
+  SCAN_QUESTIONS.map((q) => [q, scanChild]),
+);
 
 /**
  * The tree scenarios by name (merge them into `SCENARIOS`, or pass them as the
@@ -161,5 +186,7 @@ export const TREE_SCENARIOS: Record<string, Scenario> = {
     [DEEP_SLOW_QUESTION]: asker(SCAN_QUESTIONS, DEEPER_PREFIX),
     ...scanChildren,
   }),
-  "research-approval": tree(asker([CLEANUP_QUESTION]), { [CLEANUP_QUESTION]: cleanupChild }),
+  "research-approval": tree(asker([CLEANUP_QUESTION]), {
+    [CLEANUP_QUESTION]: cleanupChild,
+  }),
 };
