@@ -4,10 +4,7 @@
  *
  * @module
  */
-import {
-  createScriptedProvider,
-  SCRIPTED_CHUNK_MS,
-} from "./scripted_provider.ts";
+import { createScriptedProvider, SCRIPTED_CHUNK_MS } from "./scripted_provider.ts";
 import { builtInScenarioNames } from "./scenario_catalog.ts";
 
 /** The provider's command-line settings. */
@@ -124,9 +121,7 @@ if (import.meta.main) {
     }, provider.fetch);
   } catch (err) {
     console.error(
-      `reins provider: cannot listen on ${args.hostname}:${args.port}: ${
-        (err as Error).message
-      }`,
+      `reins provider: cannot listen on ${args.hostname}:${args.port}: ${(err as Error).message}`,
     );
     Deno.exit(1);
   }

@@ -135,7 +135,5 @@ export function builtInScenarioNames(): string[] {
  * ```
  */
 export function scenarioSpec(name: string): Readonly<ScenarioSpec> | undefined {
-  return Object.hasOwn(SCENARIO_CATALOG, name)
-    ? SCENARIO_CATALOG[name]
-    : undefined;
+  return Object.hasOwn(SCENARIO_CATALOG, name) ? SCENARIO_CATALOG[name] : undefined;
 }

@@ -95,15 +95,13 @@ export function say(content: string): ScriptedReply {
 }
 
 /** The text of `plan`'s final answer. */
-export const PLAN_ANSWER =
-  "errors.log mentions a timeout: worker 7 timed out after 30000 ms.";
+export const PLAN_ANSWER = "errors.log mentions a timeout: worker 7 timed out after 30000 ms.";
 /** The short answer of `recover` and `repeat`. */
 export const TIMEOUT_ANSWER = "errors.log mentions a timeout.";
 /** `recover`'s answer when the tool error gave no hint. */
 export const GIVE_UP_ANSWER = "I could not read the file, so I do not know.";
 /** `destructive`'s answer when the deletion was declined. */
-export const DECLINED_ANSWER =
-  "I did not delete anything: you declined the deletion.";
+export const DECLINED_ANSWER = "I did not delete anything: you declined the deletion.";
 /** `destructive`'s answer when the deletion ran. */
 export const DELETED_ANSWER = "Deleted access.log to free space.";
 /** `destructive-twice`'s answer. */
@@ -112,9 +110,7 @@ export const DELETED_TWICE_ANSWER = "Deleted access.log twice.";
 export const SCANNED_PREFIX = "Scanned the archive: ";
 
 function firstLine(text: string | undefined): string {
-  const line = (text ?? "").split("\n").map((l) => l.trim()).find((l) =>
-    l.length > 0
-  );
+  const line = (text ?? "").split("\n").map((l) => l.trim()).find((l) => l.length > 0);
   return line ?? "(no output)";
 }
 

@@ -99,9 +99,7 @@ export function scriptAgents(
   }
   return (input) => {
     const system = input.messages.find((m) => m.role === "system");
-    const name = system?.role === "system"
-      ? byInstructions.get(system.content)
-      : undefined;
+    const name = system?.role === "system" ? byInstructions.get(system.content) : undefined;
     if (name === undefined) {
       throw new Error(
         "scriptAgents: the request's system message is none of the agents' instructions",

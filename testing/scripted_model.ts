@@ -6,10 +6,7 @@
  */
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel } from "../openai/openai_model.ts";
-import {
-  scriptedFetch,
-  type ScriptedProviderOptions,
-} from "./scripted_provider.ts";
+import { scriptedFetch, type ScriptedProviderOptions } from "./scripted_provider.ts";
 
 /** Base URL the in-process scripted model pretends to call. */
 export const SCRIPTED_BASE_URL = "http://scripted.reins.local/v1";

@@ -13,12 +13,7 @@ import {
   loadTokenizer,
   truncateToTokens,
 } from "../harness/tokens.ts";
-import {
-  type Scenario,
-  type ScenarioInput,
-  scenarioInput,
-  SCENARIOS,
-} from "./scenarios.ts";
+import { type Scenario, type ScenarioInput, scenarioInput, SCENARIOS } from "./scenarios.ts";
 import { TREE_SCENARIOS } from "./tree_scenarios.ts";
 import {
   type ChatRequest,
@@ -258,13 +253,10 @@ async function acceptChat(
       "invalid_request",
     );
   }
-  const scenario = Object.hasOwn(scenarios, request.model)
-    ? scenarios[request.model]
-    : undefined;
+  const scenario = Object.hasOwn(scenarios, request.model) ? scenarios[request.model] : undefined;
   if (!scenario) {
     const known = Object.keys(scenarios).sort().join(", ");
-    const message =
-      `The model "${request.model}" does not exist. Known scenarios: ${known}`;
+    const message = `The model "${request.model}" does not exist. Known scenarios: ${known}`;
     return errorResponse(
       404,
       message,
@@ -283,9 +275,7 @@ async function acceptChat(
   }
   const header = req.headers.get("x-reins-fault");
   if (header !== null && !(FAULTS as readonly string[]).includes(header)) {
-    const message = `Unknown fault "${header}". Known faults: ${
-      FAULTS.join(", ")
-    }`;
+    const message = `Unknown fault "${header}". Known faults: ${FAULTS.join(", ")}`;
     return errorResponse(
       400,
       message,
@@ -349,7 +339,10 @@ async function chatResponse(
   const completion = await scriptedCompletion(request, scenario, input);
   if (!request.stream) return Response.json(completionBody(completion));
   const events = streamEvents(completion, request.includeUsage);
-  return new Response(pacedStream(events, options.chunkMs ?? 0, req.signal), {
+  const chunkMs = options.chunkMs ?? 0;
+  // Unpaced, the signal is not touched (see above): no warning for a provider served with 0.
+  const body = chunkMs > 0 ? pacedStream(events, chunkMs, req.signal) : new Blob(events).stream();
+  return new Response(body, {
     headers: {
       "content-type": "text/event-stream",
       "cache-control": "no-cache",

@@ -23,22 +23,18 @@ import {
 /** The question `research` and `research-deep` ask about timeouts (answered like `plan`). */
 export const TIMEOUT_QUESTION = "Which file mentions a timeout?";
 /** `research`'s second question (list, read notes.txt, answer). */
-export const NOTES_QUESTION =
-  "What do the on-call notes say about the db pool?";
+export const NOTES_QUESTION = "What do the on-call notes say about the db pool?";
 /** The question whose child never finishes (`research-runaway`). */
-export const RUNAWAY_QUESTION =
-  "List the workspace until every file is accounted for.";
+export const RUNAWAY_QUESTION = "List the workspace until every file is accounted for.";
 /** The questions whose children run `scan_archive` (`research-slow`, `research-deep-slow`). */
 export const SCAN_QUESTIONS: readonly string[] = [
   "Scan the archive for timeouts.",
   "Scan the archive again to confirm.",
 ];
 /** A second never-finishing question (`research-runaway-pair`). */
-export const RUNAWAY_QUESTION_2 =
-  "Keep listing the workspace, again and again.";
+export const RUNAWAY_QUESTION_2 = "Keep listing the workspace, again and again.";
 /** The question whose child researches {@linkcode TIMEOUT_QUESTION} itself (`research-deep`). */
-export const DEEP_QUESTION =
-  "Dig deeper: which file mentions a timeout, and why?";
+export const DEEP_QUESTION = "Dig deeper: which file mentions a timeout, and why?";
 /** The question whose child researches both {@linkcode SCAN_QUESTIONS} (`research-deep-slow`). */
 export const DEEP_SLOW_QUESTION = "Dig deeper into the archive.";
 /** The question whose child deletes access.log, which needs approval (`research-approval`). */
@@ -79,9 +75,7 @@ function asker(
   prefix = SUMMARY_PREFIX,
 ): Scenario {
   return ({ turn, toolTexts }) =>
-    turn === 0
-      ? askResearch(turn, questions)
-      : say(prefix + toolTexts.join(" | "));
+    turn === 0 ? askResearch(turn, questions) : say(prefix + toolTexts.join(" | "));
 }
 
 /** Dispatches on the run's first user message: a known question plays its child. */
@@ -101,28 +95,20 @@ const timeoutChild: Scenario = ({ turn }) => {
 const notesChild: Scenario = ({ turn, toolTexts }) => {
   if (turn === 0) return callTool(turn, "list_files");
   if (turn === 1) return callTool(turn, "read_file", { path: "notes.txt" });
-  const line = (toolTexts.at(-1) ?? "").split("\n").find((l) =>
-    /db pool/.test(l)
-  );
+  const line = (toolTexts.at(-1) ?? "").split("\n").find((l) => /db pool/.test(l));
   return say(
-    line
-      ? `notes.txt says: ${line.replace(/^-\s*/, "")}`
-      : "I could not read the notes.",
+    line ? `notes.txt says: ${line.replace(/^-\s*/, "")}` : "I could not read the notes.",
   );
 };
 
 const scanChild: Scenario = ({ turn, toolTexts }) =>
-  turn === 0
-    ? callTool(turn, "scan_archive")
-    : say(SCANNED_PREFIX + firstLine(toolTexts.at(-1)));
+  turn === 0 ? callTool(turn, "scan_archive") : say(SCANNED_PREFIX + firstLine(toolTexts.at(-1)));
 
 const cleanupChild: Scenario = ({ turn, toolTexts }) => {
   if (turn === 0) return callTool(turn, "list_files");
   if (turn === 1) return callTool(turn, "delete_file", { path: "access.log" });
   return say(
-    /declined|rejected|denied/i.test(toolTexts.at(-1) ?? "")
-      ? DECLINED_ANSWER
-      : DELETED_ANSWER,
+    /declined|rejected|denied/i.test(toolTexts.at(-1) ?? "") ? DECLINED_ANSWER : DELETED_ANSWER,
   );
 };
 

@@ -218,9 +218,7 @@ export function completionBody(c: Completion): Record<string, unknown> {
 
 /** Splits text into word-sized pieces (at most 8 characters) that concatenate back to it. */
 function pieces(s: string): string[] {
-  return (s.match(/\s*\S+\s*|\s+/g) ?? []).flatMap((p) =>
-    p.match(/[^]{1,8}/g) ?? []
-  );
+  return (s.match(/\s*\S+\s*|\s+/g) ?? []).flatMap((p) => p.match(/[^]{1,8}/g) ?? []);
 }
 
 /**

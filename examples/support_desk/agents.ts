@@ -38,8 +38,7 @@ async function findOrder(id: string): Promise<Order | undefined> {
 /** Read-only: the model may call it freely, and a repeated call may be served from cache. */
 export const lookupOrder = defineTool({
   name: "lookup_order",
-  description:
-    "Looks an order up by its id: item, total, status, carrier and ETA.",
+  description: "Looks an order up by its id: item, total, status, carrier and ETA.",
   parameters: z.object({
     orderId: z.string().regex(/^\d+$/).describe("The order's number"),
   }),
@@ -113,16 +112,13 @@ export const refund = defineTool({
 /** Read-only: the policy text, or one section of it. */
 export const readPolicy = defineTool({
   name: "read_policy",
-  description:
-    "Reads the store's policy: a section (`Refunds`, `Shipping`) or all of it.",
+  description: "Reads the store's policy: a section (`Refunds`, `Shipping`) or all of it.",
   parameters: z.object({ section: z.string().optional() }),
   readOnly: true,
   run: async ({ section }) => {
     const text = await Deno.readTextFile(POLICY);
     if (!section) return text;
-    const part = text.split(/^# /m).find((s) =>
-      s.toLowerCase().startsWith(section.toLowerCase())
-    );
+    const part = text.split(/^# /m).find((s) => s.toLowerCase().startsWith(section.toLowerCase()));
     return part ? `# ${part.trim()}` : `There is no section "${section}".`;
   },
 });
@@ -130,10 +126,8 @@ export const readPolicy = defineTool({
 /** The child agent: researches the policy, in its own window and under the parent's budget. */
 export const policy = defineAgent({
   name: "policy",
-  description:
-    "Asks the policy researcher what the store's policy says about a case.",
-  instructions:
-    "You research the store's policy. Read it, then answer the question in one " +
+  description: "Asks the policy researcher what the store's policy says about a case.",
+  instructions: "You research the store's policy. Read it, then answer the question in one " +
     "or two sentences, quoting the rule that applies.",
   tools: [readPolicy],
   limits: { maxTurns: 4, maxBudgetUsd: 0.02 },
@@ -142,10 +136,8 @@ export const policy = defineAgent({
 /** The support desk. */
 export const support = defineAgent({
   name: "support",
-  description:
-    "Answers customers' questions about their orders; refunds with approval.",
-  instructions:
-    "You are the support desk of a small shop. Look the order up before you " +
+  description: "Answers customers' questions about their orders; refunds with approval.",
+  instructions: "You are the support desk of a small shop. Look the order up before you " +
     "answer. Before a refund, ask `policy` whether it is allowed; refund only what it allows.",
   tools: [lookupOrder, refund],
   agents: [policy],

@@ -92,13 +92,9 @@ const policy: Scenario = ({ turn, toolTexts, messages }) => {
   if (question.includes(AUDIT_WORD)) return callTool(turn, "read_policy", {});
   if (turn === 0) return callTool(0, "read_policy", { section: "Refunds" });
   const status = question.match(/a (\w+) order/)?.[1] ?? "";
-  const rule = (toolTexts[0] ?? "").split("\n").find((l) =>
-    l.includes(status) && status
-  );
+  const rule = (toolTexts[0] ?? "").split("\n").find((l) => l.includes(status) && status);
   return say(
-    rule
-      ? rule.replace(/^-\s*/, "")
-      : "The policy says nothing about this case.",
+    rule ? rule.replace(/^-\s*/, "") : "The policy says nothing about this case.",
   );
 };
 
