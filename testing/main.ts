@@ -60,15 +60,11 @@ export function parseProviderArgs(args: readonly string[]): ProviderArgs {
     }
     const eq = arg.indexOf("=");
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    if (
-      !["--port", "--hostname", "--latency-ms", "--chunk-ms"].includes(flag)
-    ) {
+    if (!["--port", "--hostname", "--latency-ms", "--chunk-ms"].includes(flag)) {
       throw new TypeError(`unknown argument "${arg}" (try --help)`);
     }
     const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
-    if (value === undefined || value === "") {
-      throw new TypeError(`${flag} needs a value`);
-    }
+    if (value === undefined || value === "") throw new TypeError(`${flag} needs a value`);
     if (flag === "--hostname") {
       out.hostname = value;
       continue;
@@ -76,9 +72,7 @@ export function parseProviderArgs(args: readonly string[]): ProviderArgs {
     const n = Number(value);
     if (flag === "--port") {
       if (!Number.isInteger(n) || n < 0 || n > 65535) {
-        throw new TypeError(
-          `--port must be an integer in 0..65535, got "${value}"`,
-        );
+        throw new TypeError(`--port must be an integer in 0..65535, got "${value}"`);
       }
       out.port = n;
     } else {
@@ -104,18 +98,13 @@ if (import.meta.main) {
     console.log(USAGE);
     Deno.exit(0);
   }
-  const provider = createScriptedProvider({
-    latencyMs: args.latencyMs,
-    chunkMs: args.chunkMs,
-  });
+  const provider = createScriptedProvider({ latencyMs: args.latencyMs, chunkMs: args.chunkMs });
   try {
     Deno.serve({
       port: args.port,
       hostname: args.hostname,
       onListen: ({ hostname, port }) => {
-        console.log(
-          `reins provider listening on http://${hostname}:${port}/v1`,
-        );
+        console.log(`reins provider listening on http://${hostname}:${port}/v1`);
         console.log(`scenarios: ${builtInScenarioNames().join(", ")}`);
       },
     }, provider.fetch);

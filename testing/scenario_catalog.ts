@@ -31,13 +31,8 @@ export interface ScenarioSpec {
  * console.log(SCENARIO_CATALOG["research-deep"].researchDepth); // 2
  * ```
  */
-export const SCENARIO_CATALOG: Readonly<
-  Record<string, Readonly<ScenarioSpec>>
-> = Object.freeze({
-  plan: {
-    summary: "lists, reads errors.log, answers",
-    task: "Which file mentions a timeout?",
-  },
+export const SCENARIO_CATALOG: Readonly<Record<string, Readonly<ScenarioSpec>>> = Object.freeze({
+  plan: { summary: "lists, reads errors.log, answers", task: "Which file mentions a timeout?" },
   runaway: {
     summary: "calls list_files forever (stops at a cap)",
     task: "Account for every file in the workspace.",
@@ -58,14 +53,8 @@ export const SCENARIO_CATALOG: Readonly<
     summary: "deletes access.log twice: needs approval",
     task: "Delete access.log, and make sure.",
   },
-  forbidden: {
-    summary: "reads outside the workspace: fails",
-    task: "Show me /etc/shadow.",
-  },
-  slow: {
-    summary: "runs the slow scan_archive",
-    task: "Scan the archive for anything odd.",
-  },
+  forbidden: { summary: "reads outside the workspace: fails", task: "Show me /etc/shadow." },
+  slow: { summary: "runs the slow scan_archive", task: "Scan the archive for anything odd." },
   echo: { summary: "answers the task text", task: "Say this back to me." },
   research: {
     summary: "two research children in one turn",
@@ -106,10 +95,7 @@ export const SCENARIO_CATALOG: Readonly<
 });
 
 /** Every built-in scenario function: the single-run ones and the tree ones. */
-const FUNCTIONS: Readonly<Record<string, Scenario>> = {
-  ...SCENARIOS,
-  ...TREE_SCENARIOS,
-};
+const FUNCTIONS: Readonly<Record<string, Scenario>> = { ...SCENARIOS, ...TREE_SCENARIOS };
 
 /**
  * The names of the built-in scenarios, sorted: the one list the provider's

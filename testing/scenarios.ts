@@ -153,9 +153,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   runaway: ({ turn }) => callTool(turn, "list_files"),
   recover: ({ turn, toolTexts }) => {
     if (turn === 0) return callTool(turn, "read_file", { path: "timeout.log" });
-    if (!toolTexts.some((t) => /Call list_files/.test(t))) {
-      return say(GIVE_UP_ANSWER);
-    }
+    if (!toolTexts.some((t) => /Call list_files/.test(t))) return say(GIVE_UP_ANSWER);
     if (turn === 1) return callTool(turn, "list_files");
     if (turn === 2) return callTool(turn, "read_file", { path: "errors.log" });
     return say(TIMEOUT_ANSWER);
@@ -166,13 +164,9 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
   destructive: ({ turn, toolTexts }) => {
     if (turn === 0) return callTool(turn, "list_files");
-    if (turn === 1) {
-      return callTool(turn, "delete_file", { path: "access.log" });
-    }
+    if (turn === 1) return callTool(turn, "delete_file", { path: "access.log" });
     const last = toolTexts.at(-1) ?? "";
-    return say(
-      /declined|rejected|denied/i.test(last) ? DECLINED_ANSWER : DELETED_ANSWER,
-    );
+    return say(/declined|rejected|denied/i.test(last) ? DECLINED_ANSWER : DELETED_ANSWER);
   },
   "destructive-twice": ({ turn }) => {
     if (turn <= 1) return callTool(turn, "delete_file", { path: "access.log" });

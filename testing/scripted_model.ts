@@ -32,10 +32,7 @@ export interface ScriptedModelOptions extends ScriptedProviderOptions {
  * console.log(done.output); // "hi"
  * ```
  */
-export function scriptedModel(
-  scenario: string,
-  options: ScriptedModelOptions = {},
-): Model {
+export function scriptedModel(scenario: string, options: ScriptedModelOptions = {}): Model {
   const { maxRetries, retryBaseMs, stream, ...provider } = options;
   const model = createOpenAIModel({
     baseUrl: SCRIPTED_BASE_URL,

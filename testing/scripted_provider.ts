@@ -50,11 +50,10 @@ export interface ProviderRequestInfo {
 }
 
 /** Every scenario the provider knows without options: the single-run ones and the tree ones. */
-export const BUILT_IN_SCENARIOS: Readonly<Record<string, Scenario>> = Object
-  .freeze({
-    ...SCENARIOS,
-    ...TREE_SCENARIOS,
-  });
+export const BUILT_IN_SCENARIOS: Readonly<Record<string, Scenario>> = Object.freeze({
+  ...SCENARIOS,
+  ...TREE_SCENARIOS,
+});
 
 /** Options of {@linkcode createScriptedProvider}. */
 export interface ScriptedProviderOptions {
@@ -112,11 +111,7 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
  * The events as a byte stream with `ms` between two of them; ends (errors)
  * when the request's signal aborts, and leaves no timer behind when cancelled.
  */
-function pacedStream(
-  events: string[],
-  ms: number,
-  signal: AbortSignal,
-): ReadableStream {
+function pacedStream(events: string[], ms: number, signal: AbortSignal): ReadableStream {
   const bytes = new TextEncoder();
   if (ms <= 0) return new Blob(events).stream();
   const stop = new AbortController();
@@ -135,10 +130,7 @@ function pacedStream(
   });
 }
 
-function latencyOf(
-  req: Request,
-  fallback: number | undefined,
-): number | string {
+function latencyOf(req: Request, fallback: number | undefined): number | string {
   const raw = req.headers.get("x-reins-latency-ms") ??
     new URL(req.url).searchParams.get("latency_ms");
   if (raw === null) return fallback ?? 0;
@@ -153,9 +145,7 @@ function faultResponse(fault: Fault, req: Request, model: string): Response {
     case "429":
     case "429-no-retry-after": {
       const headers: Record<string, string> = {};
-      if (fault === "429") {
-        headers["retry-after"] = req.headers.get("x-reins-retry-after") ?? "1";
-      }
+      if (fault === "429") headers["retry-after"] = req.headers.get("x-reins-retry-after") ?? "1";
       return errorResponse(
         429,
         "Rate limit reached (injected fault)",
@@ -179,15 +169,9 @@ function faultResponse(fault: Fault, req: Request, model: string): Response {
         "invalid_api_key",
       );
     case "malformed":
-      return new Response("{this is not json", {
-        headers: { "content-type": "application/json" },
-      });
+      return new Response("{this is not json", { headers: { "content-type": "application/json" } });
     case "bad-shape":
-      return Response.json({
-        id: "chatcmpl-bad-shape",
-        object: "chat.completion",
-        model,
-      });
+      return Response.json({ id: "chatcmpl-bad-shape", object: "chat.completion", model });
   }
 }
 
@@ -210,12 +194,7 @@ function modelsResponse(names: readonly string[]): Response {
   const created = Math.floor(Date.now() / 1000);
   return Response.json({
     object: "list",
-    data: names.map((id) => ({
-      id,
-      object: "model",
-      created,
-      owned_by: "reins",
-    })),
+    data: names.map((id) => ({ id, object: "model", created, owned_by: "reins" })),
   });
 }
 
@@ -246,42 +225,22 @@ async function acceptChat(
   }
   const request = parseChatRequest(body);
   if ("error" in request) {
-    return errorResponse(
-      400,
-      request.error,
-      "invalid_request_error",
-      "invalid_request",
-    );
+    return errorResponse(400, request.error, "invalid_request_error", "invalid_request");
   }
   const scenario = Object.hasOwn(scenarios, request.model) ? scenarios[request.model] : undefined;
   if (!scenario) {
     const known = Object.keys(scenarios).sort().join(", ");
     const message = `The model "${request.model}" does not exist. Known scenarios: ${known}`;
-    return errorResponse(
-      404,
-      message,
-      "invalid_request_error",
-      "model_not_found",
-    );
+    return errorResponse(404, message, "invalid_request_error", "model_not_found");
   }
   const latency = latencyOf(req, latencyMs);
   if (typeof latency === "string") {
-    return errorResponse(
-      400,
-      latency,
-      "invalid_request_error",
-      "invalid_latency",
-    );
+    return errorResponse(400, latency, "invalid_request_error", "invalid_latency");
   }
   const header = req.headers.get("x-reins-fault");
   if (header !== null && !(FAULTS as readonly string[]).includes(header)) {
     const message = `Unknown fault "${header}". Known faults: ${FAULTS.join(", ")}`;
-    return errorResponse(
-      400,
-      message,
-      "invalid_request_error",
-      "invalid_fault",
-    );
+    return errorResponse(400, message, "invalid_request_error", "invalid_fault");
   }
   return { request, scenario, latency, header: header as Fault | null };
 }
@@ -294,10 +253,7 @@ async function scriptedCompletion(
 ): Promise<Completion> {
   await loadTokenizer(); // it reports real counts: built once per process, on first use
   const reply = scenario(input);
-  const message: AssistantMessage = {
-    role: "assistant",
-    content: reply.content,
-  };
+  const message: AssistantMessage = { role: "assistant", content: reply.content };
   if (reply.tool_calls?.length) {
     message.tool_calls = reply.tool_calls.map((t) => ({
       id: t.id,
@@ -343,22 +299,14 @@ async function chatResponse(
   // Unpaced, the signal is not touched (see above): no warning for a provider served with 0.
   const body = chunkMs > 0 ? pacedStream(events, chunkMs, req.signal) : new Blob(events).stream();
   return new Response(body, {
-    headers: {
-      "content-type": "text/event-stream",
-      "cache-control": "no-cache",
-    },
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
   });
 }
 
 /** A thrown error as a response: 499 when the client went away, else 500. */
 function errorOf(err: unknown, req: Request): Response {
   if (req.signal.aborted) {
-    return errorResponse(
-      499,
-      "The client closed the request",
-      "client_closed",
-      "aborted",
-    );
+    return errorResponse(499, "The client closed the request", "client_closed", "aborted");
   }
   const message = err instanceof Error ? err.message : String(err);
   return errorResponse(
@@ -384,32 +332,19 @@ function errorOf(err: unknown, req: Request): Response {
  * console.log((await res.json()).choices[0].message.content); // "hi"
  * ```
  */
-export function createScriptedProvider(
-  options: ScriptedProviderOptions = {},
-): ScriptedProvider {
-  const scenarios: Record<string, Scenario> = {
-    ...BUILT_IN_SCENARIOS,
-    ...options.scenarios,
-  };
+export function createScriptedProvider(options: ScriptedProviderOptions = {}): ScriptedProvider {
+  const scenarios: Record<string, Scenario> = { ...BUILT_IN_SCENARIOS, ...options.scenarios };
   // Two routes, matched by hand: no router, so a worker that plays scenarios loads no Hono.
   const route = (req: Request): Response | Promise<Response> => {
     const { pathname } = new URL(req.url);
-    if (
-      (req.method === "GET" || req.method === "HEAD") &&
-      pathname === "/v1/models"
-    ) {
+    if ((req.method === "GET" || req.method === "HEAD") && pathname === "/v1/models") {
       return modelsResponse(Object.keys(scenarios).sort());
     }
     if (req.method === "POST" && pathname === "/v1/chat/completions") {
       return chatResponse(req, scenarios, options);
     }
     const message = `Unknown route ${req.method} ${pathname}`;
-    return errorResponse(
-      404,
-      message,
-      "invalid_request_error",
-      "unknown_route",
-    );
+    return errorResponse(404, message, "invalid_request_error", "unknown_route");
   };
   return {
     async fetch(request) {
@@ -436,14 +371,9 @@ export function createScriptedProvider(
  * console.log((await res.json()).data.length > 0); // true
  * ```
  */
-export function scriptedFetch(
-  options: ScriptedProviderOptions = {},
-): typeof fetch {
+export function scriptedFetch(options: ScriptedProviderOptions = {}): typeof fetch {
   const provider = createScriptedProvider(options);
-  return async (
-    input: RequestInfo | URL,
-    init?: RequestInit,
-  ): Promise<Response> => {
+  return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
     request.signal.throwIfAborted();
     const response = await provider.fetch(request);

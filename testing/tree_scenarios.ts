@@ -50,15 +50,11 @@ function firstUserText(messages: readonly ChatMessage[]): string {
 }
 
 function firstLine(text: string | undefined): string {
-  return (text ?? "").split("\n").map((l) => l.trim()).find((l) => l) ??
-    "(no output)";
+  return (text ?? "").split("\n").map((l) => l.trim()).find((l) => l) ?? "(no output)";
 }
 
 /** One reply asking `research` each question, call ids `call_<turn>_<i>`. */
-function askResearch(
-  turn: number,
-  questions: readonly string[],
-): ScriptedReply {
+function askResearch(turn: number, questions: readonly string[]): ScriptedReply {
   return {
     content: null,
     tool_calls: questions.map((question, i) => ({
@@ -70,10 +66,7 @@ function askResearch(
 }
 
 /** Asks the questions on turn 0, then answers `prefix` + the tool texts. */
-function asker(
-  questions: readonly string[],
-  prefix = SUMMARY_PREFIX,
-): Scenario {
+function asker(questions: readonly string[], prefix = SUMMARY_PREFIX): Scenario {
   return ({ turn, toolTexts }) =>
     turn === 0 ? askResearch(turn, questions) : say(prefix + toolTexts.join(" | "));
 }
@@ -96,9 +89,7 @@ const notesChild: Scenario = ({ turn, toolTexts }) => {
   if (turn === 0) return callTool(turn, "list_files");
   if (turn === 1) return callTool(turn, "read_file", { path: "notes.txt" });
   const line = (toolTexts.at(-1) ?? "").split("\n").find((l) => /db pool/.test(l));
-  return say(
-    line ? `notes.txt says: ${line.replace(/^-\s*/, "")}` : "I could not read the notes.",
-  );
+  return say(line ? `notes.txt says: ${line.replace(/^-\s*/, "")}` : "I could not read the notes.");
 };
 
 const scanChild: Scenario = ({ turn, toolTexts }) =>
@@ -112,9 +103,7 @@ const cleanupChild: Scenario = ({ turn, toolTexts }) => {
   );
 };
 
-const scanChildren = Object.fromEntries(
-  SCAN_QUESTIONS.map((q) => [q, scanChild]),
-);
+const scanChildren = Object.fromEntries(SCAN_QUESTIONS.map((q) => [q, scanChild]));
 
 /**
  * The tree scenarios by name (merge them into `SCENARIOS`, or pass them as the
@@ -172,7 +161,5 @@ export const TREE_SCENARIOS: Record<string, Scenario> = {
     [DEEP_SLOW_QUESTION]: asker(SCAN_QUESTIONS, DEEPER_PREFIX),
     ...scanChildren,
   }),
-  "research-approval": tree(asker([CLEANUP_QUESTION]), {
-    [CLEANUP_QUESTION]: cleanupChild,
-  }),
+  "research-approval": tree(asker([CLEANUP_QUESTION]), { [CLEANUP_QUESTION]: cleanupChild }),
 };

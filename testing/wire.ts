@@ -47,8 +47,7 @@ const chatRequestSchema = z.object({
   max_tokens: tokenCap,
   max_completion_tokens: tokenCap,
   stream: z.boolean().nullable().optional(),
-  stream_options: z.object({ include_usage: z.boolean().optional() }).nullable()
-    .optional(),
+  stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
 });
 
 /** A chat-completions request after validation and normalisation. */
@@ -84,9 +83,7 @@ function text(value: z.infer<typeof content>): string | null {
  * console.log("error" in req ? req.error : req.messages.length); // 1
  * ```
  */
-export function parseChatRequest(
-  body: unknown,
-): ChatRequest | { error: string } {
+export function parseChatRequest(body: unknown): ChatRequest | { error: string } {
   const parsed = chatRequestSchema.safeParse(body);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) =>
@@ -127,9 +124,7 @@ export function parseChatRequest(
       parameters: t.function.parameters ?? {},
     },
   }));
-  const caps = [b.max_tokens, b.max_completion_tokens].filter((
-    n,
-  ): n is number => n != null);
+  const caps = [b.max_tokens, b.max_completion_tokens].filter((n): n is number => n != null);
   return {
     model: b.model,
     messages,
@@ -156,10 +151,7 @@ export interface WireUsage extends Usage {
  * ```
  */
 export function wireUsage(usage: Usage): WireUsage {
-  return {
-    ...usage,
-    total_tokens: usage.prompt_tokens + usage.completion_tokens,
-  };
+  return { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
 }
 
 /** What the provider answers one request with, before serialisation. */
@@ -196,22 +188,14 @@ export interface Completion {
  * ```
  */
 export function completionBody(c: Completion): Record<string, unknown> {
-  const message: Record<string, unknown> = {
-    role: "assistant",
-    content: c.message.content,
-  };
+  const message: Record<string, unknown> = { role: "assistant", content: c.message.content };
   if (c.message.tool_calls?.length) message.tool_calls = c.message.tool_calls;
   return {
     id: c.id,
     object: "chat.completion",
     created: c.created,
     model: c.model,
-    choices: [{
-      index: 0,
-      message,
-      logprobs: null,
-      finish_reason: c.finishReason,
-    }],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: c.finishReason }],
     usage: wireUsage(c.usage),
   };
 }
@@ -264,32 +248,17 @@ export function streamBody(c: Completion, includeUsage: boolean): string {
  * ```
  */
 export function streamEvents(c: Completion, includeUsage: boolean): string[] {
-  const head = {
-    id: c.id,
-    object: "chat.completion.chunk",
-    created: c.created,
-    model: c.model,
-  };
+  const head = { id: c.id, object: "chat.completion.chunk", created: c.created, model: c.model };
   const extra = includeUsage ? { usage: null } : {};
-  const chunk = (
-    delta: Record<string, unknown>,
-    finish: string | null = null,
-  ) =>
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     JSON.stringify({
       ...head,
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
       ...extra,
     });
   const out: string[] = [];
-  out.push(
-    chunk({
-      role: "assistant",
-      content: c.message.content === null ? null : "",
-    }),
-  );
-  for (const p of pieces(c.message.content ?? "")) {
-    out.push(chunk({ content: p }));
-  }
+  out.push(chunk({ role: "assistant", content: c.message.content === null ? null : "" }));
+  for (const p of pieces(c.message.content ?? "")) out.push(chunk({ content: p }));
   (c.message.tool_calls ?? []).forEach((call, index) => {
     const args = call.function.arguments;
     const half = Math.ceil(args.length / 2);
@@ -302,19 +271,11 @@ export function streamEvents(c: Completion, includeUsage: boolean): string[] {
       }],
     }));
     for (const part of [args.slice(0, half), args.slice(half)]) {
-      if (part) {
-        out.push(
-          chunk({ tool_calls: [{ index, function: { arguments: part } }] }),
-        );
-      }
+      if (part) out.push(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
     }
   });
   out.push(chunk({}, c.finishReason));
-  if (includeUsage) {
-    out.push(
-      JSON.stringify({ ...head, choices: [], usage: wireUsage(c.usage) }),
-    );
-  }
+  if (includeUsage) out.push(JSON.stringify({ ...head, choices: [], usage: wireUsage(c.usage) }));
   return [...out, "[DONE]"].map((d) => `data: ${d}\n\n`);
 }
 
@@ -335,8 +296,5 @@ export function errorResponse(
   code: string,
   headers: Record<string, string> = {},
 ): Response {
-  return Response.json({ error: { message, type, param: null, code } }, {
-    status,
-    headers,
-  });
+  return Response.json({ error: { message, type, param: null, code } }, { status, headers });
 }
