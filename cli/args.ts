@@ -7,7 +7,6 @@
 import { parseArgs } from "node:util";
 import type { BudgetMode } from "../harness/run_options.ts";
 import { ReinsError } from "../harness/errors.ts";
-import { builtInScenarioNames, scenarioSpec } from "../testing/scenario_catalog.ts";
 import { EXIT_CODES, EXIT_CODES_HELP } from "./exit_codes.ts";
 
 const DEFAULT_TASK = "Which file mentions a timeout?";
@@ -80,14 +79,35 @@ function wrap(text: string, indent: number, width: number): string {
   return lines.map((l) => " ".repeat(indent) + l).join("\n");
 }
 
-/** `--help` text. */
-export const RUN_USAGE = `Usage: deno task run [flags] [TASK]
+/** What `--help` says besides the flags (a project's own command line gives its own). */
+export interface UsageOptions {
+  /** The paragraph after the usage line: what the command is, what it does with no arguments. */
+  intro?: string;
+  /** The scenarios `--scenario` may play, listed under it. */
+  scenarios?: readonly string[];
+}
 
-With no arguments: reproduce the chapter's experiments against the in-process
-scripted provider and print one table per experiment.
+/**
+ * The `--help` text.
+ *
+ * @example
+ * ```ts
+ * import { runUsage } from "./args.ts";
+ * console.log(runUsage({ scenarios: ["plan"] }).includes("--agent NAME")); // true
+ * ```
+ */
+export function runUsage(options: UsageOptions = {}): string {
+  const intro = options.intro ??
+    "Runs an agent: one run, persisted in Deno KV, or a continuation of one.";
+  const scenarios = options.scenarios?.length
+    ? ` One of:\n${wrap([...options.scenarios].sort().join(", "), 30, 100)}`
+    : "";
+  return `Usage: deno task run [flags] [TASK]
+
+${intro}
 
 A run (persisted in Deno KV; prints its id):
-  deno task run --scenario plan "Which file mentions a timeout?"
+  deno task run --agent NAME "Which file mentions a timeout?"
   deno task run --base-url URL --model M "Which file mentions a timeout?"
 
 Continue a run (in this process):
@@ -103,12 +123,11 @@ Continue a run (in this process):
 
 Flags:
   --agent NAME                the agent of a new run (default: the default agent)
-  --scenario NAME             scripted provider scenario (default: plan when no --base-url);
-                              without TASK, the scenario's own task. One of:
-${wrap(builtInScenarioNames().join(", "), 30, 100)}
+  --scenario NAME             a scripted scenario to play instead of a model;
+                              without TASK, the scenario's own task.${scenarios}
   --base-url URL              OpenAI-compatible endpoint (env LLM_BASE_URL)
   --model NAME                model name (env LLM_MODEL); the API key is env LLM_API_KEY
-  --max-turns N               turn cap (default 20)
+  --max-turns N               turn cap, at least 1 (default 20)
   --budget USD                budget in USD (default 1.00)
   --budget-mode soft|hard     soft: checked before each call; hard: never exceeded
   --dedupe                    serve repeated identical read-only calls from cache
@@ -122,6 +141,7 @@ ${wrap(builtInScenarioNames().join(", "), 30, 100)}
   -h, --help                  this text
 
 ${EXIT_CODES_HELP}`;
+}
 
 function num(flag: string, v: string | undefined, integer: boolean): number | undefined {
   if (v === undefined) return undefined;
@@ -131,6 +151,13 @@ function num(flag: string, v: string | undefined, integer: boolean): number | un
       `--${flag}: expected a non-negative ${integer ? "integer" : "number"}, got "${v}"`,
     );
   }
+  return n;
+}
+
+/** `--max-turns`: at least 1, as everywhere a turn cap is given (`limits.maxTurns`). */
+function turnCap(v: string | undefined): number | undefined {
+  const n = num("max-turns", v, true);
+  if (n === 0) throw new UsageError(`--max-turns: expected an integer of at least 1, got "${v}"`);
   return n;
 }
 
@@ -185,58 +212,41 @@ function glueNegativeValues(argv: readonly string[]): string[] {
   return out;
 }
 
-/**
- * Parses the arguments of `deno task run`.
- *
- * @example
- * ```ts
- * import { parseRunArgs } from "./args.ts";
- * console.log(parseRunArgs(["--scenario", "runaway", "--max-turns", "8", "go"]).maxTurns); // 8
- * ```
- */
-export function parseRunArgs(argv: readonly string[]): RunFlags {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: glueNegativeValues(argv),
-      allowPositionals: true,
-      strict: true,
-      options: {
-        help: { type: "boolean", short: "h" },
-        agent: { type: "string" },
-        scenario: { type: "string" },
-        "base-url": { type: "string" },
-        model: { type: "string" },
-        "max-turns": { type: "string" },
-        budget: { type: "string" },
-        "budget-mode": { type: "string" },
-        dedupe: { type: "boolean" },
-        "tool-errors": { type: "string" },
-        json: { type: "boolean" },
-        trace: { type: "string" },
-        kv: { type: "string" },
-        config: { type: "string" },
-        workspace: { type: "string" },
-        "latency-ms": { type: "string" },
-        wait: { type: "string" },
-        resume: { type: "string" },
-        approve: { type: "string" },
-        reject: { type: "string" },
-        stop: { type: "string" },
-        reason: { type: "string" },
-      },
-    });
-  } catch (e) {
-    throw new UsageError((e as Error).message.split("\n")[0]);
-  }
-  const v = parsed.values;
-  const pos = parsed.positionals;
-  const flags = {
+const OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  agent: { type: "string" },
+  scenario: { type: "string" },
+  "base-url": { type: "string" },
+  model: { type: "string" },
+  "max-turns": { type: "string" },
+  budget: { type: "string" },
+  "budget-mode": { type: "string" },
+  dedupe: { type: "boolean" },
+  "tool-errors": { type: "string" },
+  json: { type: "boolean" },
+  trace: { type: "string" },
+  kv: { type: "string" },
+  config: { type: "string" },
+  workspace: { type: "string" },
+  "latency-ms": { type: "string" },
+  wait: { type: "string" },
+  resume: { type: "string" },
+  approve: { type: "string" },
+  reject: { type: "string" },
+  stop: { type: "string" },
+  reason: { type: "string" },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
+
+/** The flags' values, each checked. */
+function flagsOf(v: Values): Omit<RunFlags, "command"> {
+  return {
     agent: v.agent,
     scenario: v.scenario,
     baseUrl: v["base-url"],
     model: v.model,
-    maxTurns: num("max-turns", v["max-turns"], true),
+    maxTurns: turnCap(v["max-turns"]),
     budget: num("budget", v.budget, false),
     budgetMode: oneOf("budget-mode", v["budget-mode"], ["soft", "hard"] as const),
     dedupe: v.dedupe ?? false,
@@ -249,13 +259,21 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
     latencyMs: num("latency-ms", v["latency-ms"], true),
     waitSeconds: num("wait", v.wait, false),
   };
+}
+
+/** What to do: help, the demo, a new run, or a continuation of one. */
+function commandOf(
+  v: Values,
+  pos: string[],
+  argv: readonly string[],
+  scenarioTask?: (name: string) => string | undefined,
+): RunCommand {
   const actions = (["resume", "approve", "reject", "stop"] as const).filter((k) =>
     v[k] !== undefined
   );
   if (actions.length > 1) {
     throw new UsageError(`--${actions[0]} and --${actions[1]} cannot be combined`);
   }
-  let command: RunCommand;
   const callArg = (flag: string) => {
     if (pos.length !== 1) {
       throw new UsageError(`--${flag} ID CALL: expected one call id after the run id`);
@@ -265,22 +283,29 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
   const noTask = (flag: string) => {
     if (pos.length) throw new UsageError(`--${flag} takes no task text, got "${pos.join(" ")}"`);
   };
-  if (v.help) command = { kind: "help" };
-  else if (v.resume !== undefined) {
-    (noTask("resume"), command = { kind: "resume", runId: v.resume });
-  } else if (v.approve !== undefined) {
-    command = { kind: "approve", runId: v.approve, callId: callArg("approve") };
-  } else if (v.reject !== undefined) {
-    command = { kind: "reject", runId: v.reject, callId: callArg("reject"), reason: v.reason };
-  } else if (v.stop !== undefined) {
+  if (v.help) return { kind: "help" };
+  if (v.resume !== undefined) return (noTask("resume"), { kind: "resume", runId: v.resume });
+  if (v.approve !== undefined) {
+    return { kind: "approve", runId: v.approve, callId: callArg("approve") };
+  }
+  if (v.reject !== undefined) {
+    return { kind: "reject", runId: v.reject, callId: callArg("reject"), reason: v.reason };
+  }
+  if (v.stop !== undefined) {
     noTask("stop");
-    command = { kind: "stop", runId: v.stop, reason: v.reason ?? "stopped from the command line" };
-  } else if (pos.length) command = { kind: "new", task: pos.join(" ") };
-  else if (argv.length === 0) command = { kind: "demo" };
-  else if (v.scenario !== undefined) {
-    // Each scenario's own task (a tree scenario's root must not be asked a child's question).
-    command = { kind: "new", task: scenarioSpec(v.scenario)?.task ?? DEFAULT_TASK };
-  } else throw new UsageError("missing TASK text (or --scenario NAME); see --help");
+    return { kind: "stop", runId: v.stop, reason: v.reason ?? "stopped from the command line" };
+  }
+  if (pos.length) return { kind: "new", task: pos.join(" ") };
+  if (argv.length === 0) return { kind: "demo" };
+  // Each scenario's own task (a tree scenario's root must not be asked a child's question).
+  if (v.scenario !== undefined) {
+    return { kind: "new", task: scenarioTask?.(v.scenario) ?? DEFAULT_TASK };
+  }
+  throw new UsageError("missing TASK text (or --scenario NAME); see --help");
+}
+
+/** Flags that go only with some commands, or not together. */
+function checkCombinations(v: Values, command: RunCommand): void {
   if (v.reason !== undefined && command.kind !== "reject" && command.kind !== "stop") {
     throw new UsageError("--reason goes with --reject or --stop");
   }
@@ -292,5 +317,35 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
       "--scenario and --base-url cannot be combined (a scenario is the scripted provider)",
     );
   }
+}
+
+/**
+ * Parses the arguments of `deno task run`; `scenarioTask` gives a scenario's
+ * own task, for `--scenario NAME` with no task text.
+ *
+ * @example
+ * ```ts
+ * import { parseRunArgs } from "./args.ts";
+ * console.log(parseRunArgs(["--scenario", "runaway", "--max-turns", "8", "go"]).maxTurns); // 8
+ * ```
+ */
+export function parseRunArgs(
+  argv: readonly string[],
+  scenarioTask?: (name: string) => string | undefined,
+): RunFlags {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: glueNegativeValues(argv),
+      allowPositionals: true,
+      strict: true,
+      options: OPTIONS,
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message.split("\n")[0]);
+  }
+  const flags = flagsOf(parsed.values);
+  const command = commandOf(parsed.values, parsed.positionals, argv, scenarioTask);
+  checkCombinations(parsed.values, command);
   return { command, ...flags };
 }

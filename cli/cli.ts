@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { parseRunArgs, RUN_USAGE, type RunFlags, UsageError } from "./args.ts";
+import { parseRunArgs, type RunFlags, runUsage, UsageError } from "./args.ts";
 import { describeRun, summarize } from "./summary.ts";
 import { streamPrinter } from "./stream_printer.ts";
 import { loadConfig, type ReinsConfig } from "../runtime/config.ts";
@@ -25,12 +25,14 @@ import { continueTree, type Verdict } from "../runtime/continue_tree.ts";
 import { executeTree } from "../runtime/execute_tree.ts";
 import { modelOf } from "../runtime/executor.ts";
 import { agentRunOptions, type RunSettings } from "../runtime/run_settings.ts";
-import { requestStop } from "../runtime/stop_tree.ts";
 import { awaitLease } from "../runtime/await_lease.ts";
 import { type ModelSettings, modelSettings } from "../runtime/env.ts";
 import { defaultMakeModel } from "../runtime/make_model.ts";
 import type { ScenarioCatalog } from "../server/deps.ts";
 import { EXIT_CODES, exitCodeOf } from "./exit_codes.ts";
+import { checkBaseUrl, checkTracePath } from "./preflight.ts";
+import { stopCommand } from "./stop_command.ts";
+import { mcpToolLines } from "./mcp_lines.ts";
 import { openProcessTools } from "../runtime/process_tools.ts";
 import { runsMain } from "./runs.ts";
 
@@ -49,6 +51,8 @@ export interface CliOptions {
   defaultModel?: string;
   /** Scenarios `--scenario NAME` may play (their agent, when `--agent` is not given). */
   scenarios?: ScenarioCatalog;
+  /** What `--help` says the command is, after the usage line. */
+  intro?: string;
   /** The arguments (default `Deno.args`). */
   args?: readonly string[];
 }
@@ -236,6 +240,14 @@ async function requireFolder(what: string, dir: string): Promise<void> {
   if (!ok) throw new UsageError(`${what} "${dir}": no such folder`);
 }
 
+/** The endpoint a new run's or resume's model may go to, checked (a one-line UsageError). */
+function checkEndpoint(flags: RunFlags, settings: ModelSettings): void {
+  if (flags.baseUrl !== undefined) return checkBaseUrl(flags.baseUrl, "--base-url");
+  if (settings.baseUrl === undefined || flags.scenario !== undefined) return;
+  const fromEnv = Deno.env.get("LLM_BASE_URL") === settings.baseUrl;
+  checkBaseUrl(settings.baseUrl, fromEnv ? "LLM_BASE_URL" : "reins.jsonc baseUrl");
+}
+
 /** One command: everything that can refuse is checked before anything is stored. */
 async function command(options: CliOptions, flags: RunFlags): Promise<number> {
   const config = await loadConfig(flags.config);
@@ -244,25 +256,26 @@ async function command(options: CliOptions, flags: RunFlags): Promise<number> {
     await requireFolder(flags.workspace ? "--workspace" : "workspace", explicitWs);
   }
   checkPrices(config.prices);
+  if (flags.trace !== undefined) await checkTracePath(flags.trace);
+  const settings = { ...modelSettings(config), latencyMs: flags.latencyMs };
+  checkEndpoint(flags, settings);
   const kv = await openKv(flags.kv ?? await defaultKvPath());
   try {
     const store = new KvRunStore(kv);
     const cmd = flags.command;
     if (cmd.kind === "stop") {
-      const { rootId } = await requestStop(kv, cmd.runId, cmd.reason);
-      console.log(
-        `stop requested for the tree of run ${cmd.runId} (root ${rootId}): ${cmd.reason}`,
-      );
+      console.log(await stopCommand(store, kv, cmd.runId, cmd.reason));
       return EXIT_CODES.completed;
     }
-    const settings = { ...modelSettings(config), latencyMs: flags.latencyMs };
     const makeModel = flags.baseUrl
       ? defaultMakeModel({ baseUrl: flags.baseUrl, apiKey: settings.apiKey })
       : (options.models ?? ((m) => defaultMakeModel(m)))(settings);
     // Tools of the MCP servers named in reins.jsonc, as `<server>__<tool>`; stopped when done
-    // (the MCP client is loaded only when a server is named).
-    const mcp = await openProcessTools(config.mcpServers);
+    // (the MCP client is loaded only when a server is named). Piped: a server's start-up
+    // banner is not the run's output (its last line is quoted if it fails).
+    const mcp = await openProcessTools(config.mcpServers, { stderr: "pipe" });
     try {
+      if (!flags.json) { for (const line of mcpToolLines(mcp.servers)) console.log(line); }
       const registry = agentRegistry(options.agents, {
         defaultAgent: options.defaultAgent,
         extraTools: mcp.tools,
@@ -298,9 +311,9 @@ export async function cli(options: CliOptions): Promise<number> {
   try {
     if (argv[0] === "runs") code = await runsMain(argv.slice(1));
     else {
-      const flags = parseRunArgs(argv);
+      const flags = parseRunArgs(argv, options.scenarios?.task);
       if (flags.command.kind === "help" || flags.command.kind === "demo") {
-        console.log(RUN_USAGE);
+        console.log(runUsage({ intro: options.intro, scenarios: options.scenarios?.names }));
         code = flags.command.kind === "help" ? EXIT_CODES.completed : EXIT_CODES.usage;
       } else code = await command(options, flags);
     }

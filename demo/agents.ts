@@ -3,8 +3,9 @@
  * workspace of demo files (one per run tree, in the tree's own folder) with
  * a `research` child agent. Three variants, as the scripted scenarios need
  * them: `demo` (read-only research one level deep), `demo-deep` (research
- * that researches) and `demo-cleanup` (research children that may delete,
- * with approval).
+ * that researches), `demo-cleanup` (research children that may delete,
+ * with approval) and `demo-typed` (its answer a typed value: where the
+ * timeout is logged).
  *
  * @module
  */
@@ -12,6 +13,7 @@ import type { AnyTool } from "../harness/run_options.ts";
 import { type Agent, type AgentContext, defineAgent } from "../subagents/define_agent.ts";
 import { RESEARCH_DESCRIPTION, RESEARCH_LIMITS, RESEARCH_SYSTEM } from "../subagents/research.ts";
 import { demoTools } from "../tools/catalog.ts";
+import { TIMEOUT_LOCATION } from "../testing/scenarios.ts";
 import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
 import { createWorkspace, isDirectory, openWorkspace, type Workspace } from "../tools/workspace.ts";
 
@@ -21,7 +23,7 @@ export const DEMO_INSTRUCTIONS =
   "questions to research when that helps.";
 
 /** The names of the demo agents, the default first. */
-export const DEMO_AGENT_NAMES = ["demo", "demo-deep", "demo-cleanup"] as const;
+export const DEMO_AGENT_NAMES = ["demo", "demo-deep", "demo-cleanup", "demo-typed"] as const;
 
 /** Options of {@link demoAgents}. */
 export interface DemoAgentsOptions {
@@ -70,7 +72,7 @@ function research(tools: (ctx: AgentContext) => Promise<AnyTool[]>, agents: Agen
  * @example
  * ```ts
  * import { demoAgents } from "./agents.ts";
- * console.log(demoAgents().map((a) => a.name)); // ["demo", "demo-deep", "demo-cleanup"]
+ * console.log(demoAgents().map((a) => a.name)); // ["demo", "demo-deep", "demo-cleanup", "demo-typed"]
  * ```
  */
 export function demoAgents(options: DemoAgentsOptions = {}): Agent[] {
@@ -100,5 +102,13 @@ export function demoAgents(options: DemoAgentsOptions = {}): Agent[] {
       "As demo, with research children that may delete files (each delete asks a person).",
       research(all),
     ),
+    defineAgent({
+      name: "demo-typed",
+      description: "As demo, answering with where the timeout is logged: { file, line }.",
+      instructions: DEMO_INSTRUCTIONS,
+      tools: all,
+      agents: [research(readOnly)],
+      output: TIMEOUT_LOCATION,
+    }),
   ];
 }

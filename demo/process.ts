@@ -73,7 +73,8 @@ export function demoModels(options: DemoModelsOptions = {}): (name: string) => M
 
 /**
  * The demo agent a scenario needs: `demo-deep` for research two levels deep,
- * `demo-cleanup` for research children that delete, else undefined (the default, `demo`).
+ * `demo-cleanup` for research children that delete, `demo-typed` for a typed
+ * answer, else undefined (the default, `demo`).
  *
  * @example
  * ```ts
@@ -83,6 +84,7 @@ export function demoModels(options: DemoModelsOptions = {}): (name: string) => M
  */
 export function scenarioAgent(name: string): string | undefined {
   const spec = scenarioSpec(name);
+  if (spec?.output) return "demo-typed";
   if (spec?.researchWrites) return "demo-cleanup";
   if ((spec?.researchDepth ?? 0) >= 2) return "demo-deep";
   return undefined;
@@ -201,7 +203,7 @@ export function demoServeOptions(env: ReinsEnv = envOrDefaults()): ServeOptions 
  * @example
  * ```ts
  * import { demoCliOptions } from "./process.ts";
- * console.log(demoCliOptions().agents.length); // 3
+ * console.log(demoCliOptions().agents.length); // 4
  * ```
  */
 export function demoCliOptions(env: ReinsEnv = envOrDefaults()): CliOptions {
@@ -219,8 +221,17 @@ export function demoCliOptions(env: ReinsEnv = envOrDefaults()): CliOptions {
       }),
     defaultModel: "plan",
     scenarios: DEMO_SCENARIOS,
+    intro: DEMO_INTRO,
   };
 }
+
+/** What this repository's `deno task run --help` says first. */
+const DEMO_INTRO = `With no arguments: the demo, 12 experiments (plan, turn caps, budgets, tool
+errors, dedupe, approval, crash and resume, Stop, latency, subagents) against
+the in-process scripted provider, one table each. Otherwise one run of a demo
+agent (demo, demo-deep, demo-cleanup, demo-typed; --scenario picks the one it
+needs), persisted in Deno KV, or a continuation of one. --scenario defaults to
+plan when there is no --base-url.`;
 
 /**
  * What `deno task worker` executes in this repository: the demo agents;

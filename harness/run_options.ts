@@ -12,6 +12,7 @@ import type { TraceSink } from "./trace.ts";
 import type { RunStore } from "./run_store.ts";
 import type { ToolCall } from "./messages.ts";
 import type { BudgetGate } from "./budget_gate.ts";
+import type { OutputSchema } from "./output.ts";
 
 export type { BudgetGate } from "./budget_gate.ts";
 
@@ -67,6 +68,13 @@ export interface RunOptions {
   stopWhen?: readonly StopCondition[];
   /** Default `soft`. */
   budgetMode?: BudgetMode;
+  /**
+   * Hard mode: when the rest of the budget buys fewer reply tokens than this,
+   * the run stops `budget_exceeded` before the call, saying so (a reply of a
+   * few tokens is paid for and useless). A non-negative integer (0 or 1: no
+   * minimum); default 32 (`DEFAULT_MIN_REPLY_TOKENS`).
+   */
+  minReplyTokens?: number;
   /** Default $2.00 / M input, $12.00 / M output. */
   prices?: Prices | PriceTable;
   /** Default `describe`. */
@@ -88,6 +96,18 @@ export interface RunOptions {
   trace?: TraceSink;
   /** Where the run is saved after each step, so it can be resumed. Default none. */
   store?: RunStore;
+  /**
+   * A zod schema the final answer must pass: `result.output` is then its
+   * parsed value. The model is asked for it as `response_format` JSON Schema
+   * when it declares `structuredOutput: "json_schema"`, else through a
+   * `final_answer` tool; a plain-text JSON answer that passes is accepted too.
+   * An invalid answer gets repair turns (ordinary turns: under `maxTurns` and
+   * the budget); with none left the run fails `invalid_output`. A resumed run
+   * is validated by the schema given again, else by its stored JSON Schema.
+   */
+  output?: OutputSchema;
+  /** Repair turns for an answer that fails `output`, per answer. Default 2. */
+  maxOutputRepairs?: number;
   /**
    * Set by `ToolContext.runChild` for child runs (links the spend to the ancestors).
    * Internal plumbing, left out of the documentation.

@@ -46,6 +46,13 @@ export const interruptionSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("cancelled"), reason: z.string() }),
 ]);
 
+/** Why a run failed, as data (`RunState.failure`), as stored and as the API returns it. */
+export const failureSchema = z.strictObject({
+  kind: z.literal("invalid_output"),
+  raw: z.string(),
+  issues: z.array(z.strictObject({ path: z.string(), message: z.string() })),
+});
+
 const headerSchema = z.strictObject({
   $schemaVersion: z.literal(RUN_SCHEMA_VERSION),
   runId: id,
@@ -58,7 +65,8 @@ const headerSchema = z.strictObject({
   messageCount: count,
   model: z.string().nullable(),
   agent: z.string().min(1).max(64).optional(),
-  limits: RunLimitsSchema,
+  // A turn cap of 0 was accepted before it was refused everywhere: such a record still loads.
+  limits: RunLimitsSchema.extend({ maxTurns: count }),
   turns: count,
   toolRuns: count,
   usage: z.strictObject({ prompt_tokens: count, completion_tokens: count }),
@@ -77,8 +85,12 @@ const headerSchema = z.strictObject({
   estimatedUsd: usd.default(0),
   resultCache: z.record(z.string(), z.string()),
   callSpend: z.record(z.string(), usd),
-  output: z.string().nullable(),
+  // Text, or a typed run's value (records of schema 1 hold text or null).
+  output: z.json().nullable(),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+  outputRepairs: z.array(count).optional(),
   error: z.string().nullable(),
+  failure: failureSchema.optional(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   overflow: z.strictObject({ parts: z.number().int().positive() }).optional(),

@@ -274,7 +274,7 @@ export async function agentRunOptions(
     prices: agent.prices ?? setup.prices,
     signal: setup.signal,
     trace: setup.trace,
-    // TODO(typed output): pass `output: agent.output` once RunOptions has `output`
-    // (another branch adds it to run()); until then an agent's `output` is only kept.
+    // A typed agent: its answer must pass the schema, on every resume too.
+    ...(agent.output === undefined ? {} : { output: agent.output }),
   };
 }

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { RUN_STATUSES, type RunStatus } from "../harness/state.ts";
 import { RunLimitsSchema } from "../harness/limits.ts";
-import { interruptionSchema, messageSchema } from "../kv/record.ts";
+import { failureSchema, interruptionSchema, messageSchema } from "../kv/record.ts";
 import type { RunView } from "./views.ts";
 import type { TreeNode } from "../subagents/tree.ts";
 import type { StopRequest } from "../kv/stop_record.ts";
@@ -38,7 +38,9 @@ export const RunSummaryResponse = z.object({
     "Of costUsd, the estimated prompts of model calls a crash left unanswered",
   ),
   usage: z.object({ prompt_tokens: count, completion_tokens: count }),
-  output: z.string().nullable(),
+  output: z.json().nullable().describe(
+    "The final answer: its text, or, for a run with an output schema, the parsed value",
+  ),
   error: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -55,6 +57,10 @@ export const LeaseResponse = z.object({
 
 /** `GET /runs/:id`, `POST /runs` (201) and the verdict routes (202): a run's view. */
 export const RunViewResponse = RunSummaryResponse.extend({
+  failure: failureSchema.nullable().describe(
+    "Why the run failed, as data, when the failure has a shape (invalid_output: the raw answer " +
+      "and each issue's path and message)",
+  ),
   limits: RunLimitsSchema,
   lease: LeaseResponse.nullable(),
 });
@@ -106,7 +112,7 @@ export const StopResponse = z.object({
   runId: z.string(),
   rootId: z.string(),
   reason: z.string(),
-  at: z.number().describe("Epoch ms"),
+  at: z.string().describe("When the Stop was recorded (ISO 8601, like every time in the API)"),
 });
 
 /** Every error body. */
@@ -118,4 +124,7 @@ export const ErrorResponse = z.object({
 const _view: z.infer<typeof RunViewResponse> = {} as RunView;
 const _viewBack: RunView = {} as z.infer<typeof RunViewResponse>;
 const _node: z.infer<typeof TreeNodeResponse> = {} as TreeNode;
-const _stop: z.infer<typeof StopResponse> = {} as StopRequest & { runId: string };
+const _stop: z.infer<typeof StopResponse> = {} as Omit<StopRequest, "at"> & {
+  runId: string;
+  at: string;
+};

@@ -4,14 +4,18 @@
  * @module
  */
 import type { Context } from "hono";
-import type { RunState } from "../harness/state.ts";
+import type { Failure, RunState } from "../harness/state.ts";
 import type { RunLimits } from "../harness/limits.ts";
 import type { RunSummary } from "../kv/kv_run_store.ts";
 import type { Lease } from "../kv/leases.ts";
 import { parseInput, RunIdSchema } from "./schemas.ts";
 
 /** A run as `GET /runs/:id` returns it: the summary, its limits, and who executes it. */
-export type RunView = RunSummary & { limits: RunLimits; lease: Lease | null };
+export type RunView = RunSummary & {
+  limits: RunLimits;
+  lease: Lease | null;
+  failure: Failure | null;
+};
 
 /**
  * The view of a run state (no transcript).
@@ -46,6 +50,7 @@ export function runView(state: RunState, lease: Lease | null): RunView {
     messageCount: state.messages.length,
     limits: state.limits,
     lease,
+    failure: state.failure ?? null,
   };
 }
 

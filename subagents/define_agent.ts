@@ -10,6 +10,7 @@ import type { Prices, PriceTable } from "../harness/cost.ts";
 import { checkLimits, type RunLimits } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool, BudgetMode } from "../harness/run_options.ts";
+import type { OutputSchema } from "../harness/output.ts";
 import { agentTool } from "./agent_tool.ts";
 
 /** What a per-tree `tools` function receives: the tree it serves and a folder of its own. */
@@ -43,14 +44,8 @@ export interface AgentOptions {
   stopOnPermanentError?: boolean;
 }
 
-/**
- * A schema of an agent's final answer (typed output): any object with
- * `safeParse`, as zod's. Reserved: passed to `run()` once it takes `output`.
- */
-export interface AgentOutputSchema {
-  /** Validates a value. */
-  safeParse(data: unknown): { success: boolean };
-}
+/** A schema of an agent's final answer (typed output), as `run()`'s `output` takes it. */
+export type AgentOutputSchema = OutputSchema;
 
 /** What {@link defineAgent} takes. */
 export interface AgentSpec {
@@ -76,7 +71,10 @@ export interface AgentSpec {
   prices?: Prices | PriceTable;
   /** Its run options; a request may only narrow them (a hard budget mode, ...). */
   options?: AgentOptions;
-  /** Reserved for typed output (see {@link AgentOutputSchema}). */
+  /**
+   * The schema its final answer must pass (typed output, `run()`'s `output`):
+   * a run's `output` is then the parsed value.
+   */
   output?: AgentOutputSchema;
 }
 

@@ -9,7 +9,9 @@
  *
  * @module
  */
+import { z } from "zod";
 import type { ChatMessage } from "../harness/messages.ts";
+import { type OutputSchema, REPAIR_PREFIX } from "../harness/output.ts";
 
 /** What a scenario sees of a request. */
 export interface ScenarioInput {
@@ -109,6 +111,25 @@ export const DELETED_TWICE_ANSWER = "Deleted access.log twice.";
 /** The prefix of `slow`'s answer, followed by the first line of the tool's output. */
 export const SCANNED_PREFIX = "Scanned the archive: ";
 
+/** The output schema of the `extract` scenarios: where the timeout is. */
+export const TIMEOUT_LOCATION: OutputSchema<{ file: string; line: number }> = z.object({
+  file: z.string().min(1),
+  line: z.number().int().positive(),
+});
+/** The `extract` scenarios' valid answer (errors.log's timeout is on its 12th line). */
+export const LOCATION_ANSWER = '{"file":"errors.log","line":12}';
+/** Their answer with a wrong type (`line` a string). */
+export const WRONG_TYPE_ANSWER = '{"file":"errors.log","line":"12"}';
+/** Their answer that is not JSON at all. */
+export const PROSE_ANSWER = "The timeout is in errors.log, on line 12.";
+
+/** Repair prompts in the transcript so far (user messages or tool results). */
+function repairsAsked(messages: readonly ChatMessage[]): number {
+  return messages.filter((m) =>
+    (m.role === "user" || m.role === "tool") && m.content.startsWith(REPAIR_PREFIX)
+  ).length;
+}
+
 function firstLine(text: string | undefined): string {
   const line = (text ?? "").split("\n").map((l) => l.trim()).find((l) => l.length > 0);
   return line ?? "(no output)";
@@ -136,6 +157,11 @@ function lastUserText(messages: readonly ChatMessage[]): string {
  * - `forbidden`: read_file /etc/shadow every turn, never answers.
  * - `slow`: scan_archive, then {@linkcode SCANNED_PREFIX} + the output's first line.
  * - `echo`: answers the last user message verbatim.
+ * - `extract`: read_file errors.log, then {@linkcode WRONG_TYPE_ANSWER}; after a repair
+ *   prompt, {@linkcode LOCATION_ANSWER} (for the output schema {@linkcode TIMEOUT_LOCATION}).
+ * - `extract-twice`: {@linkcode PROSE_ANSWER}, then {@linkcode WRONG_TYPE_ANSWER}, then
+ *   {@linkcode LOCATION_ANSWER}: one answer per repair prompt.
+ * - `extract-never`: {@linkcode WRONG_TYPE_ANSWER}, whatever it is told.
  *
  * @example
  * ```ts
@@ -178,6 +204,14 @@ export const SCENARIOS: Record<string, Scenario> = {
     return say(SCANNED_PREFIX + firstLine(toolTexts.at(-1)));
   },
   echo: ({ messages }) => say(lastUserText(messages)),
+  extract: ({ turn, messages }) => {
+    if (turn === 0) return callTool(turn, "read_file", { path: "errors.log" });
+    return say(repairsAsked(messages) === 0 ? WRONG_TYPE_ANSWER : LOCATION_ANSWER);
+  },
+  "extract-twice": ({ messages }) => {
+    return say([PROSE_ANSWER, WRONG_TYPE_ANSWER][repairsAsked(messages)] ?? LOCATION_ANSWER);
+  },
+  "extract-never": () => say(WRONG_TYPE_ANSWER),
 };
 
 /**

@@ -37,7 +37,7 @@ Deno.test("cli({ agents }): a run of the user's agent, its approval, runs, --jso
 
     const stop = await run(["--stop", id]);
     assert.equal(stop.code, 0, stop.stderr);
-    assert.match(stop.stdout, /stop requested for the tree of run/);
+    assert.match(stop.stdout, /^nothing to stop: run .* is completed, not executing$/m);
 
     const unknown = await run(["--agent", "demo", "x"]);
     assert.equal(unknown.code, 2);

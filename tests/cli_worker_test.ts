@@ -45,7 +45,7 @@ Deno.test("deno task worker executes runs from a KV file and hands its run over 
     assert.equal(code, 0, text);
     assert.match(
       text,
-      /^reins worker: executing runs of demo, demo-deep, demo-cleanup from .*runs\.sqlite/,
+      /^reins worker: executing runs of demo, demo-deep, demo-cleanup, demo-typed from .*runs\.sqlite/,
     );
     assert.match(text, /SIGINT: handed over 1 run\(s\)/);
     const after = await fresh().load(slow.runId);

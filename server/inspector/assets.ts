@@ -14,6 +14,7 @@
  */
 import ACTIVITY_JS from "./static/activity.js" with { type: "text" };
 import API_JS from "./static/api.js" with { type: "text" };
+import BUDGET_JS from "./static/budget.js" with { type: "text" };
 import CONTROLS_JS from "./static/controls.js" with { type: "text" };
 import EVENTS_JS from "./static/events.js" with { type: "text" };
 import MAIN_JS from "./static/main.js" with { type: "text" };
@@ -28,6 +29,8 @@ import CONTROLS_CSS from "./static/controls.css" with { type: "text" };
 import TREE_CSS from "./static/tree.css" with { type: "text" };
 import ACTIVITY_CSS from "./static/activity.css" with { type: "text" };
 import TRANSCRIPT_CSS from "./static/transcript.css" with { type: "text" };
+import BUDGET_CSS from "./static/budget.css" with { type: "text" };
+import FIT_CSS from "./static/fit.css" with { type: "text" };
 import NEW_RUN_CSS from "./static/new_run.css" with { type: "text" };
 
 const JS = "text/javascript; charset=utf-8";
@@ -36,6 +39,7 @@ const JS = "text/javascript; charset=utf-8";
 const SCRIPTS: Record<string, string> = {
   "activity.js": ACTIVITY_JS,
   "api.js": API_JS,
+  "budget.js": BUDGET_JS,
   "controls.js": CONTROLS_JS,
   "events.js": EVENTS_JS,
   "main.js": MAIN_JS,
@@ -54,9 +58,10 @@ const STYLESHEET = [
   TREE_CSS,
   ACTIVITY_CSS,
   TRANSCRIPT_CSS,
+  BUDGET_CSS,
   NEW_RUN_CSS,
-]
-  .join("\n");
+  FIT_CSS, // last: it overrides the others on narrow windows
+].join("\n");
 
 /** The assets, by the name they are served under (`/ui/static/<name>`), with their type. */
 export const ASSETS: Readonly<Record<string, { type: string; text: string }>> = {

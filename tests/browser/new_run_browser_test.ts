@@ -15,7 +15,7 @@ Deno.test("the inspector's run list starts a run of the agent picked, and shows 
     `${server.dir}/run.png`,
   ]);
   assert.deepEqual(result.pageErrors, [], "no script error on the page");
-  assert.deepEqual(result.options, ["demo", "demo-deep", "demo-cleanup"]);
+  assert.deepEqual(result.options, ["demo", "demo-deep", "demo-cleanup", "demo-typed"]);
   assert.match(result.url, /\/ui\/runs\/[0-9a-f-]{36}$/);
   assert.match(result.rootLabel, /^demo-deep\s+root$/);
   assert.equal(result.agentCell, "demo-deep");
