@@ -60,7 +60,7 @@ export {
   type StopCondition,
 } from "./harness/stop_conditions.ts";
 // The model contract, the messages it exchanges, the default client.
-export type { Model, ModelReply, ModelRequest } from "./harness/model.ts";
+export type { LostReply, Model, ModelReply, ModelRequest } from "./harness/model.ts";
 export type {
   AssistantMessage,
   CallUsage,

@@ -194,7 +194,7 @@ export function aiSdkModel(
             err.statusCode,
           );
         }
-        return toReply(result, request, label);
+        return await toReply(result, request, label);
       }
     },
   };
