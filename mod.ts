@@ -50,7 +50,13 @@ export {
 export type { Exit, Failure, Interruption, RunStatus } from "./harness/exit.ts";
 // Typed results: the output schema, and what an invalid answer reports.
 export type { JsonSchema, OutputFormat, OutputIssue, OutputSchema } from "./harness/output.ts";
-export type { AnyTool, BudgetMode, RunOptions, ToolErrorPolicy } from "./harness/run_options.ts";
+export type {
+  AnyTool,
+  BudgetMode,
+  RunObserver,
+  RunOptions,
+  ToolErrorPolicy,
+} from "./harness/run_options.ts";
 // Limits and stop conditions.
 export { DEFAULT_LIMITS, type RunLimits } from "./harness/limits.ts";
 export {

@@ -72,6 +72,11 @@ export interface ModelReply {
 export interface Model {
   /** Model name, used for pricing lookups. */
   readonly name: string;
+  /**
+   * Who serves it, as OpenTelemetry's `gen_ai.provider.name` says (`openai`,
+   * `anthropic`, …); telemetry only.
+   */
+  readonly provider?: string;
   /** This model's prices, used when the run's options set none. */
   readonly prices?: Prices;
   /**

@@ -13,6 +13,7 @@ import type { RunStore } from "./run_store.ts";
 import type { ToolCall } from "./messages.ts";
 import type { BudgetGate } from "./budget_gate.ts";
 import type { OutputSchema } from "./output.ts";
+import type { RunState } from "./state.ts";
 
 export type { BudgetGate } from "./budget_gate.ts";
 
@@ -56,6 +57,19 @@ export interface BudgetLink {
   gate?: BudgetGate;
 }
 
+/**
+ * Brackets one execution of `run()` (a telemetry adapter, see `reins/otel`):
+ * called instead of the loop with the state and options given to `run()`, it
+ * must call `next` (with them, or with the same run carrying a `traceparent`
+ * and options whose model, trace sink and observer it wraps) and return what
+ * `next` returns. Child runs inherit it.
+ */
+export type RunObserver = (
+  state: RunState,
+  options: RunOptions,
+  next: (state: RunState, options: RunOptions) => Promise<RunState>,
+) => Promise<RunState>;
+
 /** Options of `run()`. Only `model` is required. */
 export interface RunOptions {
   /** The model that answers each turn. Required. */
@@ -96,6 +110,8 @@ export interface RunOptions {
   trace?: TraceSink;
   /** Where the run is saved after each step, so it can be resumed. Default none. */
   store?: RunStore;
+  /** Watches each execution of the run and of its children (telemetry). Default none. */
+  observe?: RunObserver;
   /**
    * A zod schema the final answer must pass: `result.output` is then its
    * parsed value. The model is asked for it as `response_format` JSON Schema

@@ -7,6 +7,7 @@
  * @module
  */
 import type { LostReply, Model, ModelReply, ModelRequest } from "../harness/model.ts";
+import { providerName } from "./provider_name.ts";
 import { ModelError } from "../harness/errors.ts";
 import { sleep } from "../harness/sleep.ts";
 import { attemptText } from "../harness/text_attempts.ts";
@@ -34,6 +35,11 @@ export interface OpenAIModelOptions {
   timeoutMs?: number;
   /** Extra request headers. */
   headers?: Record<string, string>;
+  /**
+   * Who serves the endpoint, for telemetry (`gen_ai.provider.name`). Default:
+   * known from the base URL's host (`groq`, `deepseek`, …), else `openai`.
+   */
+  provider?: string;
   /**
    * Ask for a streamed reply (`stream: true`, usage in the last chunk) so the
    * request's `onText` sees the text as it arrives. Default true. An endpoint
@@ -162,6 +168,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
   };
   return {
     name: options.model,
+    provider: options.provider ?? providerName(options.baseUrl),
     ...(options.structuredOutput ?? "json_schema") === "json_schema"
       ? { structuredOutput: "json_schema" as const }
       : {},

@@ -37,12 +37,16 @@ export interface Instance {
   log: () => string;
 }
 
-/** Starts an instance under `bin` on the KV file in `dir`; resolves once it answers. */
+/**
+ * Starts an instance under `bin` on the KV file in `dir`, with `env` added to
+ * its environment; resolves once it answers.
+ */
 export async function startInstance(
   bin: string,
   name: string,
   dir: string,
   sweepMs = SWEEP_MS,
+  env: Record<string, string> = {},
 ): Promise<Instance> {
   const port = freePort();
   const t0 = performance.now();
@@ -59,6 +63,7 @@ export async function startInstance(
       REINS_SCAN_MS: String(SCAN_MS),
       REINS_LEASE_MS: String(LEASE_MS),
       REINS_SWEEP_MS: String(sweepMs),
+      ...env,
     },
     stdout: "piped",
     stderr: "piped",
