@@ -69,7 +69,8 @@ Deno.test("otel: OTEL_DENO=true exports a research tree as one trace, across a S
 
 function checkTrace(all: ReceivedSpan[], rootId: string): void {
   const ours = all.filter((s) => s.attributes["gen_ai.conversation.id"] === rootId);
-  const roots = ours.filter((s) => s.name === "invoke_agent reins");
+  // The served run's agent (the demo's `demo`) names its spans.
+  const roots = ours.filter((s) => s.name === "invoke_agent demo");
   assert.equal(roots.length, 2, `one root span per process: ${ours.map((s) => s.name)}`);
   const [onA, onB] = roots.sort((x, y) => x.service.localeCompare(y.service));
   assert.deepEqual([onA.service, onB.service], ["reins-a", "reins-b"]);
