@@ -42,6 +42,11 @@ export interface Site extends AsyncDisposable {
 export interface Server extends AsyncDisposable {
   readonly url: string;
   readonly child: Deno.ChildProcess;
+  /**
+   * The HTTP client of requests to it: a new connection per request, so a
+   * request never lands on a kept-alive connection the server is closing.
+   */
+  readonly client: Deno.HttpClient;
   /** Everything it printed so far. */
   output(): string;
   /** Sends SIGKILL and waits for the process to end. */
@@ -110,9 +115,11 @@ async function startServer(
   ) => (reject(new Error(`server exited ${s.code}:\n${text}`)), s));
   const url = await listening;
   let done = false;
+  const client = Deno.createHttpClient({ poolMaxIdlePerHost: 0 });
   const end = async (signal: Deno.Signal) => {
     if (done) return;
     done = true;
+    client.close();
     try {
       child.kill(signal);
     } catch {
@@ -124,6 +131,7 @@ async function startServer(
   return {
     url,
     child,
+    client,
     output: () => text,
     kill: () => end("SIGKILL"),
     stop: () => end("SIGTERM"),
@@ -138,11 +146,18 @@ export async function api<T = Record<string, unknown>>(
   body?: unknown,
   expect = body === undefined ? 200 : 202,
 ): Promise<T> {
-  const res = await fetch(server.url + path, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let res: Response;
+  try {
+    res = await fetch(server.url + path, {
+      client: server.client,
+      method: body === undefined ? "GET" : "POST",
+      headers: { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (e) {
+    // The server's own words say why it did not answer (it crashed, it refused, ...).
+    throw new Error(`${path}: ${e}\nserver output:\n${server.output()}`, { cause: e });
+  }
   const text = await res.text();
   if (res.status !== expect) throw new Error(`${path}: ${res.status} ${text}`);
   return JSON.parse(text);
@@ -195,6 +210,7 @@ export async function followEvents(
   // A run that never shows the event must fail the test, not hang it.
   const res = await fetch(`${server.url}/runs/${runId}/events`, {
     headers: { accept: "text/event-stream" },
+    client: server.client,
     signal: AbortSignal.timeout(10_000),
   });
   if (res.status !== 200) {
