@@ -18,6 +18,7 @@ import { bytes, dur, int, renderTable, type Row, verdict, verdictAbove, x } from
 import { benchFresh, type FreshResult } from "./fresh.ts";
 import { freshReport } from "./fresh_report.ts";
 import { benchCommits, type CommitResult } from "./commit_bench.ts";
+import { conversationReport } from "./conversation_bench.ts";
 import { benchOtel, otelReport, type OtelResult } from "./otel_bench.ts";
 
 const RUNAWAY_RUNS = 15;
@@ -46,7 +47,8 @@ try {
   const fresh = await benchFresh({ runs: FRESH_RUNS });
   const commits = await benchCommits(tools.filter((t) => t.name === "list_files"));
   const otel = await benchOtel();
-  lines = report(overhead, tokens, abort, kv, streaming, fresh, commits, otel);
+  const conversation = await conversationReport(tools);
+  lines = report(overhead, tokens, abort, kv, streaming, fresh, commits, otel, conversation);
 } finally {
   await ws.remove();
 }
@@ -66,6 +68,7 @@ function report(
   fresh: FreshResult,
   c: CommitResult,
   ot: OtelResult,
+  more: { rows: Row[]; targets: string[] },
 ): string[] {
   const rr = o.runaway.reins.turns;
   const rb = o.runaway.bare.turns;
@@ -345,6 +348,8 @@ function report(
   const o9 = otelReport(ot);
   rows.push(...o9.rows);
   targets.push(...o9.targets);
+  rows.push(...more.rows);
+  targets.push(...more.targets);
   const cpus = navigator.hardwareConcurrency;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   return [

@@ -41,6 +41,7 @@ export type RunCommand =
   | { kind: "demo" }
   | { kind: "new"; task: string }
   | { kind: "resume"; runId: string }
+  | { kind: "continue"; runId: string; message: string }
   | { kind: "approve"; runId: string; callId: string }
   | { kind: "reject"; runId: string; callId: string; reason?: string }
   | { kind: "stop"; runId: string; reason: string };
@@ -112,6 +113,9 @@ A run (persisted in Deno KV; prints its id):
 
 Continue a run (in this process):
   --resume ID                 run what is pending, then continue
+  --continue ID MESSAGE       send a follow-up to run ID (completed or stopped at a limit):
+                              it answers in the same run; --max-turns counts turns since
+                              this message, --budget is the whole conversation's
   --approve ID CALL           approve the call run ID awaits, then continue
   --reject ID CALL            reject it (the reason is written into the transcript)
   --reason TEXT               reason for --reject / --stop
@@ -189,6 +193,7 @@ const VALUE_FLAGS = new Set([
   "--latency-ms",
   "--wait",
   "--resume",
+  "--continue",
   "--approve",
   "--reject",
   "--stop",
@@ -231,6 +236,7 @@ const OPTIONS = {
   "latency-ms": { type: "string" },
   wait: { type: "string" },
   resume: { type: "string" },
+  continue: { type: "string" },
   approve: { type: "string" },
   reject: { type: "string" },
   stop: { type: "string" },
@@ -268,7 +274,7 @@ function commandOf(
   argv: readonly string[],
   scenarioTask?: (name: string) => string | undefined,
 ): RunCommand {
-  const actions = (["resume", "approve", "reject", "stop"] as const).filter((k) =>
+  const actions = (["resume", "continue", "approve", "reject", "stop"] as const).filter((k) =>
     v[k] !== undefined
   );
   if (actions.length > 1) {
@@ -285,6 +291,12 @@ function commandOf(
   };
   if (v.help) return { kind: "help" };
   if (v.resume !== undefined) return (noTask("resume"), { kind: "resume", runId: v.resume });
+  if (v.continue !== undefined) {
+    if (!pos.length || pos.join(" ").trim() === "") {
+      throw new UsageError("--continue ID MESSAGE: expected the message after the run id");
+    }
+    return { kind: "continue", runId: v.continue, message: pos.join(" ") };
+  }
   if (v.approve !== undefined) {
     return { kind: "approve", runId: v.approve, callId: callArg("approve") };
   }
@@ -309,8 +321,8 @@ function checkCombinations(v: Values, command: RunCommand): void {
   if (v.reason !== undefined && command.kind !== "reject" && command.kind !== "stop") {
     throw new UsageError("--reason goes with --reject or --stop");
   }
-  if (v.wait !== undefined && !["resume", "approve", "reject"].includes(command.kind)) {
-    throw new UsageError("--wait goes with --resume, --approve or --reject");
+  if (v.wait !== undefined && !["resume", "continue", "approve", "reject"].includes(command.kind)) {
+    throw new UsageError("--wait goes with --resume, --continue, --approve or --reject");
   }
   if (v.scenario !== undefined && v["base-url"] !== undefined) {
     throw new UsageError(

@@ -63,7 +63,7 @@ export interface ModelCallMarker {
 /**
  * The current schema version of {@link RunState}. Still 1: the fields added
  * since (`promptRatio`, `modelCall`, `estimatedUsd`, a header's `overflow`, a
- * tool call's `wireId`, `outputSchema`, `outputRepairs`, `failure`) are
+ * tool call's `wireId`, `outputSchema`, `outputRepairs`, `failure`, `forkedFrom`) are
  * optional, and `output` may now be any JSON value, so every record of schema 1 loads as
  * before (tests/fixtures/record_v1.json).
  */
@@ -170,6 +170,16 @@ export interface RunState {
   createdAt: string;
   /** ISO time the run was last saved. */
   updatedAt: string;
+  /** Set on a fork (see `forkState`): the run and turn it was forked from. */
+  forkedFrom?: ForkOrigin;
+}
+
+/** Where a fork came from: the source run and the turn it was forked at. */
+export interface ForkOrigin {
+  /** The source run. */
+  runId: string;
+  /** The source's turn the fork's transcript ends with (0: before its first call). */
+  turn: number;
 }
 
 /** Options of {@link newRun}. */

@@ -251,6 +251,11 @@ export class KvEventLog {
     return seq;
   }
 
+  /** The seq of run `id`'s last stored event (-1 when none). */
+  lastSeq(id: string): Promise<number> {
+    return this.#lastSeq(id);
+  }
+
   async #lastSeq(id: string): Promise<number> {
     const iter = this.#kv.list({ prefix: eventPrefix(id) }, {
       reverse: true,

@@ -170,6 +170,26 @@ export class KvRunStore implements RunStore {
 
   /** Loads and validates a run (`RunNotFoundError`, `RecordError`). */
   async load(id: string): Promise<RunState> {
+    const { versionstamp, header, state } = await this.#read(id);
+    this.#known.set(id, {
+      versionstamp,
+      count: header.messageCount,
+      index: indexFieldsOf(header),
+    });
+    // A run is loaded to be resumed: its first events (a resume's spend_estimated)
+    // must wait for the save that carries the state they describe, as after a save.
+    this.#events.hold(id);
+    return state;
+  }
+
+  /** Loads and validates a run only to read it: remembers nothing, holds no events. */
+  async read(id: string): Promise<RunState> {
+    return (await this.#read(id)).state;
+  }
+
+  async #read(
+    id: string,
+  ): Promise<{ versionstamp: string; header: StoredHeader; state: RunState }> {
     const entry = await this.#kv.get(runKey(id), { consistency: "strong" });
     if (entry.versionstamp === null) throw new RunNotFoundError(id);
     const header = await this.#fullHeader(id, decodeValue(entry.value));
@@ -178,15 +198,7 @@ export class KvRunStore implements RunStore {
     for (let seq = 0; seq < header.messageCount; seq++) {
       messages.push(decodeMessage(id, seq, chunks.get(seq) ?? []));
     }
-    this.#known.set(id, {
-      versionstamp: entry.versionstamp,
-      count: header.messageCount,
-      index: indexFieldsOf(header),
-    });
-    // A run is loaded to be resumed: its first events (a resume's spend_estimated)
-    // must wait for the save that carries the state they describe, as after a save.
-    this.#events.hold(id);
-    return fromHeader(header, messages);
+    return { versionstamp: entry.versionstamp, header, state: fromHeader(header, messages) };
   }
 
   /** Whether run `id` is stored (its header is there, valid or not). */
@@ -267,6 +279,11 @@ export class KvRunStore implements RunStore {
     this.#known.delete(id);
     this.#events.forget(id);
     return entry.versionstamp !== null;
+  }
+
+  /** The seq of run `id`'s last stored trace event (-1 when none): where its stream goes on. */
+  lastEventSeq(id: string): Promise<number> {
+    return this.#events.lastSeq(id);
   }
 
   /** The stored trace events of a run, in order (after `afterSeq` if given). */

@@ -45,4 +45,5 @@ export type {
   ToolStartEvent,
   TraceBase,
   TurnEvent,
+  UserMessageEvent,
 } from "../harness/trace.ts";

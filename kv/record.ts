@@ -95,6 +95,7 @@ const headerSchema = z.strictObject({
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   overflow: z.strictObject({ parts: z.number().int().positive() }).optional(),
+  forkedFrom: z.strictObject({ runId: id, turn: count }).optional(),
 });
 
 const toolCallSchema = z.strictObject({

@@ -63,6 +63,9 @@ export const RunViewResponse = RunSummaryResponse.extend({
   ),
   limits: RunLimitsSchema,
   lease: LeaseResponse.nullable(),
+  forkedFrom: z.object({ runId: z.string(), turn: count }).optional().describe(
+    "Set on a fork: the run and turn it was forked from",
+  ),
 });
 
 /** One agent of `GET /agents`. */

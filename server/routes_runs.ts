@@ -95,7 +95,7 @@ function narrowed(
 }
 
 /** Whether an `Accept` header asks for `text/event-stream` (before any JSON type). */
-function wantsEventStream(accept: string | undefined): boolean {
+export function wantsEventStream(accept: string | undefined): boolean {
   if (!accept) return false;
   const types = accept.toLowerCase().split(",").map((t) => t.split(";")[0].trim());
   const sse = types.indexOf("text/event-stream");

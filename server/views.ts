@@ -4,17 +4,21 @@
  * @module
  */
 import type { Context } from "hono";
-import type { Failure, RunState } from "../harness/state.ts";
+import type { Failure, ForkOrigin, RunState } from "../harness/state.ts";
 import type { RunLimits } from "../harness/limits.ts";
 import type { RunSummary } from "../kv/kv_run_store.ts";
 import type { Lease } from "../kv/leases.ts";
 import { parseInput, RunIdSchema } from "./schemas.ts";
 
-/** A run as `GET /runs/:id` returns it: the summary, its limits, and who executes it. */
+/**
+ * A run as `GET /runs/:id` returns it: the summary, its limits, who executes
+ * it, and for a fork where it came from.
+ */
 export type RunView = RunSummary & {
   limits: RunLimits;
   lease: Lease | null;
   failure: Failure | null;
+  forkedFrom?: ForkOrigin;
 };
 
 /**
@@ -51,6 +55,7 @@ export function runView(state: RunState, lease: Lease | null): RunView {
     limits: state.limits,
     lease,
     failure: state.failure ?? null,
+    ...(state.forkedFrom ? { forkedFrom: state.forkedFrom } : {}),
   };
 }
 
