@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { markDrivenByRun } from "./driven_states.ts";
 import type { RunOptions } from "./run_options.ts";
 import { RESUMABLE_STATUSES, type RunState } from "./state.ts";
 import { RunStateError, RunTooLargeError } from "./errors.ts";
@@ -89,6 +90,7 @@ export function run(initial: RunState, options: RunOptions): Promise<RunState> {
 async function execute(initial: RunState, options: RunOptions): Promise<RunState> {
   checkOptions(initial, options);
   const state: RunState = structuredClone(initial);
+  markDrivenByRun(state, true);
   state.limits = checkLimits({ ...state.limits, ...options.limits });
   state.model = options.model.name;
   const output = planOutput(state, options);
@@ -114,6 +116,7 @@ async function execute(initial: RunState, options: RunOptions): Promise<RunState
     throw e;
   });
   await closeSaves(state, options, saves);
+  markDrivenByRun(state, false);
   return state;
 }
 

@@ -139,9 +139,8 @@ export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
       agent: agent.name,
     });
     const store = deps.freshStore();
-    // Settings first: the run is only picked up once it exists.
-    await store.saveSettings(state.runId, stampOf(await deps.agents.info(agent), options));
-    await store.save(state);
+    // With its settings, in one commit: the run is only picked up once it exists.
+    await store.save(state, { settings: stampOf(await deps.agents.info(agent), options) });
     await deps.schedule(state.runId);
     c.header("Location", `/runs/${state.runId}`);
     // A client that wants to wait follows the run on this answer (its bytes keep
