@@ -20,6 +20,7 @@ import { childRunner } from "./child_run.ts";
 import { countUnfinishedCall, markModelCall } from "./unfinished_call.ts";
 import { eventChain, isoNow } from "./event_chain.ts";
 import { saveQueue } from "./save_queue.ts";
+import { contextWindow } from "./context_window.ts";
 
 /**
  * Runs (or continues) a run until it exits: `completed`, `failed`,
@@ -74,6 +75,7 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
     gate: options.budgetLink?.gate ?? newBudgetGate(),
     emit: events.emit,
     lastPromptTokens: null,
+    window: contextWindow(options),
     save: () => options.store ? saves.checkpoint() : Promise.resolve(),
     remainingUsd: () => {
       const own = roundUsd(state.limits.maxBudgetUsd - state.costUsd);
@@ -164,7 +166,8 @@ async function loop(ctx: RunContext): Promise<Exit> {
       state.output = last.content ?? "";
       return exit.completed("the model answered");
     }
-    const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx);
+    const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx) ??
+      await ctx.window.beforeTurn(ctx, definitions);
     if (verdict) return verdict;
     const stopped = await modelTurn(ctx, definitions, prompt);
     if (stopped) return stopped;

@@ -12,6 +12,7 @@ import type { TraceSink } from "./trace.ts";
 import type { RunStore } from "./run_store.ts";
 import type { ToolCall } from "./messages.ts";
 import type { BudgetGate } from "./budget_gate.ts";
+import type { ContextPolicy } from "./context_policy.ts";
 
 export type { BudgetGate } from "./budget_gate.ts";
 
@@ -88,6 +89,12 @@ export interface RunOptions {
   trace?: TraceSink;
   /** Where the run is saved after each step, so it can be resumed. Default none. */
   store?: RunStore;
+  /**
+   * Compact the prompt of a long run (see `ContextPolicy`): old tool results
+   * elided, older turns summarized. Default none (the prompt is the whole
+   * transcript). A run already compacted keeps its compacted prompt either way.
+   */
+  context?: ContextPolicy;
   /** Set by `ToolContext.runChild` for child runs (links the spend to the ancestors). */
   budgetLink?: BudgetLink;
 }

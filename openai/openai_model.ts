@@ -7,6 +7,7 @@
  * @module
  */
 import type { Model, ModelReply, ModelRequest } from "../harness/model.ts";
+import { saysContextLength } from "../harness/context_errors.ts";
 import { ModelError } from "../harness/errors.ts";
 import { sleep } from "../harness/sleep.ts";
 import { readChatStream } from "./openai_stream.ts";
@@ -243,7 +244,8 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       const wait = retryAfterMs(retryAfter);
       return { kind, what: line, detail, status, retryAfterMs: wait } satisfies Retryable;
     }
-    throw new ModelError("bad_request", `${line}: ${errorMessage(text)}`, status);
+    const kind = status === 400 && saysContextLength(text) ? "context_length" : "bad_request";
+    throw new ModelError(kind, `${line}: ${errorMessage(text)}`, status);
   }
 
   return {

@@ -72,6 +72,7 @@ const pricesSchema = z.strictObject({
   inputPerMillion: nonNegNum,
   outputPerMillion: nonNegNum,
   maxOutputTokens: z.int().min(1).optional(),
+  contextTokens: z.int().min(1).optional(),
   cachedInputPerMillion: nonNegNum.optional(),
   cacheWritePerMillion: nonNegNum.optional(),
 }, { error: OBJECT });
