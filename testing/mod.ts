@@ -21,3 +21,4 @@
 export * from "./scripted_provider.ts";
 export * from "./scripted_model.ts";
 export * from "./scenarios.ts";
+export { isSummaryRequest, scriptedSummary } from "./scripted_summarizer.ts";

@@ -56,6 +56,10 @@ export const SCENARIO_CATALOG: Readonly<Record<string, Readonly<ScenarioSpec>>> 
   forbidden: { summary: "reads outside the workspace: fails", task: "Show me /etc/shadow." },
   slow: { summary: "runs the slow scan_archive", task: "Scan the archive for anything odd." },
   echo: { summary: "answers the task text", task: "Say this back to me." },
+  recall: {
+    summary: "a long run whose answer is in its first tool result (compaction)",
+    task: "Read errors.log, look around, then tell me what timed out.",
+  },
   research: {
     summary: "two research children in one turn",
     task: "Research the timeout and the db pool notes.",

@@ -13,7 +13,8 @@ import {
   loadTokenizer,
   truncateToTokens,
 } from "../harness/tokens.ts";
-import { type Scenario, scenarioInput, SCENARIOS } from "./scenarios.ts";
+import { say, type Scenario, scenarioInput, SCENARIOS } from "./scenarios.ts";
+import { isSummaryRequest, scriptedSummary } from "./scripted_summarizer.ts";
 import { TREE_SCENARIOS } from "./tree_scenarios.ts";
 import {
   type Completion,
@@ -69,6 +70,11 @@ export interface ScriptedProviderOptions {
   onRequest?: (info: ProviderRequestInfo) => void;
   /** Extra or replacement scenarios, merged over the built-in ones. */
   scenarios?: Record<string, Scenario>;
+  /**
+   * The model's context window in tokens: a longer prompt is refused as
+   * OpenAI refuses it (400, code `context_length_exceeded`). Default: no limit.
+   */
+  contextTokens?: number;
   /**
    * Pause between two chunks of a streamed reply, in ms (default 0; the
    * provider's command and the server default to a visible pace).
@@ -174,6 +180,17 @@ function faultResponse(fault: Fault, req: Request, model: string): Response {
   }
 }
 
+/** OpenAI's answer to a prompt over the window. */
+function tooLong(window: number, tokens: number): Response {
+  return errorResponse(
+    400,
+    `This model's maximum context length is ${window} tokens. However, your messages resulted ` +
+      `in ${tokens} tokens. Please reduce the length of the messages.`,
+    "invalid_request_error",
+    "context_length_exceeded",
+  );
+}
+
 /** Applies `max_tokens`: a reply over the cap loses its tool calls and is cut to the cap. */
 function capReply(
   message: AssistantMessage,
@@ -258,7 +275,14 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): S
     if (fault) return faultResponse(fault, req, request.model);
 
     await loadTokenizer(); // it reports real counts: built once per process, on first use
-    const reply = scenario(input);
+    const promptTokens = countPromptTokens(request.messages, request.tools);
+    if (options.contextTokens !== undefined && promptTokens > options.contextTokens) {
+      return tooLong(options.contextTokens, promptTokens);
+    }
+    // reins's summary call gets the deterministic summary, whatever the scenario.
+    const reply = isSummaryRequest(request.messages)
+      ? say(scriptedSummary(request.messages.at(-1)?.content ?? ""))
+      : scenario(input);
     const message: AssistantMessage = { role: "assistant", content: reply.content };
     if (reply.tool_calls?.length) {
       message.tool_calls = reply.tool_calls.map((t) => ({
@@ -275,7 +299,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): S
       message,
       finishReason,
       usage: {
-        prompt_tokens: countPromptTokens(request.messages, request.tools),
+        prompt_tokens: promptTokens,
         completion_tokens: countCompletionTokens(message),
       },
     };
