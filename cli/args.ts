@@ -65,6 +65,8 @@ export interface RunFlags {
   latencyMs?: number;
   /** `--wait`: longest wait for another process's lease, in seconds. */
   waitSeconds?: number;
+  /** `--compact-at`: compact the prompt before a call over this many tokens. */
+  compactAt?: number;
 }
 
 function wrap(text: string, indent: number, width: number): string {
@@ -109,6 +111,9 @@ ${wrap(builtInScenarioNames().join(", "), 30, 100)}
   --budget USD                budget in USD (default 1.00)
   --budget-mode soft|hard     soft: checked before each call; hard: never exceeded
   --dedupe                    serve repeated identical read-only calls from cache
+  --compact-at TOKENS         compact the prompt before a call over TOKENS tokens: old
+                              tool results elided, else older turns summarized (the
+                              rest of the context policy at its defaults)
   --tool-errors describe|generic|fatal
   --json                      print the final run summary as JSON on the last line
   --trace FILE                append the trace (JSONL) to FILE
@@ -157,6 +162,7 @@ const VALUE_FLAGS = new Set([
   "--workspace",
   "--latency-ms",
   "--wait",
+  "--compact-at",
   "--resume",
   "--approve",
   "--reject",
@@ -214,6 +220,7 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
         workspace: { type: "string" },
         "latency-ms": { type: "string" },
         wait: { type: "string" },
+        "compact-at": { type: "string" },
         resume: { type: "string" },
         approve: { type: "string" },
         reject: { type: "string" },
@@ -242,7 +249,9 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
     workspace: v.workspace,
     latencyMs: num("latency-ms", v["latency-ms"], true),
     waitSeconds: num("wait", v.wait, false),
+    compactAt: num("compact-at", v["compact-at"], true),
   };
+  if (flags.compactAt === 0) throw new UsageError(`--compact-at: expected at least 1 token, got 0`);
   const actions = (["resume", "approve", "reject", "stop"] as const).filter((k) =>
     v[k] !== undefined
   );

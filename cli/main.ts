@@ -117,6 +117,7 @@ async function main(argv: string[]): Promise<number> {
     dedupe: flags.dedupe || (config.dedupe ?? false),
     toolErrors: flags.toolErrors ?? config.toolErrors,
     prices: config.prices,
+    ...(flags.compactAt ? { context: { trigger: { tokens: flags.compactAt } } } : {}),
   }, {
     model,
     workspace: ws,

@@ -157,6 +157,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       scan: deps.scan,
       signal: shutdown.signal,
       extraTools: deps.extraTools,
+      makeModel: deps.makeModel,
     });
     // Evicted, not stopped by a person: the run (and each child the eviction
     // interrupted) is handed over, decided once, when its `run_stopped` is

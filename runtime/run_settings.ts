@@ -9,6 +9,7 @@
 import type { Prices, PriceTable } from "../harness/cost.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool, RunOptions } from "../harness/run_options.ts";
+import type { ContextPolicy } from "../harness/context_policy.ts";
 import type { RunLimits } from "../harness/limits.ts";
 import type { TraceSink } from "../harness/trace.ts";
 import { researchTool } from "../subagents/research.ts";
@@ -17,6 +18,12 @@ import { scriptedScenario } from "../testing/scripted_model.ts";
 import { demoTools } from "../tools/catalog.ts";
 import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
 import type { Workspace } from "../tools/workspace.ts";
+
+/** A context policy as plain data: the summary model by name. */
+export interface ContextSettings extends Omit<ContextPolicy, "summaryModel"> {
+  /** The model that writes summaries, by name (default: the run's model). */
+  summaryModel?: string;
+}
 
 /** What a person may choose about a run (every field optional: absent means the default). */
 export interface RunSettings {
@@ -38,6 +45,8 @@ export interface RunSettings {
   prices?: Prices | PriceTable;
   /** Limits applied on top of the stored ones when the run (re)starts. */
   limits?: Partial<RunLimits>;
+  /** Compact the prompt of a long run (see `ContextPolicy`). Default: off. */
+  context?: ContextSettings;
 }
 
 /** What a run executes with besides its {@link RunSettings}. */
@@ -54,6 +63,8 @@ export interface RunSetup {
   trace?: TraceSink;
   /** More tools for the root run (e.g. those of MCP servers). */
   extraTools?: readonly AnyTool[];
+  /** Makes a model by name (for a context policy's `summaryModel`). */
+  makeModel?: (name: string) => Model;
 }
 
 /**
@@ -136,7 +147,22 @@ export function runOptionsFor(given: RunSettings, setup: RunSetup): RunOptions {
     concurrency: settings.concurrency,
     stopOnPermanentError: settings.stopOnPermanentError,
     prices: settings.prices,
+    context: contextPolicyOf(settings.context, setup),
     signal: setup.signal,
     trace: setup.trace,
   };
+}
+
+/** The context policy of settings (its summary model made by name), or undefined. */
+function contextPolicyOf(
+  context: ContextSettings | undefined,
+  setup: RunSetup,
+): ContextPolicy | undefined {
+  if (!context) return undefined;
+  const { summaryModel, ...rest } = context;
+  if (summaryModel === undefined) return rest;
+  if (!setup.makeModel) {
+    throw new TypeError(`context.summaryModel "${summaryModel}": no model factory to make it`);
+  }
+  return { ...rest, summaryModel: setup.makeModel(summaryModel) };
 }

@@ -48,6 +48,19 @@ function modelNameFor(deps: ResolvedDeps, body: CreateRunBody): string {
   return name;
 }
 
+/** A context policy's summary model must be one this server can make. */
+function summaryModelOf(deps: ResolvedDeps, name: string | undefined): void {
+  if (name === undefined) return;
+  try {
+    deps.makeModel(name);
+  } catch (e) {
+    throw new BadRequestError(
+      "options.context.summaryModel",
+      e instanceof Error ? e.message : String(e),
+    );
+  }
+}
+
 /** Whether an `Accept` header asks for `text/event-stream` (before any JSON type). */
 function wantsEventStream(accept: string | undefined): boolean {
   if (!accept) return false;
@@ -77,6 +90,7 @@ export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
   app.post("/runs", async (c) => {
     const body = await readBody(c.req.raw, CreateRunSchema);
     const model = modelNameFor(deps, body);
+    summaryModelOf(deps, body.options?.context?.summaryModel);
     const task = body.task ?? (body.scenario === undefined ? undefined : scenarioSpec(model)?.task);
     if (task === undefined) {
       throw new BadRequestError("task", "required (unless `scenario` is given)");

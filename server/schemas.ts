@@ -24,6 +24,25 @@ export const LimitsSchema = z.strictObject({
   maxBudgetUsd: z.number().positive().max(1000).optional().describe("USD at most"),
 });
 
+/** A run's context policy (compaction; see `ContextPolicy`), the summary model by name. */
+export const ContextPolicySchema = z.strictObject({
+  windowTokens: z.int().min(1).max(100_000_000).optional().describe(
+    "The model's context window in tokens (default: its prices' contextTokens, else 128,000)",
+  ),
+  trigger: z.union([
+    z.number().gt(0).max(1),
+    z.strictObject({ tokens: z.int().min(1).max(100_000_000) }),
+  ]).optional().describe("Compact over this share of the window (default 0.83), or { tokens }"),
+  keepTurns: z.int().min(1).max(1000).optional().describe("Recent turns kept verbatim (4)"),
+  strategies: z.array(z.enum(["elide", "summarize"])).min(1).max(2).optional().describe(
+    "Cheapest first (default elide, summarize)",
+  ),
+  summaryModel: z.string().min(1).max(200).optional().describe(
+    "The model that writes summaries (default: the run's)",
+  ),
+  summaryMaxTokens: z.int().min(1).max(100_000).optional().describe("Reply cap of a summary"),
+});
+
 /** Per-run options of `POST /runs` (stored with the run, used on every resume). */
 export const RunOptionsSchema = z.strictObject({
   budgetMode: z.enum(["soft", "hard"]).optional(),
@@ -38,6 +57,9 @@ export const RunOptionsSchema = z.strictObject({
   researchWrites: z.boolean().optional().describe(
     "Give `research` subagents every demo tool, delete_file (which needs approval) included " +
       "(on for a scenario that needs it)",
+  ),
+  context: ContextPolicySchema.optional().describe(
+    "Compact the prompt of a long run: old tool results elided, older turns summarized",
   ),
 });
 
