@@ -53,6 +53,11 @@ export const LeaseResponse = z.object({
 export const RunViewResponse = RunSummaryResponse.extend({
   limits: z.object({ maxTurns: count, maxBudgetUsd: usd }),
   lease: LeaseResponse.nullable(),
+  compaction: z.object({
+    compactions: count,
+    costUsd: usd.describe("Of costUsd, what the summary calls cost"),
+    summaryTurns: count.describe("Turns the current summary stands for in the prompt"),
+  }).nullable().describe("The run's compactions (context policy); null before the first"),
 });
 
 /** `GET /runs`. */
