@@ -46,6 +46,16 @@ export * from "./harness/model.ts";
 export * from "./harness/run_options.ts";
 export * from "./harness/run_store.ts";
 export { run } from "./harness/run.ts";
+export {
+  type ContextPolicy,
+  type ContextStrategy,
+  DEFAULT_TRIGGER_SHARE,
+  DEFAULT_WINDOW_TOKENS,
+  ELIDE_TARGET,
+} from "./harness/context_policy.ts";
+export { type ContextState, ELIDE_MIN_CHARS } from "./harness/context_view.ts";
+export { SUMMARY_PROMPT } from "./harness/summary_prompt.ts";
+export { isContextLengthError, saysContextLength } from "./harness/context_errors.ts";
 export * from "./openai/openai_model.ts";
 export * from "./harness/tool.ts";
 export * from "./tools/workspace.ts";

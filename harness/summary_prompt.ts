@@ -11,7 +11,7 @@ import type { ChatMessage } from "./messages.ts";
  * The system prompt of every summary call (documented, fixed: a summary is
  * reproducible, and a stateless test model can recognise the request).
  */
-export const SUMMARY_PROMPT =
+export const SUMMARY_PROMPT: string =
   "You compact the context of an agent run. Summarize the conversation below for the agent " +
   "that will continue the task without seeing it again. Keep, stated exactly: every fact " +
   "found in tool results that may matter later (names, numbers, paths, errors), the user's " +
