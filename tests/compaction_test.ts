@@ -14,6 +14,9 @@ import { ERRORS_LOG } from "../tools/fixtures.ts";
 import { PLAN_ANSWER, RECALL_TURNS } from "../testing/scenarios.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { fixture } from "./helpers.ts";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { aiSdkModel } from "../ai_sdk/mod.ts";
+import { scriptedFetch } from "../testing/scripted_provider.ts";
 
 const task = "Read errors.log, look around, then tell me what timed out.";
 
@@ -257,4 +260,28 @@ Deno.test("the compacted prompt is stored: a resume from KV sends what the run w
   } finally {
     kv.close();
   }
+});
+
+Deno.test("the AI SDK's context-length error (@ai-sdk/openai-compatible) is classified: compact once, go on", async () => {
+  await using f = await fixture("recall");
+  const provider = createOpenAICompatible({
+    name: "scripted",
+    baseURL: "http://scripted.reins.local/v1",
+    fetch: scriptedFetch({ contextTokens: 4000 }),
+    includeUsage: true,
+  });
+  const model = aiSdkModel(provider.chatModel("recall"), { maxRetries: 0 });
+  const plain = await run(newRun(task), { model, tools: f.tools, limits: { maxTurns: 40 } });
+  assert.equal(plain.status, "failed");
+  assert.match(plain.stopReason ?? "", /\(context_length\)/);
+  const { sink, events } = memorySink();
+  const s = await run(newRun(task), {
+    model,
+    tools: f.tools,
+    limits: { maxTurns: 40 },
+    context: { windowTokens: 1_000_000 },
+    trace: sink,
+  });
+  assert.equal(s.status, "completed");
+  assert.ok(of(events, "compaction").some((c) => c.reason === "context_length"));
 });
