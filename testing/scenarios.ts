@@ -127,7 +127,7 @@ function lastUserText(messages: readonly ChatMessage[]): string {
 }
 
 /** Turns `recall` reads logs before it answers. */
-export const RECALL_TURNS = 24;
+export const RECALL_TURNS = 16;
 /** `recall`'s answer when the fact it read first is gone from its prompt. */
 export const RECALL_LOST_ANSWER =
   "I read errors.log first, but what it said is no longer in my context.";

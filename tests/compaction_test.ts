@@ -67,7 +67,7 @@ Deno.test("recall without a policy: the answer is right and every prompt carries
   assert.equal(s.turns, RECALL_TURNS + 1);
   assert.equal(of(events, "compaction").length, 0);
   assert.equal(s.context, undefined);
-  assert.ok(Math.max(...promptsOf(events)) > 6000);
+  assert.ok(Math.max(...promptsOf(events)) > 4500);
 });
 
 Deno.test("elide: old results become stubs in the prompt, never in the record; the model calls again and dedupe serves it in full", async () => {
@@ -127,10 +127,12 @@ Deno.test("summarize: the summary keeps the fact, the answer comes without readi
 Deno.test("both strategies: elision first while it is enough, then a summary", async () => {
   const { s, events } = await recall({ trigger: { tokens: 3000 }, keepTurns: 2 });
   const kinds = of(events, "compaction").map((c) => c.strategy);
-  assert.deepEqual(kinds.slice(0, 2), ["elide", "elide"]);
-  assert.ok(kinds.includes("summarize"));
+  assert.deepEqual(kinds, ["elide", "summarize"]);
   assert.equal(s.status, "completed");
   assert.equal(s.output, PLAN_ANSWER);
+  // The summary came after the elision: it kept the stub, so the model read errors.log again.
+  assert.match(s.context?.summary ?? "", /result elided to save context: read_file/);
+  assert.equal(s.turns, RECALL_TURNS + 2);
 });
 
 Deno.test("runaway at 200 turns with a 2,000-token trigger: no prompt over it, cost linear", async () => {

@@ -21,6 +21,7 @@ const EXPECTED: Record<
   forbidden: { status: "failed", code: 1 },
   slow: { status: "completed", code: 0 },
   echo: { status: "completed", code: 0 },
+  recall: { status: "completed", code: 0 },
   research: { status: "completed", children: 2, code: 0 },
   "research-runaway": { status: "completed", children: 1, code: 0 },
   "research-runaway-pair": { status: "completed", children: 2, code: 0 },
