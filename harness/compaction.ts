@@ -5,6 +5,10 @@
  * call); when that is not enough, the turns before the last `keepTurns` are
  * summarized by a model call and the summary replaces them in the prompt.
  *
+ * After the provider refused a prompt as too long (its window is then
+ * unknown), only the last turn is kept and the turns before it are
+ * summarized (elided only when summaries are off).
+ *
  * A summary call is handled like a model turn: its prompt is counted and its
  * cost quoted before it runs; the budget must pay for it (in hard mode, for
  * it and the next turn, else the run stops `budget_exceeded`); it is marked
@@ -74,7 +78,9 @@ export async function compact(input: CompactionInput): Promise<Exit | null> {
     const elided = elidable(messages, Math.max(from, pre.elidedTo), cut);
     const next = { ...pre, elidedTo: Math.max(pre.elidedTo, cut) };
     const after = elided > 0 ? input.count(next) : input.before;
-    if (elided > 0 && (!summarizes || after <= policy.triggerTokens * ELIDE_TARGET)) {
+    // After a refusal the real window is unknown: elision alone is trusted only under the trigger.
+    const enough = reason === "trigger" && after <= policy.triggerTokens * ELIDE_TARGET;
+    if (elided > 0 && (!summarizes || enough)) {
       await commit(input, { ...next, compactions: pre.compactions + 1 }, {
         strategy: "elide",
         elided,
@@ -265,6 +271,7 @@ function planSummary(input: CompactionInput, promptTokens: number, nextPrompt: n
     maxOutputTokens: policy.summaryMaxTokens,
   });
   if (plan.type === "call" && (!hard || plan.maxTokens === policy.summaryMaxTokens)) return plan;
+  if (!hard) return plan; // refused: the rest is reserved by calls in flight
   const quoted = computeCost(
     { prompt_tokens: promptTokens, completion_tokens: policy.summaryMaxTokens },
     policy.summaryPrices,
