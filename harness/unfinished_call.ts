@@ -58,7 +58,8 @@ export async function countUnfinishedCall(ctx: RunContext): Promise<void> {
   const basis = tokens === null ? "local_count" : "last_reported_prompt";
   if (tokens === null) {
     await loadTokenizer();
-    tokens = countPromptTokens(state.messages, toolDefinitions(options.tools ?? []));
+    // The prompt as it would be sent: compacted, once the run has compacted.
+    tokens = countPromptTokens(ctx.window.messages(state), toolDefinitions(options.tools ?? []));
   }
   // A compaction's summary call is priced as its model's (the policy's summaryModel).
   const model = marker.kind === "compaction"
