@@ -34,31 +34,59 @@
  *
  * @module
  */
-export * from "./harness/messages.ts";
-export * from "./harness/errors.ts";
-export * from "./harness/state.ts";
-export * from "./harness/limits.ts";
-export * from "./harness/stop_conditions.ts";
-export * from "./harness/exit.ts";
-export * from "./harness/cost.ts";
-export * from "./harness/trace.ts";
-export * from "./harness/model.ts";
-export * from "./harness/run_options.ts";
-export * from "./harness/run_store.ts";
+// The loop and a run's state.
 export { run } from "./harness/run.ts";
 export {
-  type ContextPolicy,
-  type ContextStrategy,
-  DEFAULT_TRIGGER_SHARE,
-  DEFAULT_WINDOW_TOKENS,
-  ELIDE_TARGET,
-} from "./harness/context_policy.ts";
-export { type ContextState, ELIDE_MIN_CHARS } from "./harness/context_view.ts";
+  approve,
+  newRun,
+  type NewRunOptions,
+  reject,
+  type Rejection,
+  type RunState,
+} from "./harness/state.ts";
+export type { Exit, Interruption, RunStatus } from "./harness/exit.ts";
+export type { AnyTool, BudgetMode, RunOptions, ToolErrorPolicy } from "./harness/run_options.ts";
+// Long runs: the context policy (compaction), what a compacted run stores, the summary prompt.
+export type { ContextPolicy, ContextStrategy } from "./harness/context_policy.ts";
+export type { ContextState } from "./harness/context_view.ts";
 export { SUMMARY_PROMPT } from "./harness/summary_prompt.ts";
-export { isContextLengthError, saysContextLength } from "./harness/context_errors.ts";
-export * from "./openai/openai_model.ts";
-export * from "./harness/tool.ts";
-export * from "./tools/workspace.ts";
-export * from "./tools/catalog.ts";
-export * from "./tools/read_file.ts";
-export * from "./tools/scan_archive.ts";
+// Limits and stop conditions.
+export { DEFAULT_LIMITS, type RunLimits } from "./harness/limits.ts";
+export {
+  hasToolCall,
+  isBudgetSpent,
+  isStepCount,
+  type StopCondition,
+} from "./harness/stop_conditions.ts";
+// The model contract, the messages it exchanges, the default client.
+export type { Model, ModelReply, ModelRequest } from "./harness/model.ts";
+export type {
+  AssistantMessage,
+  CallUsage,
+  ChatMessage,
+  SystemMessage,
+  ToolCall,
+  ToolDefinition,
+  ToolMessage,
+  Usage,
+  UserMessage,
+} from "./harness/messages.ts";
+export { createOpenAIModel, type OpenAIModelOptions } from "./openai/openai_model.ts";
+export type { Prices, PriceTable } from "./harness/cost.ts";
+// The trace (the event types themselves are documented in `./kv`, beside the stored trace).
+export { jsonlSink, memorySink, type TraceEvent, type TraceSink } from "./harness/trace.ts";
+// Tools, and the demo's (the demo tools' own options are documented in `./subagents`, whose
+// research tool takes them too; `ToolContext.runChild`'s options there too).
+export { defineTool, type Tool, type ToolContext, type ToolSpec } from "./harness/tool.ts";
+export type {
+  AnySchema,
+  SchemaIssue,
+  StandardJsonSchema,
+  StandardResult,
+  ToolSchema,
+} from "./harness/schema_adapter.ts";
+export { createWorkspace, type Workspace, type WorkspaceOptions } from "./tools/workspace.ts";
+export { demoTools, type DemoToolsOptions } from "./tools/catalog.ts";
+// The in-memory store and the errors a caller catches.
+export { MemoryRunStore, type RunStore } from "./harness/run_store.ts";
+export { ModelError, PermanentToolError, ReinsError, RunStateError } from "./harness/errors.ts";

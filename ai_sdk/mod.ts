@@ -19,5 +19,3 @@ export {
   aiSdkModel,
   type AiSdkModelOptions,
 } from "./ai_sdk_model.ts";
-// Referenced by the exports above.
-export type * from "./reins_types.ts";

@@ -1,5 +1,5 @@
 /**
- * Cancellation latency: `slow` calls `scan_archive` (about 3 s); 300 ms after
+ * Stop latency: `slow` calls `scan_archive` (about 3 s); 300 ms after
  * the tool starts the run's signal aborts; measured is the time from
  * `abort()` to the `run_stopped` trace event.
  *

@@ -179,7 +179,7 @@ function report(
     ["3", "  new objects, strings seen (provider side)", dur(t.promptNewObjectsMs)],
     ["3", "  same objects again (cached, harness side)", dur(t.promptCachedMs)],
     ["3", "  cold / cached", x(t.promptColdMs, t.promptCachedMs)],
-    { section: `4. cancellation (median of ${a.ms.length})` },
+    { section: `4. stop (median of ${a.ms.length})` },
     [
       "4",
       `abort -> run_stopped, ${Math.round(a.abortedAfterMs)} ms into scan_archive`,

@@ -13,7 +13,7 @@ import { permanentErrorExperiment, toolErrorsExperiment } from "./experiments/to
 import { deleteTwiceExperiment, repeatExperiment } from "./experiments/dedupe.ts";
 import { approvalExperiment } from "./experiments/approval.ts";
 import { crashExperiment } from "./experiments/crash.ts";
-import { cancelExperiment, latencyExperiment } from "./experiments/timing.ts";
+import { latencyExperiment, stopExperiment } from "./experiments/timing.ts";
 import { treeExperiment } from "./experiments/tree.ts";
 import { ms } from "./table.ts";
 
@@ -62,7 +62,7 @@ export async function runDemo(out: Out = console.log, options: DemoOptions = {})
   await deleteTwiceExperiment(out);
   await approvalExperiment(out);
   await crashExperiment(out, options);
-  await cancelExperiment(out, options);
+  await stopExperiment(out, options);
   await latencyExperiment(out, options);
   await treeExperiment(out, options);
   out("");

@@ -7,6 +7,7 @@
  * @module
  */
 import type { Model } from "./model.ts";
+import { z } from "zod";
 import { type Prices, pricesFor, type PriceTable } from "./cost.ts";
 
 /** A way to make the prompt smaller, cheapest first. */
@@ -73,11 +74,39 @@ export interface ResolvedContextPolicy {
   summaryMaxTokens: number;
 }
 
-function positiveInt(name: string, value: unknown): void {
-  if (!(typeof value === "number" && Number.isInteger(value) && value >= 1)) {
-    throw new RangeError(`context.${name} must be a positive integer, got ${value}`);
-  }
-}
+/**
+ * The one schema of a {@link ContextPolicy}'s plain-data fields (all but
+ * `summaryModel`, a `Model`): `run()` checks a policy with it, and the run
+ * settings of the CLI, the config file and the HTTP API extend it.
+ *
+ * @example
+ * ```ts
+ * import { ContextPolicySchema } from "./context_policy.ts";
+ * console.log(ContextPolicySchema.safeParse({ trigger: { tokens: 2000 } }).success); // true
+ * ```
+ */
+export const ContextPolicySchema: z.ZodObject<{
+  windowTokens: z.ZodOptional<z.ZodInt>;
+  trigger: z.ZodOptional<
+    z.ZodUnion<readonly [z.ZodNumber, z.ZodObject<{ tokens: z.ZodInt }, z.core.$strict>]>
+  >;
+  keepTurns: z.ZodOptional<z.ZodInt>;
+  strategies: z.ZodOptional<z.ZodArray<z.ZodEnum<{ elide: "elide"; summarize: "summarize" }>>>;
+  summaryMaxTokens: z.ZodOptional<z.ZodInt>;
+}, z.core.$strict> = z.strictObject({
+  windowTokens: z.int().min(1).optional().describe(
+    "The model's context window in tokens (default: its prices' contextTokens, else 128,000)",
+  ),
+  trigger: z.union([
+    z.number().gt(0).max(1),
+    z.strictObject({ tokens: z.int().min(1) }),
+  ]).optional().describe("Compact over this share of the window (default 0.83), or { tokens }"),
+  keepTurns: z.int().min(1).optional().describe("Recent turns kept verbatim (default 4)"),
+  strategies: z.array(z.enum(["elide", "summarize"])).min(1).optional().describe(
+    "Cheapest first (default elide, then summarize)",
+  ),
+  summaryMaxTokens: z.int().min(1).optional().describe("Reply cap of a summary (default 1,024)"),
+});
 
 /**
  * Throws a `RangeError` naming the field unless `policy` is a valid {@link ContextPolicy}.
@@ -92,23 +121,14 @@ export function checkContextPolicy(policy: ContextPolicy): void {
   if (typeof policy !== "object" || policy === null) {
     throw new RangeError(`context must be an object, got ${policy}`);
   }
-  if (policy.windowTokens !== undefined) positiveInt("windowTokens", policy.windowTokens);
-  if (policy.keepTurns !== undefined) positiveInt("keepTurns", policy.keepTurns);
-  if (policy.summaryMaxTokens !== undefined) {
-    positiveInt("summaryMaxTokens", policy.summaryMaxTokens);
+  const { summaryModel, ...data } = policy;
+  const parsed = ContextPolicySchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = ["context", ...issue.path.map(String)].join(".");
+    throw new RangeError(`${path}: ${issue.message}`);
   }
-  const t = policy.trigger;
-  if (typeof t === "number") {
-    if (!(t > 0 && t <= 1)) throw new RangeError(`context.trigger must be in (0, 1], got ${t}`);
-  } else if (t !== undefined) positiveInt("trigger.tokens", t?.tokens);
-  const s = policy.strategies;
-  if (
-    s !== undefined &&
-    (!Array.isArray(s) || s.length === 0 || s.some((x) => x !== "elide" && x !== "summarize"))
-  ) {
-    throw new RangeError(`context.strategies must list "elide" and/or "summarize", got ${s}`);
-  }
-  if (policy.summaryModel !== undefined && typeof policy.summaryModel?.complete !== "function") {
+  if (summaryModel !== undefined && typeof summaryModel?.complete !== "function") {
     throw new RangeError("context.summaryModel must be a Model");
   }
 }

@@ -31,7 +31,9 @@ export class ReinsError extends Error {
  * @example
  * ```ts
  * import { RunStateError } from "./errors.ts";
- * throw new RunStateError("r1", "completed", "resume");
+ * const e = new RunStateError("r1", "completed", "resume");
+ * console.log(e.message);
+ * // Cannot resume run "r1": status is completed
  * ```
  */
 export class RunStateError extends ReinsError {
@@ -53,7 +55,9 @@ export class RunStateError extends ReinsError {
  * @example
  * ```ts
  * import { RunConflictError } from "./errors.ts";
- * throw new RunConflictError("r1");
+ * const e = new RunConflictError("r1");
+ * console.log(e.message);
+ * // Run "r1" was changed concurrently: another process advanced it first
  * ```
  */
 export class RunConflictError extends ReinsError {
@@ -72,7 +76,7 @@ export class RunConflictError extends ReinsError {
  * @example
  * ```ts
  * import { RunNotFoundError } from "./errors.ts";
- * throw new RunNotFoundError("r1");
+ * console.log(new RunNotFoundError("r1").message); // Run "r1" not found
  * ```
  */
 export class RunNotFoundError extends ReinsError {
@@ -92,7 +96,9 @@ export class RunNotFoundError extends ReinsError {
  * @example
  * ```ts
  * import { ModelError } from "./errors.ts";
- * throw new ModelError("auth", "401 Unauthorized from http://x/chat/completions");
+ * const e = new ModelError("auth", "401 Unauthorized from http://x/chat/completions");
+ * console.log(e.message);
+ * // 401 Unauthorized from http://x/chat/completions
  * ```
  */
 export class ModelError extends ReinsError {
@@ -124,7 +130,9 @@ export class ModelError extends ReinsError {
  * @example
  * ```ts
  * import { PermanentToolError } from "./errors.ts";
- * throw new PermanentToolError("permission denied: /etc/shadow");
+ * const e = new PermanentToolError("permission denied: /etc/shadow");
+ * console.log(e.message);
+ * // permission denied: /etc/shadow
  * ```
  */
 export class PermanentToolError extends ReinsError {}
@@ -137,7 +145,9 @@ export class PermanentToolError extends ReinsError {}
  * @example
  * ```ts
  * import { SuspendRun } from "./errors.ts";
- * throw new SuspendRun({ type: "cancelled", reason: "child stopped" }, "child stopped");
+ * const e = new SuspendRun({ type: "cancelled", reason: "child stopped" }, "child stopped");
+ * console.log(e.message);
+ * // child stopped
  * ```
  */
 export class SuspendRun extends ReinsError {

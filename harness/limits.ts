@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { z } from "zod";
 
 /** The limits every run has. */
 export interface RunLimits {
@@ -15,6 +16,32 @@ export interface RunLimits {
 
 /** The defaults when a run states none: 20 turns, $1.00. */
 export const DEFAULT_LIMITS: Readonly<RunLimits> = Object.freeze({ maxTurns: 20, maxBudgetUsd: 1 });
+
+const NON_NEG_INT = "expected a non-negative integer";
+const NON_NEG_NUM = "expected a non-negative number";
+
+/**
+ * The one schema of {@link RunLimits}: a stored run's limits are validated
+ * with it, the config file's and a run's settings with its `.partial()`, and
+ * the HTTP API caps its fields further (server/schemas.ts).
+ *
+ * @example
+ * ```ts
+ * import { RunLimitsSchema } from "./limits.ts";
+ * console.log(RunLimitsSchema.safeParse({ maxTurns: -1, maxBudgetUsd: 1 }).success); // false
+ * ```
+ */
+export const RunLimitsSchema: z.ZodObject<{
+  maxTurns: z.ZodInt;
+  maxBudgetUsd: z.ZodNumber;
+}, z.core.$strict> = z.strictObject({
+  maxTurns: z.int({ error: NON_NEG_INT }).min(0, { error: NON_NEG_INT }).describe(
+    "Model calls at most",
+  ),
+  maxBudgetUsd: z.number({ error: NON_NEG_NUM }).min(0, { error: NON_NEG_NUM }).describe(
+    "USD at most",
+  ),
+}, { error: "expected an object" });
 
 /**
  * Throws a `RangeError` naming `name` unless `value` is a non-negative number
@@ -54,7 +81,13 @@ export function checkNonNegative(name: string, value: number, integer: boolean):
  */
 export function checkLimits(limits: Partial<RunLimits>): RunLimits {
   const merged = { ...DEFAULT_LIMITS, ...limits };
-  checkNonNegative("limits.maxTurns", merged.maxTurns, true);
-  checkNonNegative("limits.maxBudgetUsd", merged.maxBudgetUsd, false);
+  // The schema decides; checkNonNegative words the RangeError for the field it refused.
+  for (const issue of RunLimitsSchema.safeParse(merged).error?.issues ?? []) {
+    const field = issue.path[0];
+    if (field === "maxTurns") checkNonNegative("limits.maxTurns", merged.maxTurns, true);
+    if (field === "maxBudgetUsd") {
+      checkNonNegative("limits.maxBudgetUsd", merged.maxBudgetUsd, false);
+    }
+  }
   return merged;
 }

@@ -95,6 +95,11 @@ export interface RunOptions {
    * transcript). A run already compacted keeps its compacted prompt either way.
    */
   context?: ContextPolicy;
-  /** Set by `ToolContext.runChild` for child runs (links the spend to the ancestors). */
+  /**
+   * Set by `ToolContext.runChild` for child runs (links the spend to the ancestors).
+   * Internal plumbing, left out of the documentation.
+   *
+   * @ignore
+   */
   budgetLink?: BudgetLink;
 }

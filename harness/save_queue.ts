@@ -62,7 +62,7 @@ export function saveQueue(
     chain = next.catch(() => {});
     return next;
   };
-  const cancel = () => {
+  const clearTimer = () => {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
   };
@@ -72,7 +72,7 @@ export function saveQueue(
     enqueue(true).catch((e) => failure ??= e);
   };
   const checkpoint = async () => {
-    cancel();
+    clearTimer();
     try {
       await enqueue(false);
     } catch (e) {
@@ -97,7 +97,7 @@ export function saveQueue(
     },
     abandon() {
       closed = true;
-      cancel();
+      clearTimer();
     },
   };
 }

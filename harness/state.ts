@@ -66,7 +66,12 @@ export const RUN_SCHEMA_VERSION = 1;
 
 /** The whole state of one run. Plain data: safe to `JSON.stringify` and store. */
 export interface RunState {
-  /** The schema version this state was written with ({@link RUN_SCHEMA_VERSION}). */
+  /**
+   * The schema version this state was written with ({@link RUN_SCHEMA_VERSION}).
+   * Storage bookkeeping, left out of the documentation.
+   *
+   * @ignore
+   */
   $schemaVersion: typeof RUN_SCHEMA_VERSION;
   /** This run's unique id (a random UUID unless given). */
   runId: string;
@@ -116,6 +121,9 @@ export interface RunState {
    * A model call that may be on the wire: committed before it is sent (in the
    * save before it), cleared by the save of its reply. A run resumed with it
    * set counts that call as spent, as an estimate (see {@link ModelCallMarker}).
+   * Crash bookkeeping, left out of the documentation.
+   *
+   * @ignore
    */
   modelCall: ModelCallMarker | null;
   /** Part of `costUsd` that is estimated: calls a crash left unfinished (see `modelCall`). */

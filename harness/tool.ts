@@ -4,28 +4,18 @@
  *
  * @module
  */
-import { z } from "zod";
+import {
+  adaptSchema,
+  type AnySchema,
+  type SchemaIssue,
+  type ToolSchema,
+} from "./schema_adapter.ts";
+export type { SchemaIssue, ToolSchema } from "./schema_adapter.ts";
 import type { ToolDefinition } from "./messages.ts";
 import type { Model } from "./model.ts";
 import type { RunLimits } from "./limits.ts";
 import type { StopCondition } from "./stop_conditions.ts";
 import type { RunState } from "./state.ts";
-
-/** One validation problem, as zod reports it. */
-export interface SchemaIssue {
-  /** Where in the arguments the problem is (empty for the root). */
-  readonly path: readonly PropertyKey[];
-  /** What is wrong, in words. */
-  readonly message: string;
-}
-
-/** The part of a zod schema reins uses (any zod v4 schema fits). */
-export interface ToolSchema<T> {
-  /** Validates `data`, returning the typed value or the issues found; never throws. */
-  safeParse(
-    data: unknown,
-  ): { success: true; data: T } | { success: false; error: { issues: readonly SchemaIssue[] } };
-}
 
 /** What a tool receives besides its arguments. */
 export interface ToolContext {
@@ -131,8 +121,12 @@ export interface ToolSpec<T> {
   name: string;
   /** What it does, written for the model. */
   description: string;
-  /** A zod schema for the arguments; the model sees its JSON schema. */
-  parameters: ToolSchema<T>;
+  /**
+   * The arguments' schema: zod 4, or any Standard Schema that gives a JSON
+   * Schema (arktype, valibot's converter). The model sees its JSON Schema. A
+   * zod 3 schema is a `TypeError` here.
+   */
+  parameters: AnySchema<T>;
   /** Reads only: safe to run again and to serve from the dedupe cache. Default false. */
   readOnly?: boolean;
   /** A write that is safe to repeat with the same idempotency key. Default `readOnly`. */
@@ -146,7 +140,8 @@ export interface ToolSpec<T> {
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
- * Defines a tool. The JSON schema the model sees is derived from the zod schema.
+ * Defines a tool. The JSON schema the model sees is derived from its parameters' schema
+ * (zod 4, or a Standard JSON Schema such as arktype's).
  *
  * @example
  * ```ts
@@ -175,18 +170,11 @@ export function defineTool<T>(spec: ToolSpec<T>): Tool<T> {
   if (typeof spec.run !== "function") {
     throw new TypeError(`defineTool(${spec.name}): run must be a function`);
   }
-  if (!spec.parameters || typeof spec.parameters.safeParse !== "function") {
-    throw new TypeError(`defineTool(${spec.name}): parameters must be a zod schema`);
-  }
-  // deno-lint-ignore no-explicit-any
-  const { $schema: _drop, ...jsonSchema } = z.toJSONSchema(spec.parameters as any) as Record<
-    string,
-    unknown
-  >;
+  const { check, jsonSchema } = adaptSchema(spec.parameters, `defineTool(${spec.name})`);
   return {
     name: spec.name,
     description: spec.description,
-    parameters: spec.parameters,
+    parameters: check,
     jsonSchema,
     readOnly: spec.readOnly ?? false,
     idempotent: spec.idempotent ?? spec.readOnly ?? false,

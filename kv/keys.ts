@@ -159,8 +159,12 @@ export function runsByParentKey(parentId: string, createdAtMs: number, id: strin
 
 /**
  * The Stop of a whole run tree, keyed by its root. The stored prefix stays
- * `"cancel"` (the name it had before "stop" was the word), so Stops recorded
- * by earlier versions are still seen.
+ * `"cancel"` (the name it had before "stop" was the word) on purpose: Stops
+ * recorded by earlier versions are still seen, and while old and new
+ * processes share a database (a rolling deploy), a Stop written by either is
+ * seen by both. A new key would need two reads, two watches and a two-key
+ * compare-and-swap to clear, and an old worker would miss a new Stop. Only
+ * this function names the key.
  *
  * @example
  * ```ts

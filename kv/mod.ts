@@ -18,9 +18,31 @@
  *
  * @module
  */
-export * from "./kv_run_store.ts";
-export * from "./record_error.ts";
-export * from "./open_kv.ts";
-export * from "./stop_record.ts";
+export {
+  KvRunStore,
+  type KvRunStoreOptions,
+  type ListOptions,
+  type RunSummary,
+} from "./kv_run_store.ts";
+export { KvOpenError, openKv, type OpenKvOptions } from "./open_kv.ts";
 export type { StoredEvent } from "./events.ts";
 export type { Lease, LeaseHolderInfo } from "./leases.ts";
+export type { StopRequest } from "./stop_record.ts";
+// What a store throws: a record that fails validation, a lost compare-and-swap, a record too large.
+export { RecordError } from "./record_error.ts";
+export { RunConflictError, RunNotFoundError, RunTooLargeError } from "../harness/errors.ts";
+// The events of a trace, live (`RunOptions.trace`) or stored (`StoredEvent`).
+export type {
+  ApprovalRequiredEvent,
+  BudgetOverspentEvent,
+  CompactionEvent,
+  RunHandedOverEvent,
+  RunStoppedEvent,
+  SpendEstimatedEvent,
+  TextDeltaEvent,
+  ToolProgressEvent,
+  ToolResultEvent,
+  ToolStartEvent,
+  TraceBase,
+  TurnEvent,
+} from "../harness/trace.ts";

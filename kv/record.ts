@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { ChatMessage } from "../harness/messages.ts";
+import { RunLimitsSchema } from "../harness/limits.ts";
 import { RecordError } from "./record_error.ts";
 import {
   RUN_SCHEMA_VERSION,
@@ -56,7 +57,7 @@ const headerSchema = z.strictObject({
   stopReason: z.string().nullable(),
   messageCount: count,
   model: z.string().nullable(),
-  limits: z.strictObject({ maxTurns: count, maxBudgetUsd: usd }),
+  limits: RunLimitsSchema,
   turns: count,
   toolRuns: count,
   usage: z.strictObject({ prompt_tokens: count, completion_tokens: count }),

@@ -11,7 +11,9 @@ import { ReinsError } from "../harness/errors.ts";
  * @example
  * ```ts
  * import { RecordError } from "./record_error.ts";
- * throw new RecordError("r1", "status", "expected one of running, completed, …");
+ * const e = new RecordError("r1", "status", "expected one of running, completed, …");
+ * console.log(e.message);
+ * // Stored run "r1" is invalid at "status": expected one of running, completed, …
  * ```
  */
 export class RecordError extends ReinsError {

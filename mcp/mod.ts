@@ -24,6 +24,3 @@ export { type McpServerEntry, type McpServerTools, mcpServerTools } from "./mcp_
 export type { McpHttpServer, McpServerSpec, McpStdioServer } from "./mcp_connection.ts";
 export type { McpArgs } from "./json_schema_args.ts";
 export { McpStartError } from "./mcp_start_error.ts";
-// Referenced by the exports above.
-export type { SchemaIssue, Tool, ToolContext, ToolSchema } from "./reins.ts";
-export { ReinsError } from "./reins.ts";

@@ -9,7 +9,9 @@
 import { z } from "zod";
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import { ReinsError } from "../harness/errors.ts";
-import type { Prices, PriceTable } from "../harness/cost.ts";
+import { type Prices, pricesSchemaOf, type PriceTable } from "../harness/cost.ts";
+import { RunLimitsSchema } from "../harness/limits.ts";
+import { RunSettingsSchema } from "./run_settings.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel, type OpenAIModelOptions } from "../openai/openai_model.ts";
 import type { McpServerEntry } from "../mcp/mod.ts";
@@ -20,7 +22,9 @@ import type { McpServerEntry } from "../mcp/mod.ts";
  * @example
  * ```ts
  * import { ConfigError } from "./config.ts";
- * throw new ConfigError("reins.jsonc: limits.maxTurns: expected a positive integer");
+ * const e = new ConfigError("reins.jsonc: limits.maxTurns: expected a non-negative integer");
+ * console.log(e.message);
+ * // reins.jsonc: limits.maxTurns: expected a non-negative integer
  * ```
  */
 export class ConfigError extends ReinsError {}
@@ -58,29 +62,10 @@ export interface ReinsConfig {
  */
 export type McpServerConfig = McpServerEntry;
 
-const NON_NEG_INT = "expected a non-negative integer";
-const NON_NEG_NUM = "expected a non-negative number";
 const OBJECT = "expected an object";
 const STRING = "expected a non-empty string";
 
-const nonNegInt = z.number({ error: NON_NEG_INT }).int({ error: NON_NEG_INT })
-  .min(0, { error: NON_NEG_INT });
-const nonNegNum = z.number({ error: NON_NEG_NUM }).min(0, { error: NON_NEG_NUM });
 const text = z.string({ error: STRING }).min(1, { error: STRING });
-
-const pricesSchema = z.strictObject({
-  inputPerMillion: nonNegNum,
-  outputPerMillion: nonNegNum,
-  maxOutputTokens: z.int().min(1).optional(),
-  contextTokens: z.int().min(1).optional(),
-  cachedInputPerMillion: nonNegNum.optional(),
-  cacheWritePerMillion: nonNegNum.optional(),
-}, { error: OBJECT });
-
-const priceTableSchema = z.strictObject({
-  default: pricesSchema,
-  models: z.record(z.string(), pricesSchema, { error: OBJECT }).optional(),
-}, { error: OBJECT });
 
 const names = z.array(z.string({ error: "expected a tool name" }), { error: "expected an array" });
 const strings = z.record(z.string(), z.string({ error: "expected a string" }), { error: OBJECT });
@@ -115,15 +100,10 @@ const configSchema = z.strictObject({
     .optional(),
   // Checked below against the flat or the table shape, for clearer messages than a union's.
   prices: z.unknown().optional(),
-  limits: z.strictObject({
-    maxTurns: nonNegInt.optional(),
-    maxBudgetUsd: nonNegNum.optional(),
-  }, { error: OBJECT }).optional(),
-  budgetMode: z.enum(["soft", "hard"], { error: 'expected "soft" or "hard"' }).optional(),
-  dedupe: z.boolean({ error: "expected true or false" }).optional(),
-  toolErrors: z.enum(["describe", "generic", "fatal"], {
-    error: 'expected "describe", "generic" or "fatal"',
-  }).optional(),
+  limits: RunLimitsSchema.partial().optional(),
+  budgetMode: RunSettingsSchema.shape.budgetMode,
+  dedupe: RunSettingsSchema.shape.dedupe,
+  toolErrors: RunSettingsSchema.shape.toolErrors,
   workspace: text.optional(),
   mcpServers: z.record(z.string(), mcpServerSchema, { error: OBJECT }).superRefine(
     (servers, ctx) => {
@@ -206,9 +186,7 @@ export function parseConfig(text: string, source: string): ReinsConfig {
     if (v !== undefined) (config as Record<string, unknown>)[k] = v;
   }
   if (prices !== undefined) {
-    const isTable = typeof prices === "object" && prices !== null &&
-      ("default" in prices || "models" in prices);
-    const checked = (isTable ? priceTableSchema : pricesSchema).safeParse(prices);
+    const checked = pricesSchemaOf(prices).safeParse(prices);
     if (!checked.success) fail(source, checked.error.issues, ["prices"]);
     config.prices = checked.data;
   }

@@ -20,7 +20,7 @@ import { createWorkspace, isDirectory, openWorkspace, type Workspace } from "../
 import { markRunning } from "./continue_tree.ts";
 import { executeTree } from "./execute_tree.ts";
 import { handOverTrace } from "./hand_over.ts";
-import { runOptionsFor, type RunSettings } from "./run_settings.ts";
+import { parseStoredSettings, runOptionsFor } from "./run_settings.ts";
 
 /**
  * The reason an executor that is stopped (an instance evicted, a server or
@@ -54,11 +54,6 @@ export interface ExecutorDeps {
   pollMs?: number;
   /** More tools for every root run it executes (the process's MCP servers' tools). */
   extraTools?: readonly AnyTool[];
-}
-
-async function storedSettings(store: KvRunStore, runId: string): Promise<RunSettings> {
-  const value = await store.settings(runId);
-  return value && typeof value === "object" ? value as RunSettings : {};
 }
 
 /** The workspace of tree `rootId` under `root`, created with the demo files on first use. */
@@ -148,10 +143,11 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     } catch (e) {
       model = failingModel(name, e);
     }
-    const settings = await storedSettings(store, runId);
+    const settings = parseStoredSettings(runId, await store.settings(runId));
     const workspace = await workspaceOf(deps.workspaceRoot, state.rootId);
-    // Limits are the stored run's: a resume with new ones saved them first.
-    const runOptions = runOptionsFor({ ...settings, limits: undefined }, {
+    // The settings' limits apply on top of the stored run's (continueTree keeps them in step
+    // with the limits a resume gives).
+    const runOptions = runOptionsFor(settings, {
       model,
       workspace,
       scan: deps.scan,

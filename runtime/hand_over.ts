@@ -18,7 +18,7 @@ export interface HandOverOptions {
 
 /**
  * `sink` with every `run_stopped` that `options.isHandOver` accepts replaced
- * by a `run_handed_over` (same run, time, turns and cost; the cancellation's reason).
+ * by a `run_handed_over` (same run, time, turns and cost; the stop's reason).
  *
  * @example
  * ```ts

@@ -21,11 +21,16 @@
  *
  * @module
  */
-export * from "./execute_run.ts";
-export * from "./execute_tree.ts";
-export * from "./stop_tree.ts";
-export * from "./continue_tree.ts";
-export * from "./executor.ts";
-export * from "./run_settings.ts";
-export * from "./worker.ts";
-export * from "./make_model.ts";
+export { executeRun, type ExecuteRunOptions, startRun } from "./execute_run.ts";
+export { executeTree, type ExecuteTreeOptions } from "./execute_tree.ts";
+export { DEFAULT_STOP_REASON, requestStop, watchStop, type WatchStopOptions } from "./stop_tree.ts";
+export { continueTree, type ContinueTreeOptions, type Verdict } from "./continue_tree.ts";
+export { createExecutor, type Executor, type ExecutorDeps } from "./executor.ts";
+export {
+  type ContextSettings,
+  runOptionsFor,
+  type RunSettings,
+  type RunSetup,
+} from "./run_settings.ts";
+export { startWorker, type SweeperOptions, type Worker, type WorkerDeps } from "./worker.ts";
+export { defaultMakeModel, type MakeModelOptions } from "./make_model.ts";

@@ -6,21 +6,44 @@
  *
  * @module
  */
-import type { Prices, PriceTable } from "../harness/cost.ts";
+import { z } from "zod";
+import { type Prices, PricesSchema, type PriceTable, PriceTableSchema } from "../harness/cost.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool, RunOptions } from "../harness/run_options.ts";
-import type { ContextPolicy } from "../harness/context_policy.ts";
-import type { RunLimits } from "../harness/limits.ts";
+import {
+  type ContextPolicy,
+  ContextPolicySchema,
+  type ContextStrategy,
+} from "../harness/context_policy.ts";
+import { type RunLimits, RunLimitsSchema } from "../harness/limits.ts";
 import type { TraceSink } from "../harness/trace.ts";
 import { researchTool } from "../subagents/research.ts";
 import { scenarioSpec } from "../testing/scenario_catalog.ts";
 import { scriptedScenario } from "../testing/scripted_model.ts";
 import { demoTools } from "../tools/catalog.ts";
+import { RecordError } from "../kv/record_error.ts";
 import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
 import type { Workspace } from "../tools/workspace.ts";
 
-/** A context policy as plain data: the summary model by name. */
-export interface ContextSettings extends Omit<ContextPolicy, "summaryModel"> {
+/** A context policy as plain data (the CLI, the config file, the HTTP API). */
+const ContextSettingsSchema = ContextPolicySchema.extend({
+  summaryModel: z.string().min(1).max(200).optional().describe(
+    "The model that writes summaries, by name (default: the run's model)",
+  ),
+});
+
+/** A {@link ContextPolicy} as plain data: the summary model by name (see `ContextPolicy`). */
+export interface ContextSettings {
+  /** The model's context window in tokens. */
+  windowTokens?: number;
+  /** A share of the window in (0, 1], or a token count. */
+  trigger?: number | { tokens: number };
+  /** Most recent turns kept verbatim. */
+  keepTurns?: number;
+  /** Strategies, cheapest first. */
+  strategies?: ContextStrategy[];
+  /** Reply cap of a summary, in tokens. */
+  summaryMaxTokens?: number;
   /** The model that writes summaries, by name (default: the run's model). */
   summaryModel?: string;
 }
@@ -47,6 +70,66 @@ export interface RunSettings {
   limits?: Partial<RunLimits>;
   /** Compact the prompt of a long run (see `ContextPolicy`). Default: off. */
   context?: ContextSettings;
+}
+
+/**
+ * The one schema of {@link RunSettings}: the HTTP API's run options and the
+ * config file's defaults are parts of it, and stored settings are validated
+ * with it when a run is executed.
+ *
+ * @example
+ * ```ts
+ * import { RunSettingsSchema } from "./run_settings.ts";
+ * console.log(RunSettingsSchema.safeParse({ budgetMode: "hard", limits: { maxTurns: 5 } }).success); // true
+ * ```
+ */
+export const RunSettingsSchema = z.strictObject({
+  budgetMode: z.enum(["soft", "hard"], { error: 'expected "soft" or "hard"' }).optional(),
+  dedupe: z.boolean({ error: "expected true or false" }).optional(),
+  toolErrors: z.enum(["describe", "generic", "fatal"], {
+    error: 'expected "describe", "generic" or "fatal"',
+  }).optional(),
+  concurrency: z.int().min(1).optional(),
+  stopOnPermanentError: z.boolean().optional(),
+  researchDepth: z.int().min(0).describe(
+    "Levels of `research` subagents below the run (0: no research tool; default 1; " +
+      "raised to what a scenario needs)",
+  ).optional(),
+  researchWrites: z.boolean().describe(
+    "Give `research` subagents every demo tool, delete_file (which needs approval) included " +
+      "(on for a scenario that needs it)",
+  ).optional(),
+  prices: z.union([PricesSchema, PriceTableSchema]).optional(),
+  limits: RunLimitsSchema.partial().optional(),
+  context: ContextSettingsSchema.optional().describe(
+    "Compact the prompt of a long run: old tool results elided, older turns summarized",
+  ),
+});
+
+// Compile-time guard: RunSettings and its schema describe the same fields.
+type Flat<T> = { [K in keyof T]: T[K] };
+type Same<A, B> = (<T>() => T extends Flat<A> ? 1 : 2) extends (<T>() => T extends Flat<B> ? 1 : 2)
+  ? true
+  : false;
+const _settingsInSync: Same<z.infer<typeof RunSettingsSchema>, RunSettings> = true;
+
+/**
+ * The settings stored for run `runId`, validated ({} when none were stored).
+ *
+ * @throws {RecordError} naming the first invalid field.
+ *
+ * @example
+ * ```ts
+ * import { parseStoredSettings } from "./run_settings.ts";
+ * console.log(parseStoredSettings("r1", { limits: { maxTurns: 3 } }).limits); // { maxTurns: 3 }
+ * ```
+ */
+export function parseStoredSettings(runId: string, value: unknown): RunSettings {
+  if (value === null || value === undefined) return {};
+  const result = RunSettingsSchema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new RecordError(runId, ["settings", ...issue.path.map(String)].join("."), issue.message);
 }
 
 /** What a run executes with besides its {@link RunSettings}. */

@@ -16,9 +16,9 @@
  *
  * @module
  */
-export * from "./app.ts";
+export { createApp, type ReinsApp } from "./app.ts";
+export type { RunDefaults, ServerDeps } from "./deps.ts";
 // The worker and the model factory live in runtime/ (a worker needs no HTTP); re-exported here
-// for compatibility.
+// because a server starts both.
 export { startWorker, type SweeperOptions, type Worker } from "../runtime/worker.ts";
 export { defaultMakeModel, type MakeModelOptions } from "../runtime/make_model.ts";
-export type { RunDefaults, ServerDeps } from "./deps.ts";

@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { RUN_STATUSES, type RunStatus } from "../harness/state.ts";
+import { RunLimitsSchema } from "../harness/limits.ts";
 import { interruptionSchema, messageSchema } from "../kv/record.ts";
 import type { RunView } from "./views.ts";
 import type { TreeNode } from "../subagents/tree.ts";
@@ -51,7 +52,7 @@ export const LeaseResponse = z.object({
 
 /** `GET /runs/:id`, `POST /runs` (201) and the verdict routes (202): a run's view. */
 export const RunViewResponse = RunSummaryResponse.extend({
-  limits: z.object({ maxTurns: count, maxBudgetUsd: usd }),
+  limits: RunLimitsSchema,
   lease: LeaseResponse.nullable(),
   compaction: z.object({
     compactions: count,

@@ -8,6 +8,8 @@
 import { z } from "zod";
 import { BadRequestError, HttpError, TooLargeError } from "./errors.ts";
 import { RUN_STATUSES, type RunStatus } from "../harness/state.ts";
+import { RunLimitsSchema } from "../harness/limits.ts";
+import { RunSettingsSchema } from "../runtime/run_settings.ts";
 
 /** Run statuses, as `?status=` accepts them. */
 export const RunStatusSchema = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]);
@@ -18,49 +20,23 @@ export const RunIdSchema = z.string().regex(
   "expected a run id (letters, digits, '.', '_', ':', '-'; at most 200 characters)",
 );
 
-/** The limits a run may be given. */
-export const LimitsSchema = z.strictObject({
-  maxTurns: z.int().min(1).max(1000).optional().describe("Model calls at most"),
-  maxBudgetUsd: z.number().positive().max(1000).optional().describe("USD at most"),
+const limit = RunLimitsSchema.shape;
+
+/** The limits a client may give a run: those of a run, capped so no client can widen them much. */
+export const LimitsSchema = RunLimitsSchema.extend({
+  maxTurns: limit.maxTurns.min(1).max(1000).optional(),
+  maxBudgetUsd: limit.maxBudgetUsd.positive().max(1000).optional(),
 });
 
-/** A run's context policy (compaction; see `ContextPolicy`), the summary model by name. */
-export const ContextPolicySchema = z.strictObject({
-  windowTokens: z.int().min(1).max(100_000_000).optional().describe(
-    "The model's context window in tokens (default: its prices' contextTokens, else 128,000)",
-  ),
-  trigger: z.union([
-    z.number().gt(0).max(1),
-    z.strictObject({ tokens: z.int().min(1).max(100_000_000) }),
-  ]).optional().describe("Compact over this share of the window (default 0.83), or { tokens }"),
-  keepTurns: z.int().min(1).max(1000).optional().describe("Recent turns kept verbatim (4)"),
-  strategies: z.array(z.enum(["elide", "summarize"])).min(1).max(2).optional().describe(
-    "Cheapest first (default elide, summarize)",
-  ),
-  summaryModel: z.string().min(1).max(200).optional().describe(
-    "The model that writes summaries (default: the run's)",
-  ),
-  summaryMaxTokens: z.int().min(1).max(100_000).optional().describe("Reply cap of a summary"),
-});
+const setting = RunSettingsSchema.shape;
 
-/** Per-run options of `POST /runs` (stored with the run, used on every resume). */
-export const RunOptionsSchema = z.strictObject({
-  budgetMode: z.enum(["soft", "hard"]).optional(),
-  dedupe: z.boolean().optional(),
-  toolErrors: z.enum(["describe", "generic", "fatal"]).optional(),
-  concurrency: z.int().min(1).max(16).optional(),
-  stopOnPermanentError: z.boolean().optional(),
-  researchDepth: z.int().min(0).max(3).optional().describe(
-    "Levels of `research` subagents below the run (0: no research tool; default 1; " +
-      "raised to what a scenario needs)",
-  ),
-  researchWrites: z.boolean().optional().describe(
-    "Give `research` subagents every demo tool, delete_file (which needs approval) included " +
-      "(on for a scenario that needs it)",
-  ),
-  context: ContextPolicySchema.optional().describe(
-    "Compact the prompt of a long run: old tool results elided, older turns summarized",
-  ),
+/**
+ * Per-run options of `POST /runs` (stored with the run, used on every resume):
+ * a run's settings but its prices and limits, capped.
+ */
+export const RunOptionsSchema = RunSettingsSchema.omit({ prices: true, limits: true }).extend({
+  concurrency: setting.concurrency.unwrap().max(16).optional(),
+  researchDepth: setting.researchDepth.unwrap().max(3).optional(),
 });
 
 /** Body of `POST /runs`. */

@@ -14,6 +14,21 @@
  *
  * @module
  */
-export * from "./agent_tool.ts";
-export * from "./research.ts";
-export * from "./tree.ts";
+export { agentTool, type AgentToolOptions, type QuestionArgs } from "./agent_tool.ts";
+export { researchTool, type ResearchToolOptions } from "./research.ts";
+export {
+  approveInTree,
+  formatTree,
+  type ListingStore,
+  loadRoot,
+  loadTree,
+  rejectInTree,
+  resumeTree,
+  type TreeNode,
+} from "./tree.ts";
+// The options of a child run, and of the demo tools a research child gets.
+export type { ChildRunOptions } from "../harness/tool.ts";
+export type { ReadFileOptions } from "../tools/read_file.ts";
+export type { ScanArchiveOptions } from "../tools/scan_archive.ts";
+// Thrown by a tool whose child run stopped, to suspend the parent with the call pending.
+export { SuspendRun } from "../harness/errors.ts";

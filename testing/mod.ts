@@ -18,7 +18,25 @@
  *
  * @module
  */
-export * from "./scripted_provider.ts";
-export * from "./scripted_model.ts";
-export * from "./scenarios.ts";
+export {
+  createScriptedProvider,
+  type Fault,
+  FAULTS,
+  type ProviderRequestInfo,
+  scriptedFetch,
+  type ScriptedProvider,
+  type ScriptedProviderOptions,
+} from "./scripted_provider.ts";
+export { scriptedModel, type ScriptedModelOptions } from "./scripted_model.ts";
+export {
+  callId,
+  callTool,
+  say,
+  type Scenario,
+  type ScenarioInput,
+  scenarioNames,
+  SCENARIOS,
+  type ScriptedReply,
+  type ScriptedToolCall,
+} from "./scenarios.ts";
 export { isSummaryRequest, scriptedSummary } from "./scripted_summarizer.ts";

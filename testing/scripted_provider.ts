@@ -13,10 +13,11 @@ import {
   loadTokenizer,
   truncateToTokens,
 } from "../harness/tokens.ts";
-import { say, type Scenario, scenarioInput, SCENARIOS } from "./scenarios.ts";
+import { say, type Scenario, type ScenarioInput, scenarioInput, SCENARIOS } from "./scenarios.ts";
 import { isSummaryRequest, scriptedSummary } from "./scripted_summarizer.ts";
 import { TREE_SCENARIOS } from "./tree_scenarios.ts";
 import {
+  type ChatRequest,
   type Completion,
   completionBody,
   errorResponse,
@@ -180,8 +181,15 @@ function faultResponse(fault: Fault, req: Request, model: string): Response {
   }
 }
 
-/** OpenAI's answer to a prompt over the window. */
-function tooLong(window: number, tokens: number): Response {
+/** OpenAI's answer to a prompt over the window `window` (none: no limit), or null. */
+async function overWindow(
+  request: ChatRequest,
+  window: number | undefined,
+): Promise<Response | null> {
+  if (window === undefined) return null;
+  await loadTokenizer();
+  const tokens = countPromptTokens(request.messages, request.tools);
+  if (tokens <= window) return null;
   return errorResponse(
     400,
     `This model's maximum context length is ${window} tokens. However, your messages resulted ` +
@@ -205,6 +213,136 @@ function capReply(
   return calls > 0 ? "tool_calls" : "stop";
 }
 
+/** `GET /v1/models`: the scenarios, as models. */
+function modelsResponse(names: readonly string[]): Response {
+  const created = Math.floor(Date.now() / 1000);
+  return Response.json({
+    object: "list",
+    data: names.map((id) => ({ id, object: "model", created, owned_by: "reins" })),
+  });
+}
+
+/** A chat request that passed every check, with what it asks of the provider. */
+interface AcceptedChat {
+  request: ChatRequest;
+  scenario: Scenario;
+  latency: number;
+  header: Fault | null;
+}
+
+/** Parses and checks a chat request: an `AcceptedChat`, or the 4xx response refusing it. */
+async function acceptChat(
+  req: Request,
+  scenarios: Readonly<Record<string, Scenario>>,
+  latencyMs: number | undefined,
+): Promise<AcceptedChat | Response> {
+  let body: unknown;
+  try {
+    body = await req.json();
+  } catch {
+    return errorResponse(
+      400,
+      "Request body is not valid JSON",
+      "invalid_request_error",
+      "invalid_json",
+    );
+  }
+  const request = parseChatRequest(body);
+  if ("error" in request) {
+    return errorResponse(400, request.error, "invalid_request_error", "invalid_request");
+  }
+  const scenario = Object.hasOwn(scenarios, request.model) ? scenarios[request.model] : undefined;
+  if (!scenario) {
+    const known = Object.keys(scenarios).sort().join(", ");
+    const message = `The model "${request.model}" does not exist. Known scenarios: ${known}`;
+    return errorResponse(404, message, "invalid_request_error", "model_not_found");
+  }
+  const latency = latencyOf(req, latencyMs);
+  if (typeof latency === "string") {
+    return errorResponse(400, latency, "invalid_request_error", "invalid_latency");
+  }
+  const header = req.headers.get("x-reins-fault");
+  if (header !== null && !(FAULTS as readonly string[]).includes(header)) {
+    const message = `Unknown fault "${header}". Known faults: ${FAULTS.join(", ")}`;
+    return errorResponse(400, message, "invalid_request_error", "invalid_fault");
+  }
+  return { request, scenario, latency, header: header as Fault | null };
+}
+
+/** The completion a scenario's reply makes, capped at `max_tokens`, with real token counts. */
+async function scriptedCompletion(
+  request: ChatRequest,
+  scenario: Scenario,
+  input: ScenarioInput,
+): Promise<Completion> {
+  await loadTokenizer(); // it reports real counts: built once per process, on first use
+  // reins's summary call gets the deterministic summary, whatever the scenario.
+  const reply = isSummaryRequest(request.messages)
+    ? say(scriptedSummary(request.messages.at(-1)?.content ?? ""))
+    : scenario(input);
+  const message: AssistantMessage = { role: "assistant", content: reply.content };
+  if (reply.tool_calls?.length) {
+    message.tool_calls = reply.tool_calls.map((t) => ({
+      id: t.id,
+      type: "function",
+      function: { name: t.name, arguments: JSON.stringify(t.args) },
+    }));
+  }
+  const finishReason = capReply(message, request.maxTokens);
+  return {
+    id: `chatcmpl-${request.model}-${input.turn}`,
+    created: Math.floor(Date.now() / 1000),
+    model: request.model,
+    message,
+    finishReason,
+    usage: {
+      prompt_tokens: countPromptTokens(request.messages, request.tools),
+      completion_tokens: countCompletionTokens(message),
+    },
+  };
+}
+
+/** `POST /v1/chat/completions`: the scenario's reply, after the latency and fault asked for. */
+async function chatResponse(
+  req: Request,
+  scenarios: Readonly<Record<string, Scenario>>,
+  options: ScriptedProviderOptions,
+): Promise<Response> {
+  const accepted = await acceptChat(req, scenarios, options.latencyMs);
+  if (accepted instanceof Response) return accepted;
+  const { request, scenario, latency, header } = accepted;
+  const input = scenarioInput(request.messages);
+  const info = { model: request.model, turn: input.turn };
+  options.onRequest?.(info);
+  // `req.signal` only when waiting: touching it makes Deno 2.9 warn about its
+  // legacy abort after every response (nothing here relies on that abort).
+  if (latency > 0) await delay(latency, req.signal);
+  const fault = header ?? options.faults?.(info) ?? options.fault;
+  if (fault) return faultResponse(fault, req, request.model);
+  const refused = await overWindow(request, options.contextTokens);
+  if (refused) return refused;
+  const completion = await scriptedCompletion(request, scenario, input);
+  if (!request.stream) return Response.json(completionBody(completion));
+  const events = streamEvents(completion, request.includeUsage);
+  return new Response(pacedStream(events, options.chunkMs ?? 0, req.signal), {
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+  });
+}
+
+/** A thrown error as a response: 499 when the client went away, else 500. */
+function errorOf(err: unknown, req: Request): Response {
+  if (req.signal.aborted) {
+    return errorResponse(499, "The client closed the request", "client_closed", "aborted");
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return errorResponse(
+    500,
+    `Scripted provider error: ${message}`,
+    "server_error",
+    "internal_error",
+  );
+}
+
 /**
  * Creates the scripted provider. Routes: `POST /v1/chat/completions` (the
  * `model` names the scenario), `GET /v1/models`.
@@ -222,127 +360,24 @@ function capReply(
  */
 export function createScriptedProvider(options: ScriptedProviderOptions = {}): ScriptedProvider {
   const scenarios: Record<string, Scenario> = { ...BUILT_IN_SCENARIOS, ...options.scenarios };
-  const names = () => Object.keys(scenarios).sort();
-
-  const models = () => {
-    const created = Math.floor(Date.now() / 1000);
-    return Response.json({
-      object: "list",
-      data: names().map((id) => ({ id, object: "model", created, owned_by: "reins" })),
-    });
-  };
-
-  const chat = async (req: Request): Promise<Response> => {
-    let body: unknown;
-    try {
-      body = await req.json();
-    } catch {
-      return errorResponse(
-        400,
-        "Request body is not valid JSON",
-        "invalid_request_error",
-        "invalid_json",
-      );
-    }
-    const request = parseChatRequest(body);
-    if ("error" in request) {
-      return errorResponse(400, request.error, "invalid_request_error", "invalid_request");
-    }
-    const scenario = Object.hasOwn(scenarios, request.model) ? scenarios[request.model] : undefined;
-    if (!scenario) {
-      const message = `The model "${request.model}" does not exist. Known scenarios: ${
-        names().join(", ")
-      }`;
-      return errorResponse(404, message, "invalid_request_error", "model_not_found");
-    }
-    const latency = latencyOf(req, options.latencyMs);
-    if (typeof latency === "string") {
-      return errorResponse(400, latency, "invalid_request_error", "invalid_latency");
-    }
-    const header = req.headers.get("x-reins-fault");
-    if (header !== null && !(FAULTS as readonly string[]).includes(header)) {
-      const message = `Unknown fault "${header}". Known faults: ${FAULTS.join(", ")}`;
-      return errorResponse(400, message, "invalid_request_error", "invalid_fault");
-    }
-
-    const input = scenarioInput(request.messages);
-    const info = { model: request.model, turn: input.turn };
-    options.onRequest?.(info);
-    // `req.signal` only when waiting: touching it makes Deno 2.9 warn about its
-    // legacy abort after every response (nothing here relies on that abort).
-    if (latency > 0) await delay(latency, req.signal);
-    const fault = (header as Fault | null) ?? options.faults?.(info) ?? options.fault;
-    if (fault) return faultResponse(fault, req, request.model);
-
-    await loadTokenizer(); // it reports real counts: built once per process, on first use
-    const promptTokens = countPromptTokens(request.messages, request.tools);
-    if (options.contextTokens !== undefined && promptTokens > options.contextTokens) {
-      return tooLong(options.contextTokens, promptTokens);
-    }
-    // reins's summary call gets the deterministic summary, whatever the scenario.
-    const reply = isSummaryRequest(request.messages)
-      ? say(scriptedSummary(request.messages.at(-1)?.content ?? ""))
-      : scenario(input);
-    const message: AssistantMessage = { role: "assistant", content: reply.content };
-    if (reply.tool_calls?.length) {
-      message.tool_calls = reply.tool_calls.map((t) => ({
-        id: t.id,
-        type: "function",
-        function: { name: t.name, arguments: JSON.stringify(t.args) },
-      }));
-    }
-    const finishReason = capReply(message, request.maxTokens);
-    const completion: Completion = {
-      id: `chatcmpl-${request.model}-${input.turn}`,
-      created: Math.floor(Date.now() / 1000),
-      model: request.model,
-      message,
-      finishReason,
-      usage: {
-        prompt_tokens: promptTokens,
-        completion_tokens: countCompletionTokens(message),
-      },
-    };
-    if (!request.stream) return Response.json(completionBody(completion));
-    const events = streamEvents(completion, request.includeUsage);
-    return new Response(pacedStream(events, options.chunkMs ?? 0, req.signal), {
-      headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
-    });
-  };
-
   // Two routes, matched by hand: no router, so a worker that plays scenarios loads no Hono.
   const route = (req: Request): Response | Promise<Response> => {
     const { pathname } = new URL(req.url);
     if ((req.method === "GET" || req.method === "HEAD") && pathname === "/v1/models") {
-      return models();
+      return modelsResponse(Object.keys(scenarios).sort());
     }
-    if (req.method === "POST" && pathname === "/v1/chat/completions") return chat(req);
-    return errorResponse(
-      404,
-      `Unknown route ${req.method} ${pathname}`,
-      "invalid_request_error",
-      "unknown_route",
-    );
-  };
-  const onError = (err: unknown, req: Request): Response => {
-    if (req.signal.aborted) {
-      return errorResponse(499, "The client closed the request", "client_closed", "aborted");
+    if (req.method === "POST" && pathname === "/v1/chat/completions") {
+      return chatResponse(req, scenarios, options);
     }
-    const message = err instanceof Error ? err.message : String(err);
-    return errorResponse(
-      500,
-      `Scripted provider error: ${message}`,
-      "server_error",
-      "internal_error",
-    );
+    const message = `Unknown route ${req.method} ${pathname}`;
+    return errorResponse(404, message, "invalid_request_error", "unknown_route");
   };
-
   return {
     async fetch(request) {
       try {
         return await route(request);
       } catch (err) {
-        return onError(err, request);
+        return errorOf(err, request);
       }
     },
   };

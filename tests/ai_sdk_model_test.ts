@@ -4,7 +4,8 @@ import { z } from "zod";
 import { simulateReadableStream } from "ai";
 import { MockLanguageModelV3, MockLanguageModelV4 } from "ai/test";
 import { aiSdkModel } from "../ai_sdk/mod.ts";
-import { defineTool, memorySink, newRun, roundUsd, run } from "../mod.ts";
+import { defineTool, memorySink, newRun, run } from "../mod.ts";
+import { roundUsd } from "../harness/cost.ts";
 
 const usage = (input: number, output: number, cacheRead?: number, cacheWrite?: number) => ({
   inputTokens: {

@@ -311,7 +311,7 @@ Deno.test("resume with pending calls runs them without asking the model again", 
   assert.equal(done.toolRuns, 2);
 });
 
-Deno.test("cancellation mid-tool stops interrupted/cancelled within milliseconds", async () => {
+Deno.test("a stop mid-tool ends the run interrupted/cancelled within milliseconds", async () => {
   await using f = await fixture("slow");
   const ac = new AbortController();
   const t0 = performance.now();

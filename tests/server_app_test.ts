@@ -240,7 +240,7 @@ Deno.test("SSE: stored events in order with ids, resuming after Last-Event-ID, t
     assert.equal(events.at(-1)?.data.type, "run_stopped");
   }));
 
-Deno.test("stop cancels a slow run tree: every node interrupted, no tool still running", () =>
+Deno.test("a Stop interrupts a slow run tree: every node interrupted, no tool still running", () =>
   withServer({ scan: { ms: 3000 } }, async (s) => {
     const id =
       (await s.call("POST", "/runs", { task: "Scan.", scenario: "research-slow" })).body.runId;

@@ -1,6 +1,6 @@
 /**
  * `scan_archive`: a deliberately slow, read-only tool for demonstrating
- * progress events and cancellation.
+ * progress events and a Stop mid-call.
  *
  * @module
  */

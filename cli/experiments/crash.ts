@@ -39,9 +39,9 @@ interface Killed {
   killedAfter: number;
 }
 
-/** Spawns the child and kills it with SIGKILL once turn 2 and its tool result are committed. */
-async function runAndKill(kvPath: string, ws: Workspace, runId: string): Promise<Killed> {
-  const child = new Deno.Command(Deno.execPath(), {
+/** Spawns the child process that runs `plan` persisted in KV at `kvPath`. */
+function spawnChild(kvPath: string, ws: Workspace, runId: string): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "--quiet",
@@ -70,6 +70,11 @@ async function runAndKill(kvPath: string, ws: Workspace, runId: string): Promise
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+}
+
+/** Spawns the child and kills it with SIGKILL once turn 2 and its tool result are committed. */
+async function runAndKill(kvPath: string, ws: Workspace, runId: string): Promise<Killed> {
+  const child = spawnChild(kvPath, ws, runId);
   const started = performance.now();
   const stderr = new Response(child.stderr).text();
   const starts: TraceEvent[] = [];
@@ -129,6 +134,47 @@ async function resume(
   }
 }
 
+/** Restores the killed run from KV, resumes it in this process and reports both processes' work. */
+async function restoreAndResume(
+  out: Out,
+  kvPath: string,
+  ws: Workspace,
+  runId: string,
+): Promise<RunState> {
+  const kv = await openKv(kvPath);
+  try {
+    const store = new KvRunStore(kv);
+    const restored = await store.load(runId);
+    out(
+      `  restored from KV: turns=${restored.turns}  cost=${
+        usd(restored.costUsd)
+      }  messages=${restored.messages.length}  status=${restored.status}`,
+    );
+    const r = await resume(store, runId, ws);
+    out(
+      `  resumed in process 2 (pid ${Deno.pid}) after waiting ${
+        ms(r.waited)
+      } for the dead child's lease: turns=${r.state.turns}  cost=${
+        usd(r.state.costUsd)
+      }  status=${r.state.status}`,
+    );
+    out(
+      `  model calls in process 2: ${r.modelCalls}; tool runs in process 2: ${
+        toolRunsOf(r.events).join(", ") || "none"
+      }`,
+    );
+    const all = toolRunsOf((await store.events(runId)).map((e) => e.event));
+    out(`  tool runs across BOTH processes (the KV trace): ${all.join(", ")}`);
+    out(
+      `  counted for the call the kill cut off (its prompt, an estimate: the provider ` +
+        `may have billed it): ${usd(r.state.estimatedUsd)}`,
+    );
+    return r.state;
+  } finally {
+    kv.close();
+  }
+}
+
 /**
  * 9. Crash and resume: a child process runs `plan` persisted in Deno KV and
  * is killed with SIGKILL after turn 2 is committed; this process restores
@@ -155,38 +201,7 @@ export async function crashExperiment(out: Out, _options: ExperimentOptions = {}
         } after it started: turn 2 committed, turn 3's model call in flight`,
       );
       out(`  tool runs so far: ${killed.toolRuns.join(", ")}`);
-      const kv = await openKv(kvPath);
-      try {
-        const store = new KvRunStore(kv);
-        const restored = await store.load(runId);
-        out(
-          `  restored from KV: turns=${restored.turns}  cost=${
-            usd(restored.costUsd)
-          }  messages=${restored.messages.length}  status=${restored.status}`,
-        );
-        const r = await resume(store, runId, ws);
-        out(
-          `  resumed in process 2 (pid ${Deno.pid}) after waiting ${
-            ms(r.waited)
-          } for the dead child's lease: turns=${r.state.turns}  cost=${
-            usd(r.state.costUsd)
-          }  status=${r.state.status}`,
-        );
-        out(
-          `  model calls in process 2: ${r.modelCalls}; tool runs in process 2: ${
-            toolRunsOf(r.events).join(", ") || "none"
-          }`,
-        );
-        const all = toolRunsOf((await store.events(runId)).map((e) => e.event));
-        out(`  tool runs across BOTH processes (the KV trace): ${all.join(", ")}`);
-        out(
-          `  counted for the call the kill cut off (its prompt, an estimate: the provider ` +
-            `may have billed it): ${usd(r.state.estimatedUsd)}`,
-        );
-        return r.state;
-      } finally {
-        kv.close();
-      }
+      return await restoreAndResume(out, kvPath, ws, runId);
     });
     const baseline = await withWorkspace((ws) => play(ws, "plan"));
     // The crash bills no committed turn twice: less the estimate for the call in

@@ -15,18 +15,18 @@ import {
 import { ms, quote } from "../table.ts";
 
 /**
- * 10. `slow` (scan_archive, about 3 s) with no cancellation, then with the
+ * 10. `slow` (scan_archive, about 3 s) with no Stop, then with the
  * user pressing Stop at 1.2 s (`AbortController.abort("user pressed Stop")`).
  * Progress lines are printed as the tool reports them. `quick` shrinks the
  * scan to 300 ms and the Stop to 120 ms.
  *
  * @example
  * ```ts
- * import { cancelExperiment } from "./timing.ts";
- * await cancelExperiment(console.log, { quick: true });
+ * import { stopExperiment } from "./timing.ts";
+ * await stopExperiment(console.log, { quick: true });
  * ```
  */
-export async function cancelExperiment(out: Out, options: ExperimentOptions = {}): Promise<void> {
+export async function stopExperiment(out: Out, options: ExperimentOptions = {}): Promise<void> {
   const scanMs = options.quick ? 300 : 3_000;
   const stopAt = options.quick ? 120 : 1_200;
   heading(

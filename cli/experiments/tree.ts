@@ -143,6 +143,111 @@ function sumLine(g: Grown): string {
   }: ${verdict}`;
 }
 
+/** (a) Two research children; every dollar they spend is the parent's too. */
+async function twoChildren(out: Out, kv: Deno.Kv): Promise<void> {
+  out("  -- (a) parent with two research children (research)");
+  const a = await withWorkspace((ws) => grow(kv, ws, "research"));
+  printCosts(out, a);
+  out(sumLine(a));
+  out(
+    `  the tree spent ${usd(a.root.costUsd)} of the root's ${usd(TREE_BUDGET_USD)} ` +
+      `(each child may spend at most what its parent has left)`,
+  );
+  out(`  parent ${a.root.status}; its answer: ${quote(a.root.output, 110)}`);
+}
+
+/** (b) A runaway child: its own cap stops it, the parent carries on. */
+async function runawayChild(out: Out, kv: Deno.Kv): Promise<void> {
+  out("");
+  out("  -- (b) the same with a runaway child (research-runaway)");
+  const b = await withWorkspace((ws) => grow(kv, ws, "research-runaway"));
+  printCosts(out, b);
+  out(sumLine(b));
+  out(`  parent ${b.root.status}; its answer: ${quote(b.root.output, 110)}`);
+}
+
+/** What the stopped tree's nodes say: a table row each, the latest `run_stopped`, late events. */
+interface StoppedNodes {
+  rows: Cell[][];
+  /** ms from the Stop to the last `run_stopped`. */
+  last: number;
+  /** Tool events after a node's `run_stopped`. */
+  late: number;
+}
+
+/** Reads each node of a stopped tree back: its status, reason, pending call and late events. */
+async function stoppedNodes(kv: Deno.Kv, c: Grown): Promise<StoppedNodes> {
+  const store = new KvRunStore(kv);
+  const id = (x: string) => shortId(x, c.root.runId);
+  const rows: Cell[][] = [];
+  let last = -Infinity;
+  let late = 0;
+  for (const n of c.nodes) {
+    const events = c.events.get(n.runId) ?? [];
+    const stoppedAt = events.findLastIndex((e) => e.type === "run_stopped");
+    const stopped = events[stoppedAt];
+    const after = stoppedAt < 0
+      ? []
+      : events.slice(stoppedAt + 1).filter((e) =>
+        e.type === "tool_progress" || e.type === "tool_result"
+      );
+    late += after.length;
+    const at = stopped ? Date.parse(stopped.at) - c.requestedAt : NaN;
+    if (stopped) last = Math.max(last, at);
+    const state = await store.load(n.runId);
+    const reason = state.interruption?.type === "cancelled" ? state.interruption.reason : "";
+    rows.push([
+      id(n.runId),
+      n.parentId ? id(n.parentId) : "-",
+      n.status,
+      reason ? quote(reason) : "-",
+      pending(state).map((call) => call.function.name).join(", ") || "-",
+      stopped && c.requestedAt ? `+${ms(at)}` : "-",
+      after.length,
+    ]);
+  }
+  return { rows, last, late };
+}
+
+/** (c) One Stop for the whole tree while the leaves are mid-scan. */
+async function stoppedTree(out: Out, kv: Deno.Kv, scanMs: number, stopAt: number): Promise<void> {
+  out("");
+  out(
+    `  -- (c) a depth-3 tree whose leaves scan ~${ms(scanMs)} (research-deep-slow), ` +
+      `stopped at ${ms(stopAt)}`,
+  );
+  const c = await withWorkspace((ws) =>
+    grow(kv, ws, "research-deep-slow", {
+      depth: 2,
+      scan: { ms: scanMs, every: 100 },
+      stopAt,
+    })
+  );
+  const { rows, last, late } = await stoppedNodes(kv, c);
+  printTable(out, [
+    "node",
+    "parent",
+    "status",
+    "reason",
+    "pending call",
+    "run_stopped (after Stop)",
+    "tool events after",
+  ], rows);
+  out(
+    `  requestStop(kv, rootId, ${JSON.stringify(TREE_STOP_REASON)}) at ${ms(stopAt)}; ` +
+      `executeTree (watching the Stop key) returned after ${ms(c.ms)}`,
+  );
+  const all = c.nodes.every((n) => n.status === "interrupted");
+  out(
+    `  ${c.nodes.length} nodes, ${all ? "every one" : "NOT every one"} interrupted; ` +
+      `stop() -> last run_stopped (from the KV events): ${c.requestedAt ? ms(last) : "no Stop"}`,
+  );
+  out(
+    `  tool_progress / tool_result after a node's run_stopped (watched ${ms(SETTLE_MS)} more): ` +
+      `${late}${late ? ": a tool was STILL RUNNING" : ": no tool still running"}`,
+  );
+}
+
 /**
  * 12. Subagents under one $0.02 root budget, against the in-process scripted
  * provider with runs in an in-memory Deno KV: (a) `research` (two children)
@@ -167,89 +272,9 @@ export async function treeExperiment(out: Out, options: ExperimentOptions = {}):
   heading(out, `12. subagents: a tree under one budget (${usd(TREE_BUDGET_USD)} at the root)`);
   const kv = await Deno.openKv(":memory:");
   try {
-    // (a) Two research children; every dollar they spend is the parent's too.
-    out("  -- (a) parent with two research children (research)");
-    const a = await withWorkspace((ws) => grow(kv, ws, "research"));
-    printCosts(out, a);
-    out(sumLine(a));
-    out(
-      `  the tree spent ${usd(a.root.costUsd)} of the root's ${usd(TREE_BUDGET_USD)} ` +
-        `(each child may spend at most what its parent has left)`,
-    );
-    out(`  parent ${a.root.status}; its answer: ${quote(a.root.output, 110)}`);
-
-    // (b) A runaway child: its own cap stops it, the parent carries on.
-    out("");
-    out("  -- (b) the same with a runaway child (research-runaway)");
-    const b = await withWorkspace((ws) => grow(kv, ws, "research-runaway"));
-    printCosts(out, b);
-    out(sumLine(b));
-    out(`  parent ${b.root.status}; its answer: ${quote(b.root.output, 110)}`);
-
-    // (c) One Stop for the whole tree while the leaves are mid-scan.
-    out("");
-    out(
-      `  -- (c) a depth-3 tree whose leaves scan ~${ms(scanMs)} (research-deep-slow), ` +
-        `stopped at ${ms(stopAt)}`,
-    );
-    const c = await withWorkspace((ws) =>
-      grow(kv, ws, "research-deep-slow", {
-        depth: 2,
-        scan: { ms: scanMs, every: 100 },
-        stopAt,
-      })
-    );
-    const store = new KvRunStore(kv);
-    const id = (x: string) => shortId(x, c.root.runId);
-    const rows: Cell[][] = [];
-    let last = -Infinity;
-    let late = 0;
-    for (const n of c.nodes) {
-      const events = c.events.get(n.runId) ?? [];
-      const stoppedAt = events.findLastIndex((e) => e.type === "run_stopped");
-      const stopped = events[stoppedAt];
-      const after = stoppedAt < 0
-        ? []
-        : events.slice(stoppedAt + 1).filter((e) =>
-          e.type === "tool_progress" || e.type === "tool_result"
-        );
-      late += after.length;
-      const at = stopped ? Date.parse(stopped.at) - c.requestedAt : NaN;
-      if (stopped) last = Math.max(last, at);
-      const state = await store.load(n.runId);
-      const reason = state.interruption?.type === "cancelled" ? state.interruption.reason : "";
-      rows.push([
-        id(n.runId),
-        n.parentId ? id(n.parentId) : "-",
-        n.status,
-        reason ? quote(reason) : "-",
-        pending(state).map((call) => call.function.name).join(", ") || "-",
-        stopped && c.requestedAt ? `+${ms(at)}` : "-",
-        after.length,
-      ]);
-    }
-    printTable(out, [
-      "node",
-      "parent",
-      "status",
-      "reason",
-      "pending call",
-      "run_stopped (after Stop)",
-      "tool events after",
-    ], rows);
-    out(
-      `  requestStop(kv, rootId, ${JSON.stringify(TREE_STOP_REASON)}) at ${ms(stopAt)}; ` +
-        `executeTree (watching the Stop key) returned after ${ms(c.ms)}`,
-    );
-    const all = c.nodes.every((n) => n.status === "interrupted");
-    out(
-      `  ${c.nodes.length} nodes, ${all ? "every one" : "NOT every one"} interrupted; ` +
-        `stop() -> last run_stopped (from the KV events): ${c.requestedAt ? ms(last) : "no Stop"}`,
-    );
-    out(
-      `  tool_progress / tool_result after a node's run_stopped (watched ${ms(SETTLE_MS)} more): ` +
-        `${late}${late ? ": a tool was STILL RUNNING" : ": no tool still running"}`,
-    );
+    await twoChildren(out, kv);
+    await runawayChild(out, kv);
+    await stoppedTree(out, kv, scanMs, stopAt);
   } finally {
     kv.close();
   }

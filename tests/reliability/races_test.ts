@@ -213,7 +213,7 @@ Deno.test("race: approve vs reject — exactly one verdict lands and the record 
   });
 });
 
-Deno.test("race: Stop vs approve — the run is cancelled or completes after the approve, never both", async () => {
+Deno.test("race: Stop vs approve — the run is stopped or completes after the approve, never both", async () => {
   await trials("stop vs approve", async ({ a, b, where }, r, _i, tally) => {
     const { runId: id } = await seed(a, awaitingRun());
     const effects = newEffects();
