@@ -117,7 +117,10 @@ async function main(argv: string[]): Promise<number> {
     dedupe: flags.dedupe || (config.dedupe ?? false),
     toolErrors: flags.toolErrors ?? config.toolErrors,
     prices: config.prices,
-    ...(flags.compactAt ? { context: { trigger: { tokens: flags.compactAt } } } : {}),
+    // --compact-at turns compaction on (or sets the trigger of the config file's policy).
+    context: flags.compactAt
+      ? { ...config.context, trigger: { tokens: flags.compactAt } }
+      : config.context,
   }, {
     model,
     workspace: ws,

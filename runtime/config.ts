@@ -11,7 +11,7 @@ import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import { ReinsError } from "../harness/errors.ts";
 import { type Prices, pricesSchemaOf, type PriceTable } from "../harness/cost.ts";
 import { RunLimitsSchema } from "../harness/limits.ts";
-import { RunSettingsSchema } from "./run_settings.ts";
+import { type ContextSettings, RunSettingsSchema } from "./run_settings.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel, type OpenAIModelOptions } from "../openai/openai_model.ts";
 import type { McpServerEntry } from "../mcp/mod.ts";
@@ -50,6 +50,8 @@ export interface ReinsConfig {
   dedupe?: boolean;
   /** How tool errors reach the model: `describe` (default), `generic`, or `fatal` to the run. */
   toolErrors?: "describe" | "generic" | "fatal";
+  /** Compact the prompt of long runs (a context policy, the summary model by name; default off). */
+  context?: ContextSettings;
   /** Directory the file tools are confined to. */
   workspace?: string;
   /** MCP servers whose tools runs are offered, by name (the shape other MCP clients use). */
@@ -104,6 +106,7 @@ const configSchema = z.strictObject({
   budgetMode: RunSettingsSchema.shape.budgetMode,
   dedupe: RunSettingsSchema.shape.dedupe,
   toolErrors: RunSettingsSchema.shape.toolErrors,
+  context: RunSettingsSchema.shape.context,
   workspace: text.optional(),
   mcpServers: z.record(z.string(), mcpServerSchema, { error: OBJECT }).superRefine(
     (servers, ctx) => {

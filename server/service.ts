@@ -102,7 +102,7 @@ export function configFromEnv(
  * What the server takes from `reins.jsonc`, the environment winning:
  * `LLM_BASE_URL` over `baseUrl`, `LLM_MODEL` over `model`, the key from
  * the variable `apiKeyEnv` names (default `LLM_API_KEY`); `prices`, `limits`,
- * `budgetMode`, `dedupe` and `toolErrors` become the defaults of new runs
+ * `budgetMode`, `dedupe`, `toolErrors` and `context` become the defaults of new runs
  * (a request's `options` and `limits` win). `workspace` is the CLI's only:
  * server runs get one workspace per tree under `REINS_WORKSPACES`.
  *
@@ -117,9 +117,11 @@ export function serverSettings(
   file: ReinsConfig,
   env: Record<string, string | undefined> = Deno.env.toObject(),
 ): { baseUrl?: string; apiKey?: string; defaultModel?: string; runDefaults: RunDefaults } {
-  const { prices, budgetMode, dedupe, toolErrors, limits } = file;
+  const { prices, budgetMode, dedupe, toolErrors, context, limits } = file;
   const settings = Object.fromEntries(
-    Object.entries({ prices, budgetMode, dedupe, toolErrors }).filter(([, v]) => v !== undefined),
+    Object.entries({ prices, budgetMode, dedupe, toolErrors, context }).filter(([, v]) =>
+      v !== undefined
+    ),
   );
   return {
     baseUrl: env.LLM_BASE_URL || file.baseUrl,
