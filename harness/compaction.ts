@@ -169,7 +169,6 @@ async function summarize(
   const next: ContextState = {
     ...pre,
     summarizedTo: cut,
-    elidedTo: Math.max(pre.elidedTo, cut),
     summaryTurns: pre.summaryTurns + turnsBetween(state.messages, from, cut),
     compactions: pre.compactions + 1,
   };

@@ -217,3 +217,34 @@ export function turnsBetween(messages: readonly ChatMessage[], from: number, to:
   for (let i = from; i < to; i++) if (messages[i].role === "assistant") n++;
   return n;
 }
+
+/**
+ * The context of a run whose transcript is cut to its first `count` messages
+ * (a fork from an earlier point): a summary covering messages past the cut
+ * is dropped (it would tell the model of turns that, in the fork, never
+ * happened) and elision stops at the cut. Compactions and their cost stay
+ * (they were spent). Undefined when nothing of the context applies.
+ *
+ * @example
+ * ```ts
+ * import { contextForPrefix, emptyContext } from "./context_view.ts";
+ * const c = { ...emptyContext(), summary: "s", summaryTurns: 3, summarizedTo: 8, elidedTo: 8 };
+ * console.log(contextForPrefix(c, 5)?.summary); // null
+ * ```
+ */
+export function contextForPrefix(
+  context: ContextState | undefined,
+  count: number,
+): ContextState | undefined {
+  if (!context) return undefined;
+  if (context.summarizedTo <= count) {
+    return { ...context, elidedTo: Math.min(context.elidedTo, count) };
+  }
+  return {
+    ...context,
+    summary: null,
+    summaryTurns: 0,
+    summarizedTo: 0,
+    elidedTo: Math.min(context.elidedTo, count),
+  };
+}

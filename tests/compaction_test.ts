@@ -9,7 +9,7 @@ import { computeCost, roundUsd } from "../harness/cost.ts";
 import type { ChatMessage } from "../harness/messages.ts";
 import type { Model } from "../harness/model.ts";
 import type { ContextPolicy } from "../harness/context_policy.ts";
-import { contextView } from "../harness/context_view.ts";
+import { contextForPrefix, contextView } from "../harness/context_view.ts";
 import { ERRORS_LOG } from "../tools/fixtures.ts";
 import { PLAN_ANSWER, RECALL_TURNS } from "../testing/scenarios.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
@@ -287,4 +287,20 @@ Deno.test("the AI SDK's context-length error (@ai-sdk/openai-compatible) is clas
   });
   assert.equal(s.status, "completed");
   assert.ok(of(events, "compaction").some((c) => c.reason === "context_length"));
+});
+
+Deno.test("a fork from before the summary's end drops the summary; from after it keeps it", async () => {
+  const { s } = await recall({
+    trigger: { tokens: 3000 },
+    strategies: ["summarize"],
+    keepTurns: 2,
+  });
+  const c = s.context!;
+  assert.ok(c.summary !== null && c.summarizedTo > 4);
+  const early = contextForPrefix(c, c.summarizedTo - 2)!;
+  assert.equal(early.summary, null);
+  const view = contextView(s.messages.slice(0, c.summarizedTo - 2), early);
+  assert.deepEqual(view, s.messages.slice(0, c.summarizedTo - 2));
+  assert.deepEqual(contextForPrefix(c, s.messages.length), c);
+  assert.equal(contextForPrefix(undefined, 3), undefined);
 });
