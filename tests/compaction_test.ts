@@ -14,6 +14,7 @@ import { ERRORS_LOG } from "../tools/fixtures.ts";
 import { PLAN_ANSWER, RECALL_TURNS } from "../testing/scenarios.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { fixture } from "./helpers.ts";
+import { scriptedModel } from "../testing/scripted_model.ts";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { aiSdkModel } from "../ai_sdk/mod.ts";
 import { scriptedFetch } from "../testing/scripted_provider.ts";
@@ -303,4 +304,25 @@ Deno.test("a fork from before the summary's end drops the summary; from after it
   assert.deepEqual(view, s.messages.slice(0, c.summarizedTo - 2));
   assert.deepEqual(contextForPrefix(c, s.messages.length), c);
   assert.equal(contextForPrefix(undefined, 3), undefined);
+});
+
+Deno.test("a cheaper summary model writes the summaries, at its own prices", async () => {
+  await using f = await fixture("runaway");
+  let summaryCalls = 0;
+  const cheap = scriptedModel("runaway", { onRequest: () => summaryCalls++ });
+  const prices = { inputPerMillion: 0.1, outputPerMillion: 0.4 };
+  const summaryModel: Model = { name: "cheap", prices, complete: cheap.complete };
+  const { sink, events } = memorySink();
+  const s = await run(newRun(task), {
+    model: f.model,
+    tools: f.tools,
+    limits: { maxTurns: 100, maxBudgetUsd: 100 },
+    context: { trigger: { tokens: 2000 }, summaryModel },
+    trace: sink,
+  });
+  const compactions = of(events, "compaction");
+  assert.ok(compactions.length >= 1);
+  assert.equal(summaryCalls, compactions.length);
+  assert.equal(f.calls.n, s.turns, "the run's model made the turns only");
+  for (const c of compactions) assert.equal(c.compactionCostUsd, computeCost(c, prices));
 });
