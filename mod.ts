@@ -35,16 +35,19 @@
  * @module
  */
 // The loop and a run's state.
-export { run } from "./harness/run.ts";
+export { run, type RunResult } from "./harness/run.ts";
 export {
   approve,
+  type JsonValue,
   newRun,
   type NewRunOptions,
   reject,
   type Rejection,
   type RunState,
 } from "./harness/state.ts";
-export type { Exit, Interruption, RunStatus } from "./harness/exit.ts";
+export type { Exit, Failure, Interruption, RunStatus } from "./harness/exit.ts";
+// Typed results: the output schema, and what an invalid answer reports.
+export type { JsonSchema, OutputFormat, OutputIssue, OutputSchema } from "./harness/output.ts";
 export type { AnyTool, BudgetMode, RunOptions, ToolErrorPolicy } from "./harness/run_options.ts";
 // Long runs: the context policy (compaction), what a compacted run stores, the summary prompt.
 export type { ContextPolicy, ContextStrategy } from "./harness/context_policy.ts";

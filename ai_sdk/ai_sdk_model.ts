@@ -90,6 +90,49 @@ function kindOf(err: ProviderError): ModelError["kind"] {
   return "network";
 }
 
+/** TypeError / RangeError for a model or options `aiSdkModel` cannot use; the retry bounds. */
+function checkArguments(
+  languageModel: AiSdkLanguageModel,
+  options: AiSdkModelOptions,
+): { maxRetries: number; baseMs: number } {
+  if (!languageModel || typeof languageModel.doGenerate !== "function") {
+    throw new TypeError("aiSdkModel: expected an AI SDK language model (with doGenerate)");
+  }
+  const version = (languageModel as { specificationVersion?: string }).specificationVersion;
+  if (version !== "v3" && version !== "v4") {
+    throw new TypeError(
+      `aiSdkModel: specification ${JSON.stringify(version)} is not supported (v3 or v4)`,
+    );
+  }
+  const maxRetries = options.maxRetries ?? 2;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+    throw new RangeError(
+      `aiSdkModel: maxRetries must be a non-negative integer, got ${maxRetries}`,
+    );
+  }
+  return { maxRetries, baseMs: options.retryBaseMs ?? 250 };
+}
+
+/**
+ * The AI SDK call options of a request: the prompt, the tools, the reply cap,
+ * and an output schema as the AI SDK's own `responseFormat` (`type: "json"`).
+ */
+function callOptions(options: AiSdkModelOptions, request: ModelRequest, signal: AbortSignal) {
+  const output = request.output;
+  return {
+    ...options.callOptions,
+    prompt: toPrompt(request.messages),
+    ...(request.tools.length
+      ? { tools: toTools(request.tools), toolChoice: { type: "auto" as const } }
+      : {}),
+    ...(request.maxTokens !== undefined ? { maxOutputTokens: request.maxTokens } : {}),
+    ...(output
+      ? { responseFormat: { type: "json" as const, schema: output.schema, name: output.name } }
+      : {}),
+    abortSignal: signal,
+  };
+}
+
 /**
  * Wraps an AI SDK language model as a reins `Model`: the transcript and tool
  * definitions are translated to the AI SDK prompt, the reply's text and tool
@@ -117,22 +160,7 @@ export function aiSdkModel(
   languageModel: AiSdkLanguageModel,
   options: AiSdkModelOptions = {},
 ): AiSdkModel {
-  if (!languageModel || typeof languageModel.doGenerate !== "function") {
-    throw new TypeError("aiSdkModel: expected an AI SDK language model (with doGenerate)");
-  }
-  const version = (languageModel as { specificationVersion?: string }).specificationVersion;
-  if (version !== "v3" && version !== "v4") {
-    throw new TypeError(
-      `aiSdkModel: specification ${JSON.stringify(version)} is not supported (v3 or v4)`,
-    );
-  }
-  const maxRetries = options.maxRetries ?? 2;
-  const baseMs = options.retryBaseMs ?? 250;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-    throw new RangeError(
-      `aiSdkModel: maxRetries must be a non-negative integer, got ${maxRetries}`,
-    );
-  }
+  const { maxRetries, baseMs } = checkArguments(languageModel, options);
   const name = options.name ?? languageModel.modelId;
   const label = `${languageModel.provider}/${languageModel.modelId}`;
 
@@ -141,15 +169,7 @@ export function aiSdkModel(
     signal: AbortSignal,
     onText?: (delta: string) => void,
   ): Promise<GenerateResult> {
-    const call = {
-      ...options.callOptions,
-      prompt: toPrompt(request.messages),
-      ...(request.tools.length
-        ? { tools: toTools(request.tools), toolChoice: { type: "auto" as const } }
-        : {}),
-      ...(request.maxTokens !== undefined ? { maxOutputTokens: request.maxTokens } : {}),
-      abortSignal: signal,
-    };
+    const call = callOptions(options, request, signal);
     // v3 and v4 call options agree on every field set here.
     const model = languageModel as LanguageModelV4;
     if (!onText) return await model.doGenerate(call) as GenerateResult;
@@ -161,6 +181,8 @@ export function aiSdkModel(
     name,
     languageModel,
     prices: options.prices,
+    // The provider holds the reply to `responseFormat`, or falls back itself (with a warning).
+    structuredOutput: "json_schema",
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply> {
       signal.throwIfAborted();
       const streams = typeof languageModel.doStream === "function" && request.onText;

@@ -15,6 +15,7 @@ import { approvalExperiment } from "./experiments/approval.ts";
 import { crashExperiment } from "./experiments/crash.ts";
 import { latencyExperiment, stopExperiment } from "./experiments/timing.ts";
 import { treeExperiment } from "./experiments/tree.ts";
+import { typedOutputExperiment } from "./experiments/typed.ts";
 import { ms } from "./table.ts";
 
 /** Options of {@link runDemo}. */
@@ -34,7 +35,8 @@ export interface DemoOptions {
  * write; 8. approval, rejection, and the lie an empty rejection tells;
  * 9. a crash (SIGKILL of a child process) and resume from Deno KV;
  * 10. a slow tool with and without Stop; 11. provider latency; 12. subagents:
- * a tree under one budget, a runaway child, and one Stop for the whole tree.
+ * a tree under one budget, a runaway child, and one Stop for the whole tree;
+ * 13. a typed answer repaired once, and one that never passes.
  *
  * @example
  * ```ts
@@ -65,6 +67,7 @@ export async function runDemo(out: Out = console.log, options: DemoOptions = {})
   await stopExperiment(out, options);
   await latencyExperiment(out, options);
   await treeExperiment(out, options);
+  await typedOutputExperiment(out);
   out("");
   out(`demo finished in ${ms(performance.now() - started)}`);
 }

@@ -20,8 +20,11 @@ export interface RunSummaryJson {
   compactions: number;
   /** What the compactions cost (summary calls; part of `costUsd`). */
   compactionCostUsd: number;
-  output: string | null;
+  /** The answer: text, or a typed run's value. */
+  output: RunState["output"];
   error: string | null;
+  /** Why it failed, as data (e.g. `invalid_output` with its issues), when it did. */
+  failure?: RunState["failure"];
 }
 
 /**
@@ -48,6 +51,7 @@ export function summarize(s: RunState): RunSummaryJson {
     compactionCostUsd: s.context?.costUsd ?? 0,
     output: s.output,
     error: s.error,
+    ...s.failure ? { failure: s.failure } : {},
   };
 }
 
@@ -75,7 +79,16 @@ export function describeRun(s: RunState): string[] {
       `  reject:  deno task run --reject ${s.runId} ${i.callId} --reason "..."`,
     );
   }
-  if (s.output !== null) lines.push(`  answer: ${JSON.stringify(s.output)}`);
+  if (s.outputSchema && s.output !== null) {
+    // A typed run's value, formatted (it passed the run's output schema).
+    lines.push(
+      "  output:",
+      ...JSON.stringify(s.output, null, 2).split("\n").map((l) => `    ${l}`),
+    );
+  } else if (s.output !== null) lines.push(`  answer: ${JSON.stringify(s.output)}`);
+  for (const i of s.failure?.issues ?? []) {
+    lines.push(`  invalid output at ${i.path}: ${i.message}`);
+  }
   if (s.error !== null) lines.push(`  error: ${s.error}`);
   return lines;
 }
@@ -147,6 +160,10 @@ export function progressLine(e: TraceEvent, t0: number): string | null {
       })  ${t}`;
     case "run_handed_over":
       return `  handed over by ${e.by} (it goes on elsewhere): ${e.reason}  ${t}`;
+    case "output_invalid":
+      return `  output invalid (${e.repair ? `repair ${e.repair} asked` : "no repair left"}): ${
+        e.issues.map((i) => `${i.path}: ${i.message}`).join("; ")
+      }  ${t}`;
     default:
       return null;
   }

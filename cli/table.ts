@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { JsonValue } from "../harness/state.ts";
 import { cutText } from "../harness/text.ts";
 
 /** A table cell: numbers are formatted with thousands separators. */
@@ -99,8 +100,10 @@ export function ms(n: number): string {
  * console.log(quote("hello")); // "\"hello\""
  * ```
  */
-export function quote(text: string | null | undefined, max = 72): string {
+export function quote(text: JsonValue | undefined, max = 72): string {
   if (text === null || text === undefined) return "-";
+  // A typed run's output is a value: quoted as its JSON.
+  if (typeof text !== "string") text = JSON.stringify(text);
   const one = text.replace(/\s+/g, " ");
   return JSON.stringify(one.length > max ? cutText(one, max - 1) + "…" : one);
 }

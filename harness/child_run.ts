@@ -52,6 +52,8 @@ function childOptions(ctx: RunContext, callId: string, o: ChildRunOptions): RunO
     ...parent,
     model: o.model ?? parent.model,
     tools: o.tools,
+    // The parent's output schema is its own answer's: a child has its own, or none.
+    output: o.output,
     limits: {
       maxTurns: own.maxTurns,
       maxBudgetUsd: Math.min(own.maxBudgetUsd, Math.max(0, ctx.remainingUsd())),

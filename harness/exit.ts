@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { OutputIssue } from "./output.ts";
 
 /** Where a run is. Every status but `running` is an exit. */
 export type RunStatus =
@@ -33,10 +34,23 @@ export type Interruption =
   | { type: "max_budget" }
   | { type: "cancelled"; reason: string };
 
+/**
+ * Why a run failed, as data, when the failure has a shape of its own (other
+ * failures carry their words in `error`). A union: more kinds may join.
+ */
+export type Failure = {
+  /** The final answer did not pass the run's output schema, and no repair is left. */
+  kind: "invalid_output";
+  /** The last answer as the model gave it (also in the transcript). */
+  raw: string;
+  /** What is wrong with it: path and message of each issue. */
+  issues: OutputIssue[];
+};
+
 /** How a run ends; build one with {@link exit}. */
 export type Exit =
   | { status: "completed"; interruption: null; reason: string }
-  | { status: "failed"; interruption: null; reason: string; error?: string }
+  | { status: "failed"; interruption: null; reason: string; error?: string; failure?: Failure }
   | { status: "max_turns_exceeded"; interruption: { type: "max_turns" }; reason: string }
   | { status: "budget_exceeded"; interruption: { type: "max_budget" }; reason: string }
   | { status: "interrupted"; interruption: Interruption; reason: string };
@@ -63,6 +77,7 @@ export function abortReason(signal: AbortSignal): string {
 export const exit: {
   readonly completed: (reason: string) => Exit;
   readonly failed: (reason: string, error?: string) => Exit;
+  readonly invalidOutput: (raw: string, issues: OutputIssue[], repairs: number) => Exit;
   readonly maxTurns: (reason: string) => Exit;
   readonly budget: (reason: string) => Exit;
   readonly interrupted: (interruption: Interruption, reason: string) => Exit;
@@ -77,6 +92,20 @@ export const exit: {
     return error === undefined
       ? { status: "failed", interruption: null, reason }
       : { status: "failed", interruption: null, reason, error };
+  },
+  /** The final answer failed the output schema after `repairs` repair turns. */
+  invalidOutput(raw: string, issues: OutputIssue[], repairs: number): Exit {
+    const n = issues.length;
+    const reason = `invalid output: the answer still fails the output schema after ${repairs} ` +
+      `repair${repairs === 1 ? "" : "s"}; ${n} issue${n === 1 ? "" : "s"}, the first at ` +
+      `${issues[0]?.path ?? "(root)"}: ${issues[0]?.message ?? "?"}`;
+    return {
+      status: "failed",
+      interruption: null,
+      reason,
+      error: reason,
+      failure: { kind: "invalid_output", raw, issues },
+    };
   },
   /** The turn cap stopped the run (resumable with a higher cap). */
   maxTurns(reason: string): Exit {

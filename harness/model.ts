@@ -7,6 +7,7 @@
  */
 import type { AssistantMessage, CallUsage, ChatMessage, ToolDefinition } from "./messages.ts";
 import type { Prices } from "./cost.ts";
+import type { OutputFormat } from "./output.ts";
 
 /** What the loop asks a model for. */
 export interface ModelRequest {
@@ -16,6 +17,13 @@ export interface ModelRequest {
   tools: ToolDefinition[];
   /** Cap on the reply's tokens (hard budget mode sets it). */
   maxTokens?: number;
+  /**
+   * The JSON Schema the answer must match (runs with `output`), sent only to a
+   * model that declares `structuredOutput: "json_schema"`: it asks the
+   * endpoint to hold the reply to it (OpenAI's `response_format`). Tool calls
+   * stay allowed.
+   */
+  output?: OutputFormat;
   /**
    * Receives the reply's text as it arrives, piece by piece, when the model
    * streams; a model that cannot stream ignores it. The pieces are for
@@ -51,6 +59,12 @@ export interface Model {
   readonly name: string;
   /** This model's prices, used when the run's options set none. */
   readonly prices?: Prices;
+  /**
+   * `json_schema`: the model honours `ModelRequest.output` (a run with an
+   * output schema sends it). Absent: such a run gives the model a
+   * `final_answer` tool instead.
+   */
+  readonly structuredOutput?: "json_schema";
   /** Makes one billed call. */
   complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply>;
 }

@@ -166,6 +166,7 @@ async function callModel(
         messages: ctx.window.messages(state),
         tools: definitions,
         maxTokens: plan.maxTokens,
+        ...ctx.output?.mode === "json_schema" ? { output: ctx.output.format } : {},
         onText: textDeltas(ctx),
         onReset: textReset(ctx),
       }, signal));
@@ -238,7 +239,8 @@ function cutByHardBudget(
     reply.finishReason !== "length" || message.tool_calls?.length ||
     ctx.options.budgetMode !== "hard"
   ) return null;
-  ctx.state.output = message.content ?? "";
+  // A typed run's output is a value that passed its schema, never a cut text.
+  if (!ctx.output) ctx.state.output = message.content ?? "";
   return exit.budget(
     "budget spent: the reply was cut at the tokens the budget could buy (hard budget)",
   );

@@ -5,7 +5,7 @@
  * @module
  */
 import type { RunOptions } from "./run_options.ts";
-import { pending, RESUMABLE_STATUSES, type RunState } from "./state.ts";
+import { RESUMABLE_STATUSES, type RunState } from "./state.ts";
 import { RunStateError, RunTooLargeError } from "./errors.ts";
 import { checkLimits } from "./limits.ts";
 import { addUsd, checkPrices, roundUsd } from "./cost.ts";
@@ -19,8 +19,20 @@ import { newBudgetGate } from "./budget_gate.ts";
 import { childRunner } from "./child_run.ts";
 import { countUnfinishedCall, markModelCall } from "./unfinished_call.ts";
 import { eventChain, isoNow } from "./event_chain.ts";
-import { saveQueue } from "./save_queue.ts";
+import { type SaveQueue, saveQueue } from "./save_queue.ts";
 import { contextWindow } from "./context_window.ts";
+import type { OutputSchema } from "./output.ts";
+import {
+  answerTools,
+  judgeAnswer,
+  type OutputPlan,
+  planOutput,
+  toolCallsToRun,
+  verdictDuringRepair,
+} from "./output_turn.ts";
+
+/** A run's state as `run()` returns it: `output` typed as the run's output schema's value. */
+export type RunResult<Output> = Omit<RunState, "output"> & { output: Output | null };
 
 /**
  * Runs (or continues) a run until it exits: `completed`, `failed`,
@@ -39,8 +51,65 @@ import { contextWindow } from "./context_window.ts";
  * const done = await run(newRun("say hi"), { model });
  * console.log(done.status, done.output, done.costUsd); // completed hi 0.000044
  * ```
+ *
+ * With `output`, `result.output` is the answer parsed by the schema, typed:
+ *
+ * ```ts
+ * import { z } from "zod";
+ * import { newRun } from "./state.ts";
+ * import { run } from "./run.ts";
+ * const model = { name: "m", complete: async () => ({
+ *   message: { role: "assistant" as const, content: '{"file":"errors.log","line":3}' },
+ *   usage: { prompt_tokens: 10, completion_tokens: 9 }, finishReason: "stop" }) };
+ * const output = z.object({ file: z.string(), line: z.number() });
+ * const done = await run(newRun("where is the timeout?"), { model, output });
+ * console.log(done.status, done.output?.line); // completed 3
+ * ```
  */
+export function run(
+  initial: RunState,
+  options: RunOptions & { output?: undefined },
+): Promise<RunResult<string>>;
+/**
+ * Runs (or continues) a run whose final answer must pass `options.output`:
+ * `result.output` is the parsed value (see the first signature's example).
+ */
+export function run<T>(
+  initial: RunState,
+  options: RunOptions & { output: OutputSchema<T> },
+): Promise<RunResult<T>>;
+/** Runs (or continues) a run with options whose `output` is not known statically. */
+export function run(initial: RunState, options: RunOptions): Promise<RunState>;
 export async function run(initial: RunState, options: RunOptions): Promise<RunState> {
+  checkOptions(initial, options);
+  const state: RunState = structuredClone(initial);
+  state.limits = checkLimits({ ...state.limits, ...options.limits });
+  state.model = options.model.name;
+  const output = planOutput(state, options);
+  // Once `run_stopped` is emitted, nothing more is: a tool that ignored the
+  // Stop and still reports progress must not add events after the run's last one.
+  const events = eventChain(options.trace);
+  const { ctx, saves } = runContext(state, options, events.emit, output);
+  // An approval interruption is resolved by the verdict already written into
+  // state; every other interruption simply resumes.
+  state.status = "running";
+  state.interruption = null;
+  state.stopReason = null;
+  // A call a crash left unfinished may have been billed: count it (an estimate).
+  const stop = await countUnfinishedCall(ctx).then(() => loop(ctx)).catch(tooLarge).catch((e) => {
+    saves.abandon(); // no spend save may land after run() has thrown
+    throw e;
+  });
+  applyExit(state, stop);
+  await stopped(ctx, stop, events.end).catch((e) => {
+    saves.abandon(); // the sink failed at the last event: no save may follow run()
+    throw e;
+  });
+  await closeSaves(state, options, saves);
+  return state;
+}
+
+function checkOptions(initial: RunState, options: RunOptions): void {
   if (!options || typeof options.model?.complete !== "function") {
     throw new TypeError("run(state, options): options.model must be a Model");
   }
@@ -49,13 +118,15 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   if (!RESUMABLE_STATUSES.includes(initial.status)) {
     throw new RunStateError(initial.runId, initial.status, "resume");
   }
-  const state: RunState = structuredClone(initial);
-  state.limits = checkLimits({ ...state.limits, ...options.limits });
-  state.model = options.model.name;
-  const signal = options.signal ?? new AbortController().signal;
-  // Once `run_stopped` is emitted, nothing more is: a tool that ignored the
-  // Stop and still reports progress must not add events after the run's last one.
-  const events = eventChain(options.trace);
+}
+
+/** The context of one `run()` call, and its queue of saves. */
+function runContext(
+  state: RunState,
+  options: RunOptions,
+  emit: RunContext["emit"],
+  output: OutputPlan | null,
+): { ctx: RunContext; saves: SaveQueue } {
   // What each call's child has stored of its cost (children running in this process).
   const childStored: Record<string, number> = {};
   // Every save of this run, in order: checkpoints, and children's stored spend as it happens.
@@ -71,24 +142,18 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
   const ctx: RunContext = {
     state,
     options,
-    signal,
+    signal: options.signal ?? new AbortController().signal,
     gate: options.budgetLink?.gate ?? newBudgetGate(),
-    emit: events.emit,
+    emit,
     lastPromptTokens: null,
     window: contextWindow(options),
+    output,
     save: () => options.store ? saves.checkpoint() : Promise.resolve(),
     remainingUsd: () => {
       const own = roundUsd(state.limits.maxBudgetUsd - state.costUsd);
       return Math.min(own, options.budgetLink?.remainingUsd() ?? Infinity);
     },
-    spend: async (usd, callId) => {
-      state.costUsd = addUsd(state.costUsd, usd);
-      if (callId !== null) {
-        state.childCostUsd = addUsd(state.childCostUsd, usd);
-        state.callSpend[callId] = addUsd(state.callSpend[callId] ?? 0, usd);
-      }
-      await options.budgetLink?.spend(usd);
-    },
+    spend: (usd, callId) => spend(ctx, usd, callId),
     childSaved: (callId, usd) => {
       childStored[callId] = usd;
       // Children save between this run's checkpoints: the stored cost keeps up.
@@ -96,23 +161,35 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
     },
     runChild: (callId) => childRunner(ctx, callId, run),
   };
-  // An approval interruption is resolved by the verdict already written into
-  // state; every other interruption simply resumes.
-  state.status = "running";
-  state.interruption = null;
-  state.stopReason = null;
-  // A call a crash left unfinished may have been billed: count it (an estimate).
-  const stop = await countUnfinishedCall(ctx).then(() => loop(ctx)).catch(tooLarge).catch((e) => {
-    saves.abandon(); // no spend save may land after run() has thrown
-    throw e;
-  });
+  return { ctx, saves };
+}
+
+async function spend(ctx: RunContext, usd: number, callId: string | null): Promise<void> {
+  const { state } = ctx;
+  state.costUsd = addUsd(state.costUsd, usd);
+  if (callId !== null) {
+    state.childCostUsd = addUsd(state.childCostUsd, usd);
+    state.callSpend[callId] = addUsd(state.callSpend[callId] ?? 0, usd);
+  }
+  await ctx.options.budgetLink?.spend(usd);
+}
+
+function applyExit(state: RunState, stop: Exit): void {
   state.status = stop.status;
   state.interruption = stop.interruption;
   state.stopReason = stop.reason;
   if ("error" in stop && stop.error !== undefined) state.error = stop.error;
+  if ("failure" in stop && stop.failure !== undefined) state.failure = stop.failure;
   state.updatedAt = isoNow();
-  // Emitted before the exit's save: a store that buffers the trace (KvRunStore)
-  // commits the final state and its `run_stopped` together.
+}
+
+/**
+ * Emits `run_stopped`, the run's last event. Emitted before the exit's save: a
+ * store that buffers the trace (KvRunStore) commits the final state and its
+ * `run_stopped` together.
+ */
+async function stopped(ctx: RunContext, stop: Exit, end: () => void): Promise<void> {
+  const { state } = ctx;
   const last = ctx.emit({
     type: "run_stopped",
     runId: state.runId,
@@ -122,29 +199,27 @@ export async function run(initial: RunState, options: RunOptions): Promise<RunSt
     turns: state.turns,
     costUsd: state.costUsd,
   });
-  events.end();
-  await last.catch((e) => {
-    saves.abandon(); // the sink failed at the last event: no save may follow run()
-    throw e;
-  });
-  if (options.store) {
-    // Over the store's ceiling the run is stored failed (texts cut, its stored
-    // run_stopped too): return what was stored.
-    const cut = await saves.close().then(() => null, tooLarge);
-    if (cut) {
-      state.status = cut.status;
-      state.interruption = null;
-      state.stopReason = cut.reason;
-      state.error ??= cut.reason;
-    }
+  end();
+  await last;
+}
+
+/** The exit's save. Over the store's ceiling the run is stored failed: return what was stored. */
+async function closeSaves(state: RunState, options: RunOptions, saves: SaveQueue): Promise<void> {
+  if (!options.store) return;
+  // Texts cut, its stored run_stopped too.
+  const cut = await saves.close().then(() => null, tooLarge);
+  if (cut) {
+    state.status = cut.status;
+    state.interruption = null;
+    state.stopReason = cut.reason;
+    state.error ??= cut.reason;
   }
-  return state;
 }
 
 async function loop(ctx: RunContext): Promise<Exit> {
   const { state, options, signal } = ctx;
   const tools = new Map((options.tools ?? []).map((t) => [t.name, t]));
-  const definitions = toolDefinitions(options.tools ?? []);
+  const definitions = [...toolDefinitions(options.tools ?? []), ...answerTools(ctx.output)];
   const conditions = [
     isStepCount(state.limits.maxTurns),
     isBudgetSpent(state.limits.maxBudgetUsd),
@@ -154,21 +229,18 @@ async function loop(ctx: RunContext): Promise<Exit> {
   const prompt = promptCounter(definitions);
   for (;;) {
     if (signal.aborted) return exit.cancelled(signal);
-    const calls = pending(state);
+    const calls = toolCallsToRun(state, ctx.output);
     if (calls.length) {
       const stopped = await runToolCalls(ctx, calls, tools, session);
       if (stopped) return stopped;
       continue;
     }
-    const last = state.messages.at(-1);
-    if (last?.role === "assistant") {
-      // Nothing pending and the model spoke last: it answered.
-      state.output = last.content ?? "";
-      return exit.completed("the model answered");
-    }
+    // Nothing pending and the model answered: accepted, failed, or repaired.
+    const judged = await judgeAnswer(ctx, ctx.output);
+    if (judged && judged !== "repair") return judged;
     const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx) ??
       await ctx.window.beforeTurn(ctx, definitions);
-    if (verdict) return verdict;
+    if (verdict) return verdictDuringRepair(state, verdict);
     const stopped = await modelTurn(ctx, definitions, prompt);
     if (stopped) return stopped;
   }

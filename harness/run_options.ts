@@ -13,6 +13,7 @@ import type { RunStore } from "./run_store.ts";
 import type { ToolCall } from "./messages.ts";
 import type { BudgetGate } from "./budget_gate.ts";
 import type { ContextPolicy } from "./context_policy.ts";
+import type { OutputSchema } from "./output.ts";
 
 export type { BudgetGate } from "./budget_gate.ts";
 
@@ -95,6 +96,18 @@ export interface RunOptions {
    * transcript). A run already compacted keeps its compacted prompt either way.
    */
   context?: ContextPolicy;
+  /**
+   * A zod schema the final answer must pass: `result.output` is then its
+   * parsed value. The model is asked for it as `response_format` JSON Schema
+   * when it declares `structuredOutput: "json_schema"`, else through a
+   * `final_answer` tool; a plain-text JSON answer that passes is accepted too.
+   * An invalid answer gets repair turns (ordinary turns: under `maxTurns` and
+   * the budget); with none left the run fails `invalid_output`. A resumed run
+   * is validated by the schema given again, else by its stored JSON Schema.
+   */
+  output?: OutputSchema;
+  /** Repair turns for an answer that fails `output`, per answer. Default 2. */
+  maxOutputRepairs?: number;
   /**
    * Set by `ToolContext.runChild` for child runs (links the spend to the ancestors).
    * Internal plumbing, left out of the documentation.

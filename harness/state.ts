@@ -7,10 +7,20 @@
 import type { AssistantMessage, ChatMessage, ToolCall, Usage } from "./messages.ts";
 import { RunStateError } from "./errors.ts";
 import { checkLimits, type RunLimits } from "./limits.ts";
-import type { Interruption, RunStatus } from "./exit.ts";
+import type { Failure, Interruption, RunStatus } from "./exit.ts";
+import type { JsonSchema } from "./output.ts";
 import type { ContextState } from "./context_view.ts";
 
-export type { Interruption, RunStatus } from "./exit.ts";
+export type { Failure, Interruption, RunStatus } from "./exit.ts";
+
+/** JSON data: what a run's output may be (text, or a typed run's parsed value). */
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | JsonValue[]
+  | { [key: string]: JsonValue };
 
 /** Every status, in lifecycle order. */
 export const RUN_STATUSES: readonly RunStatus[] = [
@@ -59,7 +69,8 @@ export interface ModelCallMarker {
 /**
  * The current schema version of {@link RunState}. Still 1: the fields added
  * since (`promptRatio`, `modelCall` and its `kind`, `estimatedUsd`, `context`, a
- * header's `overflow`, a tool call's `wireId`) are optional, so every record of schema 1 loads as
+ * header's `overflow`, a tool call's `wireId`, `outputSchema`, `outputRepairs`,
+ * `failure`) are optional, and `output` may now be any JSON value, so every record of schema 1 loads as
  * before (tests/fixtures/record_v1.json).
  */
 export const RUN_SCHEMA_VERSION = 1;
@@ -139,10 +150,23 @@ export interface RunState {
    * successful result answers it. Filled only when `dedupe` is on.
    */
   resultCache: Record<string, string>;
-  /** The final answer, when the model gave one. */
-  output: string | null;
+  /**
+   * The final answer, when the model gave one: its text, or, for a run with an
+   * output schema (`outputSchema` set), the parsed value (the text stays in the
+   * transcript).
+   */
+  output: JsonValue | null;
+  /** The JSON Schema the final answer must pass (runs given `output`); absent otherwise. */
+  outputSchema?: JsonSchema;
+  /**
+   * Where the repair turns' prompts are in `messages` (indexes): the answer
+   * before each failed the output schema. Absent until the first repair.
+   */
+  outputRepairs?: number[];
   /** The failure, when the run failed. */
   error: string | null;
+  /** Why the run failed, as data, when the failure has a shape (e.g. `invalid_output`). */
+  failure?: Failure;
   /** ISO time the run was created. */
   createdAt: string;
   /** ISO time the run was last saved. */

@@ -16,6 +16,7 @@ import type { Model } from "./model.ts";
 import type { RunLimits } from "./limits.ts";
 import type { StopCondition } from "./stop_conditions.ts";
 import type { RunState } from "./state.ts";
+import type { OutputSchema } from "./output.ts";
 
 /** What a tool receives besides its arguments. */
 export interface ToolContext {
@@ -62,6 +63,8 @@ export interface ChildRunOptions {
   stopWhen?: readonly StopCondition[];
   /** Apply the parent's `stopWhen` to the child as well. Default true. */
   inheritStopWhen?: boolean;
+  /** The child's output schema (not inherited: the parent's is for the parent's answer). */
+  output?: OutputSchema;
 }
 
 /**

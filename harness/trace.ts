@@ -5,6 +5,7 @@
  * @module
  */
 import type { Interruption, RunStatus } from "./exit.ts";
+import type { OutputIssue } from "./output.ts";
 
 /** Fields every event has. */
 export interface TraceBase {
@@ -238,6 +239,22 @@ export interface CompactionEvent extends TraceBase {
   ms: number;
 }
 
+/**
+ * The final answer failed the run's output schema: a repair turn follows
+ * (`repair` is its number), or none is left (`repair` null: the run fails
+ * `invalid_output`, unless a limit stopped it first).
+ */
+export interface OutputInvalidEvent extends TraceBase {
+  /** Event kind. */
+  type: "output_invalid";
+  /** The turn that gave the answer. */
+  turn: number;
+  /** What is wrong: path and message of each issue. */
+  issues: OutputIssue[];
+  /** The number of the repair asked for (1 for the first), or null when none is left. */
+  repair: number | null;
+}
+
 /** Any trace event. */
 export type TraceEvent =
   | TurnEvent
@@ -249,6 +266,7 @@ export type TraceEvent =
   | ApprovalRequiredEvent
   | TextDeltaEvent
   | BudgetOverspentEvent
+  | OutputInvalidEvent
   | RunHandedOverEvent
   | RunStoppedEvent;
 

@@ -15,6 +15,7 @@
  * @module
  */
 import type { StoredHeader } from "./record.ts";
+import type { JsonValue } from "../harness/state.ts";
 import { headerChunkKey } from "./keys.ts";
 import { CHUNK_BYTES, type MessageChunk, valueBytes, type Write, write } from "./chunks.ts";
 import { RecordError } from "./record_error.ts";
@@ -73,8 +74,9 @@ function preview(h: StoredHeader): StoredHeader {
   const i = h.interruption;
   return {
     ...h,
-    output: cutMarked(h.output),
+    output: typeof h.output === "string" ? cutMarked(h.output) : previewValue(h.output),
     error: cutMarked(h.error),
+    ...h.failure ? { failure: { ...h.failure, raw: cutMarked(h.failure.raw) } } : {},
     stopReason: cutMarked(h.stopReason),
     interruption: i?.type === "approval"
       ? { ...i, args: cutMarked(JSON.stringify(i.args) ?? "") }
@@ -87,6 +89,12 @@ function preview(h: StoredHeader): StoredHeader {
     approved: [],
     inFlight: [],
   };
+}
+
+/** A typed run's value in the preview: kept when short, else its JSON cut with a marker. */
+function previewValue(value: JsonValue | null): JsonValue | null {
+  const json = JSON.stringify(value);
+  return json.length <= PREVIEW_CHARS ? value : cutMarked(json);
 }
 
 function cutMarked<T extends string | null>(text: T): T {

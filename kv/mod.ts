@@ -36,6 +36,7 @@ export type {
   ApprovalRequiredEvent,
   BudgetOverspentEvent,
   CompactionEvent,
+  OutputInvalidEvent,
   RunHandedOverEvent,
   RunStoppedEvent,
   SpendEstimatedEvent,

@@ -46,6 +46,13 @@ export const interruptionSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("cancelled"), reason: z.string() }),
 ]);
 
+/** Why a run failed, as data (`RunState.failure`), as stored and as the API returns it. */
+export const failureSchema = z.strictObject({
+  kind: z.literal("invalid_output"),
+  raw: z.string(),
+  issues: z.array(z.strictObject({ path: z.string(), message: z.string() })),
+});
+
 const headerSchema = z.strictObject({
   $schemaVersion: z.literal(RUN_SCHEMA_VERSION),
   runId: id,
@@ -87,8 +94,12 @@ const headerSchema = z.strictObject({
   }).optional(),
   resultCache: z.record(z.string(), z.string()),
   callSpend: z.record(z.string(), usd),
-  output: z.string().nullable(),
+  // Text, or a typed run's value (records of schema 1 hold text or null).
+  output: z.json().nullable(),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+  outputRepairs: z.array(count).optional(),
   error: z.string().nullable(),
+  failure: failureSchema.optional(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   overflow: z.strictObject({ parts: z.number().int().positive() }).optional(),

@@ -15,6 +15,7 @@ import { attemptText } from "../harness/text_attempts.ts";
 import { malformed, parseBody, parseReply } from "./openai_reply.ts";
 import { cutText } from "../harness/text.ts";
 import { toWire } from "../harness/call_ids.ts";
+import type { OutputFormat } from "../harness/output.ts";
 
 /** Options of {@linkcode createOpenAIModel}. */
 export interface OpenAIModelOptions {
@@ -43,6 +44,13 @@ export interface OpenAIModelOptions {
    * request does not get, is asked plainly from then on.
    */
   stream?: boolean;
+  /**
+   * How a run with an output schema asks this endpoint for it:
+   * `json_schema` (default) sends `response_format: { type: "json_schema",
+   * json_schema: { name, schema, strict } }` with each request; `tool` is for
+   * endpoints that refuse it: the run gives the model a `final_answer` tool instead.
+   */
+  structuredOutput?: "json_schema" | "tool";
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -142,6 +150,37 @@ function redactor(options: OpenAIModelOptions): (text: string) => string {
 }
 
 /**
+ * The OpenAI `response_format` that holds a reply to an output format.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { responseFormat } from "./openai_model.ts";
+ * import { outputFormat } from "../harness/output.ts";
+ * const f = responseFormat(outputFormat(z.object({ line: z.number() })));
+ * console.log(f.type, f.json_schema.name, f.json_schema.strict); // json_schema output true
+ * ```
+ */
+export function responseFormat(output: OutputFormat): {
+  type: "json_schema";
+  json_schema: { name: string; schema: Record<string, unknown>; strict: boolean };
+} {
+  return {
+    type: "json_schema",
+    json_schema: { name: output.name, schema: output.schema, strict: output.strict },
+  };
+}
+
+/** The body of a chat-completions request (without the streaming fields). */
+function chatPayload(model: string, request: ModelRequest): Record<string, unknown> {
+  const payload: Record<string, unknown> = { model, messages: toWire(request.messages) };
+  if (request.tools.length > 0) payload.tools = request.tools;
+  if (request.maxTokens !== undefined) payload.max_tokens = request.maxTokens;
+  if (request.output) payload.response_format = responseFormat(request.output);
+  return payload;
+}
+
+/**
  * Creates a `Model` that calls `POST {baseUrl}/chat/completions`. 429, 5xx,
  * network errors and per-attempt timeouts are retried (honouring `Retry-After`,
  * else exponential backoff with jitter) up to `maxRetries` times; 401/403 and
@@ -156,142 +195,196 @@ function redactor(options: OpenAIModelOptions): (text: string) => string {
  * ```
  */
 export function createOpenAIModel(options: OpenAIModelOptions): Model {
+  const client = newClient(options);
+  return {
+    name: options.model,
+    ...(options.structuredOutput ?? "json_schema") === "json_schema"
+      ? { structuredOutput: "json_schema" as const }
+      : {},
+    complete: (request, signal) => complete(client, request, signal),
+  };
+}
+
+/** What one client keeps: its checked options, and what it learned of the endpoint. */
+interface Client {
+  model: string;
+  url: string;
+  doFetch: typeof fetch;
+  maxRetries: number;
+  baseMs: number;
+  maxRetryAfter: number;
+  timeoutMs: number;
+  redact: (text: string) => string;
+  headers: Record<string, string>;
+  streamHeaders: Record<string, string>;
+  /** Remembered per client: an endpoint that does not stream is not asked to every turn. */
+  streams: boolean;
+}
+
+function newClient(options: OpenAIModelOptions): Client {
   if (typeof options.baseUrl !== "string" || !options.baseUrl) {
     throw new TypeError("createOpenAIModel: baseUrl must be a non-empty string");
   }
   if (typeof options.model !== "string" || !options.model) {
     throw new TypeError("createOpenAIModel: model must be a non-empty string");
   }
-  const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
-  const doFetch = options.fetch ?? globalThis.fetch;
-  const maxRetries = nonNegative("maxRetries", options.maxRetries ?? 3, true);
-  const baseMs = nonNegative("retryBaseMs", options.retryBaseMs ?? 250, false);
-  const maxRetryAfter = nonNegative("maxRetryAfterMs", options.maxRetryAfterMs ?? 30_000, false);
-  const timeoutMs = nonNegative("timeoutMs", options.timeoutMs ?? 120_000, false);
-  const redact = redactor(options);
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "application/json",
     ...options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
     ...options.headers,
   };
-  const streamHeaders = { ...headers, accept: "text/event-stream, application/json" };
-  // Remembered per client: an endpoint that does not stream is not asked to every turn.
-  let streams = options.stream ?? true;
+  return {
+    model: options.model,
+    url: `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`,
+    doFetch: options.fetch ?? globalThis.fetch,
+    maxRetries: nonNegative("maxRetries", options.maxRetries ?? 3, true),
+    baseMs: nonNegative("retryBaseMs", options.retryBaseMs ?? 250, false),
+    maxRetryAfter: nonNegative("maxRetryAfterMs", options.maxRetryAfterMs ?? 30_000, false),
+    timeoutMs: nonNegative("timeoutMs", options.timeoutMs ?? 120_000, false),
+    redact: redactor(options),
+    headers,
+    streamHeaders: { ...headers, accept: "text/event-stream, application/json" },
+    streams: options.stream ?? true,
+  };
+}
 
-  /** One attempt: a reply, a retryable failure, or a thrown final error. */
-  async function attempt(
-    body: string,
-    signal: AbortSignal,
-    request: ModelRequest,
-    streaming: boolean,
-  ) {
-    const ctrl = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      ctrl.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError"));
-    }, timeoutMs);
-    const onOuterAbort = () => ctrl.abort(signal.reason);
-    signal.addEventListener("abort", onOuterAbort, { once: true });
-    let status: number, statusText: string, text = "", retryAfter: string | null;
-    let streamed: Record<string, unknown> | null = null;
+/** One call: attempts, retries with backoff, and the one plain ask after a refused stream. */
+async function complete(
+  client: Client,
+  request: ModelRequest,
+  signal: AbortSignal,
+): Promise<ModelReply> {
+  signal.throwIfAborted();
+  const payload = chatPayload(client.model, request);
+  const plain = JSON.stringify(payload);
+  const streamed = JSON.stringify({
+    ...payload,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  let fellBack = false;
+  const text = attemptText(request);
+  const watched = { ...request, onText: text.onText };
+  for (let n = 1;; n++) {
+    const streaming = client.streams;
+    let outcome;
+    if (n > 1) text.retrying();
     try {
-      const init = {
-        method: "POST",
-        headers: streaming ? streamHeaders : headers,
-        body,
-        signal: ctrl.signal,
-      };
-      const res = await race(doFetch(url, init), ctrl.signal, (r) => void r.body?.cancel());
-      ({ status, statusText } = res);
-      retryAfter = res.headers.get("retry-after");
-      const sse = /^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "");
-      if (streaming && sse && status >= 200 && status < 300 && res.body) {
-        const bad = malformed(url, redact);
-        streamed = await readChatStream(res.body, {
+      outcome = await attempt(client, streaming ? streamed : plain, signal, watched, streaming);
+    } catch (e) {
+      // The plain request failed too: the 400 was not about streaming.
+      if (fellBack && !streaming) client.streams = true;
+      // A 400 may be a refusal to stream: ask once plainly (not a retry).
+      if (!streaming || fellBack || !(e instanceof ModelError) || e.status !== 400) throw e;
+      fellBack = true;
+      client.streams = false;
+      n--;
+      continue;
+    }
+    if ("message" in outcome) return outcome;
+    if (n > client.maxRetries) {
+      const attempts = `${n} attempt${n === 1 ? "" : "s"}`;
+      const message = `${outcome.what} after ${attempts}: ${outcome.detail}`;
+      throw new ModelError(outcome.kind, message, outcome.status);
+    }
+    const backoff = client.baseMs * 2 ** (n - 1) * (0.5 + Math.random() / 2);
+    await sleep(Math.min(outcome.retryAfterMs ?? backoff, client.maxRetryAfter), signal);
+  }
+}
+
+/** What an attempt received: a read stream, or a plain body with its status. */
+type Received =
+  | { streamed: Record<string, unknown> }
+  | { status: number; statusText: string; text: string; retryAfter: string | null };
+
+/** One attempt: a reply, a retryable failure, or a thrown final error. */
+async function attempt(
+  client: Client,
+  body: string,
+  signal: AbortSignal,
+  request: ModelRequest,
+  streaming: boolean,
+): Promise<ModelReply | Retryable> {
+  const received = await send(client, body, signal, request, streaming);
+  if ("kind" in received) return received;
+  if ("streamed" in received) {
+    return parseBody(received.streamed, client.url, request, client.redact);
+  }
+  return outcome(client, received, request);
+}
+
+/** Sends one request under the attempt's timeout and reads its body; a network failure is retryable. */
+async function send(
+  client: Client,
+  body: string,
+  signal: AbortSignal,
+  request: ModelRequest,
+  streaming: boolean,
+): Promise<Received | Retryable> {
+  const { url, redact, timeoutMs } = client;
+  const ctrl = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ctrl.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError"));
+  }, timeoutMs);
+  const onOuterAbort = () => ctrl.abort(signal.reason);
+  signal.addEventListener("abort", onOuterAbort, { once: true });
+  try {
+    const headers = streaming ? client.streamHeaders : client.headers;
+    const init = { method: "POST", headers, body, signal: ctrl.signal };
+    const res = await race(client.doFetch(url, init), ctrl.signal, (r) => void r.body?.cancel());
+    const { status, statusText } = res;
+    const ok = status >= 200 && status < 300;
+    const sse = /^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "");
+    if (streaming && sse && ok && res.body) {
+      const bad = malformed(url, redact);
+      return {
+        streamed: await readChatStream(res.body, {
           onText: request.onText,
           signal: ctrl.signal,
           bad,
-        });
-      } else {
-        // A 2xx that is not a stream: this endpoint does not stream; stop asking it to.
-        if (streaming && status >= 200 && status < 300) streams = false;
-        text = await race(res.text(), ctrl.signal);
-      }
-    } catch (e) {
-      if (signal.aborted) throw signal.reason;
-      if (e instanceof ModelError) throw e;
-      const detail = timedOut
-        ? `timed out after ${timeoutMs} ms`
-        : redact(e instanceof Error ? e.message : String(e));
-      return { kind: "network", what: `Network error calling ${url}`, detail } satisfies Retryable;
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onOuterAbort);
-    }
-    if (streamed) return parseBody(streamed, url, request, redact);
-    if (status >= 200 && status < 300) return parseReply(text, url, request, redact);
-    // Redacted before it is cut, so not even a prefix of a secret is left.
-    text = redact(text);
-    const line = redact(`${status} ${statusText || STATUS_TEXT[status] || "Error"} from ${url}`);
-    if (status === 401 || status === 403) {
-      throw new ModelError("auth", `${line}: check LLM_API_KEY`, status);
-    }
-    if (status === 429 || status >= 500) {
-      const kind = status === 429 ? "rate_limited" : "server";
-      const detail = cutText(text, 200);
-      const wait = retryAfterMs(retryAfter);
-      return { kind, what: line, detail, status, retryAfterMs: wait } satisfies Retryable;
-    }
-    const kind = status === 400 && saysContextLength(text) ? "context_length" : "bad_request";
-    throw new ModelError(kind, `${line}: ${errorMessage(text)}`, status);
-  }
-
-  return {
-    name: options.model,
-    async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply> {
-      signal.throwIfAborted();
-      const payload: Record<string, unknown> = {
-        model: options.model,
-        messages: toWire(request.messages),
+        }),
       };
-      if (request.tools.length > 0) payload.tools = request.tools;
-      if (request.maxTokens !== undefined) payload.max_tokens = request.maxTokens;
-      const plain = JSON.stringify(payload);
-      const streamed = JSON.stringify({
-        ...payload,
-        stream: true,
-        stream_options: { include_usage: true },
-      });
-      let fellBack = false;
-      const text = attemptText(request);
-      const watched = { ...request, onText: text.onText };
-      for (let n = 1;; n++) {
-        const streaming = streams;
-        let outcome;
-        if (n > 1) text.retrying();
-        try {
-          outcome = await attempt(streaming ? streamed : plain, signal, watched, streaming);
-        } catch (e) {
-          // The plain request failed too: the 400 was not about streaming.
-          if (fellBack && !streaming) streams = true;
-          // A 400 may be a refusal to stream: ask once plainly (not a retry).
-          if (!streaming || fellBack || !(e instanceof ModelError) || e.status !== 400) throw e;
-          fellBack = true;
-          streams = false;
-          n--;
-          continue;
-        }
-        if ("message" in outcome) return outcome;
-        if (n > maxRetries) {
-          const attempts = `${n} attempt${n === 1 ? "" : "s"}`;
-          const message = `${outcome.what} after ${attempts}: ${outcome.detail}`;
-          throw new ModelError(outcome.kind, message, outcome.status);
-        }
-        const backoff = baseMs * 2 ** (n - 1) * (0.5 + Math.random() / 2);
-        await sleep(Math.min(outcome.retryAfterMs ?? backoff, maxRetryAfter), signal);
-      }
-    },
-  };
+    }
+    // A 2xx that is not a stream: this endpoint does not stream; stop asking it to.
+    if (streaming && ok) client.streams = false;
+    const text = await race(res.text(), ctrl.signal);
+    return { status, statusText, text, retryAfter: res.headers.get("retry-after") };
+  } catch (e) {
+    if (signal.aborted) throw signal.reason;
+    if (e instanceof ModelError) throw e;
+    const detail = timedOut
+      ? `timed out after ${timeoutMs} ms`
+      : redact(e instanceof Error ? e.message : String(e));
+    return { kind: "network", what: `Network error calling ${url}`, detail } satisfies Retryable;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onOuterAbort);
+  }
+}
+
+/** A plain body's meaning: the reply, a retryable failure (429, 5xx), or a thrown error. */
+async function outcome(
+  client: Client,
+  r: Extract<Received, { status: number }>,
+  request: ModelRequest,
+): Promise<ModelReply | Retryable> {
+  const { status, url, redact } = { ...r, ...client };
+  if (status >= 200 && status < 300) return await parseReply(r.text, url, request, redact);
+  // Redacted before it is cut, so not even a prefix of a secret is left.
+  const text = redact(r.text);
+  const line = redact(`${status} ${r.statusText || STATUS_TEXT[status] || "Error"} from ${url}`);
+  if (status === 401 || status === 403) {
+    throw new ModelError("auth", `${line}: check LLM_API_KEY`, status);
+  }
+  if (status === 429 || status >= 500) {
+    const kind = status === 429 ? "rate_limited" : "server";
+    const detail = cutText(text, 200);
+    const wait = retryAfterMs(r.retryAfter);
+    return { kind, what: line, detail, status, retryAfterMs: wait } satisfies Retryable;
+  }
+  const kind = status === 400 && saysContextLength(text) ? "context_length" : "bad_request";
+  throw new ModelError(kind, `${line}: ${errorMessage(text)}`, status);
 }

@@ -219,9 +219,12 @@ export function settingsForScenario(settings: RunSettings, name?: string): RunSe
  * ```
  */
 export function runOptionsFor(given: RunSettings, setup: RunSetup): RunOptions {
-  const settings = settingsForScenario(given, scriptedScenario(setup.model));
+  const scenario = scriptedScenario(setup.model);
+  const settings = settingsForScenario(given, scenario);
   return {
     model: setup.model,
+    // A scenario with a typed answer (`extract`) gets its output schema, on every resume too.
+    output: scenario === undefined ? undefined : scenarioSpec(scenario)?.output,
     tools: [...toolsFor(setup.workspace, settings, setup.scan), ...setup.extraTools ?? []],
     limits: settings.limits,
     budgetMode: settings.budgetMode,

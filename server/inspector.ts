@@ -132,7 +132,7 @@ export async function loadRunPage(deps: ResolvedDeps, id: string): Promise<RunPa
   const summaries = await Promise.all(tree.map((n) => store.summary(n.runId)));
   const nodes = tree.map((n, i) => ({ ...n, interruption: summaries[i].interruption }));
   const tools = await loadToolRows(store, tree.map((n) => n.runId));
-  return { run, messages: state.messages, root, nodes, stop, tools };
+  return { run, messages: state.messages, repairs: state.outputRepairs, root, nodes, stop, tools };
 }
 
 /** The fragments of a run page, as `GET /ui/parts/runs/:id` returns them. */
@@ -147,7 +147,7 @@ export function runParts(d: RunPageData): Record<string, unknown> {
     summary: String(renderSummary(d)),
     controls: String(renderControls(d)),
     tree: String(renderTree(d)),
-    transcript: String(renderTranscript(d.messages)),
+    transcript: String(renderTranscript(d.messages, d.repairs)),
   };
 }
 

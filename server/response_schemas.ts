@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { RUN_STATUSES, type RunStatus } from "../harness/state.ts";
 import { RunLimitsSchema } from "../harness/limits.ts";
-import { interruptionSchema, messageSchema } from "../kv/record.ts";
+import { failureSchema, interruptionSchema, messageSchema } from "../kv/record.ts";
 import type { RunView } from "./views.ts";
 import type { TreeNode } from "../subagents/tree.ts";
 import type { StopRequest } from "../kv/stop_record.ts";
@@ -35,7 +35,9 @@ export const RunSummaryResponse = z.object({
     "Of costUsd, the estimated prompts of model calls a crash left unanswered",
   ),
   usage: z.object({ prompt_tokens: count, completion_tokens: count }),
-  output: z.string().nullable(),
+  output: z.json().nullable().describe(
+    "The final answer: its text, or, for a run with an output schema, the parsed value",
+  ),
   error: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -52,6 +54,10 @@ export const LeaseResponse = z.object({
 
 /** `GET /runs/:id`, `POST /runs` (201) and the verdict routes (202): a run's view. */
 export const RunViewResponse = RunSummaryResponse.extend({
+  failure: failureSchema.nullable().describe(
+    "Why the run failed, as data, when the failure has a shape (invalid_output: the raw answer " +
+      "and each issue's path and message)",
+  ),
   limits: RunLimitsSchema,
   lease: LeaseResponse.nullable(),
   compaction: z.object({

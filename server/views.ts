@@ -4,7 +4,7 @@
  * @module
  */
 import type { Context } from "hono";
-import type { RunState } from "../harness/state.ts";
+import type { Failure, RunState } from "../harness/state.ts";
 import type { RunLimits } from "../harness/limits.ts";
 import type { RunSummary } from "../kv/kv_run_store.ts";
 import type { Lease } from "../kv/leases.ts";
@@ -22,12 +22,13 @@ export interface CompactionView {
 
 /**
  * A run as `GET /runs/:id` returns it: the summary, its limits, who executes
- * it, and its compactions (null before the first).
+ * it, its compactions (null before the first), and why it failed.
  */
 export type RunView = RunSummary & {
   limits: RunLimits;
   lease: Lease | null;
   compaction: CompactionView | null;
+  failure: Failure | null;
 };
 
 /**
@@ -69,6 +70,7 @@ export function runView(state: RunState, lease: Lease | null): RunView {
         summaryTurns: state.context.summaryTurns,
       }
       : null,
+    failure: state.failure ?? null,
   };
 }
 

@@ -116,6 +116,10 @@ export function describeChildStop(name: string, child: Readonly<RunState>): stri
   const partial = partialFinding(child);
   switch (child.status) {
     case "completed":
+      // A typed child's answer is a value: the parent reads its JSON.
+      if (child.output !== null && typeof child.output !== "string") {
+        return JSON.stringify(child.output);
+      }
       return child.output || `${name} finished without an answer.`;
     case "max_turns_exceeded":
       return `${name} stopped at its turn cap after ${child.turns} turns; partial finding: ${partial}`;

@@ -8,7 +8,8 @@
  */
 import { SCENARIOS } from "./scenarios.ts";
 import { TREE_SCENARIOS } from "./tree_scenarios.ts";
-import type { Scenario } from "./scenarios.ts";
+import { type Scenario, TIMEOUT_LOCATION } from "./scenarios.ts";
+import type { OutputSchema } from "../harness/output.ts";
 
 /** What a run needs to play a scenario, and a task that fits it. */
 export interface ScenarioSpec {
@@ -20,7 +21,12 @@ export interface ScenarioSpec {
   researchDepth?: number;
   /** Research children need the write tools (delete_file, which asks a person first). */
   researchWrites?: boolean;
+  /** The output schema a run of it is given (its answer is a typed value). */
+  output?: OutputSchema;
 }
+
+/** The task of the `extract` scenarios. */
+const EXTRACT_TASK = "Where is the timeout logged? Answer with the file and its line number.";
 
 /**
  * The built-in scenarios by name (the same names as `BUILT_IN_SCENARIOS`).
@@ -59,6 +65,21 @@ export const SCENARIO_CATALOG: Readonly<Record<string, Readonly<ScenarioSpec>>> 
   recall: {
     summary: "a long run whose answer is in its first tool result (compaction)",
     task: "Read errors.log, look around, then tell me what timed out.",
+  },
+  extract: {
+    summary: "typed answer: a wrong type first, repaired on the next turn",
+    task: EXTRACT_TASK,
+    output: TIMEOUT_LOCATION,
+  },
+  "extract-twice": {
+    summary: "typed answer: prose, a wrong type, then valid (2 repairs)",
+    task: EXTRACT_TASK,
+    output: TIMEOUT_LOCATION,
+  },
+  "extract-never": {
+    summary: "typed answer never valid: fails invalid_output",
+    task: EXTRACT_TASK,
+    output: TIMEOUT_LOCATION,
   },
   research: {
     summary: "two research children in one turn",

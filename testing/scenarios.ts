@@ -9,8 +9,10 @@
  *
  * @module
  */
+import { z } from "zod";
 import type { ChatMessage } from "../harness/messages.ts";
 import { summarizedTurnsOf } from "../harness/context_view.ts";
+import { type OutputSchema, REPAIR_PREFIX } from "../harness/output.ts";
 
 /** What a scenario sees of a request. */
 export interface ScenarioInput {
@@ -113,6 +115,25 @@ export const DELETED_TWICE_ANSWER = "Deleted access.log twice.";
 /** The prefix of `slow`'s answer, followed by the first line of the tool's output. */
 export const SCANNED_PREFIX = "Scanned the archive: ";
 
+/** The output schema of the `extract` scenarios: where the timeout is. */
+export const TIMEOUT_LOCATION: OutputSchema<{ file: string; line: number }> = z.object({
+  file: z.string().min(1),
+  line: z.number().int().positive(),
+});
+/** The `extract` scenarios' valid answer (errors.log's timeout is on its 12th line). */
+export const LOCATION_ANSWER = '{"file":"errors.log","line":12}';
+/** Their answer with a wrong type (`line` a string). */
+export const WRONG_TYPE_ANSWER = '{"file":"errors.log","line":"12"}';
+/** Their answer that is not JSON at all. */
+export const PROSE_ANSWER = "The timeout is in errors.log, on line 12.";
+
+/** Repair prompts in the transcript so far (user messages or tool results). */
+function repairsAsked(messages: readonly ChatMessage[]): number {
+  return messages.filter((m) =>
+    (m.role === "user" || m.role === "tool") && m.content.startsWith(REPAIR_PREFIX)
+  ).length;
+}
+
 function firstLine(text: string | undefined): string {
   const line = (text ?? "").split("\n").map((l) => l.trim()).find((l) => l.length > 0);
   return line ?? "(no output)";
@@ -172,6 +193,11 @@ function recall({ turn, messages }: ScenarioInput): ScriptedReply {
  * - `slow`: scan_archive, then {@linkcode SCANNED_PREFIX} + the output's first line.
  * - `echo`: answers the last user message verbatim.
  * - `recall`: a long run whose answer needs its first tool result (see {@linkcode recall}).
+ * - `extract`: read_file errors.log, then {@linkcode WRONG_TYPE_ANSWER}; after a repair
+ *   prompt, {@linkcode LOCATION_ANSWER} (for the output schema {@linkcode TIMEOUT_LOCATION}).
+ * - `extract-twice`: {@linkcode PROSE_ANSWER}, then {@linkcode WRONG_TYPE_ANSWER}, then
+ *   {@linkcode LOCATION_ANSWER}: one answer per repair prompt.
+ * - `extract-never`: {@linkcode WRONG_TYPE_ANSWER}, whatever it is told.
  *
  * @example
  * ```ts
@@ -215,6 +241,14 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
   echo: ({ messages }) => say(lastUserText(messages)),
   recall,
+  extract: ({ turn, messages }) => {
+    if (turn === 0) return callTool(turn, "read_file", { path: "errors.log" });
+    return say(repairsAsked(messages) === 0 ? WRONG_TYPE_ANSWER : LOCATION_ANSWER);
+  },
+  "extract-twice": ({ messages }) => {
+    return say([PROSE_ANSWER, WRONG_TYPE_ANSWER][repairsAsked(messages)] ?? LOCATION_ANSWER);
+  },
+  "extract-never": () => say(WRONG_TYPE_ANSWER),
 };
 
 /**

@@ -48,6 +48,11 @@ export interface ProviderRequestInfo {
   model: string;
   /** Number of assistant messages in the request. */
   turn: number;
+  /** The request's `response_format`, when it asked for one (validated). */
+  responseFormat?: {
+    type: string;
+    json_schema?: { name: string; schema?: Record<string, unknown>; strict?: boolean | null };
+  };
 }
 
 /** Every scenario the provider knows without options: the single-run ones and the tree ones. */
@@ -312,7 +317,8 @@ async function chatResponse(
   if (accepted instanceof Response) return accepted;
   const { request, scenario, latency, header } = accepted;
   const input = scenarioInput(request.messages);
-  const info = { model: request.model, turn: input.turn };
+  const info: ProviderRequestInfo = { model: request.model, turn: input.turn };
+  if (request.responseFormat) info.responseFormat = request.responseFormat;
   options.onRequest?.(info);
   // `req.signal` only when waiting: touching it makes Deno 2.9 warn about its
   // legacy abort after every response (nothing here relies on that abort).

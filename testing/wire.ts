@@ -38,6 +38,20 @@ const wireTool = z.object({
   }),
 });
 const tokenCap = z.number().int().min(1).nullable().optional();
+// OpenAI's `response_format`: a JSON Schema's name is 1-64 letters, digits, `_` or `-`.
+const responseFormat = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text") }),
+  z.object({ type: z.literal("json_object") }),
+  z.object({
+    type: z.literal("json_schema"),
+    json_schema: z.object({
+      name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
+      description: z.string().optional(),
+      schema: z.record(z.string(), z.unknown()).optional(),
+      strict: z.boolean().nullable().optional(),
+    }),
+  }),
+]);
 
 /** The validated body of `POST /v1/chat/completions` (unknown fields are ignored). */
 const chatRequestSchema = z.object({
@@ -48,6 +62,7 @@ const chatRequestSchema = z.object({
   max_completion_tokens: tokenCap,
   stream: z.boolean().nullable().optional(),
   stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
+  response_format: responseFormat.nullable().optional(),
 });
 
 /** A chat-completions request after validation and normalisation. */
@@ -64,6 +79,8 @@ export interface ChatRequest {
   stream: boolean;
   /** `stream_options.include_usage` was asked for. */
   includeUsage: boolean;
+  /** The `response_format` asked for, if any (validated; scenarios answer as scripted). */
+  responseFormat?: z.infer<typeof responseFormat>;
 }
 
 function text(value: z.infer<typeof content>): string | null {
@@ -132,6 +149,7 @@ export function parseChatRequest(body: unknown): ChatRequest | { error: string }
     maxTokens: caps.length ? Math.min(...caps) : undefined,
     stream: b.stream === true,
     includeUsage: b.stream_options?.include_usage === true,
+    ...b.response_format ? { responseFormat: b.response_format } : {},
   };
 }
 

@@ -45,7 +45,7 @@ function dollars(text: string): number {
 Deno.test("runDemo (quick) prints every experiment with the facts the chapter reports", async () => {
   const lines: string[] = [];
   await runDemo((line) => lines.push(line), { quick: true });
-  for (let n = 1; n <= 12; n++) assert.ok(section(lines, n).length > 0, `section ${n} empty`);
+  for (let n = 1; n <= 13; n++) assert.ok(section(lines, n).length > 0, `section ${n} empty`);
   // Every exit appears by name in some table.
   const statusCells = new Set(lines.flatMap(cells));
   for (const status of ["completed", "failed", "max_turns_exceeded", "budget_exceeded"]) {

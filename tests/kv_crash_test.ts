@@ -149,7 +149,7 @@ Deno.test("SIGKILL inside a write after it acted: rejecting the retry says it ma
     assert.equal(done.status, "completed");
     // The model was told the effect is uncertain: it must not claim the deletion.
     assert.notEqual(done.output, DELETED_ANSWER);
-    assert.doesNotMatch(done.output ?? "", /^Deleted/);
+    assert.doesNotMatch(String(done.output ?? ""), /^Deleted/);
     assert.deepEqual(env.parentTurns, [0, 1, 2]);
     assert.equal(child.modelCalls + env.parentTurns.length, 3);
     assert.equal((await readEffects(env.ws)).length, 1, "not deleted again");

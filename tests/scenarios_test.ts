@@ -22,6 +22,9 @@ const EXPECTED: Record<
   slow: { status: "completed", code: 0 },
   echo: { status: "completed", code: 0 },
   recall: { status: "completed", code: 0 },
+  extract: { status: "completed", code: 0 },
+  "extract-twice": { status: "completed", code: 0 },
+  "extract-never": { status: "failed", code: 1 },
   research: { status: "completed", children: 2, code: 0 },
   "research-runaway": { status: "completed", children: 1, code: 0 },
   "research-runaway-pair": { status: "completed", children: 2, code: 0 },
@@ -37,6 +40,14 @@ function checkExit(name: string, s: any, where: string): void {
   assert.equal(s.status, want.status, `${where} ${name}: ${JSON.stringify(s)}`);
   assert.equal(s.interruption?.type, want.interruption, `${where} ${name}`);
   assert.doesNotMatch(JSON.stringify(s), /Unknown tool/, `${where} ${name}`);
+  // A typed scenario's output is its value (as JSON), or its failure says why.
+  if (name.startsWith("extract") && want.status === "completed") {
+    assert.deepEqual(s.output, { file: "errors.log", line: 12 }, `${where} ${name}`);
+  }
+  if (name === "extract-never") {
+    assert.equal(s.failure?.kind, "invalid_output", `${where} ${name}`);
+    assert.deepEqual(s.failure.issues.map((i: { path: string }) => i.path), ["line"]);
+  }
 }
 
 Deno.test("the scenario catalog names every built-in scenario, once, and the test covers each", () => {

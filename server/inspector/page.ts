@@ -134,7 +134,7 @@ export function renderRunMain(d: RunPageData | null): Html {
     <section class="card">
       <h2>Transcript <span class="muted" id="message-count">(${d.messages
         .length} messages)</span></h2>
-      <div id="transcript">${renderTranscript(d.messages)}</div>
+      <div id="transcript">${renderTranscript(d.messages, d.repairs)}</div>
     </section>
   `;
 }

@@ -29,6 +29,8 @@ export interface RunPageData {
   nodes: readonly TreeNodeView[];
   /** The Stop recorded for the tree, if any. */
   stop: StopRequest | null;
+  /** Where the run's repair prompts are in `messages` (a typed run's `outputRepairs`). */
+  repairs?: readonly number[];
   /** The tool calls of each run's last turn, by run id (none shown when absent). */
   tools?: Readonly<Record<string, readonly ToolRow[]>>;
 }
@@ -89,16 +91,7 @@ ${
 <div><dt>Started</dt><dd>${time(run.createdAt)}</dd></div>
 ${lease}
 </dl>
-${
-    run.output !== null
-      ? html`
-        <div class="answer">
-          <h2>Answer</h2>
-          <pre>${run.output}</pre>
-        </div>
-      `
-      : ""
-  }
+${renderOutput(run)}
 ${
     run.error !== null
       ? html`
@@ -110,6 +103,19 @@ ${
       : ""
   }
 </div>`;
+}
+
+/** The answer: text as it is, a typed run's value as formatted JSON. */
+function renderOutput(run: RunView): Html | "" {
+  if (run.output === null) return "";
+  const text = typeof run.output === "string";
+  const shown = text ? run.output : JSON.stringify(run.output, null, 2);
+  return html`
+    <div class="answer">
+      <h2>${text ? "Answer" : "Output"}</h2>
+      <pre class="${text ? "" : "json"}">${shown}</pre>
+    </div>
+  `;
 }
 
 /**

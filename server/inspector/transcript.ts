@@ -7,7 +7,23 @@ import type { ChatMessage } from "../../harness/messages.ts";
 import { clip, prettyArgs } from "./format.ts";
 import { type Html, html } from "./html.ts";
 
-function messageBlock(m: ChatMessage, index: number): Html {
+/** Where the repair prompts are, and the replies that answer them (indexes). */
+interface Repairs {
+  prompts: ReadonlySet<number>;
+  replies: ReadonlySet<number>;
+}
+
+function repairsOf(messages: readonly ChatMessage[], prompts: readonly number[]): Repairs {
+  const replies = new Set<number>();
+  for (const at of prompts) {
+    const next = messages.findIndex((m, i) => i > at && m.role === "assistant");
+    if (next >= 0) replies.add(next);
+  }
+  return { prompts: new Set(prompts), replies };
+}
+
+function messageBlock(m: ChatMessage, index: number, repairs: Repairs): Html {
+  if (repairs.prompts.has(index)) return repairBlock(m);
   switch (m.role) {
     case "system":
       return html`
@@ -30,7 +46,8 @@ function messageBlock(m: ChatMessage, index: number): Html {
               .id}</code><pre class="args">${prettyArgs(c.function.arguments)}</pre></div>
         `
       );
-      return html`<li class="msg assistant"><span class="role">model</span>${
+      const role = repairs.replies.has(index) ? "model · repair turn" : "model";
+      return html`<li class="msg assistant"><span class="role">${role}</span>${
         m.content ? html`<pre>${m.content}</pre>` : ""
       }${calls}</li>`;
     }
@@ -53,9 +70,20 @@ function messageBlock(m: ChatMessage, index: number): Html {
   }
 }
 
+/** A repair prompt: the answer before it failed the run's output schema. */
+function repairBlock(m: ChatMessage): Html {
+  return html`
+    <li
+      class="msg repair"><span class="role">repair: the answer failed the output schema</span><pre>${m
+        .content}</pre></li>
+  `;
+}
+
 /**
  * A transcript, oldest first: the system prompt folded, the task, the model's
- * replies with their tool calls, and each tool result.
+ * replies with their tool calls, and each tool result. The messages at
+ * `repairs` (a typed run's `outputRepairs`) are shown as repair prompts, and
+ * the model turns answering them as repair turns.
  *
  * @example
  * ```ts
@@ -63,7 +91,11 @@ function messageBlock(m: ChatMessage, index: number): Html {
  * console.log(String(renderTranscript([{ role: "user", content: "<b>hi</b>" }])).includes("&lt;b&gt;")); // true
  * ```
  */
-export function renderTranscript(messages: readonly ChatMessage[]): Html {
+export function renderTranscript(
+  messages: readonly ChatMessage[],
+  repairs: readonly number[] = [],
+): Html {
   if (!messages.length) return html`<p class="muted">No messages.</p>`;
-  return html`<ol class="transcript">${messages.map(messageBlock)}</ol>`;
+  const marked = repairsOf(messages, repairs);
+  return html`<ol class="transcript">${messages.map((m, i) => messageBlock(m, i, marked))}</ol>`;
 }

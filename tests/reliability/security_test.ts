@@ -116,7 +116,7 @@ const leaks = (text: string) => text.includes("launch code") || /root:.*:0:0:/.t
 function assertNoLeak(s: RunState, events: readonly TraceEvent[], label: string) {
   for (const m of s.messages) assert.ok(!leaks(m.content ?? ""), `${label}: leaked ${m.content}`);
   assert.ok(!leaks(JSON.stringify(events)), `${label}: leaked into the trace`);
-  assert.ok(!leaks(s.output ?? "") && !leaks(s.stopReason ?? ""), label);
+  assert.ok(!leaks(String(s.output ?? "")) && !leaks(s.stopReason ?? ""), label);
 }
 
 const short = (p: string) => JSON.stringify(p.length > 60 ? `${p.slice(0, 40)}…(${p.length})` : p);

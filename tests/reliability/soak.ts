@@ -291,7 +291,7 @@ interface Baseline {
   status: string;
   turns: number;
   costUsd: number;
-  output: string | null;
+  output: RunState["output"];
   segments: Estimate[];
 }
 
