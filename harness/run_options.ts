@@ -94,6 +94,7 @@ export interface RunOptions {
    * Compact the prompt of a long run (see `ContextPolicy`): old tool results
    * elided, older turns summarized. Default none (the prompt is the whole
    * transcript). A run already compacted keeps its compacted prompt either way.
+   * Child runs (subagents) inherit it, each against its own model's window.
    */
   context?: ContextPolicy;
   /**
