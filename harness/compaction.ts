@@ -108,7 +108,8 @@ async function commit(input: CompactionInput, next: ContextState, o: Outcome): P
   const { ctx } = input;
   const { state } = ctx;
   state.context = next;
-  // The marker of the next turn is made by the save: its estimate is the compacted prompt.
+  // The save marks the next turn anew: a crash estimate counts the compacted prompt.
+  state.modelCall = null;
   ctx.lastPromptTokens = o.after;
   await ctx.emit({
     type: "compaction",
