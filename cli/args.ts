@@ -83,8 +83,9 @@ function wrap(text: string, indent: number, width: number): string {
 /** `--help` text. */
 export const RUN_USAGE = `Usage: deno task run [flags] [TASK]
 
-With no arguments: reproduce the chapter's experiments against the in-process
-scripted provider and print one table per experiment.
+With no arguments: the demo, 12 experiments (plan, turn caps, budgets, tool
+errors, dedupe, approval, crash and resume, Stop, latency, subagents) against
+the in-process scripted provider, one table each.
 
 A run (persisted in Deno KV; prints its id):
   deno task run --scenario plan "Which file mentions a timeout?"
@@ -107,7 +108,7 @@ Flags:
 ${wrap(builtInScenarioNames().join(", "), 30, 100)}
   --base-url URL              OpenAI-compatible endpoint (env LLM_BASE_URL)
   --model NAME                model name (env LLM_MODEL); the API key is env LLM_API_KEY
-  --max-turns N               turn cap (default 20)
+  --max-turns N               turn cap, at least 1 (default 20)
   --budget USD                budget in USD (default 1.00)
   --budget-mode soft|hard     soft: checked before each call; hard: never exceeded
   --dedupe                    serve repeated identical read-only calls from cache
@@ -133,6 +134,14 @@ function num(flag: string, v: string | undefined, integer: boolean): number | un
       `--${flag}: expected a non-negative ${integer ? "integer" : "number"}, got "${v}"`,
     );
   }
+  return n;
+}
+
+/** `--max-turns`: at least 1, as everywhere a turn cap is given (`limits.maxTurns`). */
+/** A flag's integer of at least 1 (`--max-turns`, `--compact-at`). */
+function atLeastOne(flag: string, v: string | undefined): number | undefined {
+  const n = num(flag, v, true);
+  if (n === 0) throw new UsageError(`--${flag}: expected an integer of at least 1, got "${v}"`);
   return n;
 }
 
@@ -187,6 +196,108 @@ function glueNegativeValues(argv: readonly string[]): string[] {
   return out;
 }
 
+const OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  scenario: { type: "string" },
+  "base-url": { type: "string" },
+  model: { type: "string" },
+  "max-turns": { type: "string" },
+  budget: { type: "string" },
+  "budget-mode": { type: "string" },
+  dedupe: { type: "boolean" },
+  "tool-errors": { type: "string" },
+  json: { type: "boolean" },
+  trace: { type: "string" },
+  kv: { type: "string" },
+  config: { type: "string" },
+  workspace: { type: "string" },
+  "latency-ms": { type: "string" },
+  wait: { type: "string" },
+  "compact-at": { type: "string" },
+  resume: { type: "string" },
+  approve: { type: "string" },
+  reject: { type: "string" },
+  stop: { type: "string" },
+  reason: { type: "string" },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
+
+/** The flags' values, each checked. */
+function flagsOf(v: Values): Omit<RunFlags, "command"> {
+  return {
+    scenario: v.scenario,
+    baseUrl: v["base-url"],
+    model: v.model,
+    maxTurns: atLeastOne("max-turns", v["max-turns"]),
+    budget: num("budget", v.budget, false),
+    budgetMode: oneOf("budget-mode", v["budget-mode"], ["soft", "hard"] as const),
+    dedupe: v.dedupe ?? false,
+    toolErrors: oneOf("tool-errors", v["tool-errors"], ["describe", "generic", "fatal"] as const),
+    json: v.json ?? false,
+    trace: v.trace,
+    kv: v.kv,
+    config: v.config,
+    workspace: v.workspace,
+    latencyMs: num("latency-ms", v["latency-ms"], true),
+    waitSeconds: num("wait", v.wait, false),
+    compactAt: atLeastOne("compact-at", v["compact-at"]),
+  };
+}
+
+/** What to do: help, the demo, a new run, or a continuation of one. */
+function commandOf(v: Values, pos: string[], argv: readonly string[]): RunCommand {
+  const actions = (["resume", "approve", "reject", "stop"] as const).filter((k) =>
+    v[k] !== undefined
+  );
+  if (actions.length > 1) {
+    throw new UsageError(`--${actions[0]} and --${actions[1]} cannot be combined`);
+  }
+  const callArg = (flag: string) => {
+    if (pos.length !== 1) {
+      throw new UsageError(`--${flag} ID CALL: expected one call id after the run id`);
+    }
+    return pos[0];
+  };
+  const noTask = (flag: string) => {
+    if (pos.length) throw new UsageError(`--${flag} takes no task text, got "${pos.join(" ")}"`);
+  };
+  if (v.help) return { kind: "help" };
+  if (v.resume !== undefined) return (noTask("resume"), { kind: "resume", runId: v.resume });
+  if (v.approve !== undefined) {
+    return { kind: "approve", runId: v.approve, callId: callArg("approve") };
+  }
+  if (v.reject !== undefined) {
+    return { kind: "reject", runId: v.reject, callId: callArg("reject"), reason: v.reason };
+  }
+  if (v.stop !== undefined) {
+    noTask("stop");
+    return { kind: "stop", runId: v.stop, reason: v.reason ?? "stopped from the command line" };
+  }
+  if (pos.length) return { kind: "new", task: pos.join(" ") };
+  if (argv.length === 0) return { kind: "demo" };
+  // Each scenario's own task (a tree scenario's root must not be asked a child's question).
+  if (v.scenario !== undefined) {
+    return { kind: "new", task: scenarioSpec(v.scenario)?.task ?? DEFAULT_TASK };
+  }
+  throw new UsageError("missing TASK text (or --scenario NAME); see --help");
+}
+
+/** Flags that go only with some commands, or not together. */
+function checkCombinations(v: Values, command: RunCommand): void {
+  if (v.reason !== undefined && command.kind !== "reject" && command.kind !== "stop") {
+    throw new UsageError("--reason goes with --reject or --stop");
+  }
+  if (v.wait !== undefined && !["resume", "approve", "reject"].includes(command.kind)) {
+    throw new UsageError("--wait goes with --resume, --approve or --reject");
+  }
+  if (v.scenario !== undefined && v["base-url"] !== undefined) {
+    throw new UsageError(
+      "--scenario and --base-url cannot be combined (a scenario is the scripted provider)",
+    );
+  }
+}
+
 /**
  * Parses the arguments of `deno task run`.
  *
@@ -203,97 +314,13 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
       args: glueNegativeValues(argv),
       allowPositionals: true,
       strict: true,
-      options: {
-        help: { type: "boolean", short: "h" },
-        scenario: { type: "string" },
-        "base-url": { type: "string" },
-        model: { type: "string" },
-        "max-turns": { type: "string" },
-        budget: { type: "string" },
-        "budget-mode": { type: "string" },
-        dedupe: { type: "boolean" },
-        "tool-errors": { type: "string" },
-        json: { type: "boolean" },
-        trace: { type: "string" },
-        kv: { type: "string" },
-        config: { type: "string" },
-        workspace: { type: "string" },
-        "latency-ms": { type: "string" },
-        wait: { type: "string" },
-        "compact-at": { type: "string" },
-        resume: { type: "string" },
-        approve: { type: "string" },
-        reject: { type: "string" },
-        stop: { type: "string" },
-        reason: { type: "string" },
-      },
+      options: OPTIONS,
     });
   } catch (e) {
     throw new UsageError((e as Error).message.split("\n")[0]);
   }
-  const v = parsed.values;
-  const pos = parsed.positionals;
-  const flags = {
-    scenario: v.scenario,
-    baseUrl: v["base-url"],
-    model: v.model,
-    maxTurns: num("max-turns", v["max-turns"], true),
-    budget: num("budget", v.budget, false),
-    budgetMode: oneOf("budget-mode", v["budget-mode"], ["soft", "hard"] as const),
-    dedupe: v.dedupe ?? false,
-    toolErrors: oneOf("tool-errors", v["tool-errors"], ["describe", "generic", "fatal"] as const),
-    json: v.json ?? false,
-    trace: v.trace,
-    kv: v.kv,
-    config: v.config,
-    workspace: v.workspace,
-    latencyMs: num("latency-ms", v["latency-ms"], true),
-    waitSeconds: num("wait", v.wait, false),
-    compactAt: num("compact-at", v["compact-at"], true),
-  };
-  if (flags.compactAt === 0) throw new UsageError(`--compact-at: expected at least 1 token, got 0`);
-  const actions = (["resume", "approve", "reject", "stop"] as const).filter((k) =>
-    v[k] !== undefined
-  );
-  if (actions.length > 1) {
-    throw new UsageError(`--${actions[0]} and --${actions[1]} cannot be combined`);
-  }
-  let command: RunCommand;
-  const callArg = (flag: string) => {
-    if (pos.length !== 1) {
-      throw new UsageError(`--${flag} ID CALL: expected one call id after the run id`);
-    }
-    return pos[0];
-  };
-  const noTask = (flag: string) => {
-    if (pos.length) throw new UsageError(`--${flag} takes no task text, got "${pos.join(" ")}"`);
-  };
-  if (v.help) command = { kind: "help" };
-  else if (v.resume !== undefined) {
-    (noTask("resume"), command = { kind: "resume", runId: v.resume });
-  } else if (v.approve !== undefined) {
-    command = { kind: "approve", runId: v.approve, callId: callArg("approve") };
-  } else if (v.reject !== undefined) {
-    command = { kind: "reject", runId: v.reject, callId: callArg("reject"), reason: v.reason };
-  } else if (v.stop !== undefined) {
-    noTask("stop");
-    command = { kind: "stop", runId: v.stop, reason: v.reason ?? "stopped from the command line" };
-  } else if (pos.length) command = { kind: "new", task: pos.join(" ") };
-  else if (argv.length === 0) command = { kind: "demo" };
-  else if (v.scenario !== undefined) {
-    // Each scenario's own task (a tree scenario's root must not be asked a child's question).
-    command = { kind: "new", task: scenarioSpec(v.scenario)?.task ?? DEFAULT_TASK };
-  } else throw new UsageError("missing TASK text (or --scenario NAME); see --help");
-  if (v.reason !== undefined && command.kind !== "reject" && command.kind !== "stop") {
-    throw new UsageError("--reason goes with --reject or --stop");
-  }
-  if (v.wait !== undefined && !["resume", "approve", "reject"].includes(command.kind)) {
-    throw new UsageError("--wait goes with --resume, --approve or --reject");
-  }
-  if (v.scenario !== undefined && v["base-url"] !== undefined) {
-    throw new UsageError(
-      "--scenario and --base-url cannot be combined (a scenario is the scripted provider)",
-    );
-  }
+  const flags = flagsOf(parsed.values);
+  const command = commandOf(parsed.values, parsed.positionals, argv);
+  checkCombinations(parsed.values, command);
   return { command, ...flags };
 }

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { type Out, play, withWorkspace } from "./experiments/common.ts";
+import { heading, type Out, play, withWorkspace } from "./experiments/common.ts";
+import { demoExits } from "./experiments/exit_log.ts";
 import { planExperiment, runawayCapsExperiment } from "./experiments/plan.ts";
 import { budgetExperiment } from "./experiments/budget.ts";
 import { compactionExperiment } from "./experiments/compaction.ts";
@@ -36,7 +37,9 @@ export interface DemoOptions {
  * 9. a crash (SIGKILL of a child process) and resume from Deno KV;
  * 10. a slow tool with and without Stop; 11. provider latency; 12. subagents:
  * a tree under one budget, a runaway child, and one Stop for the whole tree;
- * 13. a typed answer repaired once, and one that never passes.
+ * 13. a typed answer repaired once, and one that never passes;
+ * then every exit and interruption of the chapter by name, with the
+ * experiments whose runs ended so.
  *
  * @example
  * ```ts
@@ -46,8 +49,10 @@ export interface DemoOptions {
  * console.log(lines.join("\n"));
  * ```
  */
-export async function runDemo(out: Out = console.log, options: DemoOptions = {}): Promise<void> {
+export async function runDemo(print: Out = console.log, options: DemoOptions = {}): Promise<void> {
   const started = performance.now();
+  demoExits.clear();
+  const out: Out = (line) => (demoExits.follow(line), print(line));
   out("reins demo: the chapter's experiments against the in-process scripted provider");
   out("prices: $2.00 / M input tokens, $12.00 / M output tokens; tokens counted with o200k_base");
   // Load the token encoder once, so the first table's ms is not charged for it.
@@ -68,6 +73,8 @@ export async function runDemo(out: Out = console.log, options: DemoOptions = {})
   await latencyExperiment(out, options);
   await treeExperiment(out, options);
   await typedOutputExperiment(out);
+  heading(out, "the five exits and four interruptions, and the experiments whose runs ended so");
+  for (const line of demoExits.lines()) out(line);
   out("");
   out(`demo finished in ${ms(performance.now() - started)}`);
 }

@@ -24,11 +24,13 @@ import { KvRunStore } from "../kv/kv_run_store.ts";
 import { continueTree, type Verdict } from "../runtime/continue_tree.ts";
 import { executeTree } from "../runtime/execute_tree.ts";
 import { runOptionsFor } from "../runtime/run_settings.ts";
-import { requestStop } from "../runtime/stop_tree.ts";
 import { awaitLease } from "../runtime/await_lease.ts";
 import { runDemo } from "./demo.ts";
 import { exitCodeOf } from "./exit_codes.ts";
 import { mcpServerTools } from "../mcp/mod.ts";
+import { checkBaseUrl, checkTracePath } from "./preflight.ts";
+import { stopCommand } from "./stop_command.ts";
+import { mcpToolLines } from "./mcp_lines.ts";
 
 const env = (k: string) => Deno.env.get(k);
 
@@ -36,6 +38,12 @@ function chooseModel(flags: RunFlags, config: ReinsConfig, stored: string | null
   const baseUrl = flags.baseUrl ??
     (flags.scenario ? undefined : config.baseUrl ?? env("LLM_BASE_URL"));
   if (baseUrl) {
+    const source = flags.baseUrl
+      ? "--base-url"
+      : config.baseUrl
+      ? "reins.jsonc baseUrl"
+      : "LLM_BASE_URL";
+    checkBaseUrl(baseUrl, source);
     const model = flags.model ?? config.model ?? env("LLM_MODEL") ?? stored;
     if (!model) throw new UsageError("--base-url needs --model (or LLM_MODEL)");
     return createOpenAIModel({ baseUrl, model, apiKey: env(config.apiKeyEnv ?? "LLM_API_KEY") });
@@ -63,13 +71,12 @@ async function main(argv: string[]): Promise<number> {
   if (explicitWs !== undefined) {
     await requireFolder(flags.workspace ? "--workspace" : "workspace", explicitWs);
   }
+  if (flags.trace !== undefined) await checkTracePath(flags.trace);
   await using kvHandle = await openKvDisposable(flags.kv);
   const kv = kvHandle.kv;
   const store = new KvRunStore(kv);
   if (cmd.kind === "stop") {
-    const { rootId } = await requestStop(kv, cmd.runId, cmd.reason);
-    console.log(`stop requested for the tree of run ${cmd.runId} (root ${rootId}): ${cmd.reason}`);
-    return 0;
+    return (console.log(await stopCommand(store, kv, cmd.runId, cmd.reason)), 0);
   }
   const limits = {
     ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}),
@@ -111,7 +118,9 @@ async function main(argv: string[]): Promise<number> {
     : streamPrinter(runId, t0, (text) => Deno.stdout.writeSync(bytes.encode(text)));
   const ac = new AbortController();
   // Tools of the MCP servers named in reins.jsonc, as `<server>__<tool>`; stopped when done.
-  await using mcp = await mcpServerTools(config.mcpServers);
+  // Piped: a server's start-up banner is not the run's output (its last line is quoted if it fails).
+  await using mcp = await mcpServerTools(config.mcpServers, { stderr: "pipe" });
+  if (!flags.json) { for (const line of mcpToolLines(mcp.servers)) console.log(line); }
   const options = runOptionsFor({
     budgetMode: flags.budgetMode ?? config.budgetMode,
     dedupe: flags.dedupe || (config.dedupe ?? false),

@@ -13,6 +13,8 @@ import { describeRun } from "./summary.ts";
 import { table } from "./table.ts";
 import { loadTree } from "../subagents/tree.ts";
 import { cutText } from "../harness/text.ts";
+import type { ChatMessage } from "../harness/messages.ts";
+import { storedTask } from "../kv/stored_task.ts";
 
 /** `--help` text. */
 export const RUNS_USAGE = `Usage: deno task runs [list] [--status S] [--limit N] [--json]
@@ -39,21 +41,40 @@ function tableText(headers: string[], rows: string[][]): string {
   return table(headers, rows).join("\n");
 }
 
-function listTable(runs: RunSummary[]): string {
+/** A task as one short line of the list. */
+function taskCell(task: string): string {
+  const line = task.replace(/\s+/g, " ").trim();
+  return line.length > 40 ? `${cutText(line, 39)}…` : line;
+}
+
+async function listTable(store: KvRunStore, runs: RunSummary[]): Promise<string> {
+  const tasks = await Promise.all(runs.map((r) => storedTask(store, r.runId)));
   return tableText(
-    ["id", "status", "turns", "cost", "age", "why"],
-    runs.map((r) => [
+    ["id", "status", "turns", "cost", "age", "task", "why"],
+    runs.map((r, i) => [
       r.runId,
       r.status,
       String(r.turns),
       `$${r.costUsd.toFixed(6)}`,
       age(r.createdAt),
+      taskCell(tasks[i]),
       r.stopReason ?? "",
     ]),
   );
 }
 
-async function main(argv: string[]): Promise<number> {
+/** What `deno task runs` was asked. */
+interface RunsArgs {
+  sub: "list" | "show" | "trace" | "tree";
+  id: string;
+  json: boolean;
+  kv?: string;
+  status?: RunStatus;
+  limit: number;
+  help: boolean;
+}
+
+function parseRunsArgs(argv: string[]): RunsArgs {
   let parsed;
   try {
     parsed = parseArgs({
@@ -72,8 +93,7 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError((e as Error).message.split("\n")[0]);
   }
   const { values: v, positionals: pos } = parsed;
-  if (v.help) return (console.log(RUNS_USAGE), EXIT_CODES.completed);
-  const [sub = "list", id, ...rest] = pos;
+  const [sub = "list", id = "", ...rest] = pos;
   if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
   if (!["list", "show", "trace", "tree"].includes(sub)) {
     throw new UsageError(`unknown command "${sub}"; see --help`);
@@ -87,56 +107,77 @@ async function main(argv: string[]): Promise<number> {
   if (!Number.isInteger(limit) || limit < 1) {
     throw new UsageError(`--limit: expected a positive integer, got "${v.limit}"`);
   }
-  const kv = await openKv(v.kv ?? await defaultKvPath());
+  return {
+    sub: sub as RunsArgs["sub"],
+    id,
+    json: v.json ?? false,
+    kv: v.kv,
+    status: v.status as RunStatus | undefined,
+    limit,
+    help: v.help ?? false,
+  };
+}
+
+/** A message of the transcript as one line. */
+function messageLine(m: ChatMessage): string {
+  const text = m.role === "assistant"
+    ? [
+      m.content ?? "",
+      ...(m.tool_calls ?? []).map((c) =>
+        `-> ${c.function.name}(${c.function.arguments}) [${c.id}]`
+      ),
+    ].filter(Boolean).join(" ")
+    : m.role === "tool"
+    ? `[${m.tool_call_id}] ${m.content}`
+    : m.content ?? "";
+  return `  ${m.role.padEnd(9)} ${text.length > 300 ? cutText(text, 300) + "…" : text}`;
+}
+
+async function showRun(store: KvRunStore, id: string, json: boolean): Promise<void> {
+  const s = await store.load(id);
+  if (json) return console.log(JSON.stringify(s));
+  for (const line of describeRun(s)) console.log(line);
+  if (RESUMABLE_STATUSES.includes(s.status) && s.status !== "running") {
+    console.log(`  resume: deno task run --resume ${s.runId}`);
+  }
+  console.log("transcript:");
+  for (const m of s.messages) console.log(messageLine(m));
+}
+
+async function printTree(store: KvRunStore, id: string, json: boolean): Promise<void> {
+  const nodes = await loadTree(store, id);
+  if (json) return console.log(JSON.stringify(nodes));
+  console.log(tableText(
+    ["id", "parent", "status", "turns", "costUsd"],
+    nodes.map((n) => [
+      `${"  ".repeat(n.depth)}${n.runId}`,
+      n.parentId ?? "-",
+      n.status,
+      String(n.turns),
+      `$${n.costUsd.toFixed(6)}`,
+    ]),
+  ));
+}
+
+async function main(argv: string[]): Promise<number> {
+  const a = parseRunsArgs(argv);
+  if (a.help) return (console.log(RUNS_USAGE), EXIT_CODES.completed);
+  const kv = await openKv(a.kv ?? await defaultKvPath());
   try {
     const store = new KvRunStore(kv);
-    if (sub === "list") {
-      const runs = await store.list({ status: v.status as RunStatus | undefined, limit });
-      console.log(v.json ? JSON.stringify(runs) : runs.length ? listTable(runs) : "no runs");
-    } else if (sub === "show") {
-      const s = await store.load(id);
-      if (v.json) console.log(JSON.stringify(s));
-      else {
-        for (const line of describeRun(s)) console.log(line);
-        if (RESUMABLE_STATUSES.includes(s.status) && s.status !== "running") {
-          console.log(`  resume: deno task run --resume ${s.runId}`);
-        }
-        console.log("transcript:");
-        for (const m of s.messages) {
-          const text = m.role === "assistant"
-            ? [
-              m.content ?? "",
-              ...(m.tool_calls ?? []).map((c) =>
-                `-> ${c.function.name}(${c.function.arguments}) [${c.id}]`
-              ),
-            ]
-              .filter(Boolean).join(" ")
-            : m.role === "tool"
-            ? `[${m.tool_call_id}] ${m.content}`
-            : m.content;
-          console.log(
-            `  ${m.role.padEnd(9)} ${text.length > 300 ? cutText(text, 300) + "…" : text}`,
-          );
-        }
-      }
-    } else if (sub === "trace") {
-      await store.load(id); // a clear error for an unknown id
-      for (const e of await store.events(id)) console.log(JSON.stringify(e.event));
-    } else {
-      const nodes = await loadTree(store, id);
-      console.log(
-        v.json ? JSON.stringify(nodes) : tableText(
-          ["id", "parent", "status", "turns", "costUsd"],
-          nodes.map((n) => [
-            `${"  ".repeat(n.depth)}${n.runId}`,
-            n.parentId ?? "-",
-            n.status,
-            String(n.turns),
-            `$${n.costUsd.toFixed(6)}`,
-          ]),
-        ),
-      );
-    }
+    if (a.sub === "list") {
+      const runs = await store.list({ status: a.status, limit: a.limit });
+      const text = a.json
+        ? JSON.stringify(runs)
+        : runs.length
+        ? await listTable(store, runs)
+        : "no runs";
+      console.log(text);
+    } else if (a.sub === "show") await showRun(store, a.id, a.json);
+    else if (a.sub === "trace") {
+      await store.load(a.id); // a clear error for an unknown id
+      for (const e of await store.events(a.id)) console.log(JSON.stringify(e.event));
+    } else await printTree(store, a.id, a.json);
     // Showing a run is not running it: its status is in what was printed.
     return EXIT_CODES.completed;
   } finally {

@@ -1,13 +1,34 @@
 /**
  * The CLI's live output: the progress line of each trace event, and the
- * model's words as they stream, on a line of their own labelled with the node
- * (`root`, or the child run's short id). When a retried call voids the words
- * shown, the line ends with `↺ retrying` and the reply starts on a new one.
+ * model's words as they stream. The root's words stream as they come, on a
+ * line of their own (`  root> ...`). A child's words are labelled as its
+ * progress lines are (`  [research:call_0_1] ...`) and printed a whole line
+ * at a time (or, for a long line, up to its last whole word), so children
+ * streaming side by side never cut each other's words. When a retried call
+ * voids the words shown, the printer says `↺ retrying` and the reply starts
+ * on a new line.
  *
  * @module
  */
 import type { TraceEvent, TraceSink } from "../harness/trace.ts";
+import { nodeLabels } from "./node_labels.ts";
 import { progressPrinter } from "./summary.ts";
+
+/** A child's words are flushed at a newline, or at a word break past this many characters. */
+export const CHILD_LINE_CHARS = 100;
+
+/** The whole lines (and long lines' whole words) of `buffer`, and what stays buffered. */
+function completeLines(buffer: string): { lines: string[]; rest: string } {
+  const lines = buffer.split("\n");
+  let rest = lines.pop()!;
+  while (rest.length > CHILD_LINE_CHARS) {
+    const cut = rest.lastIndexOf(" ", CHILD_LINE_CHARS);
+    if (cut <= 0) break; // one very long word: wait for its end
+    lines.push(rest.slice(0, cut));
+    rest = rest.slice(cut + 1);
+  }
+  return { lines, rest };
+}
 
 /**
  * A sink printing progress lines and streamed text to `write` (no newline is
@@ -29,36 +50,47 @@ export function streamPrinter(
   t0: number,
   write: (text: string) => void,
 ): TraceSink {
-  let open: string | null = null; // the run whose streamed line is open
-  const progress = progressPrinter(rootId, t0); // progress lines name their node
-  // As the inspector names nodes: the child's id after the root's.
-  const label = (id: string) => {
-    if (id === rootId) return "root";
-    const dot = id.indexOf(".");
-    return dot > 0 ? id.slice(dot + 1) : id.slice(0, 8);
-  };
+  let open = false; // the root's streamed line is open
+  const labels = nodeLabels(rootId);
+  const progress = progressPrinter(rootId, t0, labels); // progress lines name their node
+  const pending = new Map<string, string>(); // a child's words not printed yet
   const close = () => {
-    if (open !== null) write("\n");
-    open = null;
+    if (open) write("\n");
+    open = false;
+  };
+  const lines = (runId: string, texts: string[]) => {
+    if (!texts.length) return;
+    close();
+    for (const t of texts) write(`  ${labels.label(runId)}${t}\n`);
+  };
+  const flush = (runId: string) => {
+    const rest = pending.get(runId);
+    pending.delete(runId);
+    if (rest) lines(runId, [rest]);
+  };
+  const root = (e: Extract<TraceEvent, { type: "text_delta" }>) => {
+    if (e.reset) {
+      write(`${open ? " " : "  root> "}↺ retrying\n`);
+      open = false;
+      if (!e.delta) return;
+    }
+    if (!open) (write("  root> "), open = true);
+    write(e.delta.replaceAll("\n", "\n  root> ")); // a newline continues under the label
+  };
+  const child = (e: Extract<TraceEvent, { type: "text_delta" }>) => {
+    if (e.reset) {
+      pending.delete(e.runId); // what was not printed yet is void too
+      lines(e.runId, ["↺ retrying"]);
+    }
+    const { lines: done, rest } = completeLines((pending.get(e.runId) ?? "") + e.delta);
+    pending.set(e.runId, rest);
+    lines(e.runId, done);
   };
   return (e: TraceEvent) => {
-    if (e.type === "text_delta") {
-      if (e.reset) {
-        // The words shown were from an attempt that failed: say so, start over.
-        if (open !== e.runId) close();
-        write(`${open === e.runId ? " " : `  ${label(e.runId)}> `}↺ retrying\n`);
-        open = null;
-        if (!e.delta) return;
-      }
-      if (open !== e.runId) {
-        close();
-        write(`  ${label(e.runId)}> `);
-        open = e.runId;
-      }
-      // A newline in the text continues under the same label.
-      write(e.delta.replaceAll("\n", `\n  ${label(e.runId)}> `));
-      return;
-    }
+    labels.see(e);
+    if (e.type === "text_delta") return labels.label(e.runId) ? child(e) : root(e);
+    // A call's words end before its turn is counted; a stopped run has no more.
+    if (e.type === "turn" || e.type === "run_stopped") flush(e.runId);
     close();
     const line = progress(e);
     if (line) write(line + "\n");

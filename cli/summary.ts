@@ -5,6 +5,8 @@
  */
 import type { RunState } from "../harness/state.ts";
 import type { ToolResultEvent, TraceEvent } from "../harness/trace.ts";
+import { type NodeLabels, nodeLabels } from "./node_labels.ts";
+import { spentText } from "../harness/spend_text.ts";
 
 /** The JSON summary printed by `--json` (the last line of stdout). */
 export interface RunSummaryJson {
@@ -55,13 +57,21 @@ export function summarize(s: RunState): RunSummaryJson {
   };
 }
 
-/** Human lines for a finished run. */
+/**
+ * Human lines for a finished run; the last says what it spent of its budget.
+ *
+ * @example
+ * ```ts
+ * import { describeRun } from "./summary.ts";
+ * import { newRun } from "../harness/state.ts";
+ * const s = { ...newRun("x", { limits: { maxBudgetUsd: 0.01 } }), costUsd: 0.01078 };
+ * console.log(describeRun(s).at(-1)); // "  spent $0.010780 of $0.010000 (108%)"
+ * ```
+ */
 export function describeRun(s: RunState): string[] {
   const lines = [
     `run ${s.runId}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ""}`,
-    `  turns=${s.turns}  toolRuns=${s.toolRuns}  in=${s.usage.prompt_tokens}  out=${s.usage.completion_tokens}  cost=$${
-      s.costUsd.toFixed(6)
-    }`,
+    `  turns=${s.turns}  toolRuns=${s.toolRuns}  in=${s.usage.prompt_tokens}  out=${s.usage.completion_tokens}`,
   ];
   if (s.context) {
     lines.push(
@@ -89,7 +99,10 @@ export function describeRun(s: RunState): string[] {
   for (const i of s.failure?.issues ?? []) {
     lines.push(`  invalid output at ${i.path}: ${i.message}`);
   }
-  if (s.error !== null) lines.push(`  error: ${s.error}`);
+  // The reason usually quotes the error already: say it once.
+  if (s.error !== null && !s.stopReason?.includes(s.error)) lines.push(`  error: ${s.error}`);
+  // Last: what it cost against what it could, digits enough to show an overshoot.
+  lines.push(`  ${spentText(s.costUsd, s.limits.maxBudgetUsd)}`);
   return lines;
 }
 
@@ -108,23 +121,14 @@ export function describeRun(s: RunState): string[] {
  * // [research:c1] tool list_files({})  (t+… ms)
  * ```
  */
-export function progressPrinter(rootId: string, t0: number): (e: TraceEvent) => string | null {
-  const toolOf = new Map<string, string>(); // child run id -> the tool that started it
-  const label = (runId: string): string => {
-    if (runId === rootId || !runId.startsWith(`${rootId}.`)) return "";
-    let parent = rootId;
-    const parts: string[] = [];
-    for (const callId of runId.slice(rootId.length + 1).split(".")) {
-      const id = `${parent}.${callId}`;
-      const tool = toolOf.get(id);
-      parts.push(tool ? `${tool}:${callId}` : callId);
-      parent = id;
-    }
-    return `[${parts.join(" > ")}] `;
-  };
+export function progressPrinter(
+  rootId: string,
+  t0: number,
+  labels: NodeLabels = nodeLabels(rootId),
+): (e: TraceEvent) => string | null {
   return (e) => {
-    if (e.type === "tool_start") toolOf.set(`${e.runId}.${e.callId}`, e.toolName);
-    const tag = label(e.runId);
+    labels.see(e);
+    const tag = labels.label(e.runId);
     if (e.type === "run_stopped") {
       return tag ? `  ${tag}stopped ${e.status}: ${e.reason}` : null;
     }

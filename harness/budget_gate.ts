@@ -21,6 +21,13 @@ export interface BudgetGate {
 /** The most reply tokens a call started beside another call of its tree may reserve. */
 export const MAX_RESERVED_TOKENS = 4096;
 
+/**
+ * The fewest reply tokens worth a call in hard mode (`minReplyTokens`): about
+ * a short sentence or one tool call. A call the rest of the budget caps below
+ * it is not made (a 4-token reply is paid for and says nothing).
+ */
+export const DEFAULT_MIN_REPLY_TOKENS = 32;
+
 /** A gate with nothing in flight (a root run starts one). */
 export function newBudgetGate(): BudgetGate {
   return { inFlight: 0, reservedUsd: 0 };
@@ -42,6 +49,8 @@ export interface CallBudget {
   outputPerMillion: number;
   /** The model's output limit: `max_tokens` never asks for more (default 16,384). */
   maxOutputTokens?: number;
+  /** Hard mode: fewer reply tokens than this is no call (default {@link DEFAULT_MIN_REPLY_TOKENS}). */
+  minReplyTokens?: number;
 }
 
 /** A call that may start (with a reply cap and a reservation), or why it may not. */
@@ -54,7 +63,8 @@ export type CallPlan =
  * reserves. Hard mode always fits the call into what is left. Soft mode lets
  * one call of the tree overshoot: a call that starts while another is in
  * flight must fit what the tree has left after the others' reservations, so a
- * tree overshoots by one call. Reservations are against the tree's
+ * tree overshoots by one call. In hard mode a call whose reply the budget caps
+ * below `minReplyTokens` is refused too: it would be paid for and say nothing. Reservations are against the tree's
  * (ancestors') budget, and a reserved reply is capped at
  * {@link MAX_RESERVED_TOKENS} so one call cannot starve its siblings.
  *
@@ -75,17 +85,32 @@ export function planCall(b: CallBudget): CallPlan {
   const ancestors = b.ancestorsUsd();
   const remaining = Math.min(own, (ancestors ?? own) - gate.reservedUsd);
   const promptUsd = b.promptUsd();
-  let maxTokens = Math.floor(((remaining - promptUsd) * 1e6) / b.outputPerMillion);
+  const bought = Math.floor(((remaining - promptUsd) * 1e6) / b.outputPerMillion);
   const reserving = gate.inFlight > 0 || ancestors !== undefined;
-  if (reserving) maxTokens = Math.min(maxTokens, MAX_RESERVED_TOKENS);
-  maxTokens = Math.min(maxTokens, b.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
+  const cap = Math.min(
+    reserving ? MAX_RESERVED_TOKENS : Infinity,
+    b.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+  );
+  const maxTokens = Math.min(bought, cap);
+  const left = `$${Math.max(0, remaining).toFixed(6)}`;
   if (!(maxTokens >= 1)) {
     const why = b.hard ? "hard budget" : "the rest is reserved by calls in flight";
     return {
       type: "refused",
-      reason: `budget spent: the next prompt alone costs $${promptUsd.toFixed(6)} and $${
-        Math.max(0, remaining).toFixed(6)
-      } is left (${why}, not called)`,
+      reason: `budget spent: the next prompt alone costs $${promptUsd.toFixed(6)} and ${left} ` +
+        `is left (${why}, not called)`,
+    };
+  }
+  // The minimum never exceeds what the model or a reservation could give anyway.
+  const least = Math.min(b.minReplyTokens ?? DEFAULT_MIN_REPLY_TOKENS, cap);
+  if (b.hard && maxTokens < least) {
+    return {
+      type: "refused",
+      reason:
+        `budget spent: ${left} is left, which after the next prompt ($${
+          promptUsd.toFixed(6)
+        }) buys ${maxTokens} reply token${maxTokens === 1 ? "" : "s"}, fewer than the ` +
+        `${least} a useful reply needs (minReplyTokens; hard budget, not called)`,
     };
   }
   const reservedUsd = reserving ? promptUsd + (maxTokens * b.outputPerMillion) / 1e6 : 0;

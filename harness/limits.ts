@@ -8,7 +8,11 @@ import { z } from "zod";
 
 /** The limits every run has. */
 export interface RunLimits {
-  /** Model calls at most. */
+  /**
+   * Model calls at most: an integer of at least 1, everywhere (library, config,
+   * CLI, HTTP API); 0 is refused, since a run that may not ask the model once
+   * cannot do anything.
+   */
   maxTurns: number;
   /** USD at most (checked before each model call; see `budgetMode`). */
   maxBudgetUsd: number;
@@ -17,7 +21,7 @@ export interface RunLimits {
 /** The defaults when a run states none: 20 turns, $1.00. */
 export const DEFAULT_LIMITS: Readonly<RunLimits> = Object.freeze({ maxTurns: 20, maxBudgetUsd: 1 });
 
-const NON_NEG_INT = "expected a non-negative integer";
+const TURN_CAP = "expected an integer of at least 1";
 const NON_NEG_NUM = "expected a non-negative number";
 
 /**
@@ -35,8 +39,8 @@ export const RunLimitsSchema: z.ZodObject<{
   maxTurns: z.ZodInt;
   maxBudgetUsd: z.ZodNumber;
 }, z.core.$strict> = z.strictObject({
-  maxTurns: z.int({ error: NON_NEG_INT }).min(0, { error: NON_NEG_INT }).describe(
-    "Model calls at most",
+  maxTurns: z.int({ error: TURN_CAP }).min(1, { error: TURN_CAP }).describe(
+    "Model calls at most (at least 1)",
   ),
   maxBudgetUsd: z.number({ error: NON_NEG_NUM }).min(0, { error: NON_NEG_NUM }).describe(
     "USD at most",
@@ -84,7 +88,12 @@ export function checkLimits(limits: Partial<RunLimits>): RunLimits {
   // The schema decides; checkNonNegative words the RangeError for the field it refused.
   for (const issue of RunLimitsSchema.safeParse(merged).error?.issues ?? []) {
     const field = issue.path[0];
-    if (field === "maxTurns") checkNonNegative("limits.maxTurns", merged.maxTurns, true);
+    if (field === "maxTurns") {
+      checkNonNegative("limits.maxTurns", merged.maxTurns, true);
+      throw new RangeError(
+        "limits.maxTurns must be at least 1 (a run that may not call the model does nothing), got 0",
+      );
+    }
     if (field === "maxBudgetUsd") {
       checkNonNegative("limits.maxBudgetUsd", merged.maxBudgetUsd, false);
     }

@@ -103,6 +103,7 @@ function planTurn(
     },
     outputPerMillion: prices.outputPerMillion,
     maxOutputTokens: prices.maxOutputTokens,
+    minReplyTokens: options.minReplyTokens,
   });
 }
 

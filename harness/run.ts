@@ -7,7 +7,7 @@
 import type { RunOptions } from "./run_options.ts";
 import { RESUMABLE_STATUSES, type RunState } from "./state.ts";
 import { RunStateError, RunTooLargeError } from "./errors.ts";
-import { checkLimits } from "./limits.ts";
+import { checkLimits, checkNonNegative } from "./limits.ts";
 import { addUsd, checkPrices, roundUsd } from "./cost.ts";
 import { firstStop, isBudgetSpent, isStepCount } from "./stop_conditions.ts";
 import type { RunContext } from "./run_context.ts";
@@ -115,6 +115,9 @@ function checkOptions(initial: RunState, options: RunOptions): void {
   }
   checkPrices(options.prices);
   checkPrices(options.model.prices, "model.prices");
+  if (options.minReplyTokens !== undefined) {
+    checkNonNegative("minReplyTokens", options.minReplyTokens, true);
+  }
   if (!RESUMABLE_STATUSES.includes(initial.status)) {
     throw new RunStateError(initial.runId, initial.status, "resume");
   }

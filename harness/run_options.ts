@@ -69,6 +69,13 @@ export interface RunOptions {
   stopWhen?: readonly StopCondition[];
   /** Default `soft`. */
   budgetMode?: BudgetMode;
+  /**
+   * Hard mode: when the rest of the budget buys fewer reply tokens than this,
+   * the run stops `budget_exceeded` before the call, saying so (a reply of a
+   * few tokens is paid for and useless). A non-negative integer (0 or 1: no
+   * minimum); default 32 (`DEFAULT_MIN_REPLY_TOKENS`).
+   */
+  minReplyTokens?: number;
   /** Default $2.00 / M input, $12.00 / M output. */
   prices?: Prices | PriceTable;
   /** Default `describe`. */

@@ -30,7 +30,13 @@ export class KvOpenError extends ReinsError {
 const isLocalFile = (path: string) => path !== ":memory:" && !isKvUrl(path);
 
 function reasonOf(e: unknown): string {
-  return (e instanceof Error ? e.message : String(e)).split("\n")[0];
+  const message = (e instanceof Error ? e.message : String(e)).split("\n")[0];
+  // Deno's own words ("Requires all access to /proc/x, run again with --allow-all")
+  // suggest a flag; the path is what is wrong: no database belongs in /proc, /dev or /sys.
+  const denied = e instanceof Deno.errors.NotCapable && message.match(/access to "([^"]+)"/);
+  if (!denied) return message;
+  return `"${denied[1]}" is in a system folder (/proc, /dev, /sys), where no database ` +
+    `can be kept: give a path in an ordinary folder`;
 }
 
 /** Options of {@link openKv}. */

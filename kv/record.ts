@@ -64,7 +64,8 @@ const headerSchema = z.strictObject({
   stopReason: z.string().nullable(),
   messageCount: count,
   model: z.string().nullable(),
-  limits: RunLimitsSchema,
+  // A turn cap of 0 was accepted before it was refused everywhere: such a record still loads.
+  limits: RunLimitsSchema.extend({ maxTurns: count }),
   turns: count,
   toolRuns: count,
   usage: z.strictObject({ prompt_tokens: count, completion_tokens: count }),

@@ -23,7 +23,11 @@ export interface McpStdioServer {
   env?: Record<string, string>;
   /** Working directory of the process. */
   cwd?: string;
-  /** What to do with the server's stderr (default `inherit`). */
+  /**
+   * What to do with the server's stderr (default `inherit`). `pipe` keeps it
+   * out of the process's output (start-up banners) and quotes its last line
+   * in the error when the server cannot be reached.
+   */
   stderr?: "inherit" | "ignore" | "pipe";
 }
 
@@ -73,6 +77,17 @@ export function serverLabel(spec: McpServerSpec, name?: string): string {
 
 const messageOf = (e: unknown) => e instanceof Error ? e.message : String(e);
 
+/**
+ * The last line a piped stderr said (read as it comes, so a chatty server
+ * never blocks on a full pipe); "" for any other transport.
+ */
+function stderrTail(transport: Transport): () => string {
+  let text = "";
+  const stream = transport instanceof StdioClientTransport ? transport.stderr : null;
+  stream?.on("data", (chunk: unknown) => void (text = (text + String(chunk)).slice(-2000)));
+  return () => text.trim().split("\n").at(-1)?.trim().slice(0, 300) ?? "";
+}
+
 /** A connection to one MCP server. */
 export class McpConnection {
   readonly #spec: McpServerSpec;
@@ -119,6 +134,7 @@ export class McpConnection {
         cwd: spec.cwd,
         stderr: spec.stderr ?? "inherit",
       });
+    const said = stderrTail(transport);
     const client = new Client({ name: "reins", version: "0.1.0" }, { capabilities: {} });
     // A server that exits or ends its stream is forgotten: the next call connects again.
     client.onclose = () => {
@@ -130,7 +146,9 @@ export class McpConnection {
       await client.close().catch(() => {});
       throw new McpStartError(
         this.#label,
-        `Cannot connect to MCP server ${this.#label}: ${messageOf(e)}`,
+        `Cannot connect to MCP server ${this.#label}: ${messageOf(e)}${
+          said() ? ` (its stderr: ${said()})` : ""
+        }`,
         { cause: e },
       );
     }

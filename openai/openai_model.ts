@@ -87,6 +87,16 @@ function nonNegative(name: string, value: number, integer: boolean): number {
   return value;
 }
 
+/** Whether a fetch failure is a refused connection (the error or its cause says so). */
+function refused(e: unknown): boolean {
+  for (let err = e, depth = 0; err instanceof Error && depth < 3; err = err.cause, depth++) {
+    if (err instanceof Deno.errors.ConnectionRefused || /connection refused/i.test(err.message)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /** Settles with `p`, or rejects with `signal.reason` first; a late value goes to `onLate`. */
 function race<T>(p: Promise<T>, signal: AbortSignal, onLate?: (v: T) => void): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -183,9 +193,10 @@ function chatPayload(model: string, request: ModelRequest): Record<string, unkno
 /**
  * Creates a `Model` that calls `POST {baseUrl}/chat/completions`. 429, 5xx,
  * network errors and per-attempt timeouts are retried (honouring `Retry-After`,
- * else exponential backoff with jitter) up to `maxRetries` times; 401/403 and
- * other 4xx fail at once. Failures throw `ModelError`; an abort of the signal
- * given to `complete()` rejects with its reason and stops all retrying.
+ * else exponential backoff with jitter) up to `maxRetries` times; 401/403,
+ * other 4xx and a refused connection (nothing listens there) fail at once.
+ * Failures throw `ModelError`; an abort of the signal given to `complete()`
+ * rejects with its reason and stops all retrying.
  *
  * @example
  * ```ts
@@ -355,6 +366,10 @@ async function send(
   } catch (e) {
     if (signal.aborted) throw signal.reason;
     if (e instanceof ModelError) throw e;
+    // Nothing listens there: retrying (meant for 429/5xx, a dropped connection) only delays it.
+    if (!timedOut && refused(e)) {
+      throw new ModelError("network", `Nothing listens at ${url}: connection refused`);
+    }
     const detail = timedOut
       ? `timed out after ${timeoutMs} ms`
       : redact(e instanceof Error ? e.message : String(e));

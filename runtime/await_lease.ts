@@ -10,7 +10,8 @@
 import { RunConflictError } from "../harness/errors.ts";
 import { sleep } from "../harness/sleep.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
-import { type Lease, localHostname } from "../kv/leases.ts";
+import type { Lease } from "../kv/leases.ts";
+import { holderGone } from "./holder_gone.ts";
 
 /** Options of {@link awaitLease}. */
 export interface AwaitLeaseOptions {
@@ -22,7 +23,7 @@ export interface AwaitLeaseOptions {
   pollMs?: number;
   /** How often a progress line is sent, in ms (default 5000). */
   progressMs?: number;
-  /** Whether the holder is provably gone (default {@link holderGone} on this machine). */
+  /** Whether the holder is provably gone (default `holderGone` of holder_gone.ts). */
   isGone?: (lease: Lease) => boolean;
   /** Aborts the wait. */
   signal?: AbortSignal;
@@ -30,44 +31,6 @@ export interface AwaitLeaseOptions {
 
 /** Added to a lease's remaining time for the default wait, in ms. */
 export const LEASE_MARGIN_MS = 2_000;
-
-function processState(pid: number): string | null {
-  // Linux: /proc/<pid>/stat is "pid (comm) S ..."; no file: no such process.
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
-    throw e;
-  }
-}
-
-/**
- * Whether the lease's holder is provably dead: it ran on this machine (same
- * hostname) and its process no longer exists (or is a zombie). False when
- * that cannot be known: another machine, a lease from before host and pid
- * were recorded, no `/proc`, or no permission to read it.
- *
- * @example
- * ```ts
- * import { holderGone } from "./await_lease.ts";
- * console.log(holderGone({ owner: "x", expiresAt: 0, host: "elsewhere", pid: 1 }, "here")); // false
- * ```
- */
-export function holderGone(lease: Lease, host: string | undefined = localHostname()): boolean {
-  if (host === undefined || lease.host !== host || lease.pid === undefined) return false;
-  if (lease.pid === Deno.pid) return false; // this process is alive by definition
-  try {
-    if (Deno.permissions.querySync({ name: "read", path: "/proc" }).state !== "granted") {
-      return false;
-    }
-    if (!Deno.statSync("/proc/self").isDirectory) return false;
-    const state = processState(lease.pid);
-    return state === null || state === "Z" || state === "X";
-  } catch {
-    return false;
-  }
-}
 
 function describe(lease: Lease): string {
   const where = lease.host !== undefined && lease.pid !== undefined

@@ -12,6 +12,7 @@ import { RESUMABLE_STATUSES, type RunState } from "../harness/state.ts";
 import { RunStateError } from "../harness/errors.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { clearStop, stopVersion } from "../kv/stop_record.ts";
+import { liveLease } from "./holder_gone.ts";
 import { approveInTree, loadRoot, rejectInTree } from "../subagents/tree.ts";
 import { parseStoredSettings } from "./run_settings.ts";
 
@@ -67,7 +68,7 @@ async function checkResumable(store: KvRunStore, root: RunState): Promise<void> 
     throw new RunStateError(root.runId, root.status, "resume");
   }
   if (root.status === "running") {
-    const lease = await store.leaseHolder(root.runId);
+    const lease = await liveLease(store, root.runId);
     if (lease) {
       throw new RunStateError(
         root.runId,

@@ -1,6 +1,7 @@
 /**
  * Finding the work no one is doing: the tree roots stored `running` whose
- * lease is absent, released or lapsed (a new run, a continued one, one whose
+ * lease is absent, released, lapsed or held by a process of this machine
+ * that is gone (a new run, a continued one, one whose
  * executor was evicted or killed), and the roots an older version left
  * `interrupted/cancelled` on shutdown. Each is handed to the executor, which
  * claims it through its lease (an atomic check), so any number of sweeps in
@@ -12,6 +13,7 @@ import { RunConflictError } from "../harness/errors.ts";
 import type { KvRunStore, RunSummary } from "../kv/kv_run_store.ts";
 import { readStop } from "../kv/stop_record.ts";
 import { markRunning } from "./continue_tree.ts";
+import { liveLease } from "./holder_gone.ts";
 import { EVICTION_REASON, type Executor, SHUTDOWN_REASON } from "./executor.ts";
 
 /** Options of {@link sweepRunnable}. */
@@ -83,7 +85,8 @@ export async function sweepRunnable(
       roots.push(s.runId);
     }
   }
-  const held = await Promise.all(roots.map((id) => store.leaseHolder(id)));
+  // A lease whose holder died on this machine (a killed server, a killed CLI) is free now.
+  const held = await Promise.all(roots.map((id) => liveLease(store, id)));
   const free = roots.filter((_, i) => held[i] === null);
   if (executor.stopped) return [];
   for (const id of free) await executor.spawn(id);

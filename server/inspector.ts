@@ -21,7 +21,9 @@
 import type { Context, Hono } from "hono";
 import { RunNotFoundError } from "../harness/errors.ts";
 import { RecordError } from "../kv/record_error.ts";
-import type { ChatMessage } from "../harness/messages.ts";
+import { storedTask } from "../kv/stored_task.ts";
+import { loadSpend } from "./inspector/spend.ts";
+import { renderBudget } from "./inspector/budget_picture.ts";
 import { readStop, type StopRequest } from "../kv/stop_record.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { loadTree } from "../subagents/tree.ts";
@@ -85,22 +87,6 @@ async function authorized(c: Context, token: string | undefined): Promise<boolea
   return given !== null && await safeEqual(given, token);
 }
 
-/** The task of a stored run (its first user message) without loading its whole transcript. */
-export async function storedTask(store: KvRunStore, id: string): Promise<string> {
-  const messages: ChatMessage[] = [];
-  // The task is message 0, or 1 after a system prompt.
-  for (const seq of [0, 1]) {
-    try {
-      const m = await store.message(id, seq);
-      if (m) messages.push(m);
-    } catch (e) {
-      // An unreadable message: the task shows as missing, the run page tells more.
-      if (!(e instanceof RecordError)) throw e;
-    }
-  }
-  return taskOf(messages);
-}
-
 /** The root runs of the list, newest first, with their tasks and subagent counts. */
 export async function loadRunList(deps: ResolvedDeps): Promise<ListedRun[]> {
   const all = await deps.store.list({ limit: LIST_SCAN });
@@ -132,7 +118,17 @@ export async function loadRunPage(deps: ResolvedDeps, id: string): Promise<RunPa
   const summaries = await Promise.all(tree.map((n) => store.summary(n.runId)));
   const nodes = tree.map((n, i) => ({ ...n, interruption: summaries[i].interruption }));
   const tools = await loadToolRows(store, tree.map((n) => n.runId));
-  return { run, messages: state.messages, repairs: state.outputRepairs, root, nodes, stop, tools };
+  const spend = await loadSpend(store, state, tree);
+  return {
+    run,
+    messages: state.messages,
+    repairs: state.outputRepairs,
+    root,
+    nodes,
+    stop,
+    tools,
+    spend,
+  };
 }
 
 /** The fragments of a run page, as `GET /ui/parts/runs/:id` returns them. */
@@ -147,6 +143,7 @@ export function runParts(d: RunPageData): Record<string, unknown> {
     summary: String(renderSummary(d)),
     controls: String(renderControls(d)),
     tree: String(renderTree(d)),
+    budget: d.spend ? String(renderBudget(d.spend, d.root.runId)) : "",
     transcript: String(renderTranscript(d.messages, d.repairs)),
   };
 }

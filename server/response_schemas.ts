@@ -94,7 +94,7 @@ export const StopResponse = z.object({
   runId: z.string(),
   rootId: z.string(),
   reason: z.string(),
-  at: z.number().describe("Epoch ms"),
+  at: z.string().describe("When the Stop was recorded (ISO 8601, like every time in the API)"),
 });
 
 /** Every error body. */
@@ -106,4 +106,7 @@ export const ErrorResponse = z.object({
 const _view: z.infer<typeof RunViewResponse> = {} as RunView;
 const _viewBack: RunView = {} as z.infer<typeof RunViewResponse>;
 const _node: z.infer<typeof TreeNodeResponse> = {} as TreeNode;
-const _stop: z.infer<typeof StopResponse> = {} as StopRequest & { runId: string };
+const _stop: z.infer<typeof StopResponse> = {} as Omit<StopRequest, "at"> & {
+  runId: string;
+  at: string;
+};

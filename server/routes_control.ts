@@ -61,6 +61,7 @@ export function registerControlRoutes(app: Hono, deps: ResolvedDeps): void {
     const id = runIdParam(c);
     const { reason } = await readBody(c.req.raw, StopSchema, true);
     const request = await requestStop(deps.kv, id, reason ?? DEFAULT_STOP_REASON);
-    return c.json({ runId: id, ...request }, 202);
+    // Every time in the API is ISO 8601; the record keeps epoch ms.
+    return c.json({ runId: id, ...request, at: new Date(request.at).toISOString() }, 202);
   });
 }

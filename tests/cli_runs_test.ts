@@ -56,3 +56,23 @@ Deno.test("deno task runs: show/trace/tree of a stored run exit 0 even when it a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("deno task runs lists each run with its task", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reins-runs-" });
+  try {
+    const kv = ["--kv", `${dir}/runs.sqlite`];
+    const long = "Please echo this rather long task back, word for word, to whoever asked for it";
+    for (const task of ["Which file mentions a timeout?", long]) {
+      const made = await cli(["--scenario", "echo", "--json", ...kv, task], dir, "cli/main.ts");
+      assert.equal(made.code, 0, made.stderr);
+    }
+    const r = await cli(["list", ...kv], dir);
+    assert.equal(r.code, 0, r.stderr);
+    const [header, ...rows] = r.stdout.trimEnd().split("\n");
+    assert.match(header, /^ {2}id +status +turns +cost +age +task +why$/);
+    assert.match(rows.join("\n"), /completed .* Which file mentions a timeout\? +/);
+    assert.match(rows.join("\n"), / Please echo this rather long task back,… /);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -25,7 +25,7 @@ Deno.test("valid JSONC with comments and trailing commas parses", () => {
   "model": "gpt-x", // trailing comment
   "apiKeyEnv": "MY_KEY",
   "prices": { "inputPerMillion": 1.5, "outputPerMillion": 6 },
-  "limits": { "maxTurns": 0, "maxBudgetUsd": 0.25, },
+  "limits": { "maxTurns": 1, "maxBudgetUsd": 0.25, },
   "budgetMode": "hard",
   "dedupe": true,
   "toolErrors": "fatal",
@@ -36,7 +36,7 @@ Deno.test("valid JSONC with comments and trailing commas parses", () => {
     model: "gpt-x",
     apiKeyEnv: "MY_KEY",
     prices: { inputPerMillion: 1.5, outputPerMillion: 6 },
-    limits: { maxTurns: 0, maxBudgetUsd: 0.25 },
+    limits: { maxTurns: 1, maxBudgetUsd: 0.25 },
     budgetMode: "hard",
     dedupe: true,
     toolErrors: "fatal",
@@ -91,9 +91,10 @@ Deno.test("an unknown key is named, at the top level and nested", () => {
 
 Deno.test("a wrong type names the field path", () => {
   const cases: [string, string][] = [
-    [`{ "limits": { "maxTurns": -1 } }`, "limits.maxTurns: expected a non-negative integer"],
-    [`{ "limits": { "maxTurns": 2.5 } }`, "limits.maxTurns: expected a non-negative integer"],
-    [`{ "limits": { "maxTurns": "5" } }`, "limits.maxTurns: expected a non-negative integer"],
+    [`{ "limits": { "maxTurns": -1 } }`, "limits.maxTurns: expected an integer of at least 1"],
+    [`{ "limits": { "maxTurns": 2.5 } }`, "limits.maxTurns: expected an integer of at least 1"],
+    [`{ "limits": { "maxTurns": "5" } }`, "limits.maxTurns: expected an integer of at least 1"],
+    [`{ "limits": { "maxTurns": 0 } }`, "limits.maxTurns: expected an integer of at least 1"],
     [
       `{ "limits": { "maxBudgetUsd": -0.1 } }`,
       "limits.maxBudgetUsd: expected a non-negative number",

@@ -52,6 +52,21 @@ Deno.test("runDemo (quick) prints every experiment with the facts the chapter re
     assert.ok(statusCells.has(status), `no table shows ${status}`);
   }
   assert.ok(lines.some((l) => / interrupted(\s|$)/.test(l)), "no table shows interrupted");
+  // The closing table names every exit and interruption, with experiments whose runs ended so.
+  const closing = lines.slice(lines.findIndex((l) => l.startsWith("== the five exits")));
+  const exits = rows(closing, "exit").map((r) => [r.exit, r.interruption, r.experiments]);
+  assert.deepEqual(exits.map((r) => `${r[0]}/${r[1]}`), [
+    "completed/-",
+    "failed/-",
+    "max_turns_exceeded/max_turns",
+    "budget_exceeded/max_budget",
+    "interrupted/approval",
+    "interrupted/cancelled",
+  ]);
+  for (const [exit, interruption, where] of exits) {
+    assert.match(where, /^\d+(, \d+)*$/, `${exit}/${interruption} is not shown`);
+  }
+  assert.deepEqual(exits[5][2], "10, 12");
 
   // 1. plan: completed in 3 turns, 2 tool runs; prompt tokens grow every turn.
   const [plan] = rows(section(lines, 1), "turns");
@@ -155,7 +170,7 @@ Deno.test("runDemo (quick) prints every experiment with the facts the chapter re
   );
   const stops = rows(cancel, "run");
   assert.equal(stops[0].status, "completed");
-  assert.equal(stops[1].status, "interrupted");
+  assert.equal(stops[1].status, "interrupted/cancelled");
   assert.equal(stops[1]["reason / answer"], '"user pressed Stop"');
 
   // 11. latency: wall time grows with the provider's latency.
@@ -213,7 +228,7 @@ Deno.test("runDemo (quick) prints every experiment with the facts the chapter re
   const cNodes = rows(c, "node");
   assert.equal(cNodes.length, 4);
   for (const n of cNodes) {
-    assert.equal(n.status, "interrupted", n.node);
+    assert.equal(n.status, "interrupted/cancelled", n.node);
     assert.equal(n.reason, '"user pressed Stop"', n.node);
     assert.equal(n["tool events after"], "0", n.node);
     assert.match(n["run_stopped (after Stop)"], /^\+[\d,]+ ms$/);

@@ -44,7 +44,7 @@ Deno.test("escapeHtml and html`` escape every interpolation; Html passes through
     '<p title="&quot;x&quot;"><b>&lt;i&gt;</b>1&lt;</p>',
   );
   assert.equal(formatUsd(0.0012346), "$0.001235");
-  assert.equal(formatUsd(0.25), "$0.2500");
+  assert.equal(formatUsd(0.25), "$0.250000");
   assert.equal(formatUsd(3), "$3.00");
 });
 

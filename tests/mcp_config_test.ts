@@ -119,9 +119,29 @@ Deno.test("deno task run starts the configured MCP servers and stops them after 
     const good = await cli("good.jsonc");
     assert.equal(good.code, 0, good.stderr);
     assert.equal(lastJson(good.stdout).status, "completed");
+    // The server's start-up banner ("Secure MCP Filesystem Server running on stdio", on its
+    // stderr) stays out of the CLI's output.
+    assert.equal(good.stderr, "");
     const bad = await cli("bad.jsonc");
     assert.equal(bad.code, 2); // a usage error, like a bad reins.jsonc, in one line
     assert.match(bad.stderr, /^error: Cannot connect to MCP server "fs": .*\n$/);
+    // Without --json, the CLI says which tools it loaded, one line per server.
+    const listed = await runScript("cli/main.ts", [
+      "--config",
+      `${dir}/good.jsonc`,
+      "--kv",
+      `${dir}/runs.sqlite`,
+      "--scenario",
+      "echo",
+      "hello",
+    ]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.equal(listed.stderr, "");
+    assert.match(
+      listed.stdout,
+      /^mcp fs \(secure-filesystem-server [\d.]+\): \d+ tools: fs__read_file, .*fs__list_directory/m,
+    );
+    assert.doesNotMatch(listed.stdout, /running on stdio/i);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

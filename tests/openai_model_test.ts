@@ -296,24 +296,32 @@ Deno.test("timeouts on every attempt fail network, saying it timed out", async (
   assert.equal(fake.calls.length, 2);
 });
 
-Deno.test("connection refused (fetch throws TypeError) is retried, then fails network", async () => {
+Deno.test("connection refused (fetch throws TypeError) is not retried: nothing listens there", async () => {
   const fake = endpoint(() => {
     throw new TypeError("error sending request: Connection refused (os error 111)");
   });
   const e = await modelError(mk(fake).complete(REQ, live()), "network");
-  assert.equal(fake.calls.length, 4);
-  assert.ok(e.message.startsWith(`Network error calling ${URL_} after 4 attempts`), e.message);
-  assert.match(e.message, /Connection refused/);
+  assert.equal(fake.calls.length, 1);
+  assert.equal(e.message, `Nothing listens at ${URL_}: connection refused`);
 });
 
-Deno.test("a real closed port fails network after retries", async () => {
+Deno.test("a reset connection (not a refusal) is still retried", async () => {
+  const fake = endpoint(() => {
+    throw new TypeError("error sending request: connection reset by peer");
+  });
+  const e = await modelError(mk(fake).complete(REQ, live()), "network");
+  assert.equal(fake.calls.length, 4);
+  assert.ok(e.message.startsWith(`Network error calling ${URL_} after 4 attempts`), e.message);
+});
+
+Deno.test("a real closed port fails network at the first refusal", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = listener.addr;
   listener.close();
   const baseUrl = `http://127.0.0.1:${port}/v1`;
-  const model = createOpenAIModel({ baseUrl, model: "m", maxRetries: 1, retryBaseMs: 1 });
+  const model = createOpenAIModel({ baseUrl, model: "m", maxRetries: 3, retryBaseMs: 5_000 });
   const e = await modelError(model.complete(REQ, live()), "network");
-  assert.match(e.message, /after 2 attempts/);
+  assert.equal(e.message, `Nothing listens at ${baseUrl}/chat/completions: connection refused`);
 });
 
 Deno.test("works against a real HTTP server", async () => {

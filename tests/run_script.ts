@@ -73,3 +73,10 @@ export async function readUntil(
 /** The last line of `stdout`, parsed: what a `--json` run prints last. */
 // deno-lint-ignore no-explicit-any
 export const lastJson = (stdout: string): any => JSON.parse(stdout.trim().split("\n").at(-1)!);
+
+/** The `deno run` flags of a deno.json task ("deno run FLAGS script.ts"), with the config. */
+export async function taskFlags(task: string): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  const words = (config.tasks[task] as string).split(/\s+/);
+  return ["--config", `${ROOT}deno.json`, ...words.slice(2, -1)];
+}

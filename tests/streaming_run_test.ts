@@ -160,28 +160,85 @@ Deno.test("streaming on or off: the same transcript, usage and cost", async () =
   assert.equal(on.turns, off.turns);
 });
 
-Deno.test("the CLI prints streamed words as they arrive, on lines labelled with their node", () => {
+Deno.test("the CLI streams the root's words; parallel children print whole lines under their progress label", () => {
   let out = "";
   const sink = streamPrinter("r1", performance.now(), (s) => out += s);
-  const delta = (runId: string, d: string) =>
-    sink({ type: "text_delta", runId, at: "", delta: d, turn: 1 });
+  const delta = (runId: string, d: string, reset?: boolean) =>
+    sink({ type: "text_delta", runId, at: "", delta: d, turn: 1, ...reset ? { reset } : {} });
+  const start = (runId: string, toolName: string, callId: string) =>
+    sink({ type: "tool_start", runId, at: "", toolName, callId, args: "{}" });
   delta("r1", "Looking");
   delta("r1", " into it.");
-  delta("r1.call_0_0", "Child ");
-  delta("r1.call_0_0", "words.");
+  start("r1", "research", "call_0_0");
+  start("r1", "research", "call_0_1");
+  // Two children stream side by side, cut mid-word by the provider's chunks.
+  delta("r1.call_0_0", "errors.log men");
+  delta("r1.call_0_1", "notes.txt sa");
+  delta("r1.call_0_0", "tions a time");
+  delta("r1.call_0_1", "ys the db\nport is 5432");
+  delta("r1.call_0_0", "out.");
+  delta("r1.call_0_1", "", true); // a retried call: its unprinted words are void
+  delta("r1.call_0_1", "Port 5432.");
   sink({
-    type: "tool_start",
-    runId: "r1",
+    type: "run_stopped",
+    runId: "r1.call_0_0",
     at: "",
-    toolName: "list_files",
-    callId: "c",
-    args: "{}",
+    status: "completed",
+    reason: "done",
+    interruption: null,
+    turns: 1,
+    costUsd: 0,
+  });
+  sink({
+    type: "run_stopped",
+    runId: "r1.call_0_1",
+    at: "",
+    status: "completed",
+    reason: "done",
+    interruption: null,
+    turns: 1,
+    costUsd: 0,
   });
   delta("r1", "Done.");
-  assert.deepEqual(out.split("\n"), [
+  const lines = out.split("\n").map((l) => l.replace(/ {2}\(t\+\d+ ms\)$/, ""));
+  assert.deepEqual(lines, [
     "  root> Looking into it.",
-    "  call_0_0> Child words.",
-    "  tool list_files({})  " + out.split("\n")[2].split("  ").at(-1),
+    "  tool research({})",
+    "  tool research({})",
+    "  [research:call_0_1] notes.txt says the db",
+    "  [research:call_0_1] ↺ retrying",
+    "  [research:call_0_0] errors.log mentions a timeout.",
+    "  [research:call_0_0] stopped completed: done",
+    "  [research:call_0_1] Port 5432.",
+    "  [research:call_0_1] stopped completed: done",
     "  root> Done.",
   ]);
+});
+
+Deno.test("a child's long line is printed up to its last whole word", () => {
+  let out = "";
+  const sink = streamPrinter("r1", performance.now(), (s) => out += s);
+  sink({ type: "tool_start", runId: "r1", at: "", toolName: "research", callId: "c", args: "{}" });
+  const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+  for (let i = 0; i < words.length; i += 7) {
+    sink({ type: "text_delta", runId: "r1.c", at: "", delta: words.slice(i, i + 7), turn: 1 });
+  }
+  sink(
+    {
+      type: "turn",
+      runId: "r1.c",
+      at: "",
+      turn: 1,
+      prompt_tokens: 1,
+      completion_tokens: 1,
+      costUsd: 0,
+      turnCostUsd: 0,
+      finish: "stop",
+      ms: 1,
+    } as never,
+  );
+  const lines = out.trimEnd().split("\n").slice(1).filter((l) => l.startsWith("  [research:c] w"));
+  assert.ok(lines.length >= 3, out);
+  assert.equal(lines.map((l) => l.slice("  [research:c] ".length)).join(" "), words);
+  for (const l of lines) assert.ok(l.length <= 16 + 100, l);
 });

@@ -144,7 +144,10 @@ Deno.test("a tree never overspends the root's budget by more than one model call
       budgetMode,
       trace: sink,
     });
-    assert.equal(root.status, "budget_exceeded", budgetMode);
+    // Hard mode stops the runaway child while a useful reply is still affordable: the root
+    // may then answer within the budget.
+    const ends = budgetMode === "hard" ? ["budget_exceeded", "completed"] : ["budget_exceeded"];
+    assert.ok(ends.includes(root.status), `${budgetMode}: ${root.status} ${root.stopReason}`);
     assert.match(
       root.messages.find((m) => m.role === "tool")?.content ?? "",
       /^research stopped at its budget after \d+ turns/,
@@ -378,7 +381,10 @@ Deno.test("concurrent children overshoot the root's budget by at most one model 
       trace: sink,
     });
     await treeSettled(root.runId);
-    assert.equal(root.status, "budget_exceeded", budgetMode);
+    // Hard mode stops the runaway child while a useful reply is still affordable: the root
+    // may then answer within the budget.
+    const ends = budgetMode === "hard" ? ["budget_exceeded", "completed"] : ["budget_exceeded"];
+    assert.ok(ends.includes(root.status), `${budgetMode}: ${root.status} ${root.stopReason}`);
     const turns = events.filter((e) => e.type === "turn");
     // Both children really ran at once: the second research call started before the first ended.
     const mine = events.filter((e) => e.runId === root.runId);

@@ -63,5 +63,6 @@ export async function budgetExperiment(out: Out): Promise<void> {
     "hard status",
   ], rows);
   out("  soft: checked before each call, so a run overshoots by up to one turn's cost");
-  out("  hard: the prompt is counted first and max_tokens capped at what is left: never over");
+  out("  hard: the prompt is counted first and max_tokens capped at what is left: never over;");
+  out("  no call is made when what is left buys fewer than 32 reply tokens (minReplyTokens)");
 }

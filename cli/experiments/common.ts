@@ -12,6 +12,7 @@ import { scriptedModel, type ScriptedModelOptions } from "../../testing/scripted
 import { createWorkspace, type Workspace } from "../../tools/workspace.ts";
 import { demoTools, type DemoToolsOptions } from "../../tools/catalog.ts";
 import { type Cell, int, table } from "../table.ts";
+import { demoExits } from "./exit_log.ts";
 
 /** Where the demo writes its lines. */
 export type Out = (line: string) => void;
@@ -110,6 +111,7 @@ export async function play(ws: Workspace, scenario: string, o: PlayOptions = {})
     },
   });
   const endedAt = performance.now();
+  demoExits.record(state);
   return { state, events, ms: endedAt - started, endedAt, modelCalls };
 }
 

@@ -15,6 +15,7 @@ import { demoTools } from "../../tools/catalog.ts";
 import { openKv } from "../../kv/open_kv.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
 import { executeRun } from "../../runtime/execute_run.ts";
+import { demoExits } from "./exit_log.ts";
 import type { ChildLine } from "../crash_child.ts";
 import {
   type ExperimentOptions,
@@ -151,6 +152,7 @@ async function restoreAndResume(
       }  messages=${restored.messages.length}  status=${restored.status}`,
     );
     const r = await resume(store, runId, ws);
+    demoExits.record(r.state);
     out(
       `  resumed in process 2 (pid ${Deno.pid}) after waiting ${
         ms(r.waited)

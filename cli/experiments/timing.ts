@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { exitName } from "./exit_log.ts";
 import {
   type ExperimentOptions,
   heading,
@@ -57,7 +58,7 @@ export async function stopExperiment(out: Out, options: ExperimentOptions = {}):
         stop ? `Stop at ${ms(stopAt)}` : "no cancellation",
         ms(p.ms),
         abortedAt ? `${(p.endedAt - abortedAt).toFixed(1)} ms` : "-",
-        p.state.status,
+        exitName(p.state),
         reason ? quote(reason) : quote(p.state.output, 60),
       ]);
     } finally {

@@ -13,6 +13,7 @@ import { requestStop } from "../../runtime/stop_tree.ts";
 import { scriptedModel } from "../../testing/scripted_model.ts";
 import { TREE_SCENARIOS } from "../../testing/tree_scenarios.ts";
 import { executeTree } from "../../runtime/execute_tree.ts";
+import { demoExits, exitName } from "./exit_log.ts";
 import { researchTool } from "../../subagents/research.ts";
 import { loadTree, type TreeNode } from "../../subagents/tree.ts";
 import type { Workspace } from "../../tools/workspace.ts";
@@ -92,6 +93,7 @@ async function grow(
   // A tool still running after its run stopped would report (or return) within this wait.
   if (requestedAt) await sleep(SETTLE_MS);
   const nodes = await loadTree(store, root.runId);
+  for (const n of nodes) demoExits.record(await store.load(n.runId));
   const events = new Map<string, TraceEvent[]>();
   for (const n of nodes) {
     events.set(n.runId, (await store.events(n.runId)).map((e) => e.event));
@@ -199,7 +201,7 @@ async function stoppedNodes(kv: Deno.Kv, c: Grown): Promise<StoppedNodes> {
     rows.push([
       id(n.runId),
       n.parentId ? id(n.parentId) : "-",
-      n.status,
+      exitName(state),
       reason ? quote(reason) : "-",
       pending(state).map((call) => call.function.name).join(", ") || "-",
       stopped && c.requestedAt ? `+${ms(at)}` : "-",

@@ -14,6 +14,7 @@
  */
 import ACTIVITY_JS from "./static/activity.js" with { type: "text" };
 import API_JS from "./static/api.js" with { type: "text" };
+import BUDGET_JS from "./static/budget.js" with { type: "text" };
 import CONTROLS_JS from "./static/controls.js" with { type: "text" };
 import EVENTS_JS from "./static/events.js" with { type: "text" };
 import MAIN_JS from "./static/main.js" with { type: "text" };
@@ -27,6 +28,8 @@ import CONTROLS_CSS from "./static/controls.css" with { type: "text" };
 import TREE_CSS from "./static/tree.css" with { type: "text" };
 import ACTIVITY_CSS from "./static/activity.css" with { type: "text" };
 import TRANSCRIPT_CSS from "./static/transcript.css" with { type: "text" };
+import BUDGET_CSS from "./static/budget.css" with { type: "text" };
+import FIT_CSS from "./static/fit.css" with { type: "text" };
 
 const JS = "text/javascript; charset=utf-8";
 
@@ -34,6 +37,7 @@ const JS = "text/javascript; charset=utf-8";
 const SCRIPTS: Record<string, string> = {
   "activity.js": ACTIVITY_JS,
   "api.js": API_JS,
+  "budget.js": BUDGET_JS,
   "controls.js": CONTROLS_JS,
   "events.js": EVENTS_JS,
   "main.js": MAIN_JS,
@@ -44,8 +48,16 @@ const SCRIPTS: Record<string, string> = {
 };
 
 // Later rules win ties, so the order is the cascade's.
-const STYLESHEET = [BASE_CSS, RUNS_CSS, CONTROLS_CSS, TREE_CSS, ACTIVITY_CSS, TRANSCRIPT_CSS]
-  .join("\n");
+const STYLESHEET = [
+  BASE_CSS,
+  RUNS_CSS,
+  CONTROLS_CSS,
+  TREE_CSS,
+  ACTIVITY_CSS,
+  TRANSCRIPT_CSS,
+  BUDGET_CSS,
+  FIT_CSS, // last: it overrides the others on narrow windows
+].join("\n");
 
 /** The assets, by the name they are served under (`/ui/static/<name>`), with their type. */
 export const ASSETS: Readonly<Record<string, { type: string; text: string }>> = {

@@ -14,18 +14,18 @@ export function runHref(id: string): string {
 }
 
 /**
- * USD with as many decimals as a small amount needs.
+ * USD: six decimals below $1 (as the CLI prints), two above.
  *
  * @example
  * ```ts
  * import { formatUsd } from "./format.ts";
- * console.log(formatUsd(0), formatUsd(0.000123), formatUsd(0.5), formatUsd(12)); // $0 $0.000123 $0.5000 $12.00
+ * console.log(formatUsd(0), formatUsd(0.000123), formatUsd(0.5), formatUsd(12)); // $0 $0.000123 $0.500000 $12.00
  * ```
  */
 export function formatUsd(usd: number): string {
   if (!Number.isFinite(usd) || usd === 0) return "$0";
   if (Math.abs(usd) >= 1) return `$${usd.toFixed(2)}`;
-  if (Math.abs(usd) >= 0.01) return `$${usd.toFixed(4)}`;
+  // Six decimals below $1, as the CLI prints: an overshoot of a small budget shows.
   return `$${usd.toFixed(6)}`;
 }
 

@@ -8,6 +8,7 @@ import { type Html, html } from "./html.ts";
 import { renderControls, renderSummary, type RunPageData } from "./run_page.ts";
 import { renderTree } from "./tree.ts";
 import { renderTranscript } from "./transcript.ts";
+import { renderBudget } from "./budget_picture.ts";
 
 /** Options of {@link renderPage}. */
 export interface PageOptions {
@@ -94,6 +95,7 @@ export function renderRunMain(d: RunPageData | null): Html {
   if (!d) {
     return html`
       <section class="card" id="summary">${lockedNote()}</section>
+      <section class="card budget-card" id="budget"></section>
       <section class="card" id="controls-card" hidden>
         <div id="controls"></div>
         <p class="error" id="controls-error" role="alert" hidden></p>
@@ -116,6 +118,9 @@ export function renderRunMain(d: RunPageData | null): Html {
   }
   return html`
     <section class="card" id="summary">${renderSummary(d)}</section>
+    <section class="card budget-card" id="budget">${d.spend
+      ? renderBudget(d.spend, d.root.runId)
+      : ""}</section>
     <section class="card controls-card" id="controls-card">
       <noscript><p class="muted">Approve, Reject and Stop need JavaScript (or the API).</p></noscript>
       <div id="controls" class="needs-js">${renderControls(d)}</div>

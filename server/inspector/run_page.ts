@@ -13,6 +13,9 @@ import { clip, formatUsd, prettyArgs, runHref, runLabel, taskOf, time } from "./
 import { type Html, html } from "./html.ts";
 import { badge, statusWords } from "./status_words.ts";
 import type { ToolRow } from "./tool_rows.ts";
+import type { Spend } from "./spend.ts";
+import { renderRaiseForm } from "./resume_form.ts";
+import { usdPair } from "../../harness/spend_text.ts";
 
 /** A run of the tree with why it stopped (as data). */
 export type TreeNodeView = TreeNode & { interruption: Interruption | null };
@@ -33,15 +36,14 @@ export interface RunPageData {
   repairs?: readonly number[];
   /** The tool calls of each run's last turn, by run id (none shown when absent). */
   tools?: Readonly<Record<string, readonly ToolRow[]>>;
+  /** The run's spend call by call, for the budget picture (none shown when absent). */
+  spend?: Spend;
 }
 
-/** The head of the run page: task, state in words, cost, turns, answer or error. */
-export function renderSummary(d: RunPageData): Html {
-  const { run } = d;
-  const words = statusWords(run, run.status === "running" ? d.stop : null);
-  const isRoot = run.runId === run.rootId;
-  const task = taskOf(d.messages);
+/** The facts of a run: cost against budget (digits enough to show an overshoot), turns, … */
+function renderFacts(run: RunView): Html {
   const tokens = run.usage.prompt_tokens + run.usage.completion_tokens;
+  const [cost, budget] = usdPair(run.costUsd, run.limits.maxBudgetUsd);
   const lease = run.lease
     ? html`
       <div>
@@ -50,29 +52,15 @@ export function renderSummary(d: RunPageData): Html {
       </div>
     `
     : "";
-  return html`<div class="head tone-${words.tone}">
-<div class="state">${badge(words)}${
-    words.detail ? html`<p class="why">${words.detail}</p>` : ""
-  }</div>
-<h1 class="task-title">${clip(task, 300) || "(no task)"}</h1>
-${
-    isRoot ? "" : html`
-      <p
-        class="crumb">Subagent of <a href="${runHref(run.parentId ?? run.rootId)}">${runLabel(
-          run.parentId ?? run.rootId,
-        )}</a> · tree <a href="${runHref(run.rootId)}">${runLabel(run.rootId)}</a></p>
+  const byChildren = run.childCostUsd
+    ? html`
+      <span class="muted">(${formatUsd(run.childCostUsd)} by subagents)</span>
     `
-  }
-<dl class="facts">
-<div><dt>Cost so far</dt><dd class="cost">${formatUsd(run.costUsd)}${
-    run.childCostUsd
-      ? html`
-        <span class="muted">(${formatUsd(run.childCostUsd)} by subagents)</span>
-      `
-      : ""
-  }</dd></div>
+    : "";
+  return html`<dl class="facts">
+<div><dt>Cost so far</dt><dd class="cost">${cost}${byChildren}</dd></div>
 <div><dt>Turns</dt><dd>${run.turns} of ${run.limits.maxTurns}</dd></div>
-<div><dt>Budget</dt><dd>${formatUsd(run.limits.maxBudgetUsd)}</dd></div>
+<div><dt>Budget</dt><dd>${budget}</dd></div>
 <div><dt>Tokens</dt><dd>${tokens.toLocaleString("en-US")}</dd></div>
 <div><dt>Tool runs</dt><dd>${run.toolRuns}</dd></div>
 ${
@@ -90,18 +78,41 @@ ${
 <div><dt>Model</dt><dd>${run.model ?? "—"}</dd></div>
 <div><dt>Started</dt><dd>${time(run.createdAt)}</dd></div>
 ${lease}
-</dl>
-${renderOutput(run)}
-${
-    run.error !== null
-      ? html`
-        <div class="failure">
-          <h2>Error</h2>
-          <pre>${run.error}</pre>
-        </div>
-      `
-      : ""
-  }
+</dl>`;
+}
+
+/** The answer or the error of a finished run. */
+function renderOutcome(run: RunView): Html {
+  const answer = renderOutput(run);
+  const error = run.error !== null
+    ? html`
+      <div class="failure">
+        <h2>Error</h2>
+        <pre>${run.error}</pre>
+      </div>
+    `
+    : "";
+  return html`${answer}${error}`;
+}
+
+/** The head of the run page: task, state in words, cost, turns, answer or error. */
+export function renderSummary(d: RunPageData): Html {
+  const { run } = d;
+  const words = statusWords(run, run.status === "running" ? d.stop : null);
+  const isRoot = run.runId === run.rootId;
+  const parent = run.parentId ?? run.rootId;
+  const crumb = isRoot ? "" : html`
+    <p class="crumb">Subagent of <a href="${runHref(parent)}">${runLabel(parent)}</a>
+      · tree <a href="${runHref(run.rootId)}">${runLabel(run.rootId)}</a></p>
+  `;
+  return html`<div class="head tone-${words.tone}">
+<div class="state">${badge(words)}${
+    words.detail ? html`<p class="why">${words.detail}</p>` : ""
+  }</div>
+<h1 class="task-title">${clip(taskOf(d.messages), 300) || "(no task)"}</h1>
+${crumb}
+${renderFacts(run)}
+${renderOutcome(run)}
 </div>`;
 }
 
@@ -120,7 +131,8 @@ function renderOutput(run: RunView): Html | "" {
 
 /**
  * The controls of the tree: the call awaiting a verdict with Approve and
- * Reject (with a reason), Stop for a running tree, Resume for a stopped one.
+ * Reject (with a reason), Stop for a running tree, Resume for a stopped one
+ * (raising the budget or the turn cap when one of them stopped it).
  * They act on the tree's root (a verdict reaches a call held by a subagent).
  */
 export function renderControls(d: RunPageData): Html {
@@ -160,6 +172,8 @@ export function renderControls(d: RunPageData): Html {
         <p class="hint">Stops every run of this tree, wherever it executes.</p>
       </form>
     `);
+  } else if (renderRaiseForm(root)) {
+    forms.push(renderRaiseForm(root)!);
   } else if (root.status === "interrupted" && i?.type === "cancelled") {
     forms.push(html`
       <form class="resume" data-action="resume" data-root-id="${root.runId}">

@@ -212,21 +212,24 @@ Deno.test("timeouts: a slow provider past timeoutMs fails network, saying it tim
   assert.equal(ok.attempts, 4);
 });
 
-Deno.test("connection refused (fetch throws TypeError) is retried, bounded, and fails network", async () => {
+Deno.test("connection refused (fetch throws TypeError) fails network at once: nothing listens there", async () => {
   const bad = await faultRun("connection refused always", {
     wrap: () => () => Promise.reject(connectionRefused()),
   });
   assert.equal(bad.s.status, "failed");
-  assert.equal(bad.attempts, MAX_RETRIES + 1);
+  assert.equal(bad.attempts, 1); // retries are for 429/5xx and dropped connections
   assert.equal(bad.atProvider.length, 0);
   assert.match(
     bad.s.stopReason!,
-    /^model call failed \(network\): .* after 3 attempts: .*Connection refused/,
+    /^model call failed \(network\): Nothing listens at \S+: connection refused$/,
   );
-  let refuse = 2;
-  const ok = await faultRun("connection refused x2, then ok", {
+  // A connection dropped mid-way (not refused) is still retried.
+  let reset = 2;
+  const ok = await faultRun("connection reset x2, then ok", {
     wrap: (inner) => (input, init) =>
-      refuse-- > 0 ? Promise.reject(connectionRefused()) : inner(input, init),
+      reset-- > 0
+        ? Promise.reject(new TypeError(`error sending request for url (${URL_}): connection reset`))
+        : inner(input, init),
   });
   assert.equal(ok.s.status, "completed");
   assert.equal(ok.attempts, 5);

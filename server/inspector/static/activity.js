@@ -12,6 +12,18 @@ function suspendedWords(ev) {
   return "waits: " + i.toolName + " in a subagent awaits your verdict";
 }
 
+// "Budget spent: budget spent: $…" and "Waiting for your verdict: awaiting a verdict: …"
+// said the same thing twice: the exit's words, then the reason without what repeats them.
+function stopWords(ev) {
+  const words = exitWords(ev);
+  const reason = String(ev.reason || "").replace(/^awaiting a verdict: /, "");
+  if (!reason) return words;
+  if (reason.toLowerCase().startsWith(words.toLowerCase())) {
+    return words + reason.slice(words.length);
+  }
+  return words + ": " + reason;
+}
+
 function describe(ev) {
   switch (ev.type) {
     case "turn":
@@ -44,7 +56,7 @@ function describe(ev) {
       return "handed over by " + ev.by + " (it goes on elsewhere): " + ev.reason + " · " +
         ev.turns + (ev.turns === 1 ? " turn · " : " turns · ") + usd(ev.costUsd);
     case "run_stopped":
-      return exitWords(ev) + ": " + ev.reason + " · " + ev.turns +
+      return stopWords(ev) + " · " + ev.turns +
         (ev.turns === 1 ? " turn · " : " turns · ") +
         usd(ev.costUsd);
   }

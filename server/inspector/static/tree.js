@@ -25,6 +25,34 @@ export function source(id, depth) {
   return s;
 }
 
+/** A call's row once its result (or its suspension) is known. */
+function resultRow(x, ev) {
+  if (ev.suspended) {
+    // No result: the call holds its run (its subagent awaits a verdict).
+    const i = ev.suspended.interruption;
+    x.state = i.type === "approval" ? "child-waiting" : "stopped";
+    x.label = i.type === "approval"
+      ? "waits on your verdict on " + i.toolName + " in a subagent"
+      : ev.suspended.reason;
+    return x;
+  }
+  x.state = ev.ok ? "ok" : "failed";
+  if (ev.ok) x.fraction = 1;
+  x.label = ev.ok ? (ev.cached ? "from cache" : "done in " + secs(ev.ms)) : ev.error || "failed";
+  return x;
+}
+
+/** Rows still running when their run stops (or goes elsewhere) stop; the label keeps how far. */
+function stopRows(t, ev) {
+  t.forEach(function (v) {
+    if (v.state === "running") v.state = "stopped";
+    if (
+      ev.type === "run_stopped" && (v.state === "waiting" || v.state === "child-waiting") &&
+      ev.status !== "interrupted"
+    ) v.state = "stopped";
+  });
+}
+
 /** Updates the live tool rows of source `s` with event `ev`, and shows them. */
 export function tools(s, ev) {
   const t = s.tools;
@@ -51,22 +79,7 @@ export function tools(s, ev) {
       break;
     case "tool_result":
       x = t.get(ev.callId) || { name: ev.toolName, fraction: null, label: "" };
-      if (ev.suspended) {
-        // No result: the call holds its run (its subagent awaits a verdict).
-        const i = ev.suspended.interruption;
-        x.state = i.type === "approval" ? "child-waiting" : "stopped";
-        x.label = i.type === "approval"
-          ? "waits on your verdict on " + i.toolName + " in a subagent"
-          : ev.suspended.reason;
-        t.set(ev.callId, x);
-        break;
-      }
-      x.state = ev.ok ? "ok" : "failed";
-      if (ev.ok) x.fraction = 1;
-      x.label = ev.ok
-        ? (ev.cached ? "from cache" : "done in " + secs(ev.ms))
-        : ev.error || "failed";
-      t.set(ev.callId, x);
+      t.set(ev.callId, resultRow(x, ev));
       break;
     case "approval_required":
       t.set(ev.callId, {
@@ -76,19 +89,9 @@ export function tools(s, ev) {
         fraction: null,
       });
       break;
-    case "run_handed_over":
-      // The run goes on elsewhere: a call cut short here starts again there.
-      t.forEach(function (v) {
-        if (v.state === "running") v.state = "stopped";
-      });
-      break;
+    case "run_handed_over": // the run goes on elsewhere: a call cut short here starts again there
     case "run_stopped":
-      t.forEach(function (v) {
-        if (v.state === "running") v.state = "stopped"; // the label keeps how far it got
-        if (
-          (v.state === "waiting" || v.state === "child-waiting") && ev.status !== "interrupted"
-        ) v.state = "stopped";
-      });
+      stopRows(t, ev);
       break;
     default:
       return;

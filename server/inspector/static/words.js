@@ -2,7 +2,7 @@
 export function usd(n) {
   if (typeof n !== "number" || !isFinite(n) || n === 0) return "$0";
   const a = Math.abs(n);
-  return "$" + n.toFixed(a >= 1 ? 2 : a >= 0.01 ? 4 : 6);
+  return "$" + n.toFixed(a >= 1 ? 2 : 6);
 }
 export function clock(iso) {
   const d = new Date(iso);
@@ -48,7 +48,7 @@ export function exitWords(ev) {
     case "budget_exceeded":
       return "Budget spent";
     case "interrupted":
-      if (i && i.type === "approval") return "Waiting for a verdict";
+      if (i && i.type === "approval") return "Waiting for your verdict";
       if (i && i.type === "cancelled") return "Stopped";
       return "Interrupted";
   }
