@@ -48,7 +48,13 @@ export {
 export type { Exit, Failure, Interruption, RunStatus } from "./harness/exit.ts";
 // Typed results: the output schema, and what an invalid answer reports.
 export type { JsonSchema, OutputFormat, OutputIssue, OutputSchema } from "./harness/output.ts";
-export type { AnyTool, BudgetMode, RunOptions, ToolErrorPolicy } from "./harness/run_options.ts";
+export type {
+  AnyTool,
+  BudgetMode,
+  RunObserver,
+  RunOptions,
+  ToolErrorPolicy,
+} from "./harness/run_options.ts";
 // Long runs: the context policy (compaction), what a compacted run stores, the summary prompt.
 export type { ContextPolicy, ContextStrategy } from "./harness/context_policy.ts";
 export type { ContextState } from "./harness/context_view.ts";
@@ -62,7 +68,7 @@ export {
   type StopCondition,
 } from "./harness/stop_conditions.ts";
 // The model contract, the messages it exchanges, the default client.
-export type { Model, ModelReply, ModelRequest } from "./harness/model.ts";
+export type { LostReply, Model, ModelReply, ModelRequest } from "./harness/model.ts";
 export type {
   AssistantMessage,
   CallUsage,

@@ -179,6 +179,8 @@ export function aiSdkModel(
 
   return {
     name,
+    // `anthropic.messages` is served by `anthropic` (gen_ai.provider.name).
+    provider: languageModel.provider.split(".")[0],
     languageModel,
     prices: options.prices,
     // The provider holds the reply to `responseFormat`, or falls back itself (with a warning).
@@ -208,7 +210,7 @@ export function aiSdkModel(
             err.statusCode,
           );
         }
-        return toReply(result, request, label);
+        return await toReply(result, request, label);
       }
     },
   };

@@ -9,6 +9,7 @@ import {
   type CallUsage,
   countCompletionTokens,
   countPromptTokens,
+  loadTokenizer,
   ModelError,
   type ModelReply,
   type ModelRequest,
@@ -49,12 +50,16 @@ export function finishReason(reason: unknown, hasCalls: boolean): string {
   return FINISH[unified] ?? unified.replaceAll("-", "_");
 }
 
-/** v3/v4 usage (`{ inputTokens: { total, cacheRead, … }, outputTokens: { total } }`), or v2's flat one. */
-export function usageOf(
+/**
+ * v3/v4 usage (`{ inputTokens: { total, cacheRead, … }, outputTokens: { total } }`), or v2's
+ * flat one. A count the provider did not report is counted locally, as reins's own client
+ * does (the o200k encoder is loaded first: nothing else may have loaded it).
+ */
+export async function usageOf(
   usage: unknown,
   request: ModelRequest,
   message: AssistantMessage,
-): CallUsage {
+): Promise<CallUsage> {
   const u = isObject(usage) ? usage : {};
   const input = isObject(u.inputTokens) ? u.inputTokens : { total: u.inputTokens };
   const output = isObject(u.outputTokens) ? u.outputTokens : { total: u.outputTokens };
@@ -64,10 +69,12 @@ export function usageOf(
   const summed = parts.every((n) => n !== undefined)
     ? parts.reduce((a, b) => a! + b!, 0)
     : undefined;
+  const prompt = count(input.total) ?? summed;
+  const completion = count(output.total);
+  if (prompt === undefined || completion === undefined) await loadTokenizer();
   const result: CallUsage = {
-    prompt_tokens: count(input.total) ?? summed ??
-      countPromptTokens(request.messages, request.tools),
-    completion_tokens: count(output.total) ?? countCompletionTokens(message),
+    prompt_tokens: prompt ?? countPromptTokens(request.messages, request.tools),
+    completion_tokens: completion ?? countCompletionTokens(message),
   };
   if (read) result.cached_prompt_tokens = read;
   if (write) result.cache_write_tokens = write;
@@ -81,7 +88,7 @@ export function usageOf(
  * @example
  * ```ts
  * import { toReply } from "./ai_sdk_reply.ts";
- * const reply = toReply({
+ * const reply = await toReply({
  *   content: [{ type: "text", text: "hi" }],
  *   finishReason: { unified: "stop", raw: "end_turn" },
  *   usage: { inputTokens: { total: 5 }, outputTokens: { total: 1 } },
@@ -89,7 +96,11 @@ export function usageOf(
  * console.log(reply.message.content, reply.usage); // "hi" { prompt_tokens: 5, completion_tokens: 1 }
  * ```
  */
-export function toReply(result: GenerateResult, request: ModelRequest, name: string): ModelReply {
+export async function toReply(
+  result: GenerateResult,
+  request: ModelRequest,
+  name: string,
+): Promise<ModelReply> {
   const bad = (what: string) =>
     new ModelError("malformed", `Malformed reply from ${name}: ${what}`);
   if (!isObject(result) || !Array.isArray(result.content)) throw bad("no content array");
@@ -115,7 +126,7 @@ export function toReply(result: GenerateResult, request: ModelRequest, name: str
     : { role: "assistant", content: text };
   const reply: ModelReply = {
     message,
-    usage: usageOf(result.usage, request, message),
+    usage: await usageOf(result.usage, request, message),
     finishReason: finishReason(result.finishReason, calls.length > 0),
   };
   if (typeof result.response?.modelId === "string") reply.model = result.response.modelId;

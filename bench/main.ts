@@ -18,6 +18,7 @@ import { bytes, dur, int, renderTable, type Row, verdict, verdictAbove, x } from
 import { benchFresh, type FreshResult } from "./fresh.ts";
 import { freshReport } from "./fresh_report.ts";
 import { benchCommits, type CommitResult } from "./commit_bench.ts";
+import { benchOtel, otelReport, type OtelResult } from "./otel_bench.ts";
 
 const RUNAWAY_RUNS = 15;
 const PLAN_RUNS = 30;
@@ -44,7 +45,8 @@ try {
   const streaming = await benchStreaming(tools, { runs: STREAM_RUNS });
   const fresh = await benchFresh({ runs: FRESH_RUNS });
   const commits = await benchCommits(tools.filter((t) => t.name === "list_files"));
-  lines = report(overhead, tokens, abort, kv, streaming, fresh, commits);
+  const otel = await benchOtel();
+  lines = report(overhead, tokens, abort, kv, streaming, fresh, commits, otel);
 } finally {
   await ws.remove();
 }
@@ -63,6 +65,7 @@ function report(
   st: StreamResult,
   fresh: FreshResult,
   c: CommitResult,
+  ot: OtelResult,
 ): string[] {
   const rr = o.runaway.reins.turns;
   const rb = o.runaway.bare.turns;
@@ -347,6 +350,9 @@ function report(
     ],
   );
   targets.push(verdictAbove("issue 14: KV commits per durable turn (steady state)", c.perTurn, 2));
+  const o9 = otelReport(ot);
+  rows.push(...o9.rows);
+  targets.push(...o9.targets);
   const cpus = navigator.hardwareConcurrency;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   return [

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Interruption } from "./exit.ts";
+import type { LostReply } from "./model.ts";
 
 /**
  * Base class of every error reins throws on purpose.
@@ -114,11 +115,19 @@ export class ModelError extends ReinsError {
     | "context_length";
   /** HTTP status, when there was one. */
   readonly status?: number;
+  /** Attempts whose reply was lost on the way (the provider may have billed them). */
+  readonly lost: readonly LostReply[];
   /** Creates the error. */
-  constructor(kind: ModelError["kind"], message: string, status?: number) {
+  constructor(
+    kind: ModelError["kind"],
+    message: string,
+    status?: number,
+    lost: readonly LostReply[] = [],
+  ) {
     super(message);
     this.kind = kind;
     this.status = status;
+    this.lost = lost;
   }
 }
 

@@ -38,6 +38,19 @@ export interface ModelRequest {
   onReset?: () => void;
 }
 
+/**
+ * An attempt whose reply was lost on the way (a stream cut short, a connection
+ * dropped mid-reply) after the provider had taken the call: it may have
+ * billed it, so the loop counts it as an estimate (`estimatedUsd`, a
+ * `spend_estimated` event) beside the call's real usage.
+ */
+export interface LostReply {
+  /** Reply tokens that had arrived, counted locally (o200k). */
+  completion_tokens: number;
+  /** Why the reply was lost, e.g. `the stream ended before the reply finished`. */
+  reason: string;
+}
+
 /** What a model call returns. */
 export interface ModelReply {
   /** The assistant's reply: text and/or tool calls. */
@@ -48,6 +61,8 @@ export interface ModelReply {
   finishReason: string;
   /** The model name the endpoint reported, if any. */
   model?: string;
+  /** Attempts of this call whose reply was lost before this one answered (see {@link LostReply}). */
+  lost?: LostReply[];
 }
 
 /**
@@ -57,6 +72,11 @@ export interface ModelReply {
 export interface Model {
   /** Model name, used for pricing lookups. */
   readonly name: string;
+  /**
+   * Who serves it, as OpenTelemetry's `gen_ai.provider.name` says (`openai`,
+   * `anthropic`, …); telemetry only.
+   */
+  readonly provider?: string;
   /** This model's prices, used when the run's options set none. */
   readonly prices?: Prices;
   /**

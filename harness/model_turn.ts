@@ -16,6 +16,7 @@ import { type CallPlan, planCall, withReservation } from "./budget_gate.ts";
 import { type Exit, exit } from "./exit.ts";
 import { textDeltas, textReset } from "./text_deltas.ts";
 import { runUniqueIds } from "./call_ids.ts";
+import { countLostReplies } from "./lost_replies.ts";
 
 /** Counts the tokens of the prompt a transcript makes (see {@link promptCounter}). */
 export type PromptCounter = (messages: readonly ChatMessage[]) => number;
@@ -58,6 +59,7 @@ export async function modelTurn(
   if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
   const called = await callModel(ctx, definitions, plan);
   if (called === null || "status" in called) return called;
+  await countLostReplies(ctx, called.reply.lost, called.reply.usage?.prompt_tokens, definitions);
   learnPromptRatio(ctx.state, counted.tokens, called.reply.usage?.prompt_tokens);
   const badUsage = usageProblem(called.reply.usage);
   if (badUsage) {
@@ -174,6 +176,7 @@ async function callModel(
     return { reply, ms: performance.now() - started };
   } catch (e) {
     if (signal.aborted) return exit.cancelled(signal);
+    await countLostReplies(ctx, (e as Partial<ModelError>).lost, undefined, definitions);
     if (ctx.window.retriesAfter(state, e)) return null; // the loop compacts, then asks again
     const message = e instanceof Error ? e.message : String(e);
     const kind = (e as ModelError).kind;

@@ -80,7 +80,13 @@ export function run<T>(
 ): Promise<RunResult<T>>;
 /** Runs (or continues) a run with options whose `output` is not known statically. */
 export function run(initial: RunState, options: RunOptions): Promise<RunState>;
-export async function run(initial: RunState, options: RunOptions): Promise<RunState> {
+export function run(initial: RunState, options: RunOptions): Promise<RunState> {
+  // A telemetry observer brackets each execution, children's too (they inherit it).
+  const observe = options?.observe;
+  return observe ? observe(initial, options, execute) : execute(initial, options);
+}
+
+async function execute(initial: RunState, options: RunOptions): Promise<RunState> {
   checkOptions(initial, options);
   const state: RunState = structuredClone(initial);
   state.limits = checkLimits({ ...state.limits, ...options.limits });

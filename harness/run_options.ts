@@ -14,6 +14,7 @@ import type { ToolCall } from "./messages.ts";
 import type { BudgetGate } from "./budget_gate.ts";
 import type { ContextPolicy } from "./context_policy.ts";
 import type { OutputSchema } from "./output.ts";
+import type { RunState } from "./state.ts";
 
 export type { BudgetGate } from "./budget_gate.ts";
 
@@ -57,6 +58,19 @@ export interface BudgetLink {
   gate?: BudgetGate;
 }
 
+/**
+ * Brackets one execution of `run()` (a telemetry adapter, see `reins/otel`):
+ * called instead of the loop with the state and options given to `run()`, it
+ * must call `next` (with them, or with the same run carrying a `traceparent`
+ * and options whose model, trace sink and observer it wraps) and return what
+ * `next` returns. Child runs inherit it.
+ */
+export type RunObserver = (
+  state: RunState,
+  options: RunOptions,
+  next: (state: RunState, options: RunOptions) => Promise<RunState>,
+) => Promise<RunState>;
+
 /** Options of `run()`. Only `model` is required. */
 export interface RunOptions {
   /** The model that answers each turn. Required. */
@@ -97,6 +111,8 @@ export interface RunOptions {
   trace?: TraceSink;
   /** Where the run is saved after each step, so it can be resumed. Default none. */
   store?: RunStore;
+  /** Watches each execution of the run and of its children (telemetry). Default none. */
+  observe?: RunObserver;
   /**
    * Compact the prompt of a long run (see `ContextPolicy`): old tool results
    * elided, older turns summarized. Default none (the prompt is the whole

@@ -118,6 +118,12 @@ export interface RunState {
    * until a call was counted both ways.
    */
   promptRatio?: number;
+  /**
+   * W3C trace context (`traceparent`) of the span of this run's first
+   * execution, set by a telemetry observer (see `RunOptions.observe`): an
+   * execution elsewhere (a hand-over, a verdict, a follow-up) joins that trace.
+   */
+  traceparent?: string;
   /** Part of `costUsd` spent by descendants. */
   childCostUsd: number;
   /** Descendants' spend by the call that started them (call id -> USD). */

@@ -142,9 +142,11 @@ export interface RunHandedOverEvent extends TraceBase {
 }
 
 /**
- * A resume found a model call a crash left unfinished (recorded, never
- * answered) and counted its prompt as spent: an estimate, since the provider
- * may or may not have billed it.
+ * A model call whose reply never came back was counted as spent: an estimate,
+ * since the provider may or may not have billed it. Either a resume found a
+ * call a crash left unfinished (recorded, never answered: its prompt is
+ * counted), or an attempt's reply was lost on the way (a stream cut short, a
+ * connection dropped mid-reply: its prompt and the reply tokens that arrived).
  */
 export interface SpendEstimatedEvent extends TraceBase {
   /** Event kind. */
@@ -153,8 +155,17 @@ export interface SpendEstimatedEvent extends TraceBase {
   turn: number;
   /** Prompt tokens counted for it. */
   prompt_tokens: number;
-  /** Where they come from: the provider's last reported prompt, or a local count. */
-  basis: "last_reported_prompt" | "local_count";
+  /**
+   * Where they come from: the provider's last reported prompt, or a local
+   * count (a crash's unfinished call); `lost_reply`: an attempt whose reply
+   * was lost, its prompt as the provider reported it for the same request when
+   * a retry answered (else as for a crash), its reply tokens counted locally.
+   */
+  basis: "last_reported_prompt" | "local_count" | "lost_reply";
+  /** Reply tokens counted for a lost reply (`lost_reply` only). */
+  completion_tokens?: number;
+  /** Why the reply was lost (`lost_reply` only). */
+  reason?: string;
   /** Set when the unfinished call was a compaction's summary call (not a turn). */
   kind?: "compaction";
   /** USD added to the run's cost (and to `estimatedUsd`). */

@@ -10,6 +10,7 @@
 import type { ChatMessage } from "../harness/messages.ts";
 import { RecordError } from "./record_error.ts";
 import { parseMessage } from "./record.ts";
+import { encodeChunk, encodeValue, type StoredChunk } from "./value_codec.ts";
 
 /** Most bytes of message text in one KV value. */
 export const CHUNK_BYTES = 60_000;
@@ -18,20 +19,15 @@ export const ATOMIC_BYTES = 640 * 1024;
 /** Mutations we let one atomic carry (KV allows 1,000). */
 export const ATOMIC_MUTATIONS = 900;
 
-/** One stored chunk of a message. */
-export interface MessageChunk {
-  /** How many chunks the message has. */
-  parts: number;
-  /** This chunk's slice of the message's UTF-8 JSON text. */
-  data: Uint8Array;
-}
+/** One stored chunk of a message (or of a header too large for one value). */
+export type MessageChunk = StoredChunk;
 
-/** A write, with its estimated size. */
+/** A write, encoded, with its size. */
 export interface Write {
   /** Where. */
   key: Deno.KvKey;
-  /** What. */
-  value: unknown;
+  /** What, as stored (see value_codec.ts). */
+  value: Uint8Array;
   /** Estimated key + value bytes. */
   bytes: number;
 }
@@ -122,26 +118,23 @@ export function keyBytes(key: Deno.KvKey): number {
 }
 
 /**
- * Estimated stored size of a value, erring high: raw bytes for chunks, and for
- * other values their JSON text (twice its length when V8 would store it as UTF-16).
+ * Stored size of a value, encoded as value_codec.ts does (UTF-8 JSON in an
+ * envelope; a chunk's slice as it is), erring a little high.
  *
  * @example
  * ```ts
  * import { valueBytes } from "./chunks.ts";
- * console.log(valueBytes({ parts: 1, data: new Uint8Array(10) })); // 42
+ * console.log(valueBytes({ parts: 1, data: new Uint8Array(10) })); // 50
  * ```
  */
 export function valueBytes(value: unknown): number {
   if (value instanceof Uint8Array) return value.byteLength;
-  if (isChunk(value)) return value.data.byteLength + 32;
-  const json = JSON.stringify(value) ?? "";
-  // deno-lint-ignore no-control-regex
-  const wide = /[^\u0000-\u00ff]/.test(json);
-  return (wide ? json.length * 2 : encoder.encode(json).byteLength) + 16;
+  if (isChunk(value)) return value.data.byteLength + 40;
+  return encoder.encode(JSON.stringify(value) ?? "").byteLength + 40;
 }
 
 /**
- * A write with its size estimated.
+ * A write: `value` encoded as stored (see value_codec.ts), with its size.
  *
  * @example
  * ```ts
@@ -150,7 +143,8 @@ export function valueBytes(value: unknown): number {
  * ```
  */
 export function write(key: Deno.KvKey, value: unknown): Write {
-  return { key, value, bytes: keyBytes(key) + valueBytes(value) };
+  const stored = isChunk(value) ? encodeChunk(value) : encodeValue(value);
+  return { key, value: stored, bytes: keyBytes(key) + stored.byteLength };
 }
 
 /**
@@ -161,7 +155,7 @@ export function write(key: Deno.KvKey, value: unknown): Write {
  * @example
  * ```ts
  * import { planBatches, write } from "./chunks.ts";
- * const w = write(["a"], new Uint8Array(60_000));
+ * const w = write(["a"], { parts: 1, data: new Uint8Array(60_000) });
  * console.log(planBatches(Array(30).fill(w), { bytes: 1000, mutations: 4 }).length); // 3
  * ```
  */

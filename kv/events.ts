@@ -19,6 +19,7 @@ import { RecordError } from "./record_error.ts";
 import { eventKey, eventPrefix } from "./keys.ts";
 import { valueBytes } from "./chunks.ts";
 import { retryLocked } from "./retry.ts";
+import { decodeValue, encodeValue } from "./value_codec.ts";
 import { cutText } from "../harness/text.ts";
 
 /** A stored trace event and its position in the run's trace. */
@@ -188,7 +189,7 @@ export class KvEventLog {
     const out: StoredEvent[] = [];
     for await (const entry of this.#kv.list(selector, { consistency: "strong" })) {
       const seq = entry.key[3];
-      const event = entry.value as Partial<TraceEvent> | null;
+      const event = decodeValue(entry.value) as Partial<TraceEvent> | null;
       if (typeof seq !== "number" || typeof event?.type !== "string") {
         throw new RecordError(id, `events.${String(seq)}`, "not a trace event");
       }
@@ -239,7 +240,7 @@ export class KvEventLog {
         bytes += valueBytes(value) + 100;
         if (n > 0 && bytes > MAX_HELD_BYTES) break;
         const key = eventKey(id, seq + n++);
-        op.check({ key, versionstamp: null }).set(key, value);
+        op.check({ key, versionstamp: null }).set(key, encodeValue(value));
       }
       const res = await retryLocked(() => op.commit());
       if (res.ok) {

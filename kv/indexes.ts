@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { decodeValue } from "./value_codec.ts";
 import type { RunState, RunStatus } from "../harness/state.ts";
 import { type IndexFields, indexKeys, runKey } from "./keys.ts";
 import { parseHeader, type StoredHeader } from "./record.ts";
@@ -74,7 +75,7 @@ export async function listRuns(kv: Deno.Kv, options: ListOptions = {}): Promise<
     ids = [];
     for (const e of entries) {
       if (e.versionstamp === null || out.length >= limit) continue; // deleted meanwhile
-      const h = parseHeader(String(e.key[1]), e.value);
+      const h = parseHeader(String(e.key[1]), decodeValue(e.value));
       if (options.status && h.status !== options.status) continue; // moved meanwhile
       out.push(summaryOf(h));
     }

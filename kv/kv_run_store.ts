@@ -20,6 +20,7 @@ import { joinHeader, overflowParts } from "./header_chunks.ts";
 import { decodeMessage, planBatches } from "./chunks.ts";
 import { KvEventLog, type StoredEvent } from "./events.ts";
 import { retryLocked } from "./retry.ts";
+import { decodeValue, encodeValue } from "./value_codec.ts";
 import {
   acquireLease,
   type Lease,
@@ -133,16 +134,21 @@ export class KvRunStore implements RunStore {
         staging ??= await this.#kv.get(stagingKey(id), { consistency: "strong" });
         const op = this.#kv.atomic().check(check, staging);
         for (const w of batch) op.set(w.key, w.value);
-        const res = await commit(id, op.set(stagingKey(id), { owner: this.owner, at: Date.now() }));
+        const mark = encodeValue({ owner: this.owner, at: Date.now() });
+        const res = await commit(id, op.set(stagingKey(id), mark));
         if (!res.ok) return { ok: false, seqTaken: false, value: null };
         staging = { key: stagingKey(id), versionstamp: res.versionstamp };
         bytes += batch.reduce((n, w) => n + w.bytes, 0);
       }
       const op = this.#kv.atomic().check(check);
       if (staging) op.check(staging).delete(stagingKey(id));
-      for (const w of [...batches[batches.length - 1], ...final, ...events]) {
+      for (const w of [...batches[batches.length - 1], ...final]) {
         op.set(w.key, w.value);
         bytes += w.bytes;
+      }
+      for (const e of events) {
+        op.set(e.key, encodeValue(e.value));
+        bytes += e.bytes;
       }
       for (const e of events) op.check({ key: e.key, versionstamp: null });
       for (const k of drops) op.delete(k);
@@ -166,7 +172,7 @@ export class KvRunStore implements RunStore {
   async load(id: string): Promise<RunState> {
     const entry = await this.#kv.get(runKey(id), { consistency: "strong" });
     if (entry.versionstamp === null) throw new RunNotFoundError(id);
-    const header = await this.#fullHeader(id, entry.value);
+    const header = await this.#fullHeader(id, decodeValue(entry.value));
     const chunks = await this.#chunks(id, 0, header.messageCount);
     const messages: ChatMessage[] = [];
     for (let seq = 0; seq < header.messageCount; seq++) {
@@ -195,7 +201,7 @@ export class KvRunStore implements RunStore {
   async summary(id: string): Promise<RunSummary> {
     const entry = await this.#kv.get(runKey(id), { consistency: "strong" });
     if (entry.versionstamp === null) throw new RunNotFoundError(id);
-    return summaryOf(parseHeader(id, entry.value));
+    return summaryOf(parseHeader(id, decodeValue(entry.value)));
   }
 
   /**
@@ -211,16 +217,17 @@ export class KvRunStore implements RunStore {
   }
 
   /**
-   * Stores the execution settings of run `id` (any structured-cloneable
-   * value, e.g. the options of a server run); they are deleted with the run.
+   * Stores the execution settings of run `id` (any JSON value, e.g. the
+   * options of a server run); they are deleted with the run.
    */
   async saveSettings(id: string, settings: unknown): Promise<void> {
-    await retryLocked(() => this.#kv.set(runSettingsKey(id), settings));
+    const value = encodeValue(settings);
+    await retryLocked(() => this.#kv.set(runSettingsKey(id), value));
   }
 
   /** The execution settings stored for run `id`, or null. */
   async settings(id: string): Promise<unknown> {
-    return (await this.#kv.get(runSettingsKey(id), { consistency: "strong" })).value;
+    return decodeValue((await this.#kv.get(runSettingsKey(id), { consistency: "strong" })).value);
   }
 
   /**
@@ -246,7 +253,7 @@ export class KvRunStore implements RunStore {
     const entry = await this.#kv.get(runKey(id), { consistency: "strong" });
     if (entry.versionstamp !== null) {
       const op = this.#kv.atomic().check(entry).delete(runKey(id));
-      for (const k of looseIndexKeys(id, entry.value)) op.delete(k);
+      for (const k of looseIndexKeys(id, readable(entry.value))) op.delete(k);
       if (!(await commit(id, op)).ok) {
         throw new RunConflictError(id, "it changed while being deleted");
       }
@@ -312,7 +319,7 @@ export class KvRunStore implements RunStore {
       const e of this.#kv.list({ prefix: headerChunkPrefix(id) }, { consistency: "strong" })
     ) {
       const part = e.key[3];
-      if (typeof part === "number" && part < parts) chunks[part] = e.value;
+      if (typeof part === "number" && part < parts) chunks[part] = decodeValue(e.value);
     }
     return parseHeader(id, joinHeader(id, parts, chunks));
   }
@@ -328,7 +335,7 @@ export class KvRunStore implements RunStore {
         throw new RecordError(id, "messages", `unexpected key ${JSON.stringify(e.key)}`);
       }
       const list = chunks.get(seq as number) ?? [];
-      list[part as number] = e.value;
+      list[part as number] = decodeValue(e.value);
       chunks.set(seq as number, list);
     }
     return chunks;
@@ -356,6 +363,15 @@ async function commit(
       `save("${id}"): ${e.message}; one commit holds at most 800 KiB`,
       { cause: e },
     );
+  }
+}
+
+/** A stored value decoded, or null when it cannot be (a delete goes on without it). */
+function readable(stored: unknown): unknown {
+  try {
+    return decodeValue(stored);
+  } catch {
+    return null;
   }
 }
 

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { decodeValue, encodeValue } from "./value_codec.ts";
 import { leaseKey } from "./keys.ts";
 import { retryLocked } from "./retry.ts";
 
@@ -28,7 +29,8 @@ export interface LeaseHolderInfo {
   pid?: number;
 }
 
-function asLease(value: unknown): Lease | null {
+function asLease(stored: unknown): Lease | null {
+  const value = decodeValue(stored);
   if (typeof value !== "object" || value === null) return null;
   const { owner, expiresAt, host, pid } = value as Partial<Lease>;
   if (typeof owner !== "string" || typeof expiresAt !== "number") return null;
@@ -112,7 +114,7 @@ export async function acquireLease(
     const lease = asLease(entry.value);
     if (lease && lease.owner !== owner && lease.expiresAt > Date.now()) return false;
     const value = leaseValue(owner, ttlMs, info);
-    const op = kv.atomic().check(entry).set(leaseKey(id), value, { expireIn: ttlMs });
+    const op = kv.atomic().check(entry).set(leaseKey(id), encodeValue(value), { expireIn: ttlMs });
     const res = await retryLocked(() => op.commit());
     if (res.ok) return true;
     // Someone changed it between our read and write: look again.
@@ -143,7 +145,7 @@ export async function renewLease(
   const lease = asLease(entry.value);
   if (!lease || lease.owner !== owner) return false;
   const value = leaseValue(owner, ttlMs, info);
-  const op = kv.atomic().check(entry).set(leaseKey(id), value, { expireIn: ttlMs });
+  const op = kv.atomic().check(entry).set(leaseKey(id), encodeValue(value), { expireIn: ttlMs });
   return (await retryLocked(() => op.commit())).ok;
 }
 

@@ -72,6 +72,7 @@ const headerSchema = z.strictObject({
   costUsd: usd,
   childCostUsd: usd,
   promptRatio: z.number().positive().finite().optional(),
+  traceparent: z.string().regex(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/).optional(),
   approved: z.array(id),
   rejected: z.array(z.strictObject({ callId: id, reason: z.string() })),
   inFlight: z.array(id),

@@ -8,6 +8,7 @@
  */
 import { runKey, stopKey } from "./keys.ts";
 import { looseIndexKeys } from "./indexes.ts";
+import { decodeValue } from "./value_codec.ts";
 
 /** One stored KV entry, as JSON. */
 export interface DumpedEntry {
@@ -73,7 +74,7 @@ export async function dumpRun(kv: Deno.Kv, id: string): Promise<DumpedEntry[]> {
   }
   const header = await kv.get(runKey(id), { consistency: "strong" });
   if (header.versionstamp !== null) add(header.key, header.value);
-  const extra = [...looseIndexKeys(id, header.value), stopKey(id)];
+  const extra = [...looseIndexKeys(id, decodeValue(header.value)), stopKey(id)];
   for (const e of await kv.getMany(extra, { consistency: "strong" })) {
     if (e.versionstamp !== null) add(e.key, e.value);
   }

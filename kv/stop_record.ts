@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { decodeValue, encodeValue } from "./value_codec.ts";
 import { stopKey } from "./keys.ts";
 
 /** A stored stop request. */
@@ -17,8 +18,8 @@ export interface StopRequest {
   at: number;
 }
 
-function asRequest(value: unknown): StopRequest | null {
-  const v = value as Partial<StopRequest> | null;
+function asRequest(stored: unknown): StopRequest | null {
+  const v = decodeValue(stored) as Partial<StopRequest> | null;
   return v && typeof v.reason === "string" ? (v as StopRequest) : null;
 }
 
@@ -35,7 +36,7 @@ function asRequest(value: unknown): StopRequest | null {
  * ```
  */
 export async function writeStop(kv: Deno.Kv, request: StopRequest): Promise<void> {
-  await kv.set(stopKey(request.rootId), request);
+  await kv.set(stopKey(request.rootId), encodeValue(request));
 }
 
 /**

@@ -59,48 +59,9 @@ export async function parseBody(
   else if (typeof raw.content === "string") content = raw.content;
   else throw bad("choices[0].message.content is not a string");
   const message: AssistantMessage = { role: "assistant", content };
-  if (raw.tool_calls !== undefined && raw.tool_calls !== null) {
-    if (!Array.isArray(raw.tool_calls)) throw bad("choices[0].message.tool_calls is not an array");
-    const calls = raw.tool_calls.map((c: unknown, i: number): ToolCall => {
-      const at = `choices[0].message.tool_calls[${i}]`;
-      if (!isObject(c)) throw bad(`${at} is not an object`);
-      // A missing id is not fatal: the loop names the call (see harness/call_ids.ts).
-      if (c.id !== undefined && c.id !== null && typeof c.id !== "string") {
-        throw bad(`${at}.id is not a string`);
-      }
-      const id = typeof c.id === "string" ? c.id : "";
-      if (!isObject(c.function)) throw bad(`${at}.function is missing`);
-      const { name, arguments: args } = c.function;
-      if (typeof name !== "string" || !name) throw bad(`${at}.function.name is missing`);
-      if (isObject(args)) return fn(id, name, JSON.stringify(args));
-      if (typeof args !== "string") throw bad(`${at}.function.arguments is not a string`);
-      return fn(id, name, args);
-    });
-    if (calls.length > 0) message.tool_calls = calls;
-  }
-  let usage: CallUsage;
-  if (body.usage === undefined || body.usage === null) {
-    await loadTokenizer(); // only an endpoint that reports no usage makes us count
-    usage = {
-      prompt_tokens: countPromptTokens(request.messages, request.tools),
-      completion_tokens: countCompletionTokens(message),
-    };
-  } else {
-    if (!isObject(body.usage)) throw bad("usage is not an object");
-    for (const k of ["prompt_tokens", "completion_tokens"] as const) {
-      const n = body.usage[k];
-      // Safe integers only: a count like 1e308 would make the cost Infinity.
-      if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
-        throw bad(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
-      }
-    }
-    usage = {
-      prompt_tokens: body.usage.prompt_tokens as number,
-      completion_tokens: body.usage.completion_tokens as number,
-    };
-    const cached = cachedTokens(body.usage);
-    if (cached !== undefined) usage.cached_prompt_tokens = cached;
-  }
+  const calls = parseToolCalls(raw.tool_calls, bad);
+  if (calls.length > 0) message.tool_calls = calls;
+  const usage = await parseUsage(body.usage, request, message, bad);
   const finishReason = typeof choice.finish_reason === "string"
     ? choice.finish_reason
     : message.tool_calls
@@ -109,6 +70,58 @@ export async function parseBody(
   const reply: ModelReply = { message, usage, finishReason };
   if (typeof body.model === "string") reply.model = body.model;
   return reply;
+}
+
+/** The message's tool calls (none when absent). */
+function parseToolCalls(raw: unknown, bad: (what: string) => ModelError): ToolCall[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw bad("choices[0].message.tool_calls is not an array");
+  return raw.map((c: unknown, i: number): ToolCall => {
+    const at = `choices[0].message.tool_calls[${i}]`;
+    if (!isObject(c)) throw bad(`${at} is not an object`);
+    // A missing id is not fatal: the loop names the call (see harness/call_ids.ts).
+    if (c.id !== undefined && c.id !== null && typeof c.id !== "string") {
+      throw bad(`${at}.id is not a string`);
+    }
+    const id = typeof c.id === "string" ? c.id : "";
+    if (!isObject(c.function)) throw bad(`${at}.function is missing`);
+    const { name, arguments: args } = c.function;
+    if (typeof name !== "string" || !name) throw bad(`${at}.function.name is missing`);
+    if (isObject(args)) return fn(id, name, JSON.stringify(args));
+    if (typeof args !== "string") throw bad(`${at}.function.arguments is not a string`);
+    return fn(id, name, args);
+  });
+}
+
+/** The reply's usage, validated; counted locally when the endpoint reports none. */
+async function parseUsage(
+  raw: unknown,
+  request: ModelRequest,
+  message: AssistantMessage,
+  bad: (what: string) => ModelError,
+): Promise<CallUsage> {
+  if (raw === undefined || raw === null) {
+    await loadTokenizer(); // only an endpoint that reports no usage makes us count
+    return {
+      prompt_tokens: countPromptTokens(request.messages, request.tools),
+      completion_tokens: countCompletionTokens(message),
+    };
+  }
+  if (!isObject(raw)) throw bad("usage is not an object");
+  for (const k of ["prompt_tokens", "completion_tokens"] as const) {
+    const n = raw[k];
+    // Safe integers only: a count like 1e308 would make the cost Infinity.
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
+      throw bad(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
+    }
+  }
+  const usage: CallUsage = {
+    prompt_tokens: raw.prompt_tokens as number,
+    completion_tokens: raw.completion_tokens as number,
+  };
+  const cached = cachedTokens(raw);
+  if (cached !== undefined) usage.cached_prompt_tokens = cached;
+  return usage;
 }
 
 /**

@@ -4,6 +4,17 @@
  * would have returned, so one validator checks both. Text deltas go to
  * `onText` as they arrive; tool calls are assembled from their deltas by index.
  *
+ * When a reply is whole: when its choice has a `finish_reason`. That is the
+ * model saying it has finished; `[DONE]` and the usage chunk are the
+ * transport's, and providers differ (some never send `[DONE]`, some send no
+ * usage), so a stream that ends after a `finish_reason` without them is a
+ * whole reply (its usage then counted locally, as for an endpoint that
+ * reports none). A stream that ends without a `finish_reason` (the body just
+ * stops, an empty 200 stream, a cut between two tool calls, even `[DONE]`
+ * without one) or breaks mid-body is a {@link StreamCutError}: a transport
+ * failure, retried, never an answer. The official `openai` client draws the
+ * same line (`missing finish_reason for choice 0`).
+ *
  * @module
  */
 import { ModelError } from "../harness/errors.ts";
@@ -25,6 +36,21 @@ interface CallParts {
   type?: string;
   name?: string;
   args: string;
+}
+
+/**
+ * A stream that broke off before its reply finished (see the module doc),
+ * with what had arrived: the provider may have billed it.
+ */
+export class StreamCutError extends Error {
+  /** The body assembled from what arrived (its `finish_reason` null). */
+  readonly partial: Record<string, unknown>;
+  /** Creates the error. */
+  constructor(message: string, partial: Record<string, unknown>, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "StreamCutError";
+    this.partial = partial;
+  }
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -116,14 +142,16 @@ class Assembler {
 /**
  * Reads an SSE chat-completions stream to its end (`data: [DONE]` or the end
  * of the body) and returns the equivalent non-streaming body. Throws what
- * `options.bad` builds for a chunk that is not JSON, and rejects with the
- * signal's reason when it aborts (the body is cancelled either way).
+ * `options.bad` builds for a chunk that is not JSON, a {@link StreamCutError}
+ * for a reply that did not finish (no `finish_reason`) or a body that broke
+ * off, and rejects with the signal's reason when it aborts (the body is
+ * cancelled either way).
  *
  * @example
  * ```ts
  * import { readChatStream } from "./openai_stream.ts";
  * import { ModelError } from "../harness/errors.ts";
- * const sse = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n';
+ * const sse = 'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\n';
  * const body = await readChatStream(new Blob([sse]).stream(), {
  *   onText: (d) => console.log(d), // "hi"
  *   signal: new AbortController().signal,
@@ -161,7 +189,12 @@ export async function readChatStream(
   };
   try {
     while (!done) {
-      const { value, done: ended } = await raced(reader.read(), options.signal);
+      const { value, done: ended } = await raced(reader.read(), options.signal).catch((e) => {
+        if (options.signal.aborted) throw e;
+        throw new StreamCutError(`the connection broke mid-reply: ${messageOf(e)}`, out.body(), {
+          cause: e,
+        });
+      });
       if (ended) break;
       buffer += value;
       let nl;
@@ -179,5 +212,11 @@ export async function readChatStream(
   } finally {
     reader.cancel().catch(() => {});
   }
+  if (out.finish === undefined) {
+    const how = done ? "[DONE] came without a finish_reason" : "no finish_reason, usage or [DONE]";
+    throw new StreamCutError(`the stream ended before the reply finished (${how})`, out.body());
+  }
   return out.body();
 }
+
+const messageOf = (e: unknown) => e instanceof Error ? e.message : String(e);

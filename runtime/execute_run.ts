@@ -5,12 +5,13 @@
  *
  * @module
  */
-import type { RunOptions } from "../harness/run_options.ts";
+import type { RunObserver, RunOptions } from "../harness/run_options.ts";
 import type { RunState } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
 import { combineSinks, type TraceSink } from "../harness/trace.ts";
 import { RunConflictError, RunStateError } from "../harness/errors.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
+import { openTelemetry } from "../otel/open_telemetry.ts";
 
 /** Options of {@link executeRun}: `run()`'s, plus who holds the lease. */
 export interface ExecuteRunOptions extends RunOptions {
@@ -34,6 +35,9 @@ export interface ExecuteRunOptions extends RunOptions {
    */
   mapTrace?: (sink: TraceSink) => TraceSink;
 }
+
+/** The process's telemetry (spans only when an OpenTelemetry SDK is registered, e.g. OTEL_DENO=true). */
+let telemetry: RunObserver | undefined;
 
 /** Executions going on in this process, so one owner cannot run a run twice at once. */
 const active = new Set<string>();
@@ -111,6 +115,7 @@ export async function executeRun(
       signal,
       store,
       trace: mapTrace ? mapTrace(trace) : trace,
+      observe: runOptions.observe ?? (telemetry ??= openTelemetry()),
     });
     return settle ? await settle(done) : done;
   } finally {

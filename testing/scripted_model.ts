@@ -37,6 +37,7 @@ export function scriptedModel(scenario: string, options: ScriptedModelOptions = 
   const model = createOpenAIModel({
     baseUrl: SCRIPTED_BASE_URL,
     model: scenario,
+    provider: "reins.scripted",
     fetch: scriptedFetch(provider),
     maxRetries,
     retryBaseMs,

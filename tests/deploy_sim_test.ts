@@ -7,117 +7,19 @@
 // Prints: SIGINT -> lease released, -> B resumes (with and without a request arriving
 // at B), cold start of server/main.ts and its RSS at rest.
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { sleep } from "../harness/sleep.ts";
-import { freePort } from "./server_http.ts";
-
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const TOKEN = "deploy-sim-token";
-const SCAN_MS = 2000; // scan_archive: the tool that is under way when A goes
-const LEASE_MS = 3000; // what a SIGKILLed instance's run waits for
-const SWEEP_MS = 1500; // each instance's local sweep timer
-
-/** The Deno 2.5.0 binary, resolved once through npx (`.ci/run` fetches it beforehand). */
-async function deno25(): Promise<string> {
-  const out = await new Deno.Command("npx", {
-    args: ["-y", "deno@2.5.0", "eval", "console.log(Deno.execPath(), Deno.version.deno)"],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  const [path, version] = new TextDecoder().decode(out.stdout).trim().split(" ");
-  assert.equal(version, "2.5.0", "npx -y deno@2.5.0 did not give Deno 2.5.0");
-  return path;
-}
-
-interface Instance {
-  name: string;
-  port: number;
-  child: Deno.ChildProcess;
-  owner: string;
-  /** Process start to first answered request, in ms. */
-  coldStartMs: number;
-  exited: Promise<Deno.CommandStatus>;
-  log: () => string;
-}
-
-async function startInstance(
-  bin: string,
-  name: string,
-  dir: string,
-  sweepMs = SWEEP_MS,
-): Promise<Instance> {
-  const port = freePort();
-  const t0 = performance.now();
-  const child = new Deno.Command(bin, {
-    cwd: ROOT,
-    args: ["run", "-A", "--config", "deno.json", "tests/fixtures/deploy_entry.ts"],
-    env: {
-      DENO_DEPLOYMENT_ID: `sim-${name}`,
-      PORT: String(port),
-      REINS_TOKEN: TOKEN,
-      REINS_SCRIPTED: "1",
-      REINS_KV_PATH: `${dir}/runs.sqlite`,
-      REINS_WORKSPACES: `${dir}/ws-${name}`, // each instance has its own disk
-      REINS_SCAN_MS: String(SCAN_MS),
-      REINS_LEASE_MS: String(LEASE_MS),
-      REINS_SWEEP_MS: String(sweepMs),
-    },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let text = "";
-  const drain = async (s: ReadableStream<Uint8Array>) => {
-    for await (const chunk of s.pipeThrough(new TextDecoderStream())) text += chunk;
-  };
-  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
-  const exited = child.status.then(async (s) => (await drained, s));
-  for (;;) {
-    const res = await fetch(`http://127.0.0.1:${port}/openapi.json`, {
-      headers: { authorization: `Bearer ${TOKEN}` },
-    }).catch(() => null);
-    if (res) {
-      await res.body?.cancel();
-      const owner = res.headers.get("x-reins-worker") ?? "";
-      return {
-        name,
-        port,
-        child,
-        owner,
-        coldStartMs: performance.now() - t0,
-        exited,
-        log: () => text,
-      };
-    }
-    if (performance.now() - t0 > 20_000) throw new Error(`${name} did not start:\n${text}`);
-    await sleep(5);
-  }
-}
-
-async function call(i: Instance, method: string, path: string, body?: unknown) {
-  const res = await fetch(`http://127.0.0.1:${i.port}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
-function rssKb(pid: number): number {
-  const line = Deno.readTextFileSync(`/proc/${pid}/status`).split("\n").find((l) =>
-    l.startsWith("VmRSS:")
-  );
-  return Number(line?.match(/(\d+)/)?.[1] ?? NaN);
-}
-
-/** Polls `probe` every 5 ms; resolves with ms since `since` when it first holds. */
-async function until(what: string, since: number, probe: () => Promise<boolean>, ms = 20_000) {
-  for (;;) {
-    if (await probe()) return performance.now() - since;
-    if (performance.now() - since > ms) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
+import {
+  call,
+  deno25,
+  type Instance,
+  LEASE_MS,
+  rssKb,
+  startInstance,
+  stopInstances,
+  SWEEP_MS,
+  until,
+} from "./deploy_sim_helpers.ts";
 
 /** Timings of one eviction, in ms from the signal. */
 interface Eviction {
@@ -243,14 +145,7 @@ Deno.test("Deno Deploy simulated: an evicted or killed instance's run completes 
       `cost: ${r1.cost}, ${r2.cost}, ${r3.cost} USD; never interrupted: ${ref.costUsd}`,
     ].join("\n"));
   } finally {
-    for (const i of instances) {
-      try {
-        i.child.kill("SIGKILL");
-      } catch {
-        // exited already
-      }
-      await i.exited;
-    }
+    await stopInstances(instances);
     kv.close();
     await Deno.remove(dir, { recursive: true });
   }

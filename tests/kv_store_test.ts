@@ -1,5 +1,6 @@
 // KvRunStore over a real Deno KV: round trips, constant bytes per turn,
 // chunking, optimistic concurrency, validation, indexes and deletion.
+import { decodeValue, encodeValue } from "../kv/value_codec.ts";
 import assert from "node:assert/strict";
 import { HEADER_CEILING_BYTES } from "../kv/header_chunks.ts";
 import { newRun, type RunState } from "../harness/state.ts";
@@ -154,13 +155,13 @@ Deno.test("stray chunks beyond a message's parts (a lost large save) are ignored
   }));
 
 async function refusedRecord(kv: Deno.Kv, id: string, field: string, bad: unknown) {
-  await kv.set(runKey(id), bad);
+  await kv.set(runKey(id), encodeValue(bad));
   const e = await new KvRunStore(kv).load(id).then(() => null, (e) => e);
   assert.ok(e instanceof RecordError, `expected RecordError, got ${e}`);
   assert.equal(e.runId, id);
   assert.equal(e.field, field);
   assert.ok(e.message.includes(`"${id}"`) && e.message.includes(`"${field}"`), e.message);
-  assert.deepEqual((await kv.get(runKey(id))).value, bad); // not overwritten
+  assert.deepEqual(decodeValue((await kv.get(runKey(id))).value), bad); // not overwritten
 }
 
 Deno.test("a corrupted header is refused naming the run and field, and left as it is", () =>
@@ -168,7 +169,7 @@ Deno.test("a corrupted header is refused naming the run and field, and left as i
     const s = newRun("x");
     const store = new KvRunStore(kv);
     await store.save(s);
-    const header = (await kv.get<Record<string, unknown>>(runKey(s.runId))).value!;
+    const header = decodeValue((await kv.get(runKey(s.runId))).value) as Record<string, unknown>;
     await refusedRecord(kv, s.runId, "status", { ...header, status: "zombie" });
     await refusedRecord(kv, s.runId, "turns", { ...header, turns: "x" });
     await refusedRecord(kv, s.runId, "usage.prompt_tokens", {
@@ -182,10 +183,8 @@ Deno.test("a corrupted header is refused naming the run and field, and left as i
     await refusedRecord(kv, s.runId, "$schemaVersion", { ...header, $schemaVersion: 2 });
     // A store that knew the good version cannot overwrite the bad one either.
     await assert.rejects(store.save(s), RunConflictError);
-    assert.equal(
-      (await kv.get<{ $schemaVersion: number }>(runKey(s.runId))).value!.$schemaVersion,
-      2,
-    );
+    const stored = decodeValue((await kv.get(runKey(s.runId))).value);
+    assert.equal((stored as { $schemaVersion: number }).$schemaVersion, 2);
   }));
 
 Deno.test("a corrupted message is refused naming the run and the message field", () =>

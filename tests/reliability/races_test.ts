@@ -5,6 +5,7 @@
 // they interleave differently; exactly one outcome must win, and the run
 // record, the transcript and the event log must all say which.
 // Seed: REINS_RACE_SEED (default 0x5eed); every outcome count is printed.
+import { decodeValue } from "../../kv/value_codec.ts";
 import assert from "node:assert/strict";
 import { RunConflictError, RunStateError } from "../../harness/errors.ts";
 import { newRun, type RunState } from "../../harness/state.ts";
@@ -398,7 +399,7 @@ Deno.test("regression: a Stop recorded while an approve is being applied is not 
     kv = real;
     const marksRunning = (key: Deno.KvKey, value: unknown) =>
       key.length === 2 && key[0] === "run" && key[1] === id &&
-      (value as { status?: string })?.status === "running";
+      (decodeValue(value) as { status?: string })?.status === "running";
     return hookWrite(real, marksRunning, async () => {
       await requestStop(real, id, STOP_REASON);
       acknowledged = true;

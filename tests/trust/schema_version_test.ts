@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { newRun, RUN_SCHEMA_VERSION, type RunState } from "../../harness/state.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
+import { decodeValue } from "../../kv/value_codec.ts";
 
 Deno.test("a run with every optional addition is stored and read back at schema version 1", async () => {
   await using kv = await Deno.openKv(":memory:");
@@ -28,7 +29,7 @@ Deno.test("a run with every optional addition is stored and read back at schema 
   assert.equal(RUN_SCHEMA_VERSION, 1);
   const raw = [];
   for await (const e of kv.list({ prefix: [] })) {
-    const v = e.value as { $schemaVersion?: unknown; overflow?: unknown } | null;
+    const v = decodeValue(e.value) as { $schemaVersion?: unknown; overflow?: unknown } | null;
     if (v && typeof v === "object" && "$schemaVersion" in v) raw.push(v);
   }
   assert.ok(raw.some((v) => v.overflow !== undefined), "the stored header overflowed");

@@ -1,0 +1,239 @@
+/**
+ * One attempt of a chat-completions call: the request, the reply read whole
+ * (streamed or not) and validated, or the failure sorted into what is worth
+ * retrying (429, 5xx, network errors, timeouts, a stream cut short) and what
+ * is final (401/403, other 4xx, a malformed reply).
+ *
+ * @module
+ */
+import { saysContextLength } from "../harness/context_errors.ts";
+import type { LostReply, ModelReply, ModelRequest } from "../harness/model.ts";
+import type { AssistantMessage, ToolCall } from "../harness/messages.ts";
+import { ModelError } from "../harness/errors.ts";
+import { countCompletionTokens, loadTokenizer } from "../harness/tokens.ts";
+import { cutText } from "../harness/text.ts";
+import { readChatStream, StreamCutError } from "./openai_stream.ts";
+import { isObject, malformed, parseBody, parseReply } from "./openai_reply.ts";
+
+/** What every attempt of one client shares. */
+export interface AttemptConfig {
+  /** `{baseUrl}/chat/completions`. */
+  url: string;
+  doFetch: typeof fetch;
+  timeoutMs: number;
+  /** Replaces every secret in a text with `[redacted]`. */
+  redact: (text: string) => string;
+  /** Headers of a plain request. */
+  headers: Record<string, string>;
+  /** Headers of a streamed request. */
+  streamHeaders: Record<string, string>;
+  /** Called when a streamed request got a plain 2xx reply: the endpoint does not stream. */
+  onPlain: () => void;
+}
+
+/** A failed attempt worth retrying. */
+export interface Retryable {
+  kind: "rate_limited" | "server" | "network";
+  /** What failed, e.g. `500 Internal Server Error from <url>` or `Network error calling <url>`. */
+  what: string;
+  /** The body's first 200 characters, or the network error. */
+  detail: string;
+  status?: number;
+  retryAfterMs?: number;
+  /** The reply the provider had begun, lost on the way (it may have billed it). */
+  lost?: LostReply;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+/** An HTTP answer read whole: a plain body, or a stream assembled into one. */
+type Answer =
+  | { streamed: Record<string, unknown> }
+  | { status: number; statusText: string; text: string; retryAfter: string | null };
+
+/** One attempt: a reply, a retryable failure, or a thrown final error. */
+export async function attempt(
+  cfg: AttemptConfig,
+  body: string,
+  signal: AbortSignal,
+  request: ModelRequest,
+  streaming: boolean,
+): Promise<ModelReply | Retryable> {
+  const ctrl = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ctrl.abort(new DOMException(`timed out after ${cfg.timeoutMs} ms`, "TimeoutError"));
+  }, cfg.timeoutMs);
+  const onOuterAbort = () => ctrl.abort(signal.reason);
+  signal.addEventListener("abort", onOuterAbort, { once: true });
+  let answer: Answer;
+  try {
+    answer = await fetchAnswer(cfg, body, ctrl.signal, request, streaming);
+  } catch (e) {
+    if (signal.aborted) throw signal.reason;
+    return await failure(cfg, e, timedOut);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onOuterAbort);
+  }
+  if ("streamed" in answer) return parseBody(answer.streamed, cfg.url, request, cfg.redact);
+  return await interpret(cfg, answer, request);
+}
+
+/** Sends the request and reads the answer whole (a 2xx stream is assembled). */
+async function fetchAnswer(
+  cfg: AttemptConfig,
+  body: string,
+  signal: AbortSignal,
+  request: ModelRequest,
+  streaming: boolean,
+): Promise<Answer> {
+  const init = {
+    method: "POST",
+    headers: streaming ? cfg.streamHeaders : cfg.headers,
+    body,
+    signal,
+  };
+  const res = await race(cfg.doFetch(cfg.url, init), signal, (r) => void r.body?.cancel());
+  const { status, statusText } = res;
+  const ok = status >= 200 && status < 300;
+  const sse = /^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "");
+  if (streaming && sse && ok && res.body) {
+    const bad = malformed(cfg.url, cfg.redact);
+    return { streamed: await readChatStream(res.body, { onText: request.onText, signal, bad }) };
+  }
+  // A 2xx that is not a stream: this endpoint does not stream; stop asking it to.
+  if (streaming && ok) cfg.onPlain();
+  const text = await race(res.text(), signal);
+  return { status, statusText, text, retryAfter: res.headers.get("retry-after") };
+}
+
+/** A thrown failure: final (a `ModelError`), or retryable (network, timeout, a cut stream). */
+async function failure(cfg: AttemptConfig, e: unknown, timedOut: boolean): Promise<Retryable> {
+  if (e instanceof ModelError) throw e;
+  // Nothing listens there: retrying (meant for 429/5xx, a dropped connection) only delays it.
+  if (!timedOut && !(e instanceof StreamCutError) && refused(e)) {
+    throw new ModelError("network", `Nothing listens at ${cfg.url}: connection refused`);
+  }
+  const detail = timedOut
+    ? `timed out after ${cfg.timeoutMs} ms`
+    : cfg.redact(e instanceof Error ? e.message : String(e));
+  if (!(e instanceof StreamCutError)) {
+    return { kind: "network", what: `Network error calling ${cfg.url}`, detail };
+  }
+  const lost = await lostReply(e, detail);
+  const what = e.cause === undefined
+    ? `The stream from ${cfg.url} ended before the reply finished`
+    : `Network error calling ${cfg.url}`;
+  return { kind: "network", what, detail, lost };
+}
+
+/** Whether a fetch failure is a refused connection (the error or its cause says so). */
+function refused(e: unknown): boolean {
+  for (let err = e, depth = 0; err instanceof Error && depth < 3; err = err.cause, depth++) {
+    if (err instanceof Deno.errors.ConnectionRefused || /connection refused/i.test(err.message)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** What a cut stream had delivered, counted locally (the provider may bill it). */
+async function lostReply(e: StreamCutError, reason: string): Promise<LostReply> {
+  const choice = Array.isArray(e.partial.choices) ? e.partial.choices[0] : undefined;
+  const raw = isObject(choice) && isObject(choice.message) ? choice.message : {};
+  const calls = Array.isArray(raw.tool_calls) ? raw.tool_calls : [];
+  const message: AssistantMessage = {
+    role: "assistant",
+    content: typeof raw.content === "string" ? raw.content : null,
+    tool_calls: calls.map((c): ToolCall => ({
+      id: "",
+      type: "function",
+      function: {
+        name: String(c?.function?.name ?? ""),
+        arguments: String(c?.function?.arguments ?? ""),
+      },
+    })),
+  };
+  await loadTokenizer();
+  return { completion_tokens: countCompletionTokens(message), reason };
+}
+
+/** A plain HTTP answer: the reply of a 2xx, else a retryable or final failure. */
+function interpret(
+  cfg: AttemptConfig,
+  answer: Extract<Answer, { status: number }>,
+  request: ModelRequest,
+): Promise<ModelReply> | Retryable {
+  const { status, statusText, retryAfter } = answer;
+  if (status >= 200 && status < 300) {
+    return parseReply(answer.text, cfg.url, request, cfg.redact);
+  }
+  // Redacted before it is cut, so not even a prefix of a secret is left.
+  const text = cfg.redact(answer.text);
+  const line = cfg.redact(
+    `${status} ${statusText || STATUS_TEXT[status] || "Error"} from ${cfg.url}`,
+  );
+  if (status === 401 || status === 403) {
+    throw new ModelError("auth", `${line}: check LLM_API_KEY`, status);
+  }
+  if (status === 429 || status >= 500) {
+    const kind = status === 429 ? "rate_limited" : "server";
+    const detail = cutText(text, 200);
+    const wait = retryAfterMs(retryAfter);
+    return { kind, what: line, detail, status, retryAfterMs: wait };
+  }
+  const kind = status === 400 && saysContextLength(text) ? "context_length" : "bad_request";
+  throw new ModelError(kind, `${line}: ${errorMessage(text)}`, status);
+}
+
+/** Settles with `p`, or rejects with `signal.reason` first; a late value goes to `onLate`. */
+function race<T>(p: Promise<T>, signal: AbortSignal, onLate?: (v: T) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const onAbort = () => {
+      done = true;
+      reject(signal.reason);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    p.then((v) => {
+      signal.removeEventListener("abort", onAbort);
+      if (done) onLate?.(v);
+      else resolve(v);
+    }, (e) => {
+      signal.removeEventListener("abort", onAbort);
+      if (!done) reject(e);
+    });
+  });
+}
+
+/** Parses `Retry-After` (delta seconds, possibly fractional, or an HTTP date) to ms. */
+function retryAfterMs(header: string | null): number | undefined {
+  if (header === null || header.trim() === "") return undefined;
+  const seconds = Number(header.trim());
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** The error message an error body carries (`{error: {message}}`, `{error}`, `{message}`). */
+function errorMessage(text: string): string {
+  try {
+    const body = JSON.parse(text);
+    const m = body?.error?.message ?? body?.error ?? body?.message;
+    if (typeof m === "string" && m) return m;
+  } catch { /* not JSON: use the text */ }
+  return cutText(text, 200);
+}

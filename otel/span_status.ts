@@ -1,0 +1,22 @@
+/**
+ * How a failure shows on a span: error status, its message, `error.type`.
+ *
+ * @module
+ */
+import { type Span, SpanStatusCode } from "@opentelemetry/api";
+
+/** A low-cardinality name for `error`: a `ModelError`'s kind, else the error class, else `_OTHER`. */
+export function errorType(error: unknown): string {
+  const kind = (error as { kind?: unknown })?.kind;
+  if (typeof kind === "string") return kind;
+  return error instanceof Error ? error.name : "_OTHER";
+}
+
+/** Marks `span` failed by `error` (recorded as an exception when it is an Error). */
+export function failSpan(span: Span, error: unknown): void {
+  if (error instanceof Error) span.recordException(error);
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: error instanceof Error ? error.message : String(error),
+  });
+}
