@@ -5,10 +5,12 @@
  * into tools and child runs, and a JSONL trace.
  *
  * This entry holds the loop, its state, limits, exits, cost, trace, the tool
- * contract, the demo tools and the OpenAI-compatible model client. It loads no
+ * contract, `defineAgent` (an agent: instructions, tools, child agents,
+ * limits, options; served by `./server`'s `serve({ agents })` and `./cli`'s
+ * `cli({ agents })`), the demo tools and the OpenAI-compatible model client. It loads no
  * server, no config parser and no store. The other entries: `./kv` (runs in
  * Deno KV), `./runtime` (executing stored runs, tree Stop), `./subagents`,
- * `./server` (the Hono app), `./testing` (the scripted provider and model),
+ * `./server` (`serve({ agents })`, the Hono app), `./cli` (`cli({ agents })`), `./testing` (the scripted provider and model),
  * `./mcp` and `./ai-sdk`.
  *
  * @example
@@ -56,7 +58,7 @@ export type {
   ToolErrorPolicy,
 } from "./harness/run_options.ts";
 // Long runs: the context policy (compaction), what a compacted run stores, the summary prompt.
-export type { ContextPolicy, ContextStrategy } from "./harness/context_policy.ts";
+export type { ContextPolicy, ContextSettings, ContextStrategy } from "./harness/context_policy.ts";
 export type { ContextState } from "./harness/context_view.ts";
 export { SUMMARY_PROMPT } from "./harness/summary_prompt.ts";
 // Limits and stop conditions.
@@ -99,3 +101,20 @@ export { demoTools, type DemoToolsOptions } from "./tools/catalog.ts";
 // The in-memory store and the errors a caller catches.
 export { MemoryRunStore, type RunStore } from "./harness/run_store.ts";
 export { ModelError, PermanentToolError, ReinsError, RunStateError } from "./harness/errors.ts";
+// Agents: defined once, served by `./server`'s `serve({ agents })` and `./cli`'s `cli({ agents })`.
+export {
+  type Agent,
+  type AgentContext,
+  type AgentOptions,
+  type AgentOutputSchema,
+  type AgentSpec,
+  type AgentTools,
+  defineAgent,
+  type ResolveModel,
+} from "./subagents/define_agent.ts";
+export {
+  type AgentDescription,
+  describeAgent,
+  type DescribeOptions,
+  type ToolDescription,
+} from "./subagents/describe_agent.ts";

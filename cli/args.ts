@@ -7,7 +7,6 @@
 import { parseArgs } from "node:util";
 import type { BudgetMode } from "../harness/run_options.ts";
 import { ReinsError } from "../harness/errors.ts";
-import { builtInScenarioNames, scenarioSpec } from "../testing/scenario_catalog.ts";
 import { EXIT_CODES, EXIT_CODES_HELP } from "./exit_codes.ts";
 
 const DEFAULT_TASK = "Which file mentions a timeout?";
@@ -49,6 +48,8 @@ export type RunCommand =
 /** Parsed flags shared by every command. */
 export interface RunFlags {
   command: RunCommand;
+  /** `--agent NAME`: the agent of a new run (default: the process's default agent). */
+  agent?: string;
   scenario?: string;
   baseUrl?: string;
   model?: string;
@@ -80,15 +81,35 @@ function wrap(text: string, indent: number, width: number): string {
   return lines.map((l) => " ".repeat(indent) + l).join("\n");
 }
 
-/** `--help` text. */
-export const RUN_USAGE = `Usage: deno task run [flags] [TASK]
+/** What `--help` says besides the flags (a project's own command line gives its own). */
+export interface UsageOptions {
+  /** The paragraph after the usage line: what the command is, what it does with no arguments. */
+  intro?: string;
+  /** The scenarios `--scenario` may play, listed under it. */
+  scenarios?: readonly string[];
+}
 
-With no arguments: the demo, 12 experiments (plan, turn caps, budgets, tool
-errors, dedupe, approval, crash and resume, Stop, latency, subagents) against
-the in-process scripted provider, one table each.
+/**
+ * The `--help` text.
+ *
+ * @example
+ * ```ts
+ * import { runUsage } from "./args.ts";
+ * console.log(runUsage({ scenarios: ["plan"] }).includes("--agent NAME")); // true
+ * ```
+ */
+export function runUsage(options: UsageOptions = {}): string {
+  const intro = options.intro ??
+    "Runs an agent: one run, persisted in Deno KV, or a continuation of one.";
+  const scenarios = options.scenarios?.length
+    ? ` One of:\n${wrap([...options.scenarios].sort().join(", "), 30, 100)}`
+    : "";
+  return `Usage: deno task run [flags] [TASK]
+
+${intro}
 
 A run (persisted in Deno KV; prints its id):
-  deno task run --scenario plan "Which file mentions a timeout?"
+  deno task run --agent NAME "Which file mentions a timeout?"
   deno task run --base-url URL --model M "Which file mentions a timeout?"
 
 Continue a run (in this process):
@@ -103,9 +124,9 @@ Continue a run (in this process):
                               (killed, crashed) is taken over at once
 
 Flags:
-  --scenario NAME             scripted provider scenario (default: plan when no --base-url);
-                              without TASK, the scenario's own task. One of:
-${wrap(builtInScenarioNames().join(", "), 30, 100)}
+  --agent NAME                the agent of a new run (default: the default agent)
+  --scenario NAME             a scripted scenario to play instead of a model;
+                              without TASK, the scenario's own task.${scenarios}
   --base-url URL              OpenAI-compatible endpoint (env LLM_BASE_URL)
   --model NAME                model name (env LLM_MODEL); the API key is env LLM_API_KEY
   --max-turns N               turn cap, at least 1 (default 20)
@@ -125,6 +146,7 @@ ${wrap(builtInScenarioNames().join(", "), 30, 100)}
   -h, --help                  this text
 
 ${EXIT_CODES_HELP}`;
+}
 
 function num(flag: string, v: string | undefined, integer: boolean): number | undefined {
   if (v === undefined) return undefined;
@@ -158,6 +180,7 @@ function oneOf<T extends string>(
 }
 
 const VALUE_FLAGS = new Set([
+  "--agent",
   "--scenario",
   "--base-url",
   "--model",
@@ -198,6 +221,7 @@ function glueNegativeValues(argv: readonly string[]): string[] {
 
 const OPTIONS = {
   help: { type: "boolean", short: "h" },
+  agent: { type: "string" },
   scenario: { type: "string" },
   "base-url": { type: "string" },
   model: { type: "string" },
@@ -226,6 +250,7 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"
 /** The flags' values, each checked. */
 function flagsOf(v: Values): Omit<RunFlags, "command"> {
   return {
+    agent: v.agent,
     scenario: v.scenario,
     baseUrl: v["base-url"],
     model: v.model,
@@ -246,7 +271,12 @@ function flagsOf(v: Values): Omit<RunFlags, "command"> {
 }
 
 /** What to do: help, the demo, a new run, or a continuation of one. */
-function commandOf(v: Values, pos: string[], argv: readonly string[]): RunCommand {
+function commandOf(
+  v: Values,
+  pos: string[],
+  argv: readonly string[],
+  scenarioTask?: (name: string) => string | undefined,
+): RunCommand {
   const actions = (["resume", "approve", "reject", "stop"] as const).filter((k) =>
     v[k] !== undefined
   );
@@ -278,7 +308,7 @@ function commandOf(v: Values, pos: string[], argv: readonly string[]): RunComman
   if (argv.length === 0) return { kind: "demo" };
   // Each scenario's own task (a tree scenario's root must not be asked a child's question).
   if (v.scenario !== undefined) {
-    return { kind: "new", task: scenarioSpec(v.scenario)?.task ?? DEFAULT_TASK };
+    return { kind: "new", task: scenarioTask?.(v.scenario) ?? DEFAULT_TASK };
   }
   throw new UsageError("missing TASK text (or --scenario NAME); see --help");
 }
@@ -299,7 +329,8 @@ function checkCombinations(v: Values, command: RunCommand): void {
 }
 
 /**
- * Parses the arguments of `deno task run`.
+ * Parses the arguments of `deno task run`; `scenarioTask` gives a scenario's
+ * own task, for `--scenario NAME` with no task text.
  *
  * @example
  * ```ts
@@ -307,7 +338,10 @@ function checkCombinations(v: Values, command: RunCommand): void {
  * console.log(parseRunArgs(["--scenario", "runaway", "--max-turns", "8", "go"]).maxTurns); // 8
  * ```
  */
-export function parseRunArgs(argv: readonly string[]): RunFlags {
+export function parseRunArgs(
+  argv: readonly string[],
+  scenarioTask?: (name: string) => string | undefined,
+): RunFlags {
   let parsed;
   try {
     parsed = parseArgs({
@@ -320,7 +354,7 @@ export function parseRunArgs(argv: readonly string[]): RunFlags {
     throw new UsageError((e as Error).message.split("\n")[0]);
   }
   const flags = flagsOf(parsed.values);
-  const command = commandOf(parsed.values, parsed.positionals, argv);
+  const command = commandOf(parsed.values, parsed.positionals, argv, scenarioTask);
   checkCombinations(parsed.values, command);
   return { command, ...flags };
 }

@@ -159,7 +159,16 @@ async function printTree(store: KvRunStore, id: string, json: boolean): Promise<
   ));
 }
 
-async function main(argv: string[]): Promise<number> {
+/**
+ * `deno task runs ARGS` (and `cli()`'s `runs ARGS`): list, show, trace, tree.
+ *
+ * @example
+ * ```ts ignore
+ * import { runsMain } from "./runs.ts";
+ * Deno.exitCode = await runsMain(["list", "--json"]);
+ * ```
+ */
+export async function runsMain(argv: string[]): Promise<number> {
   const a = parseRunsArgs(argv);
   if (a.help) return (console.log(RUNS_USAGE), EXIT_CODES.completed);
   const kv = await openKv(a.kv ?? await defaultKvPath());
@@ -185,4 +194,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (import.meta.main) await runCli(main);
+if (import.meta.main) await runCli(runsMain);

@@ -11,6 +11,8 @@ import { spentText } from "../harness/spend_text.ts";
 /** The JSON summary printed by `--json` (the last line of stdout). */
 export interface RunSummaryJson {
   runId: string;
+  /** The agent the run is of (absent on runs made without one). */
+  agent?: string;
   status: RunState["status"];
   interruption: RunState["interruption"];
   stopReason: string | null;
@@ -42,6 +44,7 @@ export interface RunSummaryJson {
 export function summarize(s: RunState): RunSummaryJson {
   return {
     runId: s.runId,
+    ...(s.agent === undefined ? {} : { agent: s.agent }),
     status: s.status,
     interruption: s.interruption,
     stopReason: s.stopReason,

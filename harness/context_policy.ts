@@ -108,6 +108,41 @@ export const ContextPolicySchema: z.ZodObject<{
   summaryMaxTokens: z.int().min(1).optional().describe("Reply cap of a summary (default 1,024)"),
 });
 
+/** A {@link ContextPolicy} as plain data (a request, a config file): the summary model by name. */
+export interface ContextSettings {
+  /** The model's context window in tokens. */
+  windowTokens?: number;
+  /** A share of the window in (0, 1], or a token count. */
+  trigger?: number | { tokens: number };
+  /** Most recent turns kept verbatim. */
+  keepTurns?: number;
+  /** Strategies, cheapest first. */
+  strategies?: ContextStrategy[];
+  /** Reply cap of a summary, in tokens. */
+  summaryMaxTokens?: number;
+  /** The model that writes summaries, by name (default: the run's model). */
+  summaryModel?: string;
+}
+
+/**
+ * The one schema of {@link ContextSettings}: {@link ContextPolicySchema} and
+ * the summary model by name.
+ *
+ * @example
+ * ```ts
+ * import { ContextSettingsSchema } from "./context_policy.ts";
+ * console.log(ContextSettingsSchema.safeParse({ summaryModel: "mini" }).success); // true
+ * ```
+ */
+export const ContextSettingsSchema: z.ZodObject<
+  typeof ContextPolicySchema.shape & { summaryModel: z.ZodOptional<z.ZodString> },
+  z.core.$strict
+> = ContextPolicySchema.extend({
+  summaryModel: z.string().min(1).max(200).optional().describe(
+    "The model that writes summaries, by name (default: the run's model)",
+  ),
+});
+
 /**
  * Throws a `RangeError` naming the field unless `policy` is a valid {@link ContextPolicy}.
  *

@@ -102,6 +102,11 @@ export interface RunState {
   messages: ChatMessage[];
   /** The model that last ran it (a scenario name for the scripted provider). */
   model: string | null;
+  /**
+   * The name of the agent this run is of (`defineAgent`): a process executes
+   * only runs of agents it serves. Absent on runs made without an agent.
+   */
+  agent?: string;
   /** The limits in force (the last `run()` call's, else the defaults). */
   limits: RunLimits;
   /** Model calls made (each one billed). */
@@ -189,6 +194,8 @@ export interface NewRunOptions {
   parent?: { runId: string; rootId: string; callId: string };
   /** The model name, if known up front. */
   model?: string;
+  /** The name of the agent the run is of (see {@link RunState.agent}). */
+  agent?: string;
   /** Limits stored with the run (default: `DEFAULT_LIMITS`). */
   limits?: Partial<RunLimits>;
 }
@@ -223,6 +230,7 @@ export function newRun(task: string, options: NewRunOptions = {}): RunState {
     stopReason: null,
     messages,
     model: options.model ?? null,
+    ...(options.agent === undefined ? {} : { agent: options.agent }),
     limits: checkLimits(options.limits ?? {}),
     turns: 0,
     toolRuns: 0,

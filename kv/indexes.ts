@@ -18,6 +18,7 @@ export type RunSummary =
     | "interruption"
     | "stopReason"
     | "model"
+    | "agent"
     | "turns"
     | "toolRuns"
     | "costUsd"
@@ -111,6 +112,7 @@ export function summaryOf(h: StoredHeader): RunSummary {
     interruption: h.interruption,
     stopReason: h.stopReason,
     model: h.model,
+    ...(h.agent === undefined ? {} : { agent: h.agent }),
     turns: h.turns,
     toolRuns: h.toolRuns,
     usage: h.usage,

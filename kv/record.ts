@@ -64,6 +64,7 @@ const headerSchema = z.strictObject({
   stopReason: z.string().nullable(),
   messageCount: count,
   model: z.string().nullable(),
+  agent: z.string().min(1).max(64).optional(),
   // A turn cap of 0 was accepted before it was refused everywhere: such a record still loads.
   limits: RunLimitsSchema.extend({ maxTurns: count }),
   turns: count,

@@ -9,9 +9,11 @@
 import { z } from "zod";
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import { ReinsError } from "../harness/errors.ts";
+import { readEnv } from "./env.ts";
 import { type Prices, pricesSchemaOf, type PriceTable } from "../harness/cost.ts";
 import { RunLimitsSchema } from "../harness/limits.ts";
-import { type ContextSettings, RunSettingsSchema } from "./run_settings.ts";
+import { RunSettingsSchema } from "./run_settings.ts";
+import type { ContextSettings } from "../harness/context_policy.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel, type OpenAIModelOptions } from "../openai/openai_model.ts";
 import type { McpServerEntry } from "../mcp/mod.ts";
@@ -225,6 +227,8 @@ export async function loadConfig(path?: string): Promise<ReinsConfig> {
   return parseConfig(text, file);
 }
 
+const LLM_VARS = ["LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY"] as const;
+
 /**
  * Creates the OpenAI-compatible model from `LLM_BASE_URL`, `LLM_API_KEY` and
  * `LLM_MODEL` (`overrides` win over the environment). Throws `ConfigError`
@@ -242,9 +246,11 @@ export function modelFromEnv(
   env: { get(key: string): string | undefined } = Deno.env,
   overrides: Partial<OpenAIModelOptions> = {},
 ): Model {
-  const baseUrl = overrides.baseUrl ?? (env.get("LLM_BASE_URL") || undefined);
-  const model = overrides.model ?? (env.get("LLM_MODEL") || undefined);
-  const apiKey = overrides.apiKey ?? (env.get("LLM_API_KEY") || undefined);
+  // The one reader of the environment, over just the variables a model needs.
+  const read = readEnv(Object.fromEntries(LLM_VARS.map((k) => [k, env.get(k)])));
+  const baseUrl = overrides.baseUrl ?? read.baseUrl;
+  const model = overrides.model ?? read.model;
+  const apiKey = overrides.apiKey ?? read.apiKey;
   if (!baseUrl) {
     throw new ConfigError("LLM_BASE_URL is not set (e.g. LLM_BASE_URL=http://127.0.0.1:8788/v1)");
   }

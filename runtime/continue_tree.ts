@@ -14,7 +14,6 @@ import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { clearStop, stopVersion } from "../kv/stop_record.ts";
 import { liveLease } from "./holder_gone.ts";
 import { approveInTree, loadRoot, rejectInTree } from "../subagents/tree.ts";
-import { parseStoredSettings } from "./run_settings.ts";
 
 /** What a person decided about a tree. */
 export type Verdict =
@@ -94,18 +93,6 @@ async function checkResumable(store: KvRunStore, root: RunState): Promise<void> 
   }
 }
 
-/** New limits given to a resume also replace those of the root's stored settings, if any. */
-async function raiseSettingsLimits(
-  store: KvRunStore,
-  rootId: string,
-  limits: Partial<RunLimits>,
-): Promise<void> {
-  checkLimits(limits); // refuse bad limits before anything is saved
-  const settings = parseStoredSettings(rootId, await store.settings(rootId));
-  if (!settings.limits) return;
-  await store.saveSettings(rootId, { ...settings, limits: { ...settings.limits, ...limits } });
-}
-
 /**
  * Continues the tree of run `id` (the root or any run in it): applies
  * `verdict` to whichever run holds the awaited call (or, for `resume`,
@@ -147,7 +134,7 @@ export async function continueTree(
     rootId = root.runId;
   }
   const { limits } = options;
-  if (limits) await raiseSettingsLimits(store, rootId, limits);
+  if (limits) checkLimits(limits); // refuse bad limits before anything is saved
   const root = await markRunning(
     store,
     rootId,

@@ -43,6 +43,49 @@ let telemetry: RunObserver | undefined;
 const active = new Set<string>();
 
 /**
+ * Marks run `id` as executed here by `owner` and takes its lease (before any
+ * await, so a second call in this process sees it); returns the local key.
+ */
+async function claim(store: KvRunStore, id: string, owner: string): Promise<string> {
+  const local = `${owner}\u0000${id}`;
+  if (active.has(local)) throw new RunConflictError(id, `run is being executed by ${owner}`);
+  active.add(local);
+  try {
+    if (!(await store.acquireLease(id, owner))) {
+      const holder = (await store.leaseHolder(id))?.owner ?? "another owner";
+      throw new RunConflictError(id, `run is being executed by ${holder}`);
+    }
+  } catch (e) {
+    active.delete(local);
+    throw e;
+  }
+  return local;
+}
+
+/** Renews the lease every third of its time; aborts `lost` once someone else holds it. */
+function renewWhileRunning(
+  store: KvRunStore,
+  id: string,
+  owner: string,
+  lost: AbortController,
+): { stop(): Promise<void> } {
+  let renewing: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    renewing = renewing.then(async () => {
+      // A failed renewal is retried next tick; only a lease taken by someone else stops us.
+      const held = await store.renewLease(id, owner).catch(() => true);
+      if (!held && !lost.signal.aborted) lost.abort(`lease on run "${id}" was lost`);
+    });
+  }, Math.max(1, Math.floor(store.leaseMs / 3)));
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await renewing;
+    },
+  };
+}
+
+/**
  * Runs (or continues) a stored run under its lease: throws `RunConflictError`
  * when another live owner executes it. Given an id, the run is loaded first;
  * given a state, it must be what this store last loaded or saved of that run
@@ -76,27 +119,9 @@ export async function executeRun(
     throw new TypeError("executeRun(store, runIdOrState): expected a run id or a RunState");
   }
   const { owner = store.owner, onlyIfRunning, settle, mapTrace, ...runOptions } = options;
-  const local = `${owner}\u0000${id}`;
-  if (active.has(local)) throw new RunConflictError(id, `run is being executed by ${owner}`);
-  active.add(local); // before any await: a second call in this process must see it
-  try {
-    if (!(await store.acquireLease(id, owner))) {
-      const holder = (await store.leaseHolder(id))?.owner ?? "another owner";
-      throw new RunConflictError(id, `run is being executed by ${holder}`);
-    }
-  } catch (e) {
-    active.delete(local);
-    throw e;
-  }
+  const local = await claim(store, id, owner);
   const lost = new AbortController();
-  let renewing: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    renewing = renewing.then(async () => {
-      // A failed renewal is retried next tick; only a lease taken by someone else stops us.
-      const held = await store.renewLease(id, owner).catch(() => true);
-      if (!held && !lost.signal.aborted) lost.abort(`lease on run "${id}" was lost`);
-    });
-  }, Math.max(1, Math.floor(store.leaseMs / 3)));
+  const renewal = renewWhileRunning(store, id, owner, lost);
   try {
     // A state handed in may be stale (another executor advanced the run since this
     // store saw it): refuse now, before the model is asked (and paid) for a turn
@@ -119,10 +144,8 @@ export async function executeRun(
     });
     return settle ? await settle(done) : done;
   } finally {
-    clearInterval(timer);
     // A run that threw may leave events waiting for a save that never comes.
-    await store.flushEvents(id).catch(() => {});
-    await renewing;
+    await Promise.all([renewal.stop(), store.flushEvents(id).catch(() => {})]);
     active.delete(local);
     // Not releasing only delays the next executor by one lease time: never mask the run's result.
     await store.releaseLease(id, owner).catch(() => false);

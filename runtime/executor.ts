@@ -1,26 +1,28 @@
 /**
- * Executing stored runs in the background: the options of a run (its stored
- * settings), its workspace, and an executor that runs a stored tree root under its lease and its Stop.
- * Idempotent: a run that is not `running`, or whose lease another worker
- * holds, is left alone, so two sweeps (or a sweep and a request) claiming the
+ * Executing stored runs in the background: an executor runs a stored tree
+ * root of an agent this process serves, under its lease and its Stop, with
+ * the agent's tools in the tree's own folder. Idempotent: a run that is not
+ * `running`, whose lease another worker holds, or whose agent is not served
+ * here is left alone, so two sweeps (or a sweep and a request) claiming the
  * same run do no harm.
  *
  * @module
  */
 import { join } from "node:path";
+import type { Prices, PriceTable } from "../harness/cost.ts";
 import type { Model } from "../harness/model.ts";
-import type { AnyTool } from "../harness/run_options.ts";
 import type { RunState } from "../harness/state.ts";
 import type { TraceSink } from "../harness/trace.ts";
 import { RunConflictError, RunNotFoundError, RunStateError } from "../harness/errors.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { readStop } from "../kv/stop_record.ts";
-import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
-import { createWorkspace, isDirectory, openWorkspace, type Workspace } from "../tools/workspace.ts";
+import type { Agent } from "../subagents/define_agent.ts";
+import { checkRunAgent, failRun } from "./agent_check.ts";
+import type { AgentRegistry } from "./agent_registry.ts";
 import { markRunning } from "./continue_tree.ts";
 import { executeTree } from "./execute_tree.ts";
 import { handOverTrace } from "./hand_over.ts";
-import { parseStoredSettings, runOptionsFor } from "./run_settings.ts";
+import { agentRunOptions } from "./run_settings.ts";
 
 /**
  * The reason an executor that is stopped (an instance evicted, a server or
@@ -42,29 +44,52 @@ export interface ExecutorDeps {
   kv: Deno.Kv;
   /** A fresh store over `kv`: one per execution. */
   freshStore(): KvRunStore;
+  /** The agents this process serves: it executes only their runs. */
+  agents: AgentRegistry;
   /** Builds the model of a run from its name. */
   makeModel(name: string): Model;
   /** The model of a run that names none. */
   defaultModel?: string;
-  /** Folder of the runs' workspaces, one per tree root. */
+  /** Folder of the trees' own folders (`AgentContext.dir` is `<workspaceRoot>/<rootId>`). */
   workspaceRoot: string;
-  /** Options of `scan_archive`. */
-  scan?: ScanArchiveOptions;
+  /** Prices of the process's model (an agent's own win). */
+  prices?: Prices | PriceTable;
   /** Poll interval of the Stop record, in ms. */
   pollMs?: number;
-  /** More tools for every root run it executes (the process's MCP servers' tools). */
-  extraTools?: readonly AnyTool[];
-}
-
-/** The workspace of tree `rootId` under `root`, created with the demo files on first use. */
-async function workspaceOf(root: string, rootId: string): Promise<Workspace> {
-  const dir = join(root, rootId);
-  return await isDirectory(dir) ? openWorkspace(dir) : await createWorkspace({ dir });
 }
 
 /** A model that fails every call with `error` (the run then stops `failed`, saying why). */
 function failingModel(name: string, error: unknown): Model {
   return { name, complete: () => Promise.reject(error) };
+}
+
+/**
+ * The model of a run of `agent`: its own, else the one the run names, else
+ * the default (a name that cannot be served gives a model failing each call,
+ * so the run ends `failed` saying why).
+ *
+ * @example
+ * ```ts
+ * import { modelOf } from "./executor.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
+ * import { newRun } from "../harness/state.ts";
+ * import { scriptedModel } from "../testing/scripted_model.ts";
+ * const a = defineAgent({ name: "a", instructions: "", tools: [], model: "echo" });
+ * console.log(modelOf(a, newRun("hi"), { makeModel: (n) => scriptedModel(n) }).name); // echo
+ * ```
+ */
+export function modelOf(
+  agent: Agent,
+  state: RunState,
+  deps: Pick<ExecutorDeps, "makeModel" | "defaultModel">,
+): Model {
+  if (agent.model !== undefined && typeof agent.model !== "string") return agent.model;
+  const name = agent.model ?? state.model ?? deps.defaultModel ?? "unknown";
+  try {
+    return deps.makeModel(name);
+  } catch (e) {
+    return failingModel(name, e);
+  }
 }
 
 /** Runs stored runs in this process; see {@link createExecutor}. */
@@ -104,16 +129,20 @@ export interface Executor {
  * import { KvRunStore } from "../kv/kv_run_store.ts";
  * import { newRun } from "../harness/state.ts";
  * import { scriptedModel } from "../testing/scripted_model.ts";
+ * import { agentRegistry } from "./agent_registry.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
  * const kv = await Deno.openKv(":memory:");
  * const store = new KvRunStore(kv);
  * const root = await Deno.makeTempDir();
+ * const parrot = defineAgent({ name: "parrot", instructions: "", tools: [] });
  * const executor = createExecutor({
  *   kv,
  *   freshStore: () => new KvRunStore(kv),
+ *   agents: agentRegistry([parrot]),
  *   makeModel: (name) => scriptedModel(name),
  *   workspaceRoot: root,
  * });
- * const s = newRun("hi", { model: "echo" });
+ * const s = newRun("hi", { model: "echo", agent: "parrot" });
  * await store.save(s);
  * console.log((await executor.execute(s.runId))?.output); // hi
  * await Deno.remove(root, { recursive: true });
@@ -123,71 +152,11 @@ export interface Executor {
 export function createExecutor(deps: ExecutorDeps): Executor {
   const running = new Set<Promise<unknown>>();
   const shutdown = new AbortController();
+  const unknown = new Set<string>();
 
   async function execute(runId: string): Promise<RunState | null> {
     if (shutdown.signal.aborted) throw new Error("the executor is stopped");
-    const store = deps.freshStore();
-    let state: RunState;
-    try {
-      state = await store.load(runId);
-    } catch (e) {
-      if (e instanceof RunNotFoundError) return null; // deleted meanwhile
-      throw e;
-    }
-    // Children run inside their root; anything but `running` is done or awaits a person.
-    if (state.parentId !== null || state.status !== "running") return null;
-    const name = state.model ?? deps.defaultModel ?? "unknown";
-    let model: Model;
-    try {
-      model = deps.makeModel(name);
-    } catch (e) {
-      model = failingModel(name, e);
-    }
-    const settings = parseStoredSettings(runId, await store.settings(runId));
-    const workspace = await workspaceOf(deps.workspaceRoot, state.rootId);
-    // The settings' limits apply on top of the stored run's (continueTree keeps them in step
-    // with the limits a resume gives).
-    const runOptions = runOptionsFor(settings, {
-      model,
-      workspace,
-      scan: deps.scan,
-      signal: shutdown.signal,
-      extraTools: deps.extraTools,
-      makeModel: deps.makeModel,
-    });
-    // Evicted, not stopped by a person: the run (and each child the eviction
-    // interrupted) is handed over, decided once, when its `run_stopped` is
-    // emitted: that event becomes a `run_handed_over`, and the root is marked
-    // `running` again before the lease goes. A Stop recorded later applies
-    // where the run resumes (it reads the Stop before its first call).
-    const handedOver = new Set<string>();
-    const mapTrace = (sink: TraceSink) =>
-      handOverTrace(sink, {
-        by: store.owner,
-        async isHandOver(e) {
-          const i = e.interruption;
-          const evicted = shutdown.signal.aborted && e.status === "interrupted" &&
-            i?.type === "cancelled" && i.reason === EVICTION_REASON;
-          if (!evicted || await readStop(deps.kv, state.rootId)) return false;
-          handedOver.add(e.runId);
-          return true;
-        },
-      });
-    const settle = async (done: RunState) =>
-      handedOver.has(done.runId) ? await markRunning(store, done.runId) : done;
-    try {
-      return await executeTree(store, deps.kv, runId, {
-        ...runOptions,
-        pollMs: deps.pollMs,
-        onlyIfRunning: true,
-        settle,
-        mapTrace,
-      });
-    } catch (e) {
-      // Another worker executes it, or it finished between our look and our lease.
-      if (e instanceof RunConflictError || e instanceof RunStateError) return null;
-      throw e;
-    }
+    return await executeRoot(deps, runId, shutdown.signal, unknown);
   }
 
   function tracked(runId: string): Promise<RunState | null> {
@@ -217,5 +186,102 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     get executing() {
       return running.size;
     },
+  };
+}
+
+/** A stored tree root that is `running`, or null (deleted meanwhile, a child, or stopped). */
+async function loadRoot(store: KvRunStore, runId: string): Promise<RunState | null> {
+  let state: RunState;
+  try {
+    state = await store.load(runId);
+  } catch (e) {
+    if (e instanceof RunNotFoundError) return null; // deleted meanwhile
+    throw e;
+  }
+  // Children run inside their root; anything but `running` is done or awaits a person.
+  return state.parentId !== null || state.status !== "running" ? null : state;
+}
+
+/**
+ * Executes stored root `runId` if it is `running`, of an agent `deps`
+ * serves, and no other worker holds its lease; a run whose agent changed
+ * under a pending call ends `failed`. `unknown` holds the runs already
+ * logged as not served here (each is logged once).
+ */
+async function executeRoot(
+  deps: ExecutorDeps,
+  runId: string,
+  shutdown: AbortSignal,
+  unknown: Set<string>,
+): Promise<RunState | null> {
+  const store = deps.freshStore();
+  const state = await loadRoot(store, runId);
+  if (!state) return null;
+  const check = await checkRunAgent(store, state, deps.agents);
+  if (check.kind === "unknown") {
+    // Not ours (a rolling deploy, another service's agent): leave it, and its lease.
+    if (!unknown.has(runId)) {
+      unknown.add(runId);
+      const name = check.agent ?? "(none)";
+      console.warn(`reins: leaving run ${runId}: its agent "${name}" is not served here`);
+    }
+    return null;
+  }
+  if (check.kind === "refused") {
+    return await failRun(store, runId, check.reason) ? await store.load(runId) : null;
+  }
+  const runOptions = await agentRunOptions(check.agent, check.options, {
+    model: modelOf(check.agent, state, deps),
+    context: { rootId: state.rootId, dir: join(deps.workspaceRoot, state.rootId) },
+    resolveModel: deps.makeModel,
+    prices: deps.prices,
+    signal: shutdown,
+    extraTools: deps.agents.extraTools,
+  });
+  const handOver = handOverOnEviction(deps.kv, store, state.rootId, shutdown);
+  try {
+    return await executeTree(store, deps.kv, runId, {
+      ...runOptions,
+      pollMs: deps.pollMs,
+      onlyIfRunning: true,
+      settle: handOver.settle,
+      mapTrace: handOver.mapTrace,
+    });
+  } catch (e) {
+    // Another worker executes it, or it finished between our look and our lease.
+    if (e instanceof RunConflictError || e instanceof RunStateError) return null;
+    throw e;
+  }
+}
+
+/**
+ * Evicted, not stopped by a person: the run (and each child the eviction
+ * interrupted) is handed over, decided once, when its `run_stopped` is
+ * emitted: that event becomes a `run_handed_over`, and the root is marked
+ * `running` again before the lease goes. A Stop recorded later applies where
+ * the run resumes (it reads the Stop before its first call).
+ */
+function handOverOnEviction(
+  kv: Deno.Kv,
+  store: KvRunStore,
+  rootId: string,
+  shutdown: AbortSignal,
+): { mapTrace(sink: TraceSink): TraceSink; settle(done: RunState): Promise<RunState> } {
+  const handedOver = new Set<string>();
+  return {
+    mapTrace: (sink) =>
+      handOverTrace(sink, {
+        by: store.owner,
+        async isHandOver(e) {
+          const i = e.interruption;
+          const evicted = shutdown.aborted && e.status === "interrupted" &&
+            i?.type === "cancelled" && i.reason === EVICTION_REASON;
+          if (!evicted || await readStop(kv, rootId)) return false;
+          handedOver.add(e.runId);
+          return true;
+        },
+      }),
+    settle: async (done) =>
+      handedOver.has(done.runId) ? await markRunning(store, done.runId) : done,
   };
 }

@@ -1,8 +1,11 @@
 /**
- * Executing stored runs: a run or a whole tree under its lease, checkpointed
- * after every reply and tool result; one Stop for a tree from any process;
- * continuing a tree after a verdict; the executor and the worker (sweeps, no
- * HTTP) a server or `deno task worker` uses, and their default model factory.
+ * Executing stored runs of agents: a run or a whole tree under its lease,
+ * checkpointed after every reply and tool result; one Stop for a tree from
+ * any process; continuing a tree after a verdict; the registry of the agents
+ * a process serves (it executes only their runs, and checks a changed
+ * definition against a run's pending calls); the executor and the worker
+ * (sweeps, no HTTP) a server or a worker process uses; the one reader of the
+ * environment.
  *
  * @example
  * ```ts
@@ -26,11 +29,18 @@ export { executeTree, type ExecuteTreeOptions } from "./execute_tree.ts";
 export { DEFAULT_STOP_REASON, requestStop, watchStop, type WatchStopOptions } from "./stop_tree.ts";
 export { continueTree, type ContinueTreeOptions, type Verdict } from "./continue_tree.ts";
 export { createExecutor, type Executor, type ExecutorDeps } from "./executor.ts";
+export { agentRunOptions, type RunSettings, type RunSetup } from "./run_settings.ts";
+// The agents a process serves: it executes only their runs.
 export {
-  type ContextSettings,
-  runOptionsFor,
-  type RunSettings,
-  type RunSetup,
-} from "./run_settings.ts";
+  type AgentInfo,
+  type AgentRegistry,
+  agentRegistry,
+  type AgentRegistryOptions,
+  UnknownAgentError,
+} from "./agent_registry.ts";
 export { startWorker, type SweeperOptions, type Worker, type WorkerDeps } from "./worker.ts";
 export { defaultMakeModel, type MakeModelOptions } from "./make_model.ts";
+// The one reader of the environment (over `reins.jsonc`), for a process of your own.
+export { type Env, type ModelSettings, modelSettings, readEnv, type ReinsEnv } from "./env.ts";
+export type { McpServerConfig, ReinsConfig } from "./config.ts";
+export type { ResolveModel } from "../subagents/define_agent.ts";

@@ -1,89 +1,74 @@
 /**
- * The run options of a stored run, built one way from what a person asked
- * for: the CLI's flags and config file, or the options of an HTTP request
- * (stored with the run, used again on every resume). The tools are the demo
- * tools over the run's workspace, plus `research` subagents.
+ * What a stored run executes with: its agent's definition (instructions,
+ * tools, model, options), narrowed by what the request that made it asked
+ * for (a hard budget mode, lower concurrency, ...), and the stamp of the
+ * agent it started under (name, fingerprint, tool parameter hashes), kept
+ * beside the run so another process can tell whether it may resume it.
  *
  * @module
  */
 import { z } from "zod";
 import { type Prices, PricesSchema, type PriceTable, PriceTableSchema } from "../harness/cost.ts";
+import { DEFAULT_LIMITS, type RunLimits, RunLimitsSchema } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool, RunOptions } from "../harness/run_options.ts";
+import type { TraceSink } from "../harness/trace.ts";
 import {
   type ContextPolicy,
-  ContextPolicySchema,
-  type ContextStrategy,
+  type ContextSettings,
+  ContextSettingsSchema,
 } from "../harness/context_policy.ts";
-import { type RunLimits, RunLimitsSchema } from "../harness/limits.ts";
-import type { TraceSink } from "../harness/trace.ts";
-import { researchTool } from "../subagents/research.ts";
-import { scenarioSpec } from "../testing/scenario_catalog.ts";
-import { scriptedScenario } from "../testing/scripted_model.ts";
-import { demoTools } from "../tools/catalog.ts";
+import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { RecordError } from "../kv/record_error.ts";
-import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
-import type { Workspace } from "../tools/workspace.ts";
+import {
+  type Agent,
+  type AgentContext,
+  type AgentOptions,
+  agentTools,
+  type ResolveModel,
+} from "../subagents/define_agent.ts";
+import type { ToolTable } from "../subagents/describe_agent.ts";
 
-/** A context policy as plain data (the CLI, the config file, the HTTP API). */
-const ContextSettingsSchema = ContextPolicySchema.extend({
-  summaryModel: z.string().min(1).max(200).optional().describe(
-    "The model that writes summaries, by name (default: the run's model)",
-  ),
-});
+/** What a request may ask of a run besides its limits: only narrowing. */
+export type RunSettings = AgentOptions;
 
-/** A {@link ContextPolicy} as plain data: the summary model by name (see `ContextPolicy`). */
-export interface ContextSettings {
-  /** The model's context window in tokens. */
-  windowTokens?: number;
-  /** A share of the window in (0, 1], or a token count. */
-  trigger?: number | { tokens: number };
-  /** Most recent turns kept verbatim. */
-  keepTurns?: number;
-  /** Strategies, cheapest first. */
-  strategies?: ContextStrategy[];
-  /** Reply cap of a summary, in tokens. */
-  summaryMaxTokens?: number;
-  /** The model that writes summaries, by name (default: the run's model). */
-  summaryModel?: string;
-}
+/** The version of {@link StoredRunSettings}. */
+export const RUN_SETTINGS_VERSION = 1;
 
-/** What a person may choose about a run (every field optional: absent means the default). */
-export interface RunSettings {
-  /** `soft` (default): check before each call; `hard`: also cap `max_tokens`. */
-  budgetMode?: "soft" | "hard";
-  /** Serve repeated identical read-only tool calls from cache. */
-  dedupe?: boolean;
-  /** How tool errors reach the model. */
-  toolErrors?: "describe" | "generic" | "fatal";
-  /** Tool calls of one turn run at most this many at once. */
-  concurrency?: number;
-  /** A permanent tool error fails the run. */
-  stopOnPermanentError?: boolean;
-  /** Levels of `research` subagents below the run (0: no research tool; default 1). */
-  researchDepth?: number;
-  /** Give `research` subagents every demo tool (delete_file included) instead of the read-only ones. */
-  researchWrites?: boolean;
-  /** Prices of the model's tokens. */
-  prices?: Prices | PriceTable;
-  /** Limits applied on top of the stored ones when the run (re)starts. */
-  limits?: Partial<RunLimits>;
-  /** Compact the prompt of a long run (see `ContextPolicy`). Default: off. */
-  context?: ContextSettings;
+/** What is stored beside a root run: its agent's stamp and the request's options. */
+export interface StoredRunSettings {
+  /** {@link RUN_SETTINGS_VERSION}. */
+  $schemaVersion: typeof RUN_SETTINGS_VERSION;
+  /** The agent's name. */
+  agent: string;
+  /** The fingerprint of the definition the run last executed under. */
+  fingerprint: string;
+  /** Its tools' parameter hashes by agent path. */
+  tools: ToolTable;
+  /** What the request asked for (already checked to narrow the agent's options). */
+  options: RunSettings;
 }
 
 /**
- * The one schema of {@link RunSettings}: the HTTP API's run options and the
- * config file's defaults are parts of it, and stored settings are validated
- * with it when a run is executed.
+ * The one schema of {@link RunSettings}: the HTTP API's run options are it,
+ * capped, and stored settings are validated with it when a run is executed.
  *
  * @example
  * ```ts
  * import { RunSettingsSchema } from "./run_settings.ts";
- * console.log(RunSettingsSchema.safeParse({ budgetMode: "hard", limits: { maxTurns: 5 } }).success); // true
+ * console.log(RunSettingsSchema.safeParse({ budgetMode: "hard", dedupe: true }).success); // true
  * ```
  */
-export const RunSettingsSchema = z.strictObject({
+export const RunSettingsSchema: z.ZodObject<{
+  budgetMode: z.ZodOptional<z.ZodEnum<{ soft: "soft"; hard: "hard" }>>;
+  dedupe: z.ZodOptional<z.ZodBoolean>;
+  toolErrors: z.ZodOptional<
+    z.ZodEnum<{ describe: "describe"; generic: "generic"; fatal: "fatal" }>
+  >;
+  concurrency: z.ZodOptional<z.ZodInt>;
+  stopOnPermanentError: z.ZodOptional<z.ZodBoolean>;
+  context: z.ZodOptional<typeof ContextSettingsSchema>;
+}, z.core.$strict> = z.strictObject({
   budgetMode: z.enum(["soft", "hard"], { error: 'expected "soft" or "hard"' }).optional(),
   dedupe: z.boolean({ error: "expected true or false" }).optional(),
   toolErrors: z.enum(["describe", "generic", "fatal"], {
@@ -91,18 +76,9 @@ export const RunSettingsSchema = z.strictObject({
   }).optional(),
   concurrency: z.int().min(1).optional(),
   stopOnPermanentError: z.boolean().optional(),
-  researchDepth: z.int().min(0).describe(
-    "Levels of `research` subagents below the run (0: no research tool; default 1; " +
-      "raised to what a scenario needs)",
-  ).optional(),
-  researchWrites: z.boolean().describe(
-    "Give `research` subagents every demo tool, delete_file (which needs approval) included " +
-      "(on for a scenario that needs it)",
-  ).optional(),
-  prices: z.union([PricesSchema, PriceTableSchema]).optional(),
-  limits: RunLimitsSchema.partial().optional(),
   context: ContextSettingsSchema.optional().describe(
-    "Compact the prompt of a long run: old tool results elided, older turns summarized",
+    "Compact the prompt of a long run: old tool results elided, older turns summarized " +
+      "(the summary model by name)",
   ),
 });
 
@@ -113,142 +89,219 @@ type Same<A, B> = (<T>() => T extends Flat<A> ? 1 : 2) extends (<T>() => T exten
   : false;
 const _settingsInSync: Same<z.infer<typeof RunSettingsSchema>, RunSettings> = true;
 
+const storedSchema = z.strictObject({
+  $schemaVersion: z.literal(RUN_SETTINGS_VERSION),
+  agent: z.string(),
+  fingerprint: z.string(),
+  tools: z.record(z.string(), z.record(z.string(), z.string())),
+  options: RunSettingsSchema,
+});
+
+/** Settings written before agents: the options, research ones, prices and limits of a request. */
+const legacySchema = RunSettingsSchema.extend({
+  researchDepth: z.int().min(0).optional(),
+  researchWrites: z.boolean().optional(),
+  prices: z.union([PricesSchema, PriceTableSchema]).optional(),
+  limits: RunLimitsSchema.partial().optional(),
+});
+
+/** Settings as stored: an agent's stamp, or (written before agents) options only. */
+export type LoadedRunSettings = StoredRunSettings | { legacy: RunSettings };
+
 /**
- * The settings stored for run `runId`, validated ({} when none were stored).
+ * The settings stored for run `runId`, validated: null when none were
+ * stored; `{ legacy }` for a record written before agents (its options kept;
+ * research depth and writes are its agent's now, its prices the process's,
+ * its limits the run's own).
  *
  * @throws {RecordError} naming the first invalid field.
  *
  * @example
  * ```ts
  * import { parseStoredSettings } from "./run_settings.ts";
- * console.log(parseStoredSettings("r1", { limits: { maxTurns: 3 } }).limits); // { maxTurns: 3 }
+ * console.log(parseStoredSettings("r1", { dedupe: true, researchDepth: 2 })); // { legacy: { dedupe: true } }
  * ```
  */
-export function parseStoredSettings(runId: string, value: unknown): RunSettings {
-  if (value === null || value === undefined) return {};
-  const result = RunSettingsSchema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  throw new RecordError(runId, ["settings", ...issue.path.map(String)].join("."), issue.message);
+export function parseStoredSettings(runId: string, value: unknown): LoadedRunSettings | null {
+  if (value === null || value === undefined) return null;
+  const isStamp = typeof value === "object" && "$schemaVersion" in value;
+  const result = (isStamp ? storedSchema : legacySchema).safeParse(value);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new RecordError(runId, ["settings", ...issue.path.map(String)].join("."), issue.message);
+  }
+  if ("$schemaVersion" in result.data) return result.data;
+  const { budgetMode, dedupe, toolErrors, concurrency, stopOnPermanentError } = result.data;
+  const legacy = { budgetMode, dedupe, toolErrors, concurrency, stopOnPermanentError };
+  return { legacy: JSON.parse(JSON.stringify(legacy)) };
 }
 
-/** What a run executes with besides its {@link RunSettings}. */
+/**
+ * The settings stored beside run `id` ({@link parseStoredSettings}).
+ *
+ * @example
+ * ```ts
+ * import { loadRunSettings } from "./run_settings.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * console.log(await loadRunSettings(new KvRunStore(kv), "nope")); // null
+ * kv.close();
+ * ```
+ */
+export async function loadRunSettings(
+  store: KvRunStore,
+  id: string,
+): Promise<LoadedRunSettings | null> {
+  return parseStoredSettings(id, await store.settings(id));
+}
+
+/** A field a request asked to widen, and why it may not. */
+export interface Widening {
+  /** The field (`budgetMode`, `maxTurns`, ...). */
+  field: string;
+  /** What the agent allows. */
+  problem: string;
+}
+
+/**
+ * Which field of `asked` would widen `agent`'s options, or null.
+ *
+ * @example
+ * ```ts
+ * import { wideningOf } from "./run_settings.ts";
+ * console.log(wideningOf({ budgetMode: "hard" }, { budgetMode: "soft" })?.problem);
+ * // the agent's budget mode is hard; a request may not loosen it
+ * ```
+ */
+export function wideningOf(agent: AgentOptions, asked: RunSettings): Widening | null {
+  if (asked.budgetMode === "soft" && agent.budgetMode === "hard") {
+    return {
+      field: "budgetMode",
+      problem: "the agent's budget mode is hard; a request may not loosen it",
+    };
+  }
+  const most = agent.concurrency ?? 4;
+  if (asked.concurrency !== undefined && asked.concurrency > most) {
+    return { field: "concurrency", problem: `at most ${most} (the agent's)` };
+  }
+  if (asked.stopOnPermanentError === false && agent.stopOnPermanentError !== false) {
+    return {
+      field: "stopOnPermanentError",
+      problem: "the agent stops on a permanent error; a request may not turn that off",
+    };
+  }
+  return null;
+}
+
+/**
+ * The highest limits a run of `agent` may have: its own over the defaults.
+ *
+ * @example
+ * ```ts
+ * import { limitCeiling } from "./run_settings.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
+ * const a = defineAgent({ name: "a", instructions: "", tools: [], limits: { maxTurns: 5 } });
+ * console.log(limitCeiling(a)); // { maxTurns: 5, maxBudgetUsd: 1 }
+ * ```
+ */
+export function limitCeiling(agent: Agent): RunLimits {
+  return { ...DEFAULT_LIMITS, ...agent.limits };
+}
+
+/**
+ * Which limit of `asked` exceeds the ceiling of `agent`'s limits, or null.
+ *
+ * @example
+ * ```ts
+ * import { limitsWidening } from "./run_settings.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
+ * const a = defineAgent({ name: "a", instructions: "", tools: [], limits: { maxTurns: 5 } });
+ * console.log(limitsWidening(a, { maxTurns: 9 })?.problem); // at most 5 (agent a's limit)
+ * ```
+ */
+export function limitsWidening(agent: Agent, asked: Partial<RunLimits>): Widening | null {
+  const ceiling = limitCeiling(agent);
+  for (const k of ["maxTurns", "maxBudgetUsd"] as const) {
+    const v = asked[k];
+    if (v !== undefined && v > ceiling[k]) {
+      return { field: k, problem: `at most ${ceiling[k]} (agent ${agent.name}'s limit)` };
+    }
+  }
+  return null;
+}
+
+/** What a run of an agent executes with besides the agent and its stored options. */
 export interface RunSetup {
   /** The model. */
   model: Model;
-  /** The tree's workspace, the tools' only folder. */
-  workspace: Workspace;
-  /** Options of `scan_archive` (e.g. `{ ms: 300 }` in tests). */
-  scan?: ScanArchiveOptions;
+  /** The tree's context (root id, folder) for the agent's `tools` function. */
+  context: AgentContext;
+  /** Resolves child agents' model names. */
+  resolveModel?: ResolveModel;
+  /** Prices of the process (the agent's own win). */
+  prices?: Prices | PriceTable;
   /** Aborts the run (Ctrl-C, server shutdown). */
   signal?: AbortSignal;
   /** Where trace events go (besides the store's own log). */
   trace?: TraceSink;
-  /** More tools for the root run (e.g. those of MCP servers). */
+  /** Tools the process adds to the root run (MCP servers of `reins.jsonc`). */
   extraTools?: readonly AnyTool[];
   /** Makes a model by name (for a context policy's `summaryModel`). */
   makeModel?: (name: string) => Model;
 }
 
 /**
- * The tools of a run: the demo tools, plus `research` (`researchDepth` levels
- * deep, default 1; none for 0) whose children get the read-only demo tools,
- * or all of them with `researchWrites`.
+ * The `run()` options of a run of `agent`: its tools in the tree (its own,
+ * one per child agent, then the process's), its options narrowed by `asked`,
+ * its prices over the process's. Limits stay the stored run's.
  *
  * @example
  * ```ts
- * import { toolsFor } from "./run_settings.ts";
- * import { createWorkspace } from "../tools/workspace.ts";
- * const ws = await createWorkspace();
- * console.log(toolsFor(ws, { researchDepth: 0 }).some((t) => t.name === "research")); // false
- * await ws.remove();
- * ```
- */
-export function toolsFor(
-  workspace: Workspace,
-  settings: RunSettings,
-  scan?: ScanArchiveOptions,
-): AnyTool[] {
-  const depth = settings.researchDepth ?? 1;
-  const tools = demoTools(workspace, { scan });
-  if (depth > 0) {
-    // Read-only by default; `researchWrites` hands children delete_file too (approval needed).
-    const childTools = settings.researchWrites ? demoTools(workspace, { scan }) : undefined;
-    tools.push(researchTool({ workspace, scan, depth, tools: childTools }));
-  }
-  return tools;
-}
-
-/**
- * `settings` raised to what scenario `name` needs (its `researchDepth` and
- * `researchWrites` in the scenario catalog): a scenario's needs are minimums,
- * so a run that plays it never meets an unknown `research` tool. Any other
- * name (a real model) leaves the settings as they are.
- *
- * @example
- * ```ts
- * import { settingsForScenario } from "./run_settings.ts";
- * console.log(settingsForScenario({ researchDepth: 0 }, "research-deep").researchDepth); // 2
- * ```
- */
-export function settingsForScenario(settings: RunSettings, name?: string): RunSettings {
-  const spec = name === undefined ? undefined : scenarioSpec(name);
-  if (!spec) return settings;
-  const out = { ...settings };
-  if (spec.researchDepth !== undefined) {
-    out.researchDepth = Math.max(settings.researchDepth ?? 1, spec.researchDepth);
-  }
-  if (spec.researchWrites) out.researchWrites = true;
-  return out;
-}
-
-/**
- * The `run()` options of a stored run from its settings and setup. When the
- * model is a scripted one, the settings are first raised to what its scenario
- * needs ({@link settingsForScenario}), the same for the CLI and the server.
- *
- * @example
- * ```ts
- * import { runOptionsFor } from "./run_settings.ts";
+ * import { agentRunOptions } from "./run_settings.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
  * import { scriptedModel } from "../testing/scripted_model.ts";
- * import { createWorkspace } from "../tools/workspace.ts";
- * const ws = await createWorkspace();
- * const options = runOptionsFor({ dedupe: true }, { model: scriptedModel("plan"), workspace: ws });
- * console.log(options.dedupe, options.tools?.length); // true 5
- * await ws.remove();
+ * const a = defineAgent({ name: "a", instructions: "", tools: [], options: { dedupe: true } });
+ * const o = await agentRunOptions(a, { budgetMode: "hard" }, {
+ *   model: scriptedModel("echo"),
+ *   context: { rootId: "r", dir: "/tmp/r" },
+ * });
+ * console.log(o.dedupe, o.budgetMode); // true hard
  * ```
  */
-export function runOptionsFor(given: RunSettings, setup: RunSetup): RunOptions {
-  const scenario = scriptedScenario(setup.model);
-  const settings = settingsForScenario(given, scenario);
+export async function agentRunOptions(
+  agent: Agent,
+  asked: RunSettings,
+  setup: RunSetup,
+): Promise<RunOptions> {
+  const tools = await agentTools(agent, setup.context, setup.resolveModel);
+  const options = { ...agent.options, ...asked };
   return {
     model: setup.model,
-    // A scenario with a typed answer (`extract`) gets its output schema, on every resume too.
-    output: scenario === undefined ? undefined : scenarioSpec(scenario)?.output,
-    tools: [...toolsFor(setup.workspace, settings, setup.scan), ...setup.extraTools ?? []],
-    limits: settings.limits,
-    budgetMode: settings.budgetMode,
-    dedupe: settings.dedupe,
-    toolErrors: settings.toolErrors,
-    concurrency: settings.concurrency,
-    stopOnPermanentError: settings.stopOnPermanentError,
-    prices: settings.prices,
-    context: contextPolicyOf(settings.context, setup),
+    tools: [...tools, ...setup.extraTools ?? []],
+    budgetMode: options.budgetMode,
+    dedupe: options.dedupe,
+    toolErrors: options.toolErrors,
+    concurrency: options.concurrency,
+    stopOnPermanentError: options.stopOnPermanentError,
+    prices: agent.prices ?? setup.prices,
+    context: contextPolicyOf(options.context, setup.resolveModel),
     signal: setup.signal,
     trace: setup.trace,
+    // A typed agent: its answer must pass the schema, on every resume too.
+    ...(agent.output === undefined ? {} : { output: agent.output }),
   };
 }
 
-/** The context policy of settings (its summary model made by name), or undefined. */
+/** The context policy of settings (its summary model resolved by name), or undefined. */
 function contextPolicyOf(
   context: ContextSettings | undefined,
-  setup: RunSetup,
+  resolveModel: ResolveModel | undefined,
 ): ContextPolicy | undefined {
   if (!context) return undefined;
   const { summaryModel, ...rest } = context;
   if (summaryModel === undefined) return rest;
-  if (!setup.makeModel) {
+  if (!resolveModel) {
     throw new TypeError(`context.summaryModel "${summaryModel}": no model factory to make it`);
   }
-  return { ...rest, summaryModel: setup.makeModel(summaryModel) };
+  return { ...rest, summaryModel: resolveModel(summaryModel) };
 }

@@ -44,16 +44,20 @@ function stoppedByShutdown(s: RunSummary): boolean {
  * import { KvRunStore } from "../kv/kv_run_store.ts";
  * import { newRun } from "../harness/state.ts";
  * import { scriptedModel } from "../testing/scripted_model.ts";
+ * import { agentRegistry } from "./agent_registry.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
  * const kv = await Deno.openKv(":memory:");
  * const store = new KvRunStore(kv);
  * const root = await Deno.makeTempDir();
+ * const parrot = defineAgent({ name: "parrot", instructions: "", tools: [] });
  * const executor = createExecutor({
  *   kv,
  *   freshStore: () => new KvRunStore(kv),
+ *   agents: agentRegistry([parrot]),
  *   makeModel: (name) => scriptedModel(name),
  *   workspaceRoot: root,
  * });
- * const s = newRun("hi", { model: "echo" });
+ * const s = newRun("hi", { model: "echo", agent: "parrot" });
  * await store.save(s); // left `running` with no lease, as by a killed process
  * console.log((await sweepRunnable(executor, store, kv)).length); // 1
  * await executor.idle();

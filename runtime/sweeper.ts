@@ -27,6 +27,16 @@ export interface Sweeper {
   stop(): Promise<void>;
 }
 
+/** The sweeper's periods, checked (`RangeError` for a negative one). */
+function periods(options: SweeperOptions): { everyMs: number; gapMs: number } {
+  const everyMs = options.everyMs ?? 5_000;
+  const gapMs = options.nudgeGapMs ?? 2_000;
+  if (!(everyMs >= 0) || !(gapMs >= 0)) {
+    throw new RangeError(`sweeper: everyMs and nudgeGapMs must be >= 0, got ${everyMs}, ${gapMs}`);
+  }
+  return { everyMs, gapMs };
+}
+
 /**
  * A sweeper calling `pass` (one sweep, e.g. `sweepRunnable` bound to an
  * executor and a store).
@@ -46,11 +56,7 @@ export function startSweeper(
   pass: (full: boolean) => Promise<string[]>,
   options: SweeperOptions = {},
 ): Sweeper {
-  const everyMs = options.everyMs ?? 5_000;
-  const gapMs = options.nudgeGapMs ?? 2_000;
-  if (!(everyMs >= 0) || !(gapMs >= 0)) {
-    throw new RangeError(`sweeper: everyMs and nudgeGapMs must be >= 0, got ${everyMs}, ${gapMs}`);
-  }
+  const { everyMs, gapMs } = periods(options);
   let current: { full: boolean; done: Promise<string[]> } | undefined;
   let lastStart = -Infinity;
   let stopped = false;

@@ -8,10 +8,13 @@
  *
  * @module
  */
+import type { Prices, PriceTable } from "../harness/cost.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool } from "../harness/run_options.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
+import type { Agent } from "../subagents/define_agent.ts";
+import { type AgentRegistry, agentRegistry } from "./agent_registry.ts";
+import { readEnv } from "./env.ts";
 import { createExecutor, type Executor, type ExecutorDeps } from "./executor.ts";
 import { defaultMakeModel } from "./make_model.ts";
 import { sweepRunnable } from "./sweep.ts";
@@ -24,20 +27,20 @@ export interface WorkerDeps {
   kv: Deno.Kv;
   /** The run store over `kv`; its `owner` names this worker and its `leaseMs` is used. */
   store: KvRunStore;
-  /** Scenario names play the scripted provider in process (`REINS_SCRIPTED=1`). */
-  scripted?: boolean;
-  /** Builds the model of a run from its name (default: {@link defaultMakeModel}). */
+  /** The agents this process serves (it executes only their runs), or their registry. */
+  agents: readonly Agent[] | AgentRegistry;
+  /** The agent of a request or run that names none (default: the only one, if one). */
+  defaultAgent?: string;
+  /** Builds a model from its name (default: {@link defaultMakeModel}, `LLM_BASE_URL`). */
   makeModel?: (name: string) => Model;
-  /** The model of a run that names none (default `LLM_MODEL`, else `plan` when scripted). */
+  /** The model of a run whose agent and request name none (default `LLM_MODEL`). */
   defaultModel?: string;
-  /** Folder of the runs' workspaces, one per tree root (default `.reins/workspaces`). */
+  /** Folder of the trees' own folders (default `.reins/workspaces`). */
   workspaceRoot?: string;
-  /** Options of `scan_archive` in executed runs (e.g. `{ ms: 300 }` in tests). */
-  scan?: ScanArchiveOptions;
+  /** Prices of the process's model (default reins' built-in ones; an agent's own win). */
+  prices?: Prices | PriceTable;
   /** Poll interval of the Stop key (and of a server's live events), in ms (default 100). */
   pollMs?: number;
-  /** Pause between the streamed chunks of scripted replies, in ms (default 0). */
-  chunkMs?: number;
   /**
    * More tools for every root run this process executes, e.g. those of the
    * MCP servers of `reins.jsonc` (opened once per process; default none).
@@ -50,51 +53,54 @@ export interface ResolvedWorkerDeps extends ExecutorDeps {
   /** As in {@link WorkerDeps}. */
   store: KvRunStore;
   /** As in {@link WorkerDeps}. */
-  scripted: boolean;
-  /** As in {@link WorkerDeps}. */
   makeModel: (name: string) => Model;
   /** As in {@link WorkerDeps}. */
   workspaceRoot: string;
   /** As in {@link WorkerDeps}. */
-  scan: ScanArchiveOptions;
-  /** As in {@link WorkerDeps}. */
   pollMs: number;
-  /** As in {@link WorkerDeps}. */
-  chunkMs: number;
-  /** As in {@link WorkerDeps}. */
-  extraTools: readonly AnyTool[];
   /** A fresh store over the same KV (same owner and lease time): one per request or execution. */
   freshStore(): KvRunStore;
 }
 
 /**
- * Fills in the defaults of {@link WorkerDeps} (throws `TypeError` without a KV and a store).
+ * Fills in the defaults of {@link WorkerDeps} (throws `TypeError` without a
+ * KV, a store and agents, or for two agents of one name).
  *
  * @example
  * ```ts
  * import { resolveWorkerDeps } from "./worker.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
  * const kv = await Deno.openKv(":memory:");
- * const deps = resolveWorkerDeps({ kv, store: new KvRunStore(kv), scripted: true });
- * console.log(deps.defaultModel, deps.pollMs); // plan 100
+ * const a = defineAgent({ name: "a", instructions: "Be brief.", tools: [] });
+ * const deps = resolveWorkerDeps({ kv, store: new KvRunStore(kv), agents: [a] });
+ * console.log(deps.agents.names, deps.pollMs); // [ "a" ] 100
  * kv.close();
  * ```
  */
 export function resolveWorkerDeps(deps: WorkerDeps): ResolvedWorkerDeps {
   if (!deps?.kv || !deps.store) throw new TypeError("worker deps: kv and store are required");
   const { kv, store } = deps;
-  const scripted = deps.scripted ?? false;
+  const makeModel = deps.makeModel ?? defaultMakeModel();
+  const agents = Array.isArray(deps.agents)
+    ? agentRegistry(deps.agents as readonly Agent[], {
+      defaultAgent: deps.defaultAgent,
+      extraTools: deps.extraTools,
+      resolveModel: makeModel,
+    })
+    : deps.agents as AgentRegistry;
+  if (!agents || typeof (agents as AgentRegistry).pick !== "function") {
+    throw new TypeError("worker deps: agents (a list of defineAgent agents) are required");
+  }
   return {
     kv,
     store,
-    scripted,
-    makeModel: deps.makeModel ?? defaultMakeModel({ scripted, chunkMs: deps.chunkMs }),
-    defaultModel: deps.defaultModel ?? Deno.env.get("LLM_MODEL") ?? (scripted ? "plan" : undefined),
+    agents,
+    makeModel,
+    defaultModel: deps.defaultModel ?? readEnv().model,
     workspaceRoot: deps.workspaceRoot ?? ".reins/workspaces",
-    scan: deps.scan ?? {},
+    prices: deps.prices,
     pollMs: deps.pollMs ?? 100,
-    chunkMs: deps.chunkMs ?? 0,
-    extraTools: deps.extraTools ?? [],
     freshStore: () => new KvRunStore(kv, { owner: store.owner, leaseMs: store.leaseMs }),
   };
 }
@@ -127,8 +133,10 @@ export interface Worker {
  * ```ts
  * import { startWorker } from "./worker.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
  * const kv = await Deno.openKv(":memory:");
- * const worker = startWorker({ kv, store: new KvRunStore(kv), scripted: true });
+ * const a = defineAgent({ name: "a", instructions: "Be brief.", tools: [] });
+ * const worker = startWorker({ kv, store: new KvRunStore(kv), agents: [a] });
  * await worker.recovered;
  * await worker.stop();
  * kv.close();

@@ -9,13 +9,12 @@
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { createScriptedProvider } from "../testing/scripted_provider.ts";
-import { TREE_SCENARIOS } from "../testing/tree_scenarios.ts";
 import { bearerAuth } from "./auth.ts";
 import { resolveDeps, type ServerDeps } from "./deps.ts";
 import { HttpError, onError } from "./errors.ts";
 import { registerInspectorPages, registerInspectorParts } from "./inspector.ts";
 import { openApiDocument } from "./openapi.ts";
+import { registerAgentRoutes } from "./routes_agents.ts";
 import { registerControlRoutes } from "./routes_control.ts";
 import { registerEventRoutes } from "./routes_events.ts";
 import { registerRunRoutes } from "./routes_runs.ts";
@@ -42,19 +41,22 @@ export interface ReinsApp {
 }
 
 /**
- * Creates the app. Routes: `POST /runs`, `GET /runs`, `GET /runs/:id`,
+ * Creates the app over the agents of `deps` (it starts runs of them only).
+ * Routes: `GET /agents`, `POST /runs`, `GET /runs`, `GET /runs/:id`,
  * `GET /runs/:id/messages`, `GET /runs/:id/tree`, `GET /runs/:id/events`
  * (SSE), `POST /runs/:id/approve`, `/reject`, `/resume`, `/stop`,
  * `GET /openapi.json`, the run inspector page (`GET /`, `GET /ui/runs/:id`),
- * and the scripted provider under `/v1` when `scripted`.
+ * and the handlers of `deps.mount` under their prefixes.
  * Every route needs `Authorization: Bearer <token>` when `token` is set.
  *
  * @example
  * ```ts
  * import { createApp } from "./app.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
  * const kv = await Deno.openKv(":memory:");
- * const app = createApp({ kv, store: new KvRunStore(kv), schedule: () => Promise.resolve() });
+ * const agents = [defineAgent({ name: "a", instructions: "Be brief.", tools: [] })];
+ * const app = createApp({ kv, store: new KvRunStore(kv), agents });
  * const res = await app.request("/runs", {
  *   method: "POST",
  *   headers: { "content-type": "application/json" },
@@ -92,16 +94,13 @@ export function createApp(deps: ServerDeps): ReinsApp {
     c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404)
   );
   app.get("/openapi.json", (c) => c.json(openApiDocument()));
+  registerAgentRoutes(app, resolved);
   registerRunRoutes(app, resolved);
   registerControlRoutes(app, resolved);
   registerEventRoutes(app, resolved);
   registerInspectorParts(app, resolved);
-  if (resolved.scripted) {
-    const provider = createScriptedProvider({
-      scenarios: TREE_SCENARIOS,
-      chunkMs: resolved.chunkMs,
-    });
-    app.all("/v1/*", (c) => provider.fetch(c.req.raw));
+  for (const [prefix, handler] of Object.entries(resolved.mount)) {
+    app.all(`${prefix.replace(/\/+$/, "")}/*`, (c) => handler(c.req.raw));
   }
   return {
     fetch: (request, ...rest) => app.fetch(request, ...(rest as [])),

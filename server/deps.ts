@@ -1,21 +1,37 @@
 /**
- * What the server is built from: the KV, the store, auth, how models and
- * tools are made, and how work is started. Shared by the app and the worker.
+ * What the server is built from: the KV, the store, the agents it serves,
+ * auth, how models are made, and how work is started. Shared by the app and
+ * the worker.
  *
  * @module
  */
-import type { KvRunStore } from "../kv/kv_run_store.ts";
 import type { RunSettings } from "../runtime/run_settings.ts";
 import type { RunLimits } from "../harness/limits.ts";
 import { resolveWorkerDeps, type WorkerDeps } from "../runtime/worker.ts";
 
-/** What every new run starts with unless its request says otherwise (from `reins.jsonc`). */
+/** What every new run starts with unless its agent or request says otherwise (`reins.jsonc`). */
 export interface RunDefaults {
-  /** Settings stored with each new run under its request's `options`. */
+  /** Options of each new run where its agent sets none (a request may narrow them). */
   settings?: RunSettings;
-  /** Limits of each new run under its request's `limits`. */
+  /** Limits of each new run where its agent sets none (a request may lower them). */
   limits?: Partial<RunLimits>;
 }
+
+/**
+ * Named scripted scenarios a request may play instead of a model (the
+ * demo's): `POST /runs { scenario }`.
+ */
+export interface ScenarioCatalog {
+  /** The names a request may give. */
+  readonly names: readonly string[];
+  /** The task of a scenario, for a request that gives none. */
+  task(name: string): string | undefined;
+  /** The agent a scenario needs, for a request that names none. */
+  agent?(name: string): string | undefined;
+}
+
+/** A handler mounted under a path prefix of the app (e.g. a scripted provider at `/v1`). */
+export type Mounted = (request: Request) => Response | Promise<Response>;
 
 /** Everything {@link createApp} needs: a worker's deps and the HTTP side's. */
 export interface ServerDeps extends WorkerDeps {
@@ -31,23 +47,30 @@ export interface ServerDeps extends WorkerDeps {
   onRequest?: () => void;
   /** Aborted when the server shuts down: event streams end. */
   closing?: AbortSignal;
-  /** Defaults of new runs (the config file's prices, limits, budget mode, ...). */
+  /** Defaults of new runs (the config file's limits, budget mode, ...). */
   runDefaults?: RunDefaults;
+  /** Scenarios a request may play (none by default: `scenario` is then a 400). */
+  scenarios?: ScenarioCatalog;
+  /** Handlers by path prefix (`{ "/v1": provider.fetch }`), behind the token like every route. */
+  mount?: Readonly<Record<string, Mounted>>;
 }
 
 /** {@link ServerDeps} with every default filled in. */
-export interface ResolvedDeps
-  extends Required<Omit<ServerDeps, "token" | "closing" | "defaultModel" | "runDefaults">> {
+export interface ResolvedDeps extends ReturnType<typeof resolveWorkerDeps> {
+  /** As in {@link ServerDeps}. */
+  schedule: (runId: string) => Promise<void>;
+  /** As in {@link ServerDeps}. */
+  onRequest: () => void;
   /** As in {@link ServerDeps} (`{}` when none). */
   runDefaults: RunDefaults;
   /** As in {@link ServerDeps}. */
   token?: string;
   /** As in {@link ServerDeps}. */
   closing?: AbortSignal;
-  /** As in {@link ServerDeps}; undefined when there is none. */
-  defaultModel?: string;
-  /** A fresh store over the same KV (same owner and lease time): one per request or execution. */
-  freshStore(): KvRunStore;
+  /** As in {@link ServerDeps}. */
+  scenarios?: ScenarioCatalog;
+  /** As in {@link ServerDeps} (`{}` when none). */
+  mount: Readonly<Record<string, Mounted>>;
 }
 
 /**
@@ -57,19 +80,24 @@ export interface ResolvedDeps
  * ```ts
  * import { resolveDeps } from "./deps.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
  * const kv = await Deno.openKv(":memory:");
- * const deps = resolveDeps({ kv, store: new KvRunStore(kv), scripted: true });
- * console.log(deps.defaultModel, deps.pollMs); // plan 100
+ * const a = defineAgent({ name: "a", instructions: "Be brief.", tools: [] });
+ * const deps = resolveDeps({ kv, store: new KvRunStore(kv), agents: [a] });
+ * console.log(deps.agents.defaultName, deps.pollMs); // a 100
  * kv.close();
  * ```
  */
 export function resolveDeps(deps: ServerDeps): ResolvedDeps {
   const worker = resolveWorkerDeps(deps);
   return {
-    ...deps,
     ...worker,
+    token: deps.token,
+    closing: deps.closing,
+    scenarios: deps.scenarios,
     schedule: deps.schedule ?? (() => Promise.resolve()),
     onRequest: deps.onRequest ?? (() => {}),
     runDefaults: deps.runDefaults ?? {},
+    mount: deps.mount ?? {},
   };
 }

@@ -38,6 +38,7 @@ import {
   renderControls,
   renderErrorMain,
   renderListMain,
+  renderNewRun,
   renderPage,
   renderRunList,
   renderRunMain,
@@ -148,6 +149,55 @@ export function runParts(d: RunPageData): Record<string, unknown> {
   };
 }
 
+/** `GET /`: the run list (when authorized) under the new-run form. */
+async function listPage(c: Context, deps: ResolvedDeps): Promise<Response> {
+  let list: Html | null = null;
+  if (await authorized(c, deps.token)) {
+    try {
+      list = renderRunList(await loadRunList(deps));
+    } catch (e) {
+      if (!(e instanceof RecordError)) throw e;
+      const body = renderErrorMain("The runs could not be read", e.message);
+      return page(c, renderPage({ title: "Runs · reins", page: "list", body }), 500);
+    }
+  }
+  const form = renderNewRun(deps.agents.names, deps.agents.defaultName);
+  const body = renderListMain(list, form);
+  return page(c, renderPage({ title: "Runs · reins", page: "list", body, locked: !list }));
+}
+
+/** `GET /ui/runs/:id`: one run's page (its data only when authorized). */
+async function runPage(c: Context, deps: ResolvedDeps): Promise<Response> {
+  let id: string;
+  try {
+    id = runIdParam(c);
+  } catch (e) {
+    const message = e instanceof BadRequestError ? e.message : String(e);
+    const body = renderErrorMain("Not a run id", message);
+    return page(c, renderPage({ title: "Bad run id · reins", page: "list", body }), 400);
+  }
+  if (!(await authorized(c, deps.token))) {
+    const body = renderRunMain(null);
+    return page(
+      c,
+      renderPage({ title: "Run · reins", page: "run", runId: id, body, locked: true }),
+    );
+  }
+  try {
+    const d = await loadRunPage(deps, id);
+    const title = `${d.run.status} · ${cutText(taskOf(d.messages), 60)} · reins`;
+    return page(c, renderPage({ title, page: "run", runId: id, body: renderRunMain(d) }));
+  } catch (e) {
+    if (e instanceof RecordError) {
+      const body = renderErrorMain("The run could not be read", e.message);
+      return page(c, renderPage({ title: "Run · reins", page: "list", body }), 500);
+    }
+    if (!(e instanceof RunNotFoundError)) throw e;
+    const body = renderErrorMain("No such run", `There is no run "${id}".`);
+    return page(c, renderPage({ title: "No such run · reins", page: "list", body }), 404);
+  }
+}
+
 /**
  * Registers the pages and their assets. Call it before the bearer-token
  * middleware: a page shows run data only to an authorized request itself.
@@ -158,67 +208,18 @@ export function runParts(d: RunPageData): Record<string, unknown> {
  * import { registerInspectorPages } from "./inspector.ts";
  * import { resolveDeps } from "./deps.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
  * const kv = await Deno.openKv(":memory:");
  * const app = new Hono();
- * registerInspectorPages(app, resolveDeps({ kv, store: new KvRunStore(kv) }));
+ * const agents = [defineAgent({ name: "a", instructions: "Be brief.", tools: [] })];
+ * registerInspectorPages(app, resolveDeps({ kv, store: new KvRunStore(kv), agents }));
  * console.log((await app.request("/")).headers.get("content-type")); // text/html; charset=utf-8
  * kv.close();
  * ```
  */
 export function registerInspectorPages(app: Hono, deps: ResolvedDeps): void {
-  app.get("/", async (c) => {
-    let list: Html | null = null;
-    if (await authorized(c, deps.token)) {
-      try {
-        list = renderRunList(await loadRunList(deps));
-      } catch (e) {
-        if (!(e instanceof RecordError)) throw e;
-        const body = renderErrorMain("The runs could not be read", e.message);
-        return page(c, renderPage({ title: "Runs · reins", page: "list", body }), 500);
-      }
-    }
-    return page(
-      c,
-      renderPage({
-        title: "Runs · reins",
-        page: "list",
-        body: renderListMain(list),
-        locked: !list,
-      }),
-    );
-  });
-
-  app.get("/ui/runs/:id", async (c) => {
-    let id: string;
-    try {
-      id = runIdParam(c);
-    } catch (e) {
-      const message = e instanceof BadRequestError ? e.message : String(e);
-      const body = renderErrorMain("Not a run id", message);
-      return page(c, renderPage({ title: "Bad run id · reins", page: "list", body }), 400);
-    }
-    if (!(await authorized(c, deps.token))) {
-      const body = renderRunMain(null);
-      return page(
-        c,
-        renderPage({ title: "Run · reins", page: "run", runId: id, body, locked: true }),
-      );
-    }
-    try {
-      const d = await loadRunPage(deps, id);
-      const title = `${d.run.status} · ${cutText(taskOf(d.messages), 60)} · reins`;
-      return page(c, renderPage({ title, page: "run", runId: id, body: renderRunMain(d) }));
-    } catch (e) {
-      if (e instanceof RecordError) {
-        const body = renderErrorMain("The run could not be read", e.message);
-        return page(c, renderPage({ title: "Run · reins", page: "list", body }), 500);
-      }
-      if (!(e instanceof RunNotFoundError)) throw e;
-      const body = renderErrorMain("No such run", `There is no run "${id}".`);
-      return page(c, renderPage({ title: "No such run · reins", page: "list", body }), 404);
-    }
-  });
-
+  app.get("/", (c) => listPage(c, deps));
+  app.get("/ui/runs/:id", (c) => runPage(c, deps));
   for (const [name, asset] of Object.entries(ASSETS)) {
     app.get(`/ui/static/${name}`, (c) =>
       c.body(asset.text, 200, {
@@ -239,9 +240,11 @@ export function registerInspectorPages(app: Hono, deps: ResolvedDeps): void {
  * import { registerInspectorParts } from "./inspector.ts";
  * import { resolveDeps } from "./deps.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
  * const kv = await Deno.openKv(":memory:");
  * const app = new Hono();
- * registerInspectorParts(app, resolveDeps({ kv, store: new KvRunStore(kv) }));
+ * const agents = [defineAgent({ name: "a", instructions: "Be brief.", tools: [] })];
+ * registerInspectorParts(app, resolveDeps({ kv, store: new KvRunStore(kv), agents }));
  * console.log((await (await app.request("/ui/parts/runs")).json()).count); // 0
  * kv.close();
  * ```

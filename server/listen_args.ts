@@ -5,10 +5,11 @@
  *
  * @module
  */
-import { configFromEnv, listenRefusal } from "./service.ts";
+import { listenRefusal } from "./service.ts";
+import { readEnv } from "../runtime/env.ts";
 
 if (import.meta.main) {
-  const config = configFromEnv();
+  const config = readEnv();
   const refusal = listenRefusal(config);
   if (refusal) {
     console.error(`reins: ${refusal}`);

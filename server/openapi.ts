@@ -17,6 +17,7 @@ import {
   StopSchema,
 } from "./schemas.ts";
 import {
+  AgentListResponse,
   ErrorResponse,
   MessagesResponse,
   RunListResponse,
@@ -33,6 +34,7 @@ function schema(s: z.ZodType, io: "input" | "output" = "input"): Json {
 }
 
 const responseSchemas = {
+  AgentList: AgentListResponse,
   Run: RunViewResponse,
   RunList: RunListResponse,
   Messages: MessagesResponse,
@@ -92,6 +94,143 @@ function control(
   };
 }
 
+/** `GET /agents` and `POST /runs`, `GET /runs`. */
+function agentAndRunPaths(): Json {
+  return {
+    "/agents": {
+      get: {
+        summary: "The agents this server serves: their tools (JSON Schema) and limits",
+        responses: {
+          "200": { description: "`{ agents }`", content: json(ref("AgentList")) },
+          ...common,
+        },
+      },
+    },
+    "/runs": {
+      post: {
+        summary: "Create a run; it executes in the background",
+        description: "With `Accept: text/event-stream` the answer is the run's event stream " +
+          "(as `GET /runs/{id}/events`, keep-alive comments every 10 s) instead of its summary.",
+        requestBody: body("CreateRun"),
+        parameters: [{
+          name: "Accept",
+          in: "header",
+          required: false,
+          schema: { type: "string", enum: ["application/json", "text/event-stream"] },
+        }],
+        responses: {
+          "201": {
+            description: "The run's summary, or its event stream; `Location` names the run",
+            content: { ...json(ref("Run")), "text/event-stream": { schema: { type: "string" } } },
+          },
+          ...common,
+          ...bodyErrors,
+        },
+      },
+      get: {
+        summary: "List runs, newest first",
+        parameters: queryParams(ListQuerySchema),
+        responses: {
+          "200": { description: "`{ runs }`", content: json(ref("RunList")) },
+          ...common,
+        },
+      },
+    },
+  };
+}
+
+/** The routes reading one run. */
+function runReadPaths(): Json {
+  return {
+    "/runs/{id}": {
+      get: {
+        summary: "A run's summary, limits and lease",
+        parameters: [idParam],
+        responses: { "200": { description: "The run", content: json(ref("Run")) }, ...forRun },
+      },
+    },
+    "/runs/{id}/messages": {
+      get: {
+        summary: "A run's transcript",
+        parameters: [idParam],
+        responses: {
+          "200": { description: "`{ runId, messages }`", content: json(ref("Messages")) },
+          ...forRun,
+        },
+      },
+    },
+    "/runs/{id}/tree": {
+      get: {
+        summary: "The run's tree: every node with status, turns and cost",
+        parameters: [idParam],
+        responses: {
+          "200": { description: "`{ rootId, nodes }`", content: json(ref("Tree")) },
+          ...forRun,
+        },
+      },
+    },
+    "/runs/{id}/events": {
+      get: {
+        summary: "The run's trace as server-sent events (`id:` is the seq; honours Last-Event-ID)",
+        description: "A `: keep-alive` comment is sent after 10 s without an event. " +
+          "A run's trace ends with its `run_stopped` (a final run's stream then ends); a " +
+          "`run_handed_over` ({ reason, by, turns, costUsd }) says the process executing it " +
+          "went away and the run, stored `running` again, continues elsewhere: not a stop.",
+        parameters: [
+          idParam,
+          ...queryParams(EventsQuerySchema),
+          { name: "Last-Event-ID", in: "header", required: false, schema: { type: "string" } },
+        ],
+        responses: {
+          "200": {
+            description: "An event stream: `id:` the seq, `event:` the type, `data:` the event",
+            content: { "text/event-stream": { schema: { type: "string" } } },
+          },
+          ...forRun,
+        },
+      },
+    },
+  };
+}
+
+/** The routes steering a tree, and this document. */
+function controlPaths(): Json {
+  return {
+    "/runs/{id}/approve": control("Approve the call the tree awaits", "Approve", true),
+    "/runs/{id}/reject": control("Reject the call the tree awaits, in words", "Reject", true),
+    "/runs/{id}/resume": control("Resume the tree (optionally with new limits)", "Resume", false),
+    "/runs/{id}/stop": control("Stop the whole tree of the run", "Stop", false, "StopRecorded"),
+    "/openapi.json": {
+      get: {
+        summary: "This document",
+        responses: {
+          "200": {
+            description: "OpenAPI 3.1",
+            content: json({ type: "object", additionalProperties: true }),
+          },
+        },
+      },
+    },
+  };
+}
+
+/** The components: the security scheme and every request and response schema. */
+function components(): Json {
+  return {
+    securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+    schemas: {
+      CreateRun: schema(CreateRunSchema),
+      Approve: schema(ApproveSchema),
+      Reject: schema(RejectSchema),
+      Resume: schema(ResumeSchema),
+      Stop: schema(StopSchema),
+      ...Object.fromEntries(
+        Object.entries(responseSchemas).map(([name, s]) => [name, schema(s, "output")]),
+      ),
+    },
+  };
+}
+
 /**
  * The OpenAPI document.
  *
@@ -105,115 +244,8 @@ export function openApiDocument(): Record<string, unknown> {
   return {
     openapi: "3.1.0",
     info: { title: "reins", version: "0.1.0", description: "Agent runs: create, watch, steer." },
-    components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
-      schemas: {
-        CreateRun: schema(CreateRunSchema),
-        Approve: schema(ApproveSchema),
-        Reject: schema(RejectSchema),
-        Resume: schema(ResumeSchema),
-        Stop: schema(StopSchema),
-        ...Object.fromEntries(
-          Object.entries(responseSchemas).map(([name, s]) => [name, schema(s, "output")]),
-        ),
-      },
-    },
+    components: components(),
     security: [{ bearer: [] }],
-    paths: {
-      "/runs": {
-        post: {
-          summary: "Create a run; it executes in the background",
-          description: "With `Accept: text/event-stream` the answer is the run's event stream " +
-            "(as `GET /runs/{id}/events`, keep-alive comments every 10 s) instead of its summary.",
-          requestBody: body("CreateRun"),
-          parameters: [{
-            name: "Accept",
-            in: "header",
-            required: false,
-            schema: { type: "string", enum: ["application/json", "text/event-stream"] },
-          }],
-          responses: {
-            "201": {
-              description: "The run's summary, or its event stream; `Location` names the run",
-              content: { ...json(ref("Run")), "text/event-stream": { schema: { type: "string" } } },
-            },
-            ...common,
-            ...bodyErrors,
-          },
-        },
-        get: {
-          summary: "List runs, newest first",
-          parameters: queryParams(ListQuerySchema),
-          responses: {
-            "200": { description: "`{ runs }`", content: json(ref("RunList")) },
-            ...common,
-          },
-        },
-      },
-      "/runs/{id}": {
-        get: {
-          summary: "A run's summary, limits and lease",
-          parameters: [idParam],
-          responses: { "200": { description: "The run", content: json(ref("Run")) }, ...forRun },
-        },
-      },
-      "/runs/{id}/messages": {
-        get: {
-          summary: "A run's transcript",
-          parameters: [idParam],
-          responses: {
-            "200": { description: "`{ runId, messages }`", content: json(ref("Messages")) },
-            ...forRun,
-          },
-        },
-      },
-      "/runs/{id}/tree": {
-        get: {
-          summary: "The run's tree: every node with status, turns and cost",
-          parameters: [idParam],
-          responses: {
-            "200": { description: "`{ rootId, nodes }`", content: json(ref("Tree")) },
-            ...forRun,
-          },
-        },
-      },
-      "/runs/{id}/events": {
-        get: {
-          summary:
-            "The run's trace as server-sent events (`id:` is the seq; honours Last-Event-ID)",
-          description: "A `: keep-alive` comment is sent after 10 s without an event. " +
-            "A run's trace ends with its `run_stopped` (a final run's stream then ends); a " +
-            "`run_handed_over` ({ reason, by, turns, costUsd }) says the process executing it " +
-            "went away and the run, stored `running` again, continues elsewhere: not a stop.",
-          parameters: [
-            idParam,
-            ...queryParams(EventsQuerySchema),
-            { name: "Last-Event-ID", in: "header", required: false, schema: { type: "string" } },
-          ],
-          responses: {
-            "200": {
-              description: "An event stream: `id:` the seq, `event:` the type, `data:` the event",
-              content: { "text/event-stream": { schema: { type: "string" } } },
-            },
-            ...forRun,
-          },
-        },
-      },
-      "/runs/{id}/approve": control("Approve the call the tree awaits", "Approve", true),
-      "/runs/{id}/reject": control("Reject the call the tree awaits, in words", "Reject", true),
-      "/runs/{id}/resume": control("Resume the tree (optionally with new limits)", "Resume", false),
-      "/runs/{id}/stop": control("Stop the whole tree of the run", "Stop", false, "StopRecorded"),
-      "/openapi.json": {
-        get: {
-          summary: "This document",
-          responses: {
-            "200": {
-              description: "OpenAPI 3.1",
-              content: json({ type: "object", additionalProperties: true }),
-            },
-          },
-        },
-      },
-    },
+    paths: { ...agentAndRunPaths(), ...runReadPaths(), ...controlPaths() },
   };
 }

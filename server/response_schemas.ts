@@ -27,6 +27,9 @@ export const RunSummaryResponse = z.object({
   interruption: interruptionSchema.nullable(),
   stopReason: z.string().nullable(),
   model: z.string().nullable(),
+  agent: z.string().optional().describe(
+    "The agent the run is of (absent on runs made without one)",
+  ),
   turns: count,
   toolRuns: count,
   costUsd: usd.describe("This run's spend, its descendants' included"),
@@ -67,6 +70,25 @@ export const RunViewResponse = RunSummaryResponse.extend({
   }).nullable().describe("The run's compactions (context policy); null before the first"),
 });
 
+/** One agent of `GET /agents`. */
+export const AgentResponse = z.object({
+  name: z.string(),
+  description: z.string(),
+  default: z.boolean().describe("Runs that name no agent are of this one"),
+  tools: z.array(z.object({
+    name: z.string(),
+    description: z.string(),
+    parameters: z.record(z.string(), z.unknown()).describe("JSON Schema of the arguments"),
+  })).describe("Every tool a run of it gets, one per child agent included"),
+  agents: z.array(z.string()).describe("Its child agents (each is one of its tools)"),
+  limits: z.object({ maxTurns: count, maxBudgetUsd: usd }).describe(
+    "The highest limits a run may have (a request may only lower them)",
+  ),
+});
+
+/** `GET /agents`. */
+export const AgentListResponse = z.object({ agents: z.array(AgentResponse) });
+
 /** `GET /runs`. */
 export const RunListResponse = z.object({ runs: z.array(RunSummaryResponse) });
 
@@ -77,6 +99,7 @@ export const MessagesResponse = z.object({ runId: z.string(), messages: z.array(
 export const TreeNodeResponse = z.object({
   runId: z.string(),
   parentId: z.string().nullable(),
+  agent: z.string().optional().describe("The node's agent (a child's: its child agent's name)"),
   depth: count,
   status,
   turns: count,

@@ -9,9 +9,28 @@
 import type { Hono } from "hono";
 import { continueTree, type Verdict } from "../runtime/continue_tree.ts";
 import { DEFAULT_STOP_REASON, requestStop } from "../runtime/stop_tree.ts";
+import type { RunLimits } from "../harness/limits.ts";
+import { limitsWidening } from "../runtime/run_settings.ts";
 import type { ResolvedDeps } from "./deps.ts";
+import { BadRequestError } from "./errors.ts";
 import { ApproveSchema, readBody, RejectSchema, ResumeSchema, StopSchema } from "./schemas.ts";
 import { runIdParam, runView } from "./views.ts";
+
+/** New limits of a resume may not exceed the ceiling of the tree's agent (400 otherwise). */
+async function checkNewLimits(
+  deps: ResolvedDeps,
+  id: string,
+  limits: Partial<RunLimits>,
+): Promise<void> {
+  const { rootId } = await deps.store.summary(id);
+  const root = await deps.store.summary(rootId);
+  const agent = deps.agents.forRun(root);
+  if (!agent) {
+    throw new BadRequestError("limits", `agent "${root.agent}" is not served here`);
+  }
+  const over = limitsWidening(agent, limits);
+  if (over) throw new BadRequestError(`limits.${over.field}`, over.problem);
+}
 
 /**
  * Registers the control routes on `app`.
@@ -23,17 +42,20 @@ import { runIdParam, runView } from "./views.ts";
  * import { resolveDeps } from "./deps.ts";
  * import { onError } from "./errors.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
  * const kv = await Deno.openKv(":memory:");
+ * const agents = [defineAgent({ name: "a", instructions: "Be brief.", tools: [] })];
  * const app = new Hono();
  * app.onError(onError);
- * registerControlRoutes(app, resolveDeps({ kv, store: new KvRunStore(kv) }));
+ * registerControlRoutes(app, resolveDeps({ kv, store: new KvRunStore(kv), agents }));
  * console.log((await app.request("/runs/nope/stop", { method: "POST" })).status); // 404
  * kv.close();
  * ```
  */
 export function registerControlRoutes(app: Hono, deps: ResolvedDeps): void {
   /** Continues the tree of `id` (see `continueTree`) and schedules its root. */
-  const continued = async (id: string, verdict: Verdict, limits?: object) => {
+  const continued = async (id: string, verdict: Verdict, limits?: Partial<RunLimits>) => {
+    if (limits) await checkNewLimits(deps, id, limits);
     const root = await continueTree(deps.freshStore(), deps.kv, id, verdict, { limits });
     await deps.schedule(root.runId);
     return runView(root, null);

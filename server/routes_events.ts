@@ -41,12 +41,14 @@ const STATUS_EVERY_POLLS = 20;
  * import { resolveDeps } from "./deps.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
  * import { newRun } from "../harness/state.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
  * const kv = await Deno.openKv(":memory:");
+ * const agents = [defineAgent({ name: "a", instructions: "Be brief.", tools: [] })];
  * const store = new KvRunStore(kv);
  * const s = newRun("hi");
  * await store.save(s);
  * const app = new Hono();
- * registerEventRoutes(app, resolveDeps({ kv, store }));
+ * registerEventRoutes(app, resolveDeps({ kv, store, agents }));
  * const res = await app.request(`/runs/${s.runId}/events?follow=false`);
  * console.log(res.headers.get("content-type"), await res.text()); // text/event-stream ""
  * kv.close();
@@ -86,8 +88,10 @@ export interface EventStreamOptions {
  * import { eventStream } from "./routes_events.ts";
  * import { resolveDeps } from "./deps.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
  * const kv = await Deno.openKv(":memory:");
- * const deps = resolveDeps({ kv, store: new KvRunStore(kv) });
+ * const agents = [defineAgent({ name: "a", instructions: "Be brief.", tools: [] })];
+ * const deps = resolveDeps({ kv, store: new KvRunStore(kv), agents });
  * const app = new Hono().get("/", (c) => eventStream(c, deps, "r1", { follow: false }));
  * console.log(await (await app.request("/")).text()); // ""
  * kv.close();

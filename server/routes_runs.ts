@@ -7,10 +7,13 @@
  */
 import type { Hono } from "hono";
 import { newRun } from "../harness/state.ts";
+import type { RunLimits } from "../harness/limits.ts";
 import { loadTree } from "../subagents/tree.ts";
-import { scenarioSpec } from "../testing/scenario_catalog.ts";
+import type { Agent } from "../subagents/define_agent.ts";
+import { stampOf } from "../runtime/agent_check.ts";
+import { UnknownAgentError } from "../runtime/agent_registry.ts";
+import { limitsWidening, type RunSettings, wideningOf } from "../runtime/run_settings.ts";
 import type { ResolvedDeps } from "./deps.ts";
-import { ALL_SCENARIOS } from "../runtime/make_model.ts";
 import { BadRequestError } from "./errors.ts";
 import {
   type CreateRunBody,
@@ -22,20 +25,39 @@ import {
 import { eventStream } from "./routes_events.ts";
 import { runIdParam, runView } from "./views.ts";
 
+/** The agent a new run is of: the one named, else the scenario's, else the default (400 otherwise). */
+function agentFor(deps: ResolvedDeps, body: CreateRunBody): Agent {
+  const byScenario = body.scenario === undefined
+    ? undefined
+    : deps.scenarios?.agent?.(body.scenario);
+  try {
+    return deps.agents.pick(body.agent ?? byScenario);
+  } catch (e) {
+    if (e instanceof UnknownAgentError) throw new BadRequestError("agent", e.message);
+    throw e;
+  }
+}
+
 /** Picks the model name of a new run, checking it can be served (400 otherwise). */
-function modelNameFor(deps: ResolvedDeps, body: CreateRunBody): string {
+function modelNameFor(deps: ResolvedDeps, agent: Agent, body: CreateRunBody): string {
   const { scenario, model } = body;
+  if (agent.model !== undefined) {
+    if (scenario !== undefined || model !== undefined) {
+      const field = scenario !== undefined ? "scenario" : "model";
+      throw new BadRequestError(field, `agent ${agent.name} has its own model`);
+    }
+    if (typeof agent.model !== "string") return agent.model.name;
+  }
   if (scenario !== undefined) {
     if (model !== undefined) throw new BadRequestError("model", "give model or scenario, not both");
-    if (!deps.scripted) {
-      throw new BadRequestError("scenario", "the scripted provider is off (REINS_SCRIPTED=1)");
-    }
-    if (!Object.hasOwn(ALL_SCENARIOS, scenario)) {
-      const known = Object.keys(ALL_SCENARIOS).sort().join(", ");
-      throw new BadRequestError("scenario", `unknown scenario "${scenario}"; known: ${known}`);
+    const names = deps.scenarios?.names ?? [];
+    if (!names.includes(scenario)) {
+      const known = names.length ? `; known: ${[...names].sort().join(", ")}` : "";
+      throw new BadRequestError("scenario", `unknown scenario "${scenario}"${known}`);
     }
   }
-  const name = scenario ?? model ?? deps.defaultModel;
+  const name = (typeof agent.model === "string" ? agent.model : undefined) ?? scenario ?? model ??
+    deps.defaultModel;
   if (name === undefined) {
     throw new BadRequestError("model", "required: there is no default model (set LLM_MODEL)");
   }
@@ -61,6 +83,30 @@ function summaryModelOf(deps: ResolvedDeps, name: string | undefined): void {
   }
 }
 
+/** The options and limits of a new run: the agent's, narrowed by the request (400 when widened). */
+function narrowed(
+  deps: ResolvedDeps,
+  agent: Agent,
+  body: CreateRunBody,
+): { options: RunSettings; limits: Partial<RunLimits> } {
+  const asked: RunSettings = { ...body.options };
+  delete (asked as Record<string, unknown>).researchDepth;
+  delete (asked as Record<string, unknown>).researchWrites;
+  const widened = wideningOf(agent.options, asked);
+  if (widened) throw new BadRequestError(`options.${widened.field}`, widened.problem);
+  const over = limitsWidening(agent, body.limits ?? {});
+  if (over) throw new BadRequestError(`limits.${over.field}`, over.problem);
+  const { settings: defaults = {}, limits: defaultLimits = {} } = deps.runDefaults;
+  // The file's defaults only where the agent sets nothing of its own.
+  const fromFile = Object.fromEntries(
+    Object.entries(defaults).filter(([k]) => !(k in agent.options) && k !== "prices"),
+  );
+  return {
+    options: { ...fromFile, ...asked },
+    limits: { ...defaultLimits, ...agent.limits, ...body.limits },
+  };
+}
+
 /** Whether an `Accept` header asks for `text/event-stream` (before any JSON type). */
 function wantsEventStream(accept: string | undefined): boolean {
   if (!accept) return false;
@@ -79,9 +125,11 @@ function wantsEventStream(accept: string | undefined): boolean {
  * import { registerRunRoutes } from "./routes_runs.ts";
  * import { resolveDeps } from "./deps.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
  * const kv = await Deno.openKv(":memory:");
  * const app = new Hono();
- * registerRunRoutes(app, resolveDeps({ kv, store: new KvRunStore(kv) }));
+ * const agents = [defineAgent({ name: "a", instructions: "Be brief.", tools: [] })];
+ * registerRunRoutes(app, resolveDeps({ kv, store: new KvRunStore(kv), agents }));
  * console.log(await (await app.request("/runs")).json()); // { runs: [] }
  * kv.close();
  * ```
@@ -89,18 +137,24 @@ function wantsEventStream(accept: string | undefined): boolean {
 export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
   app.post("/runs", async (c) => {
     const body = await readBody(c.req.raw, CreateRunSchema);
-    const model = modelNameFor(deps, body);
+    const agent = agentFor(deps, body);
+    const model = modelNameFor(deps, agent, body);
     summaryModelOf(deps, body.options?.context?.summaryModel);
-    const task = body.task ?? (body.scenario === undefined ? undefined : scenarioSpec(model)?.task);
+    const task = body.task ??
+      (body.scenario === undefined ? undefined : deps.scenarios?.task(body.scenario));
     if (task === undefined) {
       throw new BadRequestError("task", "required (unless `scenario` is given)");
     }
-    const { settings: defaults = {}, limits: defaultLimits = {} } = deps.runDefaults;
-    const limits = { ...defaultLimits, ...body.limits };
-    const state = newRun(task, { system: body.system, model, limits });
+    const { options, limits } = narrowed(deps, agent, body);
+    const state = newRun(task, {
+      system: agent.instructions || undefined,
+      model,
+      limits,
+      agent: agent.name,
+    });
     const store = deps.freshStore();
     // Settings first: the run is only picked up once it exists.
-    await store.saveSettings(state.runId, { ...defaults, ...body.options });
+    await store.saveSettings(state.runId, stampOf(await deps.agents.info(agent), options));
     await store.save(state);
     await deps.schedule(state.runId);
     c.header("Location", `/runs/${state.runId}`);

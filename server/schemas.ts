@@ -28,24 +28,47 @@ export const LimitsSchema = RunLimitsSchema.extend({
   maxBudgetUsd: limit.maxBudgetUsd.positive().max(1000).optional(),
 });
 
+/** A field a request may not set: what an agent may do is its definition's. */
+const agentOwned = (what: string) =>
+  z.never({ error: `${what} belong to the agent's definition (see GET /agents)` }).optional();
+
 const setting = RunSettingsSchema.shape;
 
 /**
- * Per-run options of `POST /runs` (stored with the run, used on every resume):
- * a run's settings but its prices and limits, capped.
+ * Per-run options of `POST /runs` (stored with the run, used on every
+ * resume): a run's settings, capped. They may only narrow the agent's own:
+ * a hard budget mode, lower concurrency, stopping on a permanent error.
  */
-export const RunOptionsSchema = RunSettingsSchema.omit({ prices: true, limits: true }).extend({
-  concurrency: setting.concurrency.unwrap().max(16).optional(),
-  researchDepth: setting.researchDepth.unwrap().max(3).optional(),
+export const RunOptionsSchema = RunSettingsSchema.extend({
+  budgetMode: setting.budgetMode.describe(
+    "hard narrows a soft agent; soft cannot loosen a hard one",
+  ),
+  concurrency: setting.concurrency.unwrap().max(16).optional().describe(
+    "At most the agent's (default 4)",
+  ),
+  stopOnPermanentError: setting.stopOnPermanentError.describe("Cannot turn off the agent's"),
+  researchDepth: agentOwned("subagents"),
+  researchWrites: agentOwned("tools"),
 });
+
+/** An agent's name, as `POST /runs` takes it. */
+export const AgentNameSchema = z.string().regex(
+  /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
+  "expected an agent name (letters, digits, '_', '-'; at most 64 characters)",
+);
 
 /** Body of `POST /runs`. */
 export const CreateRunSchema = z.strictObject({
+  agent: AgentNameSchema.optional().describe(
+    "The agent to run (see GET /agents); optional when the server has a default one",
+  ),
   task: z.string().trim().min(1).max(100_000).optional().describe(
     "The user's task (optional with `scenario`: the scenario's own task)",
   ),
-  system: z.string().max(100_000).optional().describe("A system prompt put first"),
-  model: z.string().min(1).max(200).optional().describe("Model name (or a scenario name)"),
+  system: agentOwned("instructions"),
+  model: z.string().min(1).max(200).optional().describe(
+    "Model name (or a scenario name), for an agent that names no model of its own",
+  ),
   scenario: z.string().min(1).max(200).optional().describe(
     "A scripted scenario to play instead of a model (needs the scripted provider)",
   ),

@@ -50,6 +50,7 @@ export function runView(state: RunState, lease: Lease | null): RunView {
     interruption: state.interruption,
     stopReason: state.stopReason,
     model: state.model,
+    ...(state.agent === undefined ? {} : { agent: state.agent }),
     turns: state.turns,
     toolRuns: state.toolRuns,
     costUsd: state.costUsd,

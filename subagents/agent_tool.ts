@@ -47,6 +47,8 @@ export interface AgentToolOptions<T = QuestionArgs> {
    * this tool's `stopWhen`.
    */
   inheritStopWhen?: boolean;
+  /** The agent name recorded on each child run (`RunState.agent`; `defineAgent` sets it). */
+  agent?: string;
 }
 
 /** In-flight child runs per tree root, so an executor can wait for every descendant. */
@@ -174,7 +176,7 @@ function partialFinding(child: Readonly<RunState>): string {
  * ```
  */
 export function agentTool<T = QuestionArgs>(options: AgentToolOptions<T>): Tool<T> {
-  const { name, description, system, tools, limits = {}, model, stopWhen, inheritStopWhen } =
+  const { name, description, system, tools, limits = {}, model, stopWhen, inheritStopWhen, agent } =
     options;
   if (!Array.isArray(tools)) throw new TypeError(`agentTool(${name}): tools must be an array`);
   if (typeof system !== "string") {
@@ -201,6 +203,7 @@ export function agentTool<T = QuestionArgs>(options: AgentToolOptions<T>): Tool<
       runId: childRunId(ctx.runId, ctx.callId),
       parent: { runId: ctx.runId, rootId, callId: ctx.callId },
       limits: own,
+      agent,
     });
     const done = await track(
       rootId,

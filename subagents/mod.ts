@@ -32,3 +32,20 @@ export type { ReadFileOptions } from "../tools/read_file.ts";
 export type { ScanArchiveOptions } from "../tools/scan_archive.ts";
 // Thrown by a tool whose child run stopped, to suspend the parent with the call pending.
 export { SuspendRun } from "../harness/errors.ts";
+// Agents, as `defineAgent` makes them, and what a process computes of them.
+export {
+  type Agent,
+  type AgentContext,
+  type AgentSpec,
+  agentTools,
+  defineAgent,
+  isAgent,
+  type ResolveModel,
+} from "./define_agent.ts";
+export {
+  type AgentDescription,
+  describeAgent,
+  type DescribeOptions,
+  type ToolTable,
+  toolTable,
+} from "./describe_agent.ts";

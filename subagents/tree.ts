@@ -18,6 +18,8 @@ export interface TreeNode {
   runId: string;
   /** Its parent's id (null for the root). */
   parentId: string | null;
+  /** The agent it is of (a child's is its child agent's name), when it has one. */
+  agent?: string;
   /** 0 for the root. */
   depth: number;
   /** Where the run is. */
@@ -48,7 +50,8 @@ function canList(store: RunStore): store is ListingStore {
 
 function fields(s: NodeFields): NodeFields {
   const { runId, parentId, status, turns, costUsd, childCostUsd, stopReason, createdAt } = s;
-  return { runId, parentId, status, turns, costUsd, childCostUsd, stopReason, createdAt };
+  const agent = s.agent === undefined ? {} : { agent: s.agent };
+  return { runId, parentId, ...agent, status, turns, costUsd, childCostUsd, stopReason, createdAt };
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { EXIT_CODES, exitCodeOf } from "../cli/exit_codes.ts";
-import { RUN_USAGE } from "../cli/args.ts";
+import { runUsage } from "../cli/args.ts";
 import { progressPrinter } from "../cli/summary.ts";
 import { newRun } from "../harness/state.ts";
 import { KvOpenError, openKv } from "../kv/open_kv.ts";
@@ -12,7 +12,7 @@ const cli = (args: string[], cwd: string, script = "cli/main.ts") =>
 Deno.test("every exit has its own code, and --help lists each one", () => {
   const codes = Object.values(EXIT_CODES);
   assert.equal(new Set(codes).size, codes.length);
-  for (const code of codes) assert.match(RUN_USAGE, new RegExp(`^  ${code}  \\S`, "m"));
+  for (const code of codes) assert.match(runUsage(), new RegExp(`^  ${code}  \\S`, "m"));
   const s = newRun("x");
   const of = (status: typeof s.status, interruption: typeof s.interruption = null) =>
     exitCodeOf({ status, interruption });

@@ -43,7 +43,10 @@ Deno.test("deno task worker executes runs from a KV file and hands its run over 
     const { code, stdout } = await child.output();
     const text = new TextDecoder().decode(stdout);
     assert.equal(code, 0, text);
-    assert.match(text, /^reins worker: executing runs from .*runs\.sqlite/);
+    assert.match(
+      text,
+      /^reins worker: executing runs of demo, demo-deep, demo-cleanup, demo-typed from .*runs\.sqlite/,
+    );
     assert.match(text, /SIGINT: handed over 1 run\(s\)/);
     const after = await fresh().load(slow.runId);
     assert.equal(after.status, "running");
@@ -69,8 +72,9 @@ Deno.test("deno task worker with a KV it cannot open says so in one line and exi
   const original = console.error;
   console.error = (...args: unknown[]) => void errors.push(args.join(" "));
   try {
-    const { main } = await import("../cli/worker.ts");
-    assert.equal(await main(["--kv", `${file}/sub/runs.sqlite`]), 1);
+    const { runWorker } = await import("../cli/worker.ts");
+    const { demoWorkerOptions } = await import("../demo/process.ts");
+    assert.equal(await runWorker(["--kv", `${file}/sub/runs.sqlite`], demoWorkerOptions()), 1);
   } finally {
     console.error = original;
     await Deno.remove(dir, { recursive: true });
@@ -93,8 +97,9 @@ Deno.test("deno task worker with an MCP server in reins.jsonc that cannot start 
   const before = Deno.env.get("REINS_CONFIG");
   Deno.env.set("REINS_CONFIG", config);
   try {
-    const { main } = await import("../cli/worker.ts");
-    assert.equal(await main(["--kv", ":memory:"]), 1);
+    const { runWorker } = await import("../cli/worker.ts");
+    const { demoWorkerOptions } = await import("../demo/process.ts");
+    assert.equal(await runWorker(["--kv", ":memory:"], demoWorkerOptions()), 1);
   } finally {
     console.error = original;
     if (before === undefined) Deno.env.delete("REINS_CONFIG");

@@ -15,6 +15,8 @@ import { PLAN_ANSWER, RECALL_TURNS } from "../testing/scenarios.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { fixture } from "./helpers.ts";
 import { scriptedModel } from "../testing/scripted_model.ts";
+import { defineAgent } from "../subagents/define_agent.ts";
+import { agentRunOptions } from "../runtime/run_settings.ts";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { aiSdkModel } from "../ai_sdk/mod.ts";
 import { scriptedFetch } from "../testing/scripted_provider.ts";
@@ -325,4 +327,32 @@ Deno.test("a cheaper summary model writes the summaries, at its own prices", asy
   assert.equal(summaryCalls, compactions.length);
   assert.equal(f.calls.n, s.turns, "the run's model made the turns only");
   for (const c of compactions) assert.equal(c.compactionCostUsd, computeCost(c, prices));
+});
+
+Deno.test("defineAgent takes a context policy in its options; run options carry it, a bad one is named", async () => {
+  assert.throws(
+    () =>
+      defineAgent({ name: "a", instructions: "", tools: [], options: { context: { trigger: 2 } } }),
+    (e) => e instanceof TypeError && e.message.includes("options.context.trigger"),
+  );
+  const agent = defineAgent({
+    name: "long",
+    instructions: "",
+    tools: [],
+    options: { context: { trigger: { tokens: 2000 }, summaryModel: "mini" } },
+  });
+  const mini = scriptedModel("echo");
+  const o = await agentRunOptions(agent, {}, {
+    model: scriptedModel("runaway"),
+    context: { rootId: "r", dir: "/tmp/r" },
+    resolveModel: (name) => (assert.equal(name, "mini"), mini),
+  });
+  assert.deepEqual(o.context?.trigger, { tokens: 2000 });
+  assert.equal(o.context?.summaryModel, mini);
+  // A request's own policy wins over the agent's (it widens nothing).
+  const asked = await agentRunOptions(agent, { context: { keepTurns: 1 } }, {
+    model: scriptedModel("runaway"),
+    context: { rootId: "r", dir: "/tmp/r" },
+  });
+  assert.deepEqual(asked.context, { keepTurns: 1 });
 });

@@ -3,11 +3,15 @@
 // of hostile run content, the bearer token, the fragments the script reads.
 // The real-browser test is tests/browser/inspector_browser_test.ts.
 import assert from "node:assert/strict";
+import { demoAgents } from "../demo/agents.ts";
+import { defineAgent } from "../subagents/define_agent.ts";
 import { newRun, type RunState } from "../harness/state.ts";
 import { escapeHtml, formatUsd, html, statusWords } from "../server/inspector/mod.ts";
 import { settled, waitFor, withServer } from "./server_helpers.ts";
 
 const HOSTILE = `<script>alert("pwned")</script><img src=x onerror="alert(1)"> & 'quotes'`;
+/** An agent whose instructions are hostile text too (they show in the transcript). */
+const hostileAgent = defineAgent({ name: "hostile", instructions: `sys ${HOSTILE}`, tools: [] });
 
 async function page(
   s: { app: { request(path: string, init?: RequestInit): Promise<Response> } },
@@ -187,10 +191,10 @@ Deno.test("GET / without JavaScript: the run list, each exit in words, escaped, 
   }));
 
 Deno.test("GET /ui/runs/:id without JavaScript: state, tree, transcript, all escaped", () =>
-  withServer({}, async (s) => {
+  withServer({ agents: [...demoAgents(), hostileAgent] }, async (s) => {
     // echo answers the task verbatim: the hostile text is the model's output too.
     const id =
-      (await s.call("POST", "/runs", { task: HOSTILE, system: `sys ${HOSTILE}`, scenario: "echo" }))
+      (await s.call("POST", "/runs", { agent: "hostile", task: HOSTILE, scenario: "echo" }))
         .body.runId;
     await settled(s, id);
     const res = await page(s, `/ui/runs/${id}`);
@@ -254,7 +258,7 @@ Deno.test("the fragments the script reads: list and run, as JSON", () =>
     const parts = await s.call("GET", `/ui/parts/runs/${id}`);
     assert.equal(parts.status, 200);
     assert.equal(parts.body.rootId, id);
-    assert.equal(parts.body.messageCount, 6);
+    assert.equal(parts.body.messageCount, 7); // the demo agent's instructions first
     assert.deepEqual(parts.body.nodes, [{ runId: id, status: "completed", depth: 0 }]);
     for (const k of ["summary", "controls", "tree", "transcript"]) {
       assert.equal(typeof parts.body[k], "string", k);
@@ -348,7 +352,6 @@ Deno.test("the tree says a research call waits on its child's verdict, then that
     const id = (await s.call("POST", "/runs", {
       task: "Tidy up.",
       scenario: "research-approval",
-      options: { researchWrites: true },
     })).body.runId;
     const waiting = await settled(s, id);
     const child = waiting.interruption.runId;
@@ -384,7 +387,6 @@ Deno.test("the tree names each run by its whole path below the root; the full id
     const id = (await s.call("POST", "/runs", {
       task: "Dig.",
       scenario: "research-deep-slow",
-      options: { researchDepth: 2 },
     })).body.runId;
     const leaves = await waitFor(async () => {
       const nodes = (await s.call("GET", `/runs/${id}/tree`)).body.nodes as {
@@ -398,8 +400,13 @@ Deno.test("the tree names each run by its whole path below the root; the full id
     await s.call("POST", `/runs/${id}/stop`, {});
     await settled(s, id);
     await s.worker.executor.idle();
-    const labels = [...res.text.matchAll(/class="node-id" href="[^"]*" title="([^"]*)">([^<]*)</g)]
-      .map(([, title, label]) => ({ title, label }));
+    const labels = [
+      ...res.text.matchAll(
+        /class="node-id" href="[^"]*" title="([^"]*)">\s*(?:<span class="node-agent">([^<]*)<\/span>)?\s*([^<]*?)\s*</g,
+      ),
+    ].map(([, title, agent, label]) => ({ title, agent, label }));
+    // Each node is labelled by its agent: the root's, then research below it.
+    assert.deepEqual(labels.map((l) => l.agent), ["demo-deep", "research", "research", "research"]);
     const leafLabels = labels.filter((l) => leaves.includes(l.title)).map((l) => l.label);
     assert.equal(leafLabels.length, 2);
     assert.notEqual(leafLabels[0], leafLabels[1]);

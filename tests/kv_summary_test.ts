@@ -9,7 +9,7 @@ import { withKv } from "./kv_helpers.ts";
 Deno.test("a summary has only the documented fields, whatever bookkeeping the run holds", () =>
   withKv(async (kv) => {
     const store = new KvRunStore(kv);
-    const s = newRun("hi");
+    const s = newRun("hi", { agent: "support" }); // the agent: in summaries when set
     // Every optional or internal field a header may carry, set.
     s.promptRatio = 1.25;
     s.modelCall = { turn: 1, since: s.createdAt, promptTokens: 10 };

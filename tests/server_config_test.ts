@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
-import { configFromEnv, serverSettings, startService } from "../server/service.ts";
+import { startService } from "../server/service.ts";
 import { ConfigError } from "../runtime/config.ts";
+import { modelSettings, readEnv } from "../runtime/env.ts";
+import { demoServeOptions } from "../demo/process.ts";
 import { jsonCaller, waitFor } from "./server_http.ts";
 
-Deno.test("the server takes reins.jsonc's model, endpoint and run defaults, the environment winning", () => {
+Deno.test("one reader: reins.jsonc's model, endpoint, prices and limits, the environment winning", () => {
   const file = {
     baseUrl: "http://file.invalid/v1",
     model: "file-model",
@@ -12,26 +14,25 @@ Deno.test("the server takes reins.jsonc's model, endpoint and run defaults, the 
     budgetMode: "hard" as const,
     toolErrors: "generic" as const,
   };
-  const fromFile = serverSettings(file, { MY_KEY: "k1" });
+  const fromFile = modelSettings(file, { MY_KEY: "k1" });
   assert.deepEqual(fromFile, {
     baseUrl: "http://file.invalid/v1",
     apiKey: "k1",
-    defaultModel: "file-model",
-    runDefaults: {
-      settings: { budgetMode: "hard", toolErrors: "generic" },
-      limits: { maxTurns: 4 },
-    },
+    model: "file-model",
+    limits: { maxTurns: 4 },
   });
-  const env = serverSettings(file, {
+  const env = modelSettings(file, {
     LLM_BASE_URL: "http://env.invalid/v1",
     LLM_MODEL: "env-model",
   });
-  assert.deepEqual([env.baseUrl, env.defaultModel, env.apiKey], [
+  assert.deepEqual([env.baseUrl, env.model, env.apiKey], [
     "http://env.invalid/v1",
     "env-model",
     undefined,
   ]);
-  assert.equal(configFromEnv({ REINS_CONFIG: "x.jsonc" }).configPath, "x.jsonc");
+  assert.equal(readEnv({ REINS_CONFIG: "x.jsonc" }).configPath, "x.jsonc");
+  assert.throws(() => readEnv({ REINS_LEASE_MS: "abc" }), /REINS_LEASE_MS: expected milliseconds/);
+  assert.throws(() => readEnv({ REINS_SCRIPTED: "yes" }), /REINS_SCRIPTED: expected 1 or 0/);
 });
 
 Deno.test("a server started with REINS_CONFIG gives new runs the file's limits and settings", async () => {
@@ -39,10 +40,11 @@ Deno.test("a server started with REINS_CONFIG gives new runs the file's limits a
   try {
     const path = `${dir}/reins.jsonc`;
     await Deno.writeTextFile(path, '{ "limits": { "maxTurns": 3 }, // capped\n "dedupe": true }');
-    const service = await startService({
-      ...configFromEnv({ REINS_CONFIG: path, REINS_WORKSPACES: `${dir}/ws` }),
+    const env = {
+      ...readEnv({ REINS_CONFIG: path, REINS_WORKSPACES: `${dir}/ws` }),
       kvPath: ":memory:",
-    });
+    };
+    const service = await startService(demoServeOptions(env), env);
     try {
       const call = jsonCaller(service.app);
       const created = await call("POST", "/runs", { scenario: "runaway" });
@@ -66,7 +68,10 @@ Deno.test("a server started with REINS_CONFIG gives new runs the file's limits a
     }
     await Deno.writeTextFile(path, '{ "limits": { "maxTurns": -1 } }');
     await assert.rejects(
-      () => startService({ ...configFromEnv({ REINS_CONFIG: path }), kvPath: ":memory:" }),
+      () => {
+        const env = { ...readEnv({ REINS_CONFIG: path }), kvPath: ":memory:" };
+        return startService(demoServeOptions(env), env);
+      },
       (e: Error) => e instanceof ConfigError && /limits\.maxTurns/.test(e.message),
     );
   } finally {

@@ -6,6 +6,8 @@ import { createApp, type ReinsApp } from "../server/app.ts";
 import { startWorker, type Worker } from "../runtime/worker.ts";
 import type { ServerDeps } from "../server/deps.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
+import { demoDeps } from "../demo/process.ts";
+import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
 import type { TraceEvent } from "../harness/trace.ts";
 import { jsonCaller, waitFor } from "./server_http.ts";
 export { waitFor };
@@ -29,22 +31,25 @@ export type ServerOptions = Partial<Omit<ServerDeps, "kv" | "store">> & {
   /** KV path (default ":memory:"). */
   kvPath?: string;
   leaseMs?: number;
+  /** The demo's scan_archive (default 300 ms). */
+  scan?: ScanArchiveOptions;
+  /** Pause between scripted chunks (default 0). */
+  chunkMs?: number;
 };
 
 export async function withServer(
   options: ServerOptions,
   fn: (s: TestServer) => Promise<void>,
 ): Promise<void> {
-  const { kvPath = ":memory:", leaseMs, ...rest } = options;
+  const { kvPath = ":memory:", leaseMs, scan = { ms: 300 }, chunkMs = 0, ...rest } = options;
   const kv = await Deno.openKv(kvPath);
   const root = await Deno.makeTempDir({ prefix: "reins-server-test-" });
   const store = new KvRunStore(kv, { leaseMs });
   const deps: ServerDeps = {
     kv,
     store,
-    scripted: true,
+    ...demoDeps({ scripted: true, scan, chunkMs }),
     workspaceRoot: root,
-    scan: { ms: 300 },
     pollMs: 20,
     ...rest,
   };

@@ -6,7 +6,9 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { configFromEnv, startService } from "../server/service.ts";
+import { startService } from "../server/service.ts";
+import { readEnv } from "../runtime/env.ts";
+import { demoServeOptions } from "../demo/process.ts";
 import { standaloneContext } from "../harness/tool.ts";
 import { jsonCaller, waitFor } from "./server_http.ts";
 import { runScript } from "./run_script.ts";
@@ -95,10 +97,11 @@ Deno.test("a server run calls a tool of an MCP server named in reins.jsonc, and 
         mcpServers: { calc: { url: mcp.url } },
       }),
     );
-    const service = await startService({
-      ...configFromEnv({ REINS_CONFIG: path, REINS_WORKSPACES: `${dir}/ws` }),
+    const env = {
+      ...readEnv({ REINS_CONFIG: path, REINS_WORKSPACES: `${dir}/ws` }),
       kvPath: ":memory:",
-    });
+    };
+    const service = await startService(demoServeOptions(env), env);
     try {
       // Opened once, at start, before any run.
       assert.equal(mcp.seen.sessions, 1);

@@ -194,7 +194,6 @@ Deno.test("deno serve --parallel: a Stop sent to another worker stops the whole 
     const approval = await json(port, "POST", "/runs", {
       task: "Tidy up.",
       scenario: "research-approval",
-      options: { researchWrites: true },
     });
     const aid = approval.body.runId as string;
     const waiting = await waitFor(async () => {

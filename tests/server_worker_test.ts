@@ -8,6 +8,7 @@ import { KvRunStore } from "../kv/kv_run_store.ts";
 import { EVICTION_REASON, SHUTDOWN_REASON } from "../runtime/executor.ts";
 import { requestStop } from "../runtime/stop_tree.ts";
 import { startWorker } from "../runtime/worker.ts";
+import { demoDeps } from "../demo/process.ts";
 import { settled, type TestServer, waitFor, withServer } from "./server_helpers.ts";
 
 /** A run as an older version left it on shutdown: `interrupted/cancelled` with SHUTDOWN_REASON. */
@@ -37,9 +38,8 @@ Deno.test("sweeps racing a request and each other execute a run once (the lease 
     const other = startWorker({
       kv: s.kv,
       store: new KvRunStore(s.kv, { owner: "other" }),
-      scripted: true,
+      ...demoDeps({ scripted: true, scan: { ms: 300 }, chunkMs: 0 }),
       workspaceRoot: root,
-      scan: { ms: 300 },
       pollMs: 20,
     }, { everyMs: 0 });
     try {
@@ -149,7 +149,7 @@ Deno.test("a request nudges a sweep: a run left running by a dead process resume
 
 Deno.test("startWorker can be stopped before anything happens", async () => {
   const kv = await Deno.openKv(":memory:");
-  const worker = startWorker({ kv, store: new KvRunStore(kv) });
+  const worker = startWorker({ kv, store: new KvRunStore(kv), agents: demoDeps().agents });
   await worker.recovered;
   await worker.stop();
   kv.close();

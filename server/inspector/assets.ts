@@ -18,6 +18,7 @@ import BUDGET_JS from "./static/budget.js" with { type: "text" };
 import CONTROLS_JS from "./static/controls.js" with { type: "text" };
 import EVENTS_JS from "./static/events.js" with { type: "text" };
 import MAIN_JS from "./static/main.js" with { type: "text" };
+import NEW_RUN_JS from "./static/new_run.js" with { type: "text" };
 import RUN_PAGE_JS from "./static/run_page.js" with { type: "text" };
 import TREE_JS from "./static/tree.js" with { type: "text" };
 import TYPING_JS from "./static/typing.js" with { type: "text" };
@@ -30,6 +31,7 @@ import ACTIVITY_CSS from "./static/activity.css" with { type: "text" };
 import TRANSCRIPT_CSS from "./static/transcript.css" with { type: "text" };
 import BUDGET_CSS from "./static/budget.css" with { type: "text" };
 import FIT_CSS from "./static/fit.css" with { type: "text" };
+import NEW_RUN_CSS from "./static/new_run.css" with { type: "text" };
 
 const JS = "text/javascript; charset=utf-8";
 
@@ -41,6 +43,7 @@ const SCRIPTS: Record<string, string> = {
   "controls.js": CONTROLS_JS,
   "events.js": EVENTS_JS,
   "main.js": MAIN_JS,
+  "new_run.js": NEW_RUN_JS,
   "run_page.js": RUN_PAGE_JS,
   "tree.js": TREE_JS,
   "typing.js": TYPING_JS,
@@ -56,6 +59,7 @@ const STYLESHEET = [
   ACTIVITY_CSS,
   TRANSCRIPT_CSS,
   BUDGET_CSS,
+  NEW_RUN_CSS,
   FIT_CSS, // last: it overrides the others on narrow windows
 ].join("\n");
 

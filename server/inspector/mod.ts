@@ -17,6 +17,7 @@ export {
   type PageOptions,
   renderErrorMain,
   renderListMain,
+  renderNewRun,
   renderPage,
   renderRunMain,
 } from "./page.ts";

@@ -77,10 +77,33 @@ export function lockedNote(): Html {
   `;
 }
 
-/** The run list page's content (`list` is null when locked). */
-export function renderListMain(list: Html | null): Html {
+/**
+ * The form that starts a run of one of `agents` (the script posts it to
+ * `POST /runs`; without JavaScript it is hidden).
+ */
+export function renderNewRun(agents: readonly string[], defaultAgent?: string): Html {
+  const options = agents.map((name) =>
+    html`
+      <option value="${name}" ${name === defaultAgent ? " selected" : ""}>${name}</option>
+    `
+  );
   return html`
-    <section class="card">
+    <section class="card needs-js">
+      <form id="new-run" class="new-run">
+        <h2>Start a run</h2>
+        <label>Agent <select id="new-run-agent" name="agent">${options}</select></label>
+        <label>Task <textarea id="new-run-task" name="task" rows="2" required></textarea></label>
+        <button type="submit">Start</button>
+        <p class="error" id="new-run-error" role="alert" hidden></p>
+      </form>
+    </section>
+  `;
+}
+
+/** The run list page's content (`list` is null when locked), after `before` (the new-run form). */
+export function renderListMain(list: Html | null, before: Html | string = ""): Html {
+  return html`
+    ${before}<section class="card">
       <div class="card-head">
         <h1>Runs</h1>
         <p class="muted">Newest first. Costs include subagents.</p>

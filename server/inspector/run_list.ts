@@ -53,7 +53,7 @@ export function renderRunList(runs: readonly ListedRun[]): Html {
     )
   }</p>`;
   if (!runs.length) {
-    return html`${summary}<p class="empty">No runs yet. Start one with <code>POST /runs</code>.</p>`;
+    return html`${summary}<p class="empty">No runs yet. Start one above, or with <code>POST /runs</code>.</p>`;
   }
   const rows = runs.map(({ run, task, subagents, stop }) => {
     const words = statusWords(run, stop);
@@ -68,6 +68,7 @@ export function renderRunList(runs: readonly ListedRun[]): Html {
           : ""}</td>
         <td class="num cost">${formatUsd(run.costUsd)}</td>
         <td class="num">${run.turns}</td>
+        <td class="agent">${run.agent ?? ""}</td>
         <td class="model">${run.model ?? ""}</td>
         <td class="when">${time(run.createdAt)}</td>
       </tr>
@@ -81,6 +82,7 @@ export function renderRunList(runs: readonly ListedRun[]): Html {
           <th>Task</th>
           <th class="num">Cost so far</th>
           <th class="num">Turns</th>
+          <th>Agent</th>
           <th>Model</th>
           <th>Started</th>
         </tr>

@@ -75,6 +75,7 @@ ${
       `
       : ""
   }
+<div><dt>Agent</dt><dd>${run.agent ?? "—"}</dd></div>
 <div><dt>Model</dt><dd>${run.model ?? "—"}</dd></div>
 <div><dt>Started</dt><dd>${time(run.createdAt)}</dd></div>
 ${lease}

@@ -41,9 +41,11 @@ export function renderTree(d: RunPageData): Html {
         <div class="node-line">
       <span class="indent" data-depth="${Math.min(n.depth, 6)}"></span>
       ${badge(words)}
-      <a class="node-id" href="${runHref(n.runId)}" title="${n.runId}">${n.depth === 0
-        ? "root"
-        : runLabel(n.runId)}</a>
+      <a class="node-id" href="${runHref(n.runId)}" title="${n.runId}">${n.agent
+        ? html`
+          <span class="node-agent">${n.agent}</span>
+        `
+        : ""}${n.depth === 0 ? "root" : runLabel(n.runId)}</a>
       <span class="node-why">${clip(words.detail, 120)}</span>
       <span class="node-num">${n.turns} turn${n.turns === 1 ? "" : "s"}</span>
       <span class="node-num cost">${formatUsd(n.costUsd)}</span>

@@ -11,7 +11,7 @@ import { KvRunStore } from "../../kv/kv_run_store.ts";
 import { newRun } from "../../harness/state.ts";
 import { requestStop } from "../../runtime/stop_tree.ts";
 import { scriptedModel } from "../../testing/scripted_model.ts";
-import { ALL_SCENARIOS } from "../../runtime/make_model.ts";
+import { ALL_SCENARIOS, demoDeps } from "../../demo/process.ts";
 import { TREE_SCENARIOS } from "../../testing/tree_scenarios.ts";
 import { awaitingRun, CALL, kvSnapshot, Tally } from "./races_helpers.ts";
 
@@ -68,7 +68,7 @@ async function withFixture(
     kv,
     store,
     token,
-    scripted: true,
+    ...demoDeps({ scripted: true }),
     // Scenario names only: no environment variable can make another name servable.
     makeModel: (name) => {
       if (!Object.hasOwn(ALL_SCENARIOS, name)) throw new TypeError(`unknown model "${name}"`);
@@ -249,7 +249,7 @@ function createRunCases(): Case[] {
     { route, what: "empty body", method: "POST", path: "/runs", body: "", ...bad("body") },
     { route, what: "no body", method: "POST", path: "/runs", ...bad("body") },
     c("missing task", {}, "task"),
-    c("missing task, other fields", { system: "s", limits: { maxTurns: 3 } }, "task"),
+    c("missing task, other fields", { model: "plan", limits: { maxTurns: 3 } }, "task"),
     c("task a number", { task: 1 }, "task"),
     c("task null", { task: null }, "task"),
     c("task an array", { task: ["x"] }, "task"),
@@ -258,8 +258,11 @@ function createRunCases(): Case[] {
     c("task of 100,001 characters", { task: huge }, "task", 413),
     c("task of 1.5 MB (escaped)", `{"task":"${"\\u0041".repeat(250_000)}"}`, "task", 413),
     c("last duplicate key wins (empty task)", '{"task":"x","task":""}', "task"),
+    c("system (instructions are the agent's)", { task: "x", system: "s" }, "system"),
     c("system a number", { task: "x", system: 5 }, "system"),
-    c("system of 100,001 characters", { task: "x", system: huge }, "system", 413),
+    c("unknown agent", { task: "x", agent: "nope" }, "agent"),
+    c("agent not a name", { task: "x", agent: "a/b" }, "agent"),
+    c("limits beyond the agent's", { task: "x", limits: { maxTurns: 21 } }, "limits.maxTurns"),
     c("model empty", { task: "x", model: "" }, "model"),
     c("model too long", { task: "x", model: "m".repeat(201) }, "model", 413),
     c("model unknown", { task: "x", model: "gpt-nope" }, "model"),
@@ -624,10 +627,10 @@ Deno.test("bad HTTP input: an oversized body is refused without being read to th
     const res = await f.app.request("/runs", {
       method: "POST",
       headers: JSON_TYPE,
-      body: `{"task":"${task}","system":"${task}"}`,
+      body: `{"task":"${task}"}`,
     });
     assert.equal(res.status, 201, await res.clone().text());
-    assert.equal((await res.json()).messageCount, 2);
+    assert.equal((await res.json()).messageCount, 2); // the agent's instructions and the task
     assert.equal(f.scheduled.length, 1);
   });
 });

@@ -3,6 +3,7 @@
 // in-memory handle, or two handles on one temp file: two "processes"), and
 // the invariants every race checks afterwards.
 import { jsonCaller } from "../server_http.ts";
+import { demoAgents } from "../../demo/agents.ts";
 import assert from "node:assert/strict";
 import { z } from "zod";
 import type { Model, ModelRequest } from "../../harness/model.ts";
@@ -391,7 +392,8 @@ export async function withRaceApp(
     kv: appKv,
     store,
     token: options.token,
-    scripted: false,
+    agents: demoAgents(),
+    defaultAgent: "demo",
     makeModel: () => model,
     defaultModel: "race",
     workspaceRoot: root,

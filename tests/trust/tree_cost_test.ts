@@ -1,6 +1,7 @@
 // Issue 12, class 7: the cost a person reads to decide whether to press Stop
 // includes what running children have spent, while they run.
 import assert from "node:assert/strict";
+import { demoDeps } from "../../demo/process.ts";
 import { newRun } from "../../harness/state.ts";
 import type { TraceEvent } from "../../harness/trace.ts";
 import { addUsd } from "../../harness/cost.ts";
@@ -32,7 +33,7 @@ Deno.test("while children scan, the root's stored and served cost is the tree's 
   };
   const tools = [researchTool({ workspace: f.ws, scan: { ms: 4000, every: 100 } })];
   const executing = executeTree(store, kv, root.runId, { model: f.model, tools, trace });
-  const app = createApp({ kv, store, scripted: true, schedule: () => Promise.resolve() });
+  const app = createApp({ kv, store, ...demoDeps({ scripted: true }) });
   try {
     while (scanning.size < 2) await sleep(10);
     const spent = () => [...own.values()].reduce(addUsd, 0);

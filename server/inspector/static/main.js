@@ -3,6 +3,7 @@
 // both still read: the server renders them whole.
 import { $, apiJson, setLive, sleep } from "./api.js";
 import { runPage } from "./run_page.js";
+import { newRunForm } from "./new_run.js";
 
 document.documentElement.classList.add("js");
 
@@ -24,5 +25,5 @@ async function listPage() {
 }
 
 const body = document.body;
-if (body.dataset.page === "list") listPage();
+if (body.dataset.page === "list") (newRunForm(), listPage());
 else if (body.dataset.page === "run") runPage(body.dataset.runId);

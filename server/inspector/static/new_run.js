@@ -1,0 +1,26 @@
+// The run list's "Start a run" form: posts { agent, task } to POST /runs
+// and opens the new run's page.
+import { $, apiJson } from "./api.js";
+
+/** Wires the form, if the page has one. */
+export function newRunForm() {
+  const form = $("new-run");
+  if (!form) return;
+  const error = $("new-run-error");
+  form.addEventListener("submit", async function (e) {
+    e.preventDefault();
+    const task = $("new-run-task").value.trim();
+    if (!task) return;
+    error.hidden = true;
+    try {
+      const run = await apiJson("/runs", {
+        method: "POST",
+        json: { agent: $("new-run-agent").value, task: task },
+      });
+      location.href = "/ui/runs/" + encodeURIComponent(run.runId);
+    } catch (err) {
+      error.textContent = err.message;
+      error.hidden = false;
+    }
+  });
+}

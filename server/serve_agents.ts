@@ -1,0 +1,190 @@
+/**
+ * Serving your own agents durably, in one call: `serve({ agents })` at the
+ * top level of your main module (Deno Deploy, `deno run`), or
+ * `export default serveHandler({ agents })` for `deno serve --parallel`.
+ * Everything a reins server does: runs in Deno KV (`Deno.openKv()` on
+ * Deploy, else `REINS_KV_PATH` or `.reins/runs.sqlite`), leases, sweeps, a
+ * `Deno.cron` sweep registered while your module is evaluated (Deploy only
+ * registers crons found then), a hand-over of executing runs on SIGINT or
+ * SIGTERM (and the cron stopped), `REINS_TOKEN`, the inspector, the MCP
+ * servers of `reins.jsonc`.
+ *
+ * @module
+ */
+import { ReinsError } from "../harness/errors.ts";
+import { type Env, readEnv, type ReinsEnv } from "../runtime/env.ts";
+import { listenRefusal, type ServeOptions, type Service, startService } from "./service.ts";
+import { isLoopback } from "./service.ts";
+
+/** A server started by {@link serve}. */
+export interface Serving {
+  /** The started service, or null when it refused to start (the reason was printed). */
+  readonly service: Promise<Service | null>;
+  /** Resolves with the exit code once the server stopped (0) or refused to start (1). */
+  readonly finished: Promise<number>;
+  /** Hands executing runs over and stops, as on SIGTERM. */
+  shutdown(): Promise<void>;
+}
+
+/** Options of {@link serve}: the agents, and (for tests) the environment to read. */
+export interface ServeAgentsOptions extends ServeOptions {
+  /** The environment (default `Deno.env`). */
+  env?: Env;
+}
+
+/** Registers the sweep cron now (synchronously: Deploy finds crons while the module evaluates). */
+function sweepCron(live: { service?: Service | null }): AbortController {
+  const cron = new AbortController();
+  if (typeof Deno.cron === "function") {
+    // Every minute, any instance claims runs whose executor went away.
+    Deno.cron("reins-sweep", "* * * * *", { signal: cron.signal }, async () => {
+      await live.service?.worker.sweep(true);
+    });
+  }
+  return cron;
+}
+
+/** Reads the environment and starts the service, or prints why not and returns null. */
+async function startOrRefuse(
+  options: ServeOptions,
+  env: Env | undefined,
+  cron: AbortController,
+): Promise<{ service: Service; config: ReinsEnv } | null> {
+  // Refusing to start: one line, and the sweep's cron must not keep the process alive.
+  const refuse = (why: string) => (cron.abort(), console.error(`reins: ${why}`), null);
+  let config: ReinsEnv;
+  try {
+    config = readEnv(env);
+  } catch (e) {
+    if (e instanceof TypeError) return refuse(e.message); // REINS_LEASE_MS=abc, say
+    throw e;
+  }
+  const refusal = listenRefusal(config);
+  if (refusal) return refuse(refusal);
+  try {
+    return { service: await startService(options, config), config };
+  } catch (e) {
+    // A bad reins.jsonc, an MCP server of it that does not start, a KV path
+    // it cannot open, two agents of one name: one line, not a stack trace.
+    if (e instanceof ReinsError || e instanceof TypeError) return refuse(e.message);
+    cron.abort();
+    throw e;
+  }
+}
+
+/** SIGINT and SIGTERM call `fn` until the returned function removes them. */
+function onSignals(fn: (signal: string) => void): () => void {
+  const listeners: [Deno.Signal, () => void][] = [
+    ["SIGTERM", () => fn("SIGTERM")],
+    ["SIGINT", () => fn("SIGINT")],
+  ];
+  for (const [signal, listener] of listeners) {
+    try {
+      Deno.addSignalListener(signal, listener);
+    } catch {
+      // Signals are not available everywhere (Deno Deploy); the platform stops the isolate.
+    }
+  }
+  return () => {
+    for (const [signal, listener] of listeners) {
+      try {
+        Deno.removeSignalListener(signal, listener);
+      } catch {
+        // see above
+      }
+    }
+  };
+}
+
+/**
+ * Serves `options.agents` on `HOST`:`PORT` (default 127.0.0.1:8000) until
+ * SIGINT or SIGTERM, which hand executing runs over (checkpointed, `running`
+ * again, leases released) and stop the cron. Refuses to listen beyond
+ * loopback without `REINS_TOKEN`. Call it at the top level of your main
+ * module: the cron is registered before it returns. Sets `Deno.exitCode`.
+ *
+ * @example
+ * ```ts ignore
+ * import { serve } from "@reins/reins/server";
+ * import { support } from "./agents.ts";
+ * serve({ agents: [support] });
+ * ```
+ */
+export function serve(options: ServeAgentsOptions): Serving {
+  const live: { service?: Service | null } = {};
+  const cron = sweepCron(live);
+  const { promise: stopped, resolve: stop } = Promise.withResolvers<string>();
+  const started = startOrRefuse(options, options.env, cron);
+  const service = started.then((s) => (live.service = s?.service ?? null));
+  const finished = started.then(async (s) => {
+    if (!s) return 1;
+    const server = Deno.serve({
+      hostname: s.config.host,
+      port: s.config.port,
+      onListen: (addr) => {
+        const auth = s.config.token ? "bearer token required" : "no auth (loopback)";
+        console.log(`reins: listening on http://${addr.hostname}:${addr.port}/ (${auth})`);
+      },
+    }, s.service.app.fetch);
+    const removeSignals = onSignals(stop);
+    const signal = await Promise.race([stopped, server.finished.then(() => "")]);
+    const t0 = performance.now();
+    const executing = s.service.worker.executor.executing;
+    if (signal) console.log(`reins: ${signal}: handing over ${executing} run(s) and shutting down`);
+    cron.abort();
+    await Promise.all([server.shutdown(), s.service.close()]);
+    removeSignals();
+    console.log(`reins: stopped in ${Math.round(performance.now() - t0)} ms`);
+    return 0;
+  });
+  finished.then((code) => (Deno.exitCode = code), () => (Deno.exitCode = 1));
+  return {
+    service,
+    finished,
+    shutdown: async () => (stop("shutdown"), void await finished),
+  };
+}
+
+/**
+ * The handler of `deno serve --parallel`: each isolate evaluates your module,
+ * so each opens its own KV handle and runs its own worker; a Stop, an
+ * approval or an event stream may land on any isolate. Registers the cron
+ * when called; on SIGINT or SIGTERM, runs are handed over.
+ *
+ * @example
+ * ```ts ignore
+ * import { serveHandler } from "@reins/reins/server";
+ * import { support } from "./agents.ts";
+ * export default serveHandler({ agents: [support] });
+ * ```
+ */
+export function serveHandler(options: ServeAgentsOptions): Deno.ServeDefaultExport {
+  const live: { service?: Service | null } = {};
+  const cron = sweepCron(live);
+  const started = startOrRefuse(options, options.env, cron).then((s) => {
+    if (!s) Deno.exit(1);
+    live.service = s.service;
+    const remove = onSignals(() => {
+      remove();
+      // `deno serve` shuts the HTTP server down itself; the cron, the runs and
+      // the KV handle would keep the isolate alive. Runs are handed over.
+      cron.abort();
+      s.service.close().catch((e) => console.error("reins: shutdown failed:", e));
+    });
+    return s;
+  });
+  return {
+    fetch: async (request) => (await started).service.app.fetch(request),
+    onListen(addr: Deno.Addr) {
+      if (addr.transport !== "tcp" && addr.transport !== "udp") return;
+      void started.then((s) => {
+        // `deno serve --host` may differ from HOST: check what was actually bound.
+        if (!s.config.token && !isLoopback(addr.hostname)) {
+          console.error(`reins: refusing to serve on ${addr.hostname} without REINS_TOKEN`);
+          Deno.exit(1);
+        }
+        console.log(`reins: listening on http://${addr.hostname}:${addr.port}/ (deno serve)`);
+      });
+    },
+  };
+}

@@ -1,0 +1,49 @@
+// cli({ agents }) as a user project's `deno task run`: its own agent, the exit
+// codes, --approve, --stop, runs, --json, an unknown agent.
+import assert from "node:assert/strict";
+import { runScript } from "./run_script.ts";
+
+Deno.test("cli({ agents }): a run of the user's agent, its approval, runs, --json, unknown agent", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reins-cli-agents-" });
+  const kv = ["--kv", `${dir}/runs.sqlite`];
+  // `runs` comes first, as a command; every other argument may come in any order.
+  const run = (args: string[]) =>
+    runScript(
+      "tests/fixtures/support_cli.ts",
+      args[0] === "runs" ? [...args, ...kv] : [...kv, ...args],
+      {
+        cwd: dir,
+        env: { LLM_BASE_URL: "", LLM_MODEL: "" },
+      },
+    );
+  try {
+    const first = await run(["--agent", "support", "Please refund order 42"]);
+    assert.equal(first.code, 5, first.stderr); // awaiting a verdict
+    assert.match(first.stdout, /tool lookup_order\(\{"id":42\}\)/, "progress");
+    assert.match(first.stdout, /tool refund awaits a verdict \(needs approval\)/);
+    const id = first.stdout.match(/^run ([0-9a-f-]{36})$/m)?.[1];
+    assert.ok(id, first.stdout);
+
+    const listed = await run(["runs", "--json"]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(JSON.parse(listed.stdout).map((r: { runId: string }) => r.runId), [id]);
+
+    const approved = await run(["--approve", id, "call_1_0", "--json"]);
+    assert.equal(approved.code, 0, approved.stderr);
+    const summary = JSON.parse(approved.stdout.trim().split("\n").at(-1)!);
+    assert.equal(summary.status, "completed");
+    assert.equal(summary.agent, "support");
+    assert.equal(summary.output, "Done: order 42: shipped, $20 | refunded order 42");
+
+    const stop = await run(["--stop", id]);
+    assert.equal(stop.code, 0, stop.stderr);
+    assert.match(stop.stdout, /^nothing to stop: run .* is completed, not executing$/m);
+
+    const unknown = await run(["--agent", "demo", "x"]);
+    assert.equal(unknown.code, 2);
+    assert.equal(unknown.stderr.trim(), 'error: --agent: unknown agent "demo"; known: support');
+    assert.equal(JSON.parse((await run(["runs", "--json"])).stdout).length, 1, "nothing stored");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
