@@ -118,3 +118,7 @@ export {
   type DescribeOptions,
   type ToolDescription,
 } from "./subagents/describe_agent.ts";
+// Conversations (a follow-up to a stopped run) and forks (a new run from turn N, quoted).
+export { followUp, type FollowUpOptions } from "./harness/follow_up.ts";
+export { type CallQuote, type ForkOptions, forkState, quoteNextCall } from "./harness/fork.ts";
+export type { ForkOrigin } from "./harness/state.ts";

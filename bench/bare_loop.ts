@@ -2,7 +2,9 @@
  * The floor: the chapter's minimal loop, in this process, against the same
  * in-process scripted provider. Call the model (one `fetch`), push the reply,
  * run its tools, push their results. No limits (beyond the turn count that
- * stops `runaway`), no validation, no trace, no store, no cost.
+ * stops `runaway`), no validation, no trace, no store, no cost. With
+ * `stream`, the reply is asked for as SSE and read by bench/bare_stream.ts:
+ * the streaming floor.
  *
  * @module
  */
@@ -11,6 +13,7 @@ import type { AnyTool } from "../harness/run_options.ts";
 import type { ToolContext } from "../harness/tool.ts";
 import { toolDefinitions } from "../harness/tool.ts";
 import type { Recorder } from "./instrument.ts";
+import { readSseMessage } from "./bare_stream.ts";
 
 const URL_ = "http://scripted.reins.local/v1/chat/completions";
 
@@ -33,6 +36,7 @@ export async function bareLoop(
   tools: readonly AnyTool[],
   rec: Recorder,
   maxTurns = Infinity,
+  stream = false,
 ): Promise<BareResult> {
   const signal = new AbortController().signal;
   const defs = toolDefinitions(tools);
@@ -44,10 +48,21 @@ export async function bareLoop(
       const res = await fetchFn(URL_, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ model: scenario, messages, tools: defs }),
+        body: JSON.stringify(
+          stream
+            ? {
+              model: scenario,
+              messages,
+              tools: defs,
+              stream,
+              stream_options: { include_usage: true },
+            }
+            : { model: scenario, messages, tools: defs },
+        ),
         signal,
       });
       if (!res.ok) throw new Error(`${res.status}: ${await res.text()}`);
+      if (stream) return await readSseMessage(res.body!);
       const body = await res.json();
       return body.choices[0].message;
     } finally {

@@ -24,7 +24,8 @@ export interface CommitResult {
   perTurn: number;
 }
 
-function counting(kv: Deno.Kv): { kv: Deno.Kv; commits: { n: number } } {
+/** A view of `kv` counting its commits (atomics, and bare sets and deletes). */
+export function counting(kv: Deno.Kv): { kv: Deno.Kv; commits: { n: number } } {
   const commits = { n: 0 };
   const view = new Proxy(kv, {
     get(target, prop) {

@@ -19,8 +19,11 @@ export const FRESH_MODES = [
   "import-bare",
   "import-mod",
   "bare",
+  "bare-stream",
   "reins",
+  "reins-plain",
   "reins-kv",
+  "reins-kv-plain",
   "tok-js-tiktoken",
   "tok-gpt-tokenizer",
 ] as const;
@@ -36,6 +39,10 @@ export interface FreshFigures {
   rssBytes: number;
   /** Process start to the end of its imports, ms (the child's own clock). */
   importedMs: number;
+  /** Process start to the end of `plan` (the child's clock; NaN where no plan ran). */
+  planMs: number;
+  /** ms per turn of the 50-turn runaway after `plan` (NaN where none ran). */
+  steadyMs: number;
   /** KV commits the run made (reins-kv; NaN elsewhere), leases and creation included. */
   commits: number;
 }
@@ -93,10 +100,18 @@ async function spawnOnce(
     await Deno.remove(rssFile);
   }
   const line = JSON.parse(text.split("\n").at(-1)!);
-  if ((mode === "bare" || mode === "reins" || mode === "reins-kv") && line.turns !== 3) {
+  const ran = /^(bare|reins)/.test(mode);
+  if (ran && line.turns !== 3) {
     throw new Error(`fresh ${mode}: expected plan to take 3 turns, got ${text}`);
   }
-  return { wallMs, rssBytes, importedMs: line.importedMs, commits: line.commits ?? NaN };
+  return {
+    wallMs,
+    rssBytes,
+    importedMs: line.importedMs,
+    planMs: ran ? line.planMs : NaN,
+    steadyMs: ran ? line.steadyMs : NaN,
+    commits: line.commits ?? NaN,
+  };
 }
 
 /**
@@ -135,6 +150,8 @@ export async function benchFresh(
       wallMs: median(list.map((s) => s.wallMs)),
       rssBytes: median(list.map((s) => s.rssBytes)),
       importedMs: median(list.map((s) => s.importedMs)),
+      planMs: median(list.map((s) => s.planMs)),
+      steadyMs: median(list.map((s) => s.steadyMs)),
       commits: median(list.map((s) => s.commits)),
     };
   }
@@ -145,12 +162,13 @@ if (import.meta.main) {
   const runs = Number(Deno.args[0] ?? 10);
   const r = await benchFresh({ runs });
   console.log(`fresh processes, median of ${r.runs} (rss ${r.rssKnown ? "measured" : "unknown"})`);
-  console.log("mode                 wall ms   imported ms   peak RSS MB");
+  console.log("mode                 wall ms   imported ms   plan ms   ms/turn   peak RSS MB");
+  const n = (v: number, w: number, d = 1) => v.toFixed(d).padStart(w);
   for (const [mode, f] of Object.entries(r.modes)) {
     console.log(
-      `${mode.padEnd(20)} ${f.wallMs.toFixed(1).padStart(7)}   ${
-        f.importedMs.toFixed(1).padStart(11)
-      }   ${(f.rssBytes / 1e6).toFixed(1).padStart(11)}`,
+      `${mode.padEnd(20)} ${n(f.wallMs, 7)}   ${n(f.importedMs, 11)}   ${n(f.planMs, 7)}   ${
+        n(f.steadyMs, 7, 2)
+      }   ${n(f.rssBytes / 1e6, 11)}`,
     );
   }
 }

@@ -7,10 +7,12 @@
  *
  * Modes: `empty` (nothing), `import-bare` / `import-mod` (the bare loop's
  * modules / `mod.ts`, then exit), `bare` / `reins` / `reins-kv` (`plan`, 3
- * turns, against the OpenAI-compatible endpoint at `baseUrl`; reins with the
- * default soft budget, `reins-kv` also imports kv/mod.ts for a `KvRunStore` and its trace
- * sink on a temp SQLite file), `tok-js-tiktoken` / `tok-gpt-tokenizer` (build the
- * o200k encoder and count one string).
+ * turns, against the OpenAI-compatible endpoint at `baseUrl`, then a 50-turn
+ * `runaway` for the steady ms per turn; reins with the default soft budget,
+ * `reins-kv` also imports kv/mod.ts for a `KvRunStore` and its trace sink on a
+ * temp SQLite file; streamed replies, or with `-plain` / the bare loop's
+ * `bare-stream` the other mode), `tok-js-tiktoken` / `tok-gpt-tokenizer` (build
+ * the o200k encoder and count one string).
  *
  * @module
  */
@@ -19,6 +21,10 @@ const TASK = "Which file mentions a timeout?";
 const SAMPLE = "Which file mentions a timeout? errors.log: 2024-01-01 ERROR timeout after 30s";
 
 let imported = 0;
+/** Process start to the end of `plan`; ms per turn of the 50-turn runaway after it. */
+let planMs = 0;
+let steadyMs = 0;
+const STEADY_TURNS = 50;
 let extra: Record<string, unknown> = {};
 
 let commits = 0;
@@ -70,7 +76,8 @@ switch (mode) {
     imported = performance.now();
     break;
   }
-  case "bare": {
+  case "bare":
+  case "bare-stream": {
     const { bareLoop } = await import("./bare_loop.ts");
     const { demoTools } = await import("../tools/catalog.ts");
     const { createWorkspace } = await import("../tools/workspace.ts");
@@ -78,7 +85,14 @@ switch (mode) {
     imported = performance.now();
     const ws = await createWorkspace();
     try {
-      const done = await bareLoop(loopback(baseUrl), "plan", TASK, demoTools(ws), new Recorder());
+      const stream = mode === "bare-stream";
+      const tools = demoTools(ws);
+      const go = (scenario: string, turns: number) =>
+        bareLoop(loopback(baseUrl), scenario, TASK, tools, new Recorder(), turns, stream);
+      const done = await go("plan", 20);
+      planMs = performance.now();
+      await go("runaway", STEADY_TURNS);
+      steadyMs = (performance.now() - planMs) / STEADY_TURNS;
       extra = { turns: done.turns, output: done.output };
     } finally {
       await ws.remove();
@@ -86,24 +100,40 @@ switch (mode) {
     break;
   }
   case "reins":
-  case "reins-kv": {
+  case "reins-plain":
+  case "reins-kv":
+  case "reins-kv-plain": {
     const reins = await import("../mod.ts");
-    const durable = mode === "reins-kv" ? await import("../kv/mod.ts") : null;
+    const kvMode = mode.startsWith("reins-kv");
+    const durable = kvMode ? await import("../kv/mod.ts") : null;
     imported = performance.now();
     const ws = await reins.createWorkspace();
-    const dir = mode === "reins-kv" ? await Deno.makeTempDir() : "";
+    const dir = kvMode ? await Deno.makeTempDir() : "";
     const raw = dir ? await Deno.openKv(`${dir}/runs.sqlite`) : null;
     const kv = raw ? countCommits(raw) : null;
     try {
       const store = kv && durable ? new durable.KvRunStore(kv) : undefined;
-      const done = await reins.run(reins.newRun(TASK), {
-        model: reins.createOpenAIModel({ baseUrl, model: "plan", apiKey: "none" }),
-        tools: reins.demoTools(ws),
-        limits: { maxTurns: 10, maxBudgetUsd: 1 },
-        store,
-        trace: store?.traceSink(),
-      });
-      extra = { turns: done.turns, output: done.output, status: done.status, commits };
+      const stream = !mode.endsWith("-plain");
+      const tools = reins.demoTools(ws);
+      const go = (model: string, maxTurns: number) =>
+        reins.run(reins.newRun(TASK), {
+          model: reins.createOpenAIModel({ baseUrl, model, apiKey: "none", stream }),
+          tools,
+          limits: { maxTurns, maxBudgetUsd: 1 },
+          store,
+          trace: store?.traceSink(),
+        });
+      const done = await go("plan", 10);
+      planMs = performance.now();
+      const planCommits = commits;
+      await go("runaway", STEADY_TURNS);
+      steadyMs = (performance.now() - planMs) / STEADY_TURNS;
+      extra = {
+        turns: done.turns,
+        output: done.output,
+        status: done.status,
+        commits: planCommits,
+      };
     } finally {
       raw?.close();
       if (dir) await Deno.remove(dir, { recursive: true });
@@ -127,4 +157,5 @@ switch (mode) {
   default:
     throw new TypeError(`fresh_child: unknown mode "${mode}"`);
 }
-console.log(JSON.stringify({ mode, importedMs: imported, doneMs: performance.now(), ...extra }));
+const doneMs = performance.now();
+console.log(JSON.stringify({ mode, importedMs: imported, planMs, steadyMs, doneMs, ...extra }));

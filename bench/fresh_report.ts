@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { FreshResult } from "./fresh.ts";
+import type { FreshFigures, FreshResult } from "./fresh.ts";
 import { bytes, dur, type Row, verdict, verdictAbove, x } from "./table.ts";
 
 /** Rows (section 6) and target lines for `r`. */
@@ -31,31 +31,13 @@ export function freshReport(r: FreshResult): { rows: Row[]; targets: string[] } 
       mb(m["import-bare"].rssBytes),
       x(m["import-mod"].rssBytes, m["import-bare"].rssBytes),
     ],
+    ...pairRows("streamed", m.reins, m["bare-stream"]),
+    ...pairRows("plain", m["reins-plain"], m.bare),
+    ...pairRows("KV on disk (store + trace), streamed", m["reins-kv"], m["bare-stream"]),
+    ...pairRows("KV on disk (store + trace), plain", m["reins-kv-plain"], m.bare),
     [
       "7",
-      "plan, 3 turns, in memory: wall",
-      dur(m.reins.wallMs),
-      dur(m.bare.wallMs),
-      x(m.reins.wallMs, m.bare.wallMs),
-    ],
-    [
-      "7",
-      "  peak RSS",
-      mb(m.reins.rssBytes),
-      mb(m.bare.rssBytes),
-      x(m.reins.rssBytes, m.bare.rssBytes),
-    ],
-    [
-      "7",
-      "plan, KV on disk (store + trace): wall",
-      dur(m["reins-kv"].wallMs),
-      dur(m.bare.wallMs),
-      x(m["reins-kv"].wallMs, m.bare.wallMs),
-    ],
-    ["7", "  peak RSS", mb(m["reins-kv"].rssBytes)],
-    [
-      "7",
-      "  KV commits, whole run (creation, lease and its release included)",
+      "  KV commits, plan (creation, lease and its release included)",
       String(m["reins-kv"].commits),
     ],
     [
@@ -77,9 +59,36 @@ export function freshReport(r: FreshResult): { rows: Row[]; targets: string[] } 
     ],
     ["7", "  RSS", bytes(m["tok-gpt-tokenizer"].rssBytes)],
   ];
+  const plain = m["reins-plain"];
   const targets = [
-    verdict("fresh plan wall, reins / bare loop", m.reins.wallMs / m.bare.wallMs, 2),
+    verdict("fresh plan wall, reins / bare loop", m.reins.planMs / m["bare-stream"].planMs, 2),
     verdictAbove("fresh plan peak RSS, reins (MB)", m.reins.rssBytes / 1e6, 90),
+    verdict(
+      "issue 29: fresh, streamed: reins / bare streaming loop, steady ms per turn",
+      m.reins.steadyMs / m["bare-stream"].steadyMs,
+      1.1,
+    ),
+    verdictAbove(
+      "issue 29: fresh, streamed peak RSS - plain peak RSS, reins (MB)",
+      (m.reins.rssBytes - plain.rssBytes) / 1e6,
+      3,
+    ),
+    verdict(
+      "issue 29: fresh, plain: reins / bare, steady ms per turn",
+      plain.steadyMs / m.bare.steadyMs,
+      1.2,
+    ),
+    verdict(
+      "issue 29: fresh, plain: reins / bare, plan (3 turns)",
+      plain.planMs / m.bare.planMs,
+      1.3,
+    ),
+    verdictAbove("issue 29: fresh, plain: peak RSS, reins (MB)", plain.rssBytes / 1e6, 58),
+    verdict(
+      "issue 29: fresh import mod.ts / the bare loop's import",
+      m["import-mod"].wallMs / m["import-bare"].wallMs,
+      1.5,
+    ),
     verdict(
       "fresh import mod.ts / the bare loop's import",
       m["import-mod"].wallMs / m["import-bare"].wallMs,
@@ -87,4 +96,26 @@ export function freshReport(r: FreshResult): { rows: Row[]; targets: string[] } 
     ),
   ];
   return { rows, targets };
+}
+
+/** Rows of one reply mode: plan (process start to its end), steady ms per turn, peak RSS. */
+function pairRows(label: string, reins: FreshFigures, bare: FreshFigures): Row[] {
+  const mb = (n: number) => Number.isFinite(n) ? `${(n / 1e6).toFixed(1)} MB` : "n/a";
+  return [
+    [
+      "7",
+      `${label}: plan, process start to its end`,
+      dur(reins.planMs),
+      dur(bare.planMs),
+      x(reins.planMs, bare.planMs),
+    ],
+    [
+      "7",
+      "  then runaway 50: ms per turn",
+      dur(reins.steadyMs),
+      dur(bare.steadyMs),
+      x(reins.steadyMs, bare.steadyMs),
+    ],
+    ["7", "  peak RSS", mb(reins.rssBytes), mb(bare.rssBytes), x(reins.rssBytes, bare.rssBytes)],
+  ];
 }

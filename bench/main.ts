@@ -14,16 +14,20 @@ import { benchTokens } from "./tokens_bench.ts";
 import { benchAbort } from "./abort_bench.ts";
 import { benchKv, KV_COMPACTED, type KvResult, type TurnPersist } from "./kv_bench.ts";
 import { benchStreaming, type StreamResult } from "./stream_bench.ts";
-import { bytes, dur, int, renderTable, type Row, verdict, verdictAbove, x } from "./table.ts";
+import { bytes, dur, int, LEGEND, renderTable, type Row, verdict, x } from "./table.ts";
 import { benchFresh, type FreshResult } from "./fresh.ts";
 import { freshReport } from "./fresh_report.ts";
 import { benchCommits, type CommitResult } from "./commit_bench.ts";
+import { conversationReport } from "./conversation_bench.ts";
+import { benchDurable, type DurableResult } from "./durable_bench.ts";
+import { durableReport, streamReport } from "./store_report.ts";
 import { benchOtel, otelReport, type OtelResult } from "./otel_bench.ts";
 
 const RUNAWAY_RUNS = 15;
 const PLAN_RUNS = 30;
 const ABORT_RUNS = 5;
 const KV_RUNS = 5;
+const DURABLE_RUNS = 9;
 const FRESH_RUNS = 10;
 const STREAM_RUNS = 5;
 
@@ -45,8 +49,24 @@ try {
   const streaming = await benchStreaming(tools, { runs: STREAM_RUNS });
   const fresh = await benchFresh({ runs: FRESH_RUNS });
   const commits = await benchCommits(tools.filter((t) => t.name === "list_files"));
+  const durable = [
+    await benchDurable(tools, { runs: DURABLE_RUNS, stream: true }),
+    await benchDurable(tools, { runs: DURABLE_RUNS, stream: false }),
+  ];
   const otel = await benchOtel();
-  lines = report(overhead, tokens, abort, kv, streaming, fresh, commits, otel);
+  const conversation = await conversationReport(tools);
+  lines = report(
+    overhead,
+    tokens,
+    abort,
+    kv,
+    streaming,
+    fresh,
+    commits,
+    durable,
+    otel,
+    conversation,
+  );
 } finally {
   await ws.remove();
 }
@@ -65,7 +85,9 @@ function report(
   st: StreamResult,
   fresh: FreshResult,
   c: CommitResult,
+  durable: DurableResult[],
   ot: OtelResult,
+  more: { rows: Row[]; targets: string[] },
 ): string[] {
   const rr = o.runaway.reins.turns;
   const rb = o.runaway.bare.turns;
@@ -79,6 +101,10 @@ function report(
   const runawayWall = [perTurn(o.runaway.reins, "wall"), perTurn(o.runaway.bare, "wall")];
   const planOwn = [perTurn(o.plan.reins, "own"), perTurn(o.plan.bare, "own")];
   const planWall = [perTurn(o.plan.reins, "wall"), perTurn(o.plan.bare, "wall")];
+  const pr = o.runawayPlain;
+  const plainOwn = [perTurn(pr.reins, "own"), perTurn(pr.bare, "own")];
+  const plainWall = [perTurn(pr.reins, "wall"), perTurn(pr.bare, "wall")];
+  const planPlainWall = [perTurn(o.planPlain.reins, "wall"), perTurn(o.planPlain.bare, "wall")];
   const win = (runs: TurnTiming[][], from: number, to: number) =>
     med(runs, (x) => ownMean(x, from, to));
   const both = (runs: TurnTiming[][], f: (t: TurnTiming) => number) =>
@@ -112,7 +138,10 @@ function report(
     ["1", "  hard: turns 91-100 / turns 1-10", x(win(rh, 91, 100), win(rh, 1, 10)), "", ""],
     ["1", "excluded: provider at turn 1 / turn 100", both(rr, provider), both(rb, provider), ""],
     ["1", "excluded: model client at turn 1 / turn 100", both(rr, client), both(rb, client), ""],
-    { section: `2. reins vs the bare fetch loop (the floor), same process, same provider` },
+    {
+      section: `2. reins vs the bare fetch loop (the floor), same process, same provider; ` +
+        `streamed replies vs the bare streaming loop unless "plain"`,
+    },
     [
       "2",
       "loop only (instant model, no-op tool): per turn",
@@ -169,6 +198,33 @@ function report(
       dur(runawayWall[1]),
       x(runawayWall[0], runawayWall[1]),
     ],
+    [
+      "2",
+      "plain (stream: false): plan, wall per turn",
+      dur(planPlainWall[0]),
+      dur(planPlainWall[1]),
+      x(planPlainWall[0], planPlainWall[1]),
+    ],
+    [
+      "2",
+      "plain: runaway 100, own time per turn",
+      dur(plainOwn[0]),
+      dur(plainOwn[1]),
+      x(plainOwn[0], plainOwn[1]),
+    ],
+    [
+      "2",
+      "plain: runaway 100, wall time per turn",
+      dur(plainWall[0]),
+      dur(plainWall[1]),
+      x(plainWall[0], plainWall[1]),
+    ],
+    [
+      "2",
+      "streamed / plain: runaway 100, wall per turn (reins | bare)",
+      x(runawayWall[0], plainWall[0]),
+      x(runawayWall[1], plainWall[1]),
+    ],
     { section: `3. token counting, o200k_base (median of ${t.reps}+)` },
     ["3", `countTokens, ${(t.bytes / 1_048_576).toFixed(1)} MiB log text, cold`, dur(t.coldMs)],
     ["3", "  throughput", `${(mb / (t.coldMs / 1000)).toFixed(2)} MB/s`],
@@ -212,6 +268,16 @@ function report(
     verdict("reins/bare time per turn, loop only", lo.reins / lo.bare, 1.3),
     verdict("reins/bare wall time per turn, plan", planWall[0] / planWall[1], 1.3),
     verdict("reins/bare wall time per turn, runaway 100", runawayWall[0] / runawayWall[1], 1.3),
+    verdict(
+      "issue 29: streamed, reins / bare streaming loop, wall per turn (runaway)",
+      runawayWall[0] / runawayWall[1],
+      1.1,
+    ),
+    verdict(
+      "issue 29: plain, reins / bare loop, wall per turn (runaway, steady)",
+      plainWall[0] / plainWall[1],
+      1.2,
+    ),
   ];
 
   if (kv instanceof Error) {
@@ -305,54 +371,21 @@ function report(
     );
   }
 
-  rows.push(
-    {
-      section: `6. streaming (median of ${st.runs}): a ${st.words}-word reply paced ` +
-        `${st.chunkMs} ms a chunk; plan over a KV file, streaming on / off`,
-    },
-    ["6", "time to first delta", dur(st.firstDeltaMs)],
-    [
-      "6",
-      "time to the whole reply (what a plain call waits for)",
-      dur(st.wholeReplyMs),
-    ],
-    ["6", "  first delta / whole reply", x(st.firstDeltaMs, st.wholeReplyMs)],
-    [
-      "6",
-      "plan: wall time per turn, on / off",
-      `${dur(st.on.wallMs)} / ${dur(st.off.wallMs)}`,
-      "",
-      x(st.on.wallMs, st.off.wallMs),
-    ],
-    [
-      "6",
-      "plan: trace events written to KV per turn, on / off",
-      `${st.on.eventWrites.toFixed(2)} / ${st.off.eventWrites.toFixed(2)}`,
-    ],
-    ["6", "  of which text_delta writes (coalesced, <= 4/s)", st.on.deltaWrites.toFixed(2)],
-    ["6", "plan: USD per turn, on / off", `$${st.on.usd.toFixed(6)} / $${st.off.usd.toFixed(6)}`],
-  );
-  targets.push(
-    verdict("streamed/plain wall time per turn, plan over KV", st.on.wallMs / st.off.wallMs, 1.3),
-    verdict("first delta / whole reply (paced)", st.firstDeltaMs / st.wholeReplyMs, 0.2),
-  );
+  const s6 = streamReport(st);
+  rows.push(...s6.rows);
+  targets.push(...s6.targets);
 
   const f = freshReport(fresh);
   rows.push(...f.rows);
   targets.push(...f.targets);
-  rows.push(
-    { section: "8. KV commits of a durable turn (runaway, store + trace on a SQLite file)" },
-    ["8", "commits of a whole run: 10 turns / 20 turns", `${c.run10} / ${c.run20}`],
-    [
-      "8",
-      "commits per turn in steady state: (20-turn run - 10-turn run) / 10",
-      c.perTurn.toFixed(2),
-    ],
-  );
-  targets.push(verdictAbove("issue 14: KV commits per durable turn (steady state)", c.perTurn, 2));
+  const s8 = durableReport(c, durable);
+  rows.push(...s8.rows);
+  targets.push(...s8.targets);
   const o9 = otelReport(ot);
   rows.push(...o9.rows);
   targets.push(...o9.targets);
+  rows.push(...more.rows);
+  targets.push(...more.targets);
   const cpus = navigator.hardwareConcurrency;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   return [
@@ -361,19 +394,7 @@ function report(
     "",
     ...renderTable(["#", "measure", "reins / value", "bare loop", "reins/bare"], rows),
     "",
-    "Legend:",
-    "  own time   = wall time of a turn minus the model call and minus the tools. A turn runs from",
-    "               the start of model call k to the start of call k+1 (the last: to run() returning).",
-    "               The model call is timed around Model.complete(), so request JSON, the provider",
-    "               and its token counting are all excluded. reins runs with an in-memory trace sink.",
-    "  provider   = time inside the in-process provider's fetch; model client = model call minus it",
-    "               (reins: the OpenAI-compatible client; bare: JSON.stringify + fetch + res.json).",
-    "  bare loop  = call model (one fetch), push reply, run tools, push results; nothing else.",
-    "  loop only  = both loops with a model that answers at once from memory and a constant tool.",
-    "  wall time  = whole run / turns, model and tools included.",
-    "  persist    = the commits that append a turn's messages (reply, then tool result); bytes are",
-    "               KvRunStore.lastCommitBytes (keys + values). KV own time includes those commits.",
-    "  Medians over runs; figures are from this machine and vary with its load.",
+    ...LEGEND,
     "",
     "Targets (reported, not asserted):",
     ...targets.map((l) => `  ${l}`),

@@ -42,10 +42,14 @@ export interface LoopRuns {
 
 /** What {@link benchOverhead} measured. */
 export interface OverheadResult {
+  /** Streamed replies (reins's default) against the bare streaming loop. */
   runaway: { reins: LoopRuns; bare: LoopRuns };
+  /** `stream: false` against the bare plain loop. */
+  runawayPlain: { reins: LoopRuns; bare: LoopRuns };
   /** reins on runaway with `budgetMode: "hard"` (counts the prompt before each call). */
   runawayHard: LoopRuns;
   plan: { reins: LoopRuns; bare: LoopRuns };
+  planPlain: { reins: LoopRuns; bare: LoopRuns };
   /** Loop only (instant model, no-op tool): median wall ms per turn. */
   loopOnly: { reins: number; reinsNoTrace: number; bare: number };
   runs: number;
@@ -57,11 +61,12 @@ export interface OverheadResult {
  * builds: the OpenAI-compatible client over the provider's `fetch`), with the
  * provider's own time recorded.
  */
-export function scriptedModelTimed(scenario: string, rec: Recorder): Model {
+export function scriptedModelTimed(scenario: string, rec: Recorder, stream = true): Model {
   return createOpenAIModel({
     baseUrl: SCRIPTED_BASE_URL,
     model: scenario,
     fetch: timedFetch(scriptedFetch({ latencyMs: 0 }), rec),
+    stream,
   });
 }
 
@@ -99,10 +104,11 @@ export async function timedBareRun(
   tools: readonly AnyTool[],
   maxTurns: number,
   rec: Recorder,
+  stream = false,
 ): Promise<number> {
   const t = timedTools(tools, rec);
   rec.reset();
-  const done = await bareLoop(fetchFn, scenario, TASK, t, rec, maxTurns);
+  const done = await bareLoop(fetchFn, scenario, TASK, t, rec, maxTurns, stream);
   rec.stop();
   return done.turns;
 }
@@ -124,34 +130,45 @@ export async function benchOverhead(
   const rec = new Recorder();
   const fetchFn = timedFetch(scriptedFetch({ latencyMs: 0 }), rec);
   const runawayModel = scriptedModelTimed("runaway", rec);
-  const planModel = scriptedModelTimed("plan", rec);
+  /** reins and the bare loop, alternated run by run, in one reply mode. */
+  const pairs = async (
+    into: { reins: LoopRuns; bare: LoopRuns },
+    n: number,
+    scenario: "runaway" | "plan",
+    turns: number,
+    status: string,
+    stream: boolean,
+  ) => {
+    const model = scriptedModelTimed(scenario, rec, stream);
+    const cap = scenario === "plan" ? 20 : turns;
+    for (let i = -3; i < n; i++) {
+      const s = await timedReinsRun(model, tools, cap, rec);
+      if (s.status !== status || s.turns !== turns) {
+        throw new Error(`${scenario}: expected ${status} in ${turns}, got ${s.status} ${s.turns}`);
+      }
+      if (i >= 0) into.reins.turns.push(perTurn(rec)), into.reins.totals.push(totals(rec));
+      const got = await timedBareRun(fetchFn, scenario, tools, cap, rec, stream);
+      if (got !== turns) throw new Error(`bare ${scenario}: expected ${turns} turns, got ${got}`);
+      if (i >= 0) into.bare.turns.push(perTurn(rec)), into.bare.totals.push(totals(rec));
+    }
+  };
   const result: OverheadResult = {
     runaway: { reins: empty(), bare: empty() },
+    runawayPlain: { reins: empty(), bare: empty() },
     runawayHard: empty(),
     plan: { reins: empty(), bare: empty() },
+    planPlain: { reins: empty(), bare: empty() },
     loopOnly: await loopOnly(),
     runs,
     planRuns,
   };
 
-  progress(`runaway x100 turns: reins vs bare loop, ${runs} runs each (+3 warm-up)`);
-  for (let i = -3; i < runs; i++) {
-    const s = await timedReinsRun(runawayModel, tools, 100, rec);
-    if (s.status !== "max_turns_exceeded" || s.turns !== 100) {
-      throw new Error(`runaway: expected 100 turns, got ${s.status} after ${s.turns}`);
-    }
-    if (i >= 0) {
-      result.runaway.reins.turns.push(perTurn(rec));
-      result.runaway.reins.totals.push(totals(rec));
-    }
-    const n = await timedBareRun(fetchFn, "runaway", tools, 100, rec);
-    if (n !== 100) throw new Error(`bare runaway: expected 100 turns, got ${n}`);
-    if (i >= 0) {
-      result.runaway.bare.turns.push(perTurn(rec));
-      result.runaway.bare.totals.push(totals(rec));
-    }
+  for (const stream of [true, false]) {
+    const mode = stream ? "streamed" : "plain";
+    progress(`runaway x100 turns, ${mode}: reins vs bare loop, ${runs} runs each (+3 warm-up)`);
+    const into = stream ? result.runaway : result.runawayPlain;
+    await pairs(into, runs, "runaway", 100, "max_turns_exceeded", stream);
   }
-
   const hardRuns = Math.max(3, Math.ceil(runs / 2));
   progress(`runaway x100 turns, reins with budgetMode hard: ${hardRuns} runs (+1 warm-up)`);
   for (let i = -1; i < hardRuns; i++) {
@@ -165,22 +182,11 @@ export async function benchOverhead(
     }
   }
 
-  progress(`plan x3 turns: reins vs bare loop, ${planRuns} runs each (+3 warm-up)`);
-  for (let i = -3; i < planRuns; i++) {
-    const s = await timedReinsRun(planModel, tools, 20, rec);
-    if (s.status !== "completed" || s.turns !== 3) {
-      throw new Error(`plan: expected completed in 3 turns, got ${s.status} after ${s.turns}`);
-    }
-    if (i >= 0) {
-      result.plan.reins.turns.push(perTurn(rec));
-      result.plan.reins.totals.push(totals(rec));
-    }
-    const n = await timedBareRun(fetchFn, "plan", tools, 20, rec);
-    if (n !== 3) throw new Error(`bare plan: expected 3 turns, got ${n}`);
-    if (i >= 0) {
-      result.plan.bare.turns.push(perTurn(rec));
-      result.plan.bare.totals.push(totals(rec));
-    }
+  for (const stream of [true, false]) {
+    const mode = stream ? "streamed" : "plain";
+    progress(`plan x3 turns, ${mode}: reins vs bare loop, ${planRuns} runs each (+3 warm-up)`);
+    const into = stream ? result.plan : result.planPlain;
+    await pairs(into, planRuns, "plan", 3, "completed", stream);
   }
   return result;
 }

@@ -64,3 +64,20 @@ export function verdictAbove(name: string, value: number, ceiling: number): stri
   const ok = Number.isFinite(value) ? (value <= ceiling ? "PASS" : "MISS") : "n/a";
   return `${name} = ${shown} (target <= ${ceiling}) ${ok}`;
 }
+
+/** What the columns and words of the bench's table mean. */
+export const LEGEND: readonly string[] = [
+  "Legend:",
+  "  own time   = wall time of a turn minus the model call and minus the tools. A turn runs from",
+  "               the start of model call k to the start of call k+1 (the last: to run() returning).",
+  "               The model call is timed around Model.complete(), so request JSON, the provider",
+  "               and its token counting are all excluded. reins runs with an in-memory trace sink.",
+  "  provider   = time inside the in-process provider's fetch; model client = model call minus it",
+  "               (reins: the OpenAI-compatible client; bare: JSON.stringify + fetch + res.json).",
+  "  bare loop  = call model (one fetch), push reply, run tools, push results; nothing else.",
+  "  loop only  = both loops with a model that answers at once from memory and a constant tool.",
+  "  wall time  = whole run / turns, model and tools included.",
+  "  persist    = the commits that append a turn's messages (reply, then tool result); bytes are",
+  "               KvRunStore.lastCommitBytes (keys + values). KV own time includes those commits.",
+  "  Medians over runs; figures are from this machine and vary with its load.",
+];

@@ -41,6 +41,7 @@ export type RunCommand =
   | { kind: "demo" }
   | { kind: "new"; task: string }
   | { kind: "resume"; runId: string }
+  | { kind: "continue"; runId: string; message: string }
   | { kind: "approve"; runId: string; callId: string }
   | { kind: "reject"; runId: string; callId: string; reason?: string }
   | { kind: "stop"; runId: string; reason: string };
@@ -114,6 +115,9 @@ A run (persisted in Deno KV; prints its id):
 
 Continue a run (in this process):
   --resume ID                 run what is pending, then continue
+  --continue ID MESSAGE       send a follow-up to run ID (completed or stopped at a limit):
+                              it answers in the same run; --max-turns counts turns since
+                              this message, --budget is the whole conversation's
   --approve ID CALL           approve the call run ID awaits, then continue
   --reject ID CALL            reject it (the reason is written into the transcript)
   --reason TEXT               reason for --reject / --stop
@@ -196,6 +200,7 @@ const VALUE_FLAGS = new Set([
   "--wait",
   "--compact-at",
   "--resume",
+  "--continue",
   "--approve",
   "--reject",
   "--stop",
@@ -239,6 +244,7 @@ const OPTIONS = {
   wait: { type: "string" },
   "compact-at": { type: "string" },
   resume: { type: "string" },
+  continue: { type: "string" },
   approve: { type: "string" },
   reject: { type: "string" },
   stop: { type: "string" },
@@ -277,7 +283,7 @@ function commandOf(
   argv: readonly string[],
   scenarioTask?: (name: string) => string | undefined,
 ): RunCommand {
-  const actions = (["resume", "approve", "reject", "stop"] as const).filter((k) =>
+  const actions = (["resume", "continue", "approve", "reject", "stop"] as const).filter((k) =>
     v[k] !== undefined
   );
   if (actions.length > 1) {
@@ -294,6 +300,12 @@ function commandOf(
   };
   if (v.help) return { kind: "help" };
   if (v.resume !== undefined) return (noTask("resume"), { kind: "resume", runId: v.resume });
+  if (v.continue !== undefined) {
+    if (!pos.length || pos.join(" ").trim() === "") {
+      throw new UsageError("--continue ID MESSAGE: expected the message after the run id");
+    }
+    return { kind: "continue", runId: v.continue, message: pos.join(" ") };
+  }
   if (v.approve !== undefined) {
     return { kind: "approve", runId: v.approve, callId: callArg("approve") };
   }
@@ -318,8 +330,8 @@ function checkCombinations(v: Values, command: RunCommand): void {
   if (v.reason !== undefined && command.kind !== "reject" && command.kind !== "stop") {
     throw new UsageError("--reason goes with --reject or --stop");
   }
-  if (v.wait !== undefined && !["resume", "approve", "reject"].includes(command.kind)) {
-    throw new UsageError("--wait goes with --resume, --approve or --reject");
+  if (v.wait !== undefined && !["resume", "continue", "approve", "reject"].includes(command.kind)) {
+    throw new UsageError("--wait goes with --resume, --continue, --approve or --reject");
   }
   if (v.scenario !== undefined && v["base-url"] !== undefined) {
     throw new UsageError(

@@ -22,6 +22,7 @@ import type { Agent } from "../subagents/define_agent.ts";
 import { type AgentRegistry, agentRegistry, UnknownAgentError } from "../runtime/agent_registry.ts";
 import { checkRunAgent, failRun, stampOf } from "../runtime/agent_check.ts";
 import { continueTree, type Verdict } from "../runtime/continue_tree.ts";
+import { followUpRun } from "../runtime/follow_up_run.ts";
 import { executeTree } from "../runtime/execute_tree.ts";
 import { modelOf } from "../runtime/executor.ts";
 import { agentRunOptions, type RunSettings } from "../runtime/run_settings.ts";
@@ -137,10 +138,13 @@ async function createRun(s: Session, task: string): Promise<RunState> {
   return state;
 }
 
-/** Continues the tree of a stored run (a verdict, or a plain resume). */
+/** Continues the tree of a stored run (a verdict, a plain resume, or a follow-up). */
 async function continueRun(s: Session): Promise<RunState> {
   const cmd = s.flags.command;
-  if (cmd.kind !== "resume" && cmd.kind !== "approve" && cmd.kind !== "reject") {
+  if (
+    cmd.kind !== "resume" && cmd.kind !== "approve" && cmd.kind !== "reject" &&
+    cmd.kind !== "continue"
+  ) {
     throw new TypeError(`continueRun: not a continuation (${cmd.kind})`);
   }
   const stored = await s.store.summary(cmd.runId);
@@ -156,13 +160,17 @@ async function continueRun(s: Session): Promise<RunState> {
     ...(s.flags.maxTurns !== undefined ? { maxTurns: s.flags.maxTurns } : {}),
     ...(s.flags.budget !== undefined ? { maxBudgetUsd: s.flags.budget } : {}),
   };
+  const changed = Object.keys(limits).length ? limits : undefined;
+  // A follow-up: the run answers the message, in the same run.
+  if (cmd.kind === "continue") {
+    return await followUpRun(s.store, s.kv, cmd.runId, cmd.message, { limits: changed });
+  }
   // A verdict lands on whichever run of the tree holds the call; then the root resumes.
   const verdict: Verdict = cmd.kind === "approve"
     ? { kind: "approve", callId: cmd.callId }
     : cmd.kind === "reject"
     ? { kind: "reject", callId: cmd.callId, reason: cmd.reason }
     : { kind: "resume" };
-  const changed = Object.keys(limits).length ? limits : undefined;
   return await continueTree(s.store, s.kv, cmd.runId, verdict, { limits: changed });
 }
 

@@ -159,8 +159,10 @@ export function progressLine(e: TraceEvent, t0: number): string | null {
     case "tool_result":
       if (e.suspended) return `  tool ${e.toolName} ${suspendedWords(e.runId, e.suspended)}  ${t}`;
       return `  tool ${e.toolName} ${e.ok ? "ok" : `error: ${e.error}`}${
-        e.cached ? " (cached)" : ""
+        e.cached ? " (cached)" : e.replayed ? ` (replayed from run ${e.replayed.runId})` : ""
       } in ${Math.round(e.ms)} ms`;
+    case "user_message":
+      return `  you> ${e.content}  ${t}`;
     case "approval_required":
       return `  tool ${e.toolName} awaits a verdict (${
         e.why === "uncertain_effect" ? "its effect is uncertain" : "needs approval"

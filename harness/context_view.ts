@@ -248,3 +248,31 @@ export function contextForPrefix(
     elidedTo: Math.min(context.elidedTo, count),
   };
 }
+
+/**
+ * The context a fork of a run cut to `count` messages starts with: how its
+ * prompt is made ({@link contextForPrefix}), with no compactions of its own
+ * (those were the source's, and paid there). Undefined when the prefix's
+ * prompt is the transcript.
+ *
+ * @example
+ * ```ts
+ * import { emptyContext, forkContext } from "./context_view.ts";
+ * const c = { ...emptyContext(), summary: "s", summaryTurns: 3, summarizedTo: 8, compactions: 2 };
+ * console.log(forkContext(c, 10)?.compactions, forkContext(c, 5)); // 0 undefined
+ * ```
+ */
+export function forkContext(
+  context: ContextState | undefined,
+  count: number,
+): ContextState | undefined {
+  const cut = contextForPrefix(context, count);
+  if (!cut || (cut.summary === null && cut.elidedTo === 0)) return undefined;
+  return {
+    ...emptyContext(),
+    summary: cut.summary,
+    summaryTurns: cut.summaryTurns,
+    summarizedTo: cut.summarizedTo,
+    elidedTo: cut.elidedTo,
+  };
+}

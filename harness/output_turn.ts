@@ -36,6 +36,9 @@ import { countPromptTokens, countTokens, loadTokenizer } from "./tokens.ts";
 /** The name of the fallback tool a model without `json_schema` support answers with. */
 export const FINAL_ANSWER_TOOL = "final_answer";
 
+/** The result written for a `final_answer` call whose arguments pass the schema. */
+export const ANSWER_ACCEPTED = "Accepted.";
+
 /** Default of `maxOutputRepairs`. */
 export const DEFAULT_OUTPUT_REPAIRS = 2;
 
@@ -150,7 +153,7 @@ export async function judgeAnswer(
   }
   const check = judge(answer, plan);
   if (check.ok) {
-    answerCalls(state, answer, "Accepted.");
+    answerCalls(state, answer, ANSWER_ACCEPTED);
     state.output = check.value as JsonValue;
     return exit.completed("the model answered; the answer passes the output schema");
   }

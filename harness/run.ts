@@ -4,12 +4,14 @@
  *
  * @module
  */
+import { markDrivenByRun } from "./driven_states.ts";
 import type { RunOptions } from "./run_options.ts";
 import { RESUMABLE_STATUSES, type RunState } from "./state.ts";
 import { RunStateError, RunTooLargeError } from "./errors.ts";
 import { checkLimits, checkNonNegative } from "./limits.ts";
 import { addUsd, checkPrices, roundUsd } from "./cost.ts";
-import { firstStop, isBudgetSpent, isStepCount } from "./stop_conditions.ts";
+import { firstStop, isBudgetSpent } from "./stop_conditions.ts";
+import { announceFollowUp, isTurnCapReached } from "./follow_up.ts";
 import type { RunContext } from "./run_context.ts";
 import { type Exit, exit } from "./exit.ts";
 import { toolDefinitions } from "./tool.ts";
@@ -89,6 +91,7 @@ export function run(initial: RunState, options: RunOptions): Promise<RunState> {
 async function execute(initial: RunState, options: RunOptions): Promise<RunState> {
   checkOptions(initial, options);
   const state: RunState = structuredClone(initial);
+  markDrivenByRun(state, true);
   state.limits = checkLimits({ ...state.limits, ...options.limits });
   state.model = options.model.name;
   const output = planOutput(state, options);
@@ -101,8 +104,10 @@ async function execute(initial: RunState, options: RunOptions): Promise<RunState
   state.status = "running";
   state.interruption = null;
   state.stopReason = null;
-  // A call a crash left unfinished may have been billed: count it (an estimate).
-  const stop = await countUnfinishedCall(ctx).then(() => loop(ctx)).catch(tooLarge).catch((e) => {
+  // A follow-up's message is traced first; a call a crash left unfinished may
+  // have been billed: count it (an estimate).
+  const start = () => announceFollowUp(ctx).then(() => countUnfinishedCall(ctx));
+  const stop = await start().then(() => loop(ctx)).catch(tooLarge).catch((e) => {
     saves.abandon(); // no spend save may land after run() has thrown
     throw e;
   });
@@ -112,6 +117,7 @@ async function execute(initial: RunState, options: RunOptions): Promise<RunState
     throw e;
   });
   await closeSaves(state, options, saves);
+  markDrivenByRun(state, false);
   return state;
 }
 
@@ -230,7 +236,8 @@ async function loop(ctx: RunContext): Promise<Exit> {
   const tools = new Map((options.tools ?? []).map((t) => [t.name, t]));
   const definitions = [...toolDefinitions(options.tools ?? []), ...answerTools(ctx.output)];
   const conditions = [
-    isStepCount(state.limits.maxTurns),
+    // Counted since the last user message: each message of a conversation gets the cap.
+    isTurnCapReached(state.limits.maxTurns),
     isBudgetSpent(state.limits.maxBudgetUsd),
     ...(options.stopWhen ?? []),
   ];

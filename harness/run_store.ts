@@ -19,6 +19,12 @@ export interface RunStore {
   save(state: Readonly<RunState>): Promise<void>;
   /** Loads a run (throws `RunNotFoundError`). */
   load(runId: string): Promise<RunState>;
+  /**
+   * Loads a run only to read it (a fork's source), not to continue it; a
+   * store whose `load` remembers what it loaded (KvRunStore) remembers
+   * nothing here. Absent: `load` is used.
+   */
+  read?(runId: string): Promise<RunState>;
 }
 
 /**

@@ -83,6 +83,18 @@ export function adaptSchema<T>(schema: AnySchema<T>, where: string): AdaptedSche
   if (!schema || (typeof schema !== "object" && typeof schema !== "function")) {
     throw new TypeError(`${where}: expected a zod 4 schema or a Standard JSON Schema`);
   }
+  // Tools built per run (a server's) often share their schemas: convert each once.
+  const known = adapted.get(schema);
+  if (known) return known as AdaptedSchema<T>;
+  const fresh = adaptFresh(schema, where);
+  adapted.set(schema, fresh);
+  return fresh;
+}
+
+/** Each schema adapted so far (its JSON Schema is shared: read it, never change it). */
+const adapted = new WeakMap<object, AdaptedSchema<unknown>>();
+
+function adaptFresh<T>(schema: AnySchema<T>, where: string): AdaptedSchema<T> {
   if ("_zod" in schema) return { check: zodCheck(schema), jsonSchema: zodJsonSchema(schema) };
   const standard = (schema as StandardJsonSchema<T>)["~standard"];
   if (standard && typeof standard.jsonSchema?.input === "function") {

@@ -69,8 +69,8 @@ export interface ModelCallMarker {
 /**
  * The current schema version of {@link RunState}. Still 1: the fields added
  * since (`promptRatio`, `modelCall` and its `kind`, `estimatedUsd`, `context`, a
- * header's `overflow`, a tool call's `wireId`, `outputSchema`, `outputRepairs`,
- * `failure`) are optional, and `output` may now be any JSON value, so every record of schema 1 loads as
+ * header's `overflow`, a tool call's `wireId`, `outputSchema`, `outputRepairs`, `failure`,
+ * `forkedFrom`) are optional, and `output` may now be any JSON value, so every record of schema 1 loads as
  * before (tests/fixtures/record_v1.json).
  */
 export const RUN_SCHEMA_VERSION = 1;
@@ -182,6 +182,16 @@ export interface RunState {
   createdAt: string;
   /** ISO time the run was last saved. */
   updatedAt: string;
+  /** Set on a fork (see `forkState`): the run and turn it was forked from. */
+  forkedFrom?: ForkOrigin;
+}
+
+/** Where a fork came from: the source run and the turn it was forked at. */
+export interface ForkOrigin {
+  /** The source run. */
+  runId: string;
+  /** The source's turn the fork's transcript ends with (0: before its first call). */
+  turn: number;
 }
 
 /** Options of {@link newRun}. */

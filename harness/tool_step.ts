@@ -12,6 +12,7 @@ import { type Exit, exit } from "./exit.ts";
 import { displayArgs, invokeTool, prepareCall, type ToolOutcome } from "./execute_tool.ts";
 import { cachedResult, callSignature } from "./dedupe.ts";
 import type { ToolContext } from "./tool.ts";
+import { type Recorded, replayedResult } from "./replay.ts";
 
 /** What lives for one `run()` call only. */
 export interface ToolSession {
@@ -69,6 +70,9 @@ async function runCall(
   if (why) return (await reads.flush()) ?? await askApproval(ctx, call, tool, why);
   const cached = cachedResult(ctx, r);
   if (cached !== undefined) return (await reads.flush()) ?? await serveCached(ctx, call, cached);
+  // A fork's repeated read is served from its source's recorded result (replay.ts).
+  const replayed = ctx.state.forkedFrom && !needs ? await replayedResult(ctx, r, tools) : undefined;
+  if (replayed) return (await reads.flush()) ?? await serveCached(ctx, call, replayed);
   if (tool.readOnly && !needs) return await reads.add(r);
   return (await reads.flush()) ?? await runWrite(ctx, session, r);
 }
@@ -226,13 +230,19 @@ async function askApproval(
   );
 }
 
-async function serveCached(ctx: RunContext, call: ToolCall, output: string): Promise<null> {
+/** Serves a dedupe hit, or a fork's replayed read (`Recorded`), without running the tool. */
+async function serveCached(
+  ctx: RunContext,
+  call: ToolCall,
+  output: string | Recorded,
+): Promise<null> {
   const { state } = ctx;
+  const replayed = typeof output === "string" ? undefined : output;
   state.messages.push({
     role: "tool",
     tool_call_id: call.id,
     name: call.function.name,
-    content: output,
+    content: replayed ? replayed.content : output as string,
   });
   await ctx.save();
   await ctx.emit({
@@ -242,7 +252,9 @@ async function serveCached(ctx: RunContext, call: ToolCall, output: string): Pro
     callId: call.id,
     ms: 0,
     ok: true,
-    cached: true,
+    ...(replayed
+      ? { replayed: { runId: replayed.runId, callId: replayed.callId } }
+      : { cached: true }),
   });
   return null;
 }

@@ -80,6 +80,11 @@ export interface ToolResultEvent extends TraceBase {
   ok: boolean;
   /** Served from the dedupe cache instead of running. */
   cached?: boolean;
+  /**
+   * Served from the recorded result of the same read-only call in the run
+   * this one was forked from (not run, $0): that run and call.
+   */
+  replayed?: { runId: string; callId: string };
   /** The error text, when not ok. */
   error?: string;
   /**
@@ -210,6 +215,18 @@ export interface BudgetOverspentEvent extends TraceBase {
   completion_tokens: number;
 }
 
+/** A person's follow-up message was added to the run (see `followUp`): a new exchange starts. */
+export interface UserMessageEvent extends TraceBase {
+  /** Event kind. */
+  type: "user_message";
+  /** The message's position in the transcript. */
+  index: number;
+  /** Model calls made before it. */
+  turns: number;
+  /** The message. */
+  content: string;
+}
+
 /**
  * The prompt was compacted before a model call (see `ContextPolicy`): old
  * tool results elided, or older turns summarized by a model call. Not a turn;
@@ -279,6 +296,7 @@ export type TraceEvent =
   | BudgetOverspentEvent
   | OutputInvalidEvent
   | RunHandedOverEvent
+  | UserMessageEvent
   | RunStoppedEvent;
 
 /** Distributes `Omit` over the union so each event keeps its own fields. */

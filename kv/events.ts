@@ -43,6 +43,13 @@ const MAX_HELD_BYTES = 240_000;
  */
 export const TOOL_START_LIVE_MS = 250;
 
+/**
+ * Streamed text (already coalesced to at most 4 writes a second) goes out on
+ * its own after this many ms unless a save took it first: a reply that ends
+ * sooner stores its words with its own save, not in commits of their own.
+ */
+export const TEXT_LIVE_MS = 50;
+
 /** A held event, keyed, ready to be set in a save's atomic. */
 export interface EventWrite {
   key: Deno.KvKey;
@@ -101,18 +108,23 @@ export class KvEventLog {
       const held = typeof event?.runId === "string" ? this.#held.get(event.runId) : undefined;
       if (!held) return this.append(event);
       held.push(event);
-      // The live signals (a long tool's progress, streamed text) go out at once.
-      if (event.type === "tool_progress" || event.type === "text_delta") {
-        return this.flush(event.runId);
-      }
-      if (event.type === "tool_start" && !this.#live.has(event.runId)) {
+      // The live signals go out on their own: a long tool's progress at once; its
+      // start, and streamed text, unless a save takes them first (a fast tool's start
+      // rides in its result's save, a reply's last words in the reply's).
+      if (event.type === "tool_progress") return this.flush(event.runId);
+      const liveMs = event.type === "tool_start"
+        ? TOOL_START_LIVE_MS
+        : event.type === "text_delta"
+        ? TEXT_LIVE_MS
+        : null;
+      if (liveMs !== null && !this.#live.has(event.runId)) {
         const id = event.runId;
         this.#live.set(
           id,
           setTimeout(() => {
             this.#live.delete(id);
             this.flush(id).catch(() => {}); // a later save or flush writes them
-          }, TOOL_START_LIVE_MS),
+          }, liveMs),
         );
       }
       return undefined;
@@ -149,7 +161,7 @@ export class KvEventLog {
       const held = this.#held.get(id) ?? [];
       let bytes = extraBytes, fits = 0;
       for (; fits < held.length && fits < MAX_HELD_PER_SAVE; fits++) {
-        bytes += valueBytes(held[held.length - 1 - fits]) + 100;
+        bytes += eventBytes(held[held.length - 1 - fits]) + 100;
         if (bytes > MAX_HELD_BYTES) break;
       }
       if (held.length > fits) {
@@ -159,7 +171,7 @@ export class KvEventLog {
       for (;;) {
         const writes = events.map((e, i) => {
           const v = fit(e);
-          return { key: eventKey(id, seq + i), value: v, bytes: valueBytes(v) + 100 };
+          return { key: eventKey(id, seq + i), value: v, bytes: eventBytes(v) + 100 };
         });
         let res: HeldCommit<T>;
         try {
@@ -237,10 +249,10 @@ export class KvEventLog {
       let bytes = 0, n = 0;
       for (const e of part) {
         const value = fit(e);
-        bytes += valueBytes(value) + 100;
+        bytes += eventBytes(value) + 100;
         if (n > 0 && bytes > MAX_HELD_BYTES) break;
         const key = eventKey(id, seq + n++);
-        op.check({ key, versionstamp: null }).set(key, encodeValue(value));
+        op.check({ key, versionstamp: null }).set(key, storedEvent(value));
       }
       const res = await retryLocked(() => op.commit());
       if (res.ok) {
@@ -249,6 +261,11 @@ export class KvEventLog {
       } else seq = await this.#lastSeq(id) + 1; // another writer took it
     }
     return seq;
+  }
+
+  /** The seq of run `id`'s last stored event (-1 when none). */
+  lastSeq(id: string): Promise<number> {
+    return this.#lastSeq(id);
   }
 
   async #lastSeq(id: string): Promise<number> {
@@ -269,8 +286,33 @@ export class KvEventLog {
  * Shortens the longest strings of an event until it fits one KV value (the
  * trace is a diagnostic record; the transcript is never shortened).
  */
+/** Each event's stored bytes, encoded once: its size, its fit and its commit share them. */
+const stored = new WeakMap<TraceEvent, Uint8Array>();
+
+/**
+ * An event as stored (see value_codec.ts), encoded on first use. Events are
+ * not changed once emitted (a cut one is a copy), so the bytes stay true.
+ *
+ * @example
+ * ```ts
+ * import { storedEvent } from "./events.ts";
+ * const e = { type: "tool_start", runId: "r1", at: "", toolName: "t", callId: "c", args: "{}" } as const;
+ * console.log(storedEvent(e) === storedEvent(e)); // true
+ * ```
+ */
+export function storedEvent(event: TraceEvent): Uint8Array {
+  let bytes = stored.get(event);
+  if (!bytes) stored.set(event, bytes = encodeValue(event));
+  return bytes;
+}
+
+/** An event's size as `valueBytes` counts it (UTF-8 JSON + 40; the envelope is 29). */
+function eventBytes(event: TraceEvent): number {
+  return storedEvent(event).byteLength + 11;
+}
+
 function fit(event: TraceEvent): TraceEvent {
-  if (valueBytes(event) <= EVENT_BYTES) return event;
+  if (eventBytes(event) <= EVENT_BYTES) return event;
   const copy = { ...event } as Record<string, unknown>;
   for (let i = 0; i < 64 && valueBytes(copy) > EVENT_BYTES; i++) {
     let longest = "";

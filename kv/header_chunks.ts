@@ -17,7 +17,8 @@
 import type { StoredHeader } from "./record.ts";
 import type { JsonValue } from "../harness/state.ts";
 import { headerChunkKey } from "./keys.ts";
-import { CHUNK_BYTES, type MessageChunk, valueBytes, type Write, write } from "./chunks.ts";
+import { CHUNK_BYTES, keyBytes, type MessageChunk, type Write, write } from "./chunks.ts";
+import { encodeJson } from "./value_codec.ts";
 import { RecordError } from "./record_error.ts";
 import { cutText } from "../harness/text.ts";
 
@@ -31,13 +32,44 @@ const PREVIEW_CHARS = 2_000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
+/** A header serialized once: its JSON text, its stored bytes, its size as `valueBytes` counts it. */
+export interface SerializedHeader {
+  text: string;
+  stored: Uint8Array;
+  bytes: number;
+}
+
+/**
+ * Serializes a header once, for the ceiling, the inline check and the write to share.
+ *
+ * @example
+ * ```ts
+ * import { serializeHeader } from "./header_chunks.ts";
+ * import { toHeader } from "./record.ts";
+ * import { newRun } from "../harness/state.ts";
+ * console.log(serializeHeader(toHeader(newRun("hi"))).bytes > 0); // true
+ * ```
+ */
+export function serializeHeader(header: StoredHeader): SerializedHeader {
+  const text = JSON.stringify(header);
+  const stored = encodeJson(text);
+  // valueBytes counts the JSON's UTF-8 bytes + 40; the envelope around it is 29.
+  return { text, stored, bytes: stored.byteLength + 11 };
+}
+
 /**
  * The writes that store `header`: the run key's value (the header, or its
  * preview) and the chunks of a header too large for one value.
  */
-export function headerWrites(runKey: Deno.KvKey, header: StoredHeader): Write[] {
-  if (valueBytes(header) <= HEADER_INLINE_BYTES) return [write(runKey, header)];
-  const bytes = encoder.encode(JSON.stringify(header));
+export function headerWrites(
+  runKey: Deno.KvKey,
+  header: StoredHeader,
+  json: SerializedHeader = serializeHeader(header),
+): Write[] {
+  if (json.bytes <= HEADER_INLINE_BYTES) {
+    return [{ key: runKey, value: json.stored, bytes: keyBytes(runKey) + json.stored.byteLength }];
+  }
+  const bytes = encoder.encode(json.text);
   const parts = Math.ceil(bytes.byteLength / CHUNK_BYTES);
   const writes = [write(runKey, { ...preview(header), overflow: { parts } })];
   for (let i = 0; i < parts; i++) {
@@ -54,8 +86,11 @@ export function headerWrites(runKey: Deno.KvKey, header: StoredHeader): Write[] 
  * `header` cut down to fit the ceiling, stored `failed` with the reason, or
  * null when it fits as it is.
  */
-export function overCeiling(header: StoredHeader): StoredHeader | null {
-  const size = valueBytes(header);
+export function overCeiling(
+  header: StoredHeader,
+  json: SerializedHeader = serializeHeader(header),
+): StoredHeader | null {
+  const size = json.bytes;
   if (size <= HEADER_CEILING_BYTES) return null;
   const cut = preview(header);
   const reason = `the run's record (${size} bytes without its messages) is over the ceiling of ` +

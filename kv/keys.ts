@@ -158,6 +158,21 @@ export function runsByParentKey(parentId: string, createdAtMs: number, id: strin
 }
 
 /**
+ * A counter every Stop bumps (beside its record, in the same atomic): an
+ * executor watches this one key, not one per tree, and reads the Stops of
+ * its trees only when it moves.
+ *
+ * @example
+ * ```ts
+ * import { stopEpochKey } from "./keys.ts";
+ * console.log(stopEpochKey()); // ["stop_epoch"]
+ * ```
+ */
+export function stopEpochKey(): Deno.KvKey {
+  return ["stop_epoch"];
+}
+
+/**
  * The Stop of a whole run tree, keyed by its root. The stored prefix stays
  * `"cancel"` (the name it had before "stop" was the word) on purpose: Stops
  * recorded by earlier versions are still seen, and while old and new

@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { isDrivenByRun } from "../harness/driven_states.ts";
+import { keepLease } from "./lease_keeper.ts";
 import { coalesceDeltas } from "./delta_coalescer.ts";
 import type { RunStore } from "../harness/run_store.ts";
 import type { RunState } from "../harness/state.ts";
@@ -17,8 +19,8 @@ import { headerChunkPrefix, messagePrefix, runKey, runSettingsKey, stagingKey } 
 import { fromHeader, parseHeader, type StoredHeader } from "./record.ts";
 import { type Known, planSave } from "./save_plan.ts";
 import { joinHeader, overflowParts } from "./header_chunks.ts";
-import { decodeMessage, planBatches } from "./chunks.ts";
-import { KvEventLog, type StoredEvent } from "./events.ts";
+import { decodeMessage, planBatches, write } from "./chunks.ts";
+import { KvEventLog, type StoredEvent, storedEvent } from "./events.ts";
 import { retryLocked } from "./retry.ts";
 import { decodeValue, encodeValue } from "./value_codec.ts";
 import {
@@ -82,6 +84,8 @@ export class KvRunStore implements RunStore {
   lastCommitBytes = 0;
   #kv: Deno.Kv;
   #known = new Map<string, Known>();
+  /** States run() drives whose header this instance validated (their first save here). */
+  #validated = new WeakSet<object>();
   #events: KvEventLog;
 
   /** Wraps an open KV handle; closing it stays the caller's job. */
@@ -101,14 +105,22 @@ export class KvRunStore implements RunStore {
    * Commits the new messages, the header and the indexes in one atomic
    * checked against the version this instance last saw (a run it never saw
    * must not exist yet). Throws `RunConflictError` when that check fails.
+   * `settings`: stored with it in the same atomic (as {@link saveSettings}
+   * does alone): a new run and its settings appear together, in one commit.
    */
-  async save(state: Readonly<RunState>): Promise<void> {
+  async save(state: Readonly<RunState>, options: { settings?: unknown } = {}): Promise<void> {
     const id = state?.runId;
     if (typeof id !== "string" || id === "") {
       throw new TypeError("save(state): state.runId missing");
     }
     const known = this.#known.get(id);
-    const { cut, writes, final, drops, reserve, index } = planSave(state, known);
+    // The header of a state run() drives is validated on its first save here, then
+    // trusted: the loop alone changes it (harness/driven_states.ts).
+    const driven = isDrivenByRun(state);
+    const trusted = known !== undefined && driven && this.#validated.has(state);
+    const extra = "settings" in options ? [write(runSettingsKey(id), options.settings)] : [];
+    const { cut, writes, final, drops, reserve, index } = planSave(state, known, trusted, extra);
+    if (driven) this.#validated.add(state);
     // What this save stores, taken now: the state may grow while it commits (a
     // spend save runs beside the run's tools), and what it appends is the next save's.
     const count = state.messages.length;
@@ -147,7 +159,7 @@ export class KvRunStore implements RunStore {
         bytes += w.bytes;
       }
       for (const e of events) {
-        op.set(e.key, encodeValue(e.value));
+        op.set(e.key, storedEvent(e.value));
         bytes += e.bytes;
       }
       for (const e of events) op.check({ key: e.key, versionstamp: null });
@@ -170,6 +182,26 @@ export class KvRunStore implements RunStore {
 
   /** Loads and validates a run (`RunNotFoundError`, `RecordError`). */
   async load(id: string): Promise<RunState> {
+    const { versionstamp, header, state } = await this.#read(id);
+    this.#known.set(id, {
+      versionstamp,
+      count: header.messageCount,
+      index: indexFieldsOf(header),
+    });
+    // A run is loaded to be resumed: its first events (a resume's spend_estimated)
+    // must wait for the save that carries the state they describe, as after a save.
+    this.#events.hold(id);
+    return state;
+  }
+
+  /** Loads and validates a run only to read it: remembers nothing, holds no events. */
+  async read(id: string): Promise<RunState> {
+    return (await this.#read(id)).state;
+  }
+
+  async #read(
+    id: string,
+  ): Promise<{ versionstamp: string; header: StoredHeader; state: RunState }> {
     const entry = await this.#kv.get(runKey(id), { consistency: "strong" });
     if (entry.versionstamp === null) throw new RunNotFoundError(id);
     const header = await this.#fullHeader(id, decodeValue(entry.value));
@@ -178,15 +210,7 @@ export class KvRunStore implements RunStore {
     for (let seq = 0; seq < header.messageCount; seq++) {
       messages.push(decodeMessage(id, seq, chunks.get(seq) ?? []));
     }
-    this.#known.set(id, {
-      versionstamp: entry.versionstamp,
-      count: header.messageCount,
-      index: indexFieldsOf(header),
-    });
-    // A run is loaded to be resumed: its first events (a resume's spend_estimated)
-    // must wait for the save that carries the state they describe, as after a save.
-    this.#events.hold(id);
-    return fromHeader(header, messages);
+    return { versionstamp: entry.versionstamp, header, state: fromHeader(header, messages) };
   }
 
   /** Whether run `id` is stored (its header is there, valid or not). */
@@ -269,6 +293,11 @@ export class KvRunStore implements RunStore {
     return entry.versionstamp !== null;
   }
 
+  /** The seq of run `id`'s last stored trace event (-1 when none): where its stream goes on. */
+  lastEventSeq(id: string): Promise<number> {
+    return this.#events.lastSeq(id);
+  }
+
   /** The stored trace events of a run, in order (after `afterSeq` if given). */
   events(id: string, options: { afterSeq?: number } = {}): Promise<StoredEvent[]> {
     return this.#events.read(id, options);
@@ -297,6 +326,11 @@ export class KvRunStore implements RunStore {
   /** Extends the run's lease if `owner` holds it. */
   renewLease(id: string, owner = this.owner, ttlMs = this.leaseMs): Promise<boolean> {
     return renewLease(this.#kv, id, owner, ttlMs, this.holder);
+  }
+
+  /** Renews the run's lease every third of the lease time (shared timer) until disposed; see lease_keeper.ts. */
+  keepLease(id: string, onLost: () => void, owner = this.owner): () => Promise<void> {
+    return keepLease(this.#kv, id, owner, this.leaseMs, this.holder, onLost);
   }
 
   /** Gives up the run's lease if `owner` holds it. */

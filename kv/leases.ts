@@ -149,6 +149,59 @@ export async function renewLease(
   return (await retryLocked(() => op.commit())).ok;
 }
 
+/** Leases renewed per atomic (a check and a set each; KV allows 100 checks). */
+const RENEW_PER_ATOMIC = 50;
+
+/**
+ * Extends `owner`'s leases on `ids` by `ttlMs`, 50 per atomic: for each id,
+ * whether `owner` still holds it. An atomic refused (one lease changed
+ * meanwhile) is retried one lease at a time. Throws on a KV failure.
+ *
+ * @example
+ * ```ts
+ * import { acquireLease, renewLeases } from "./leases.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * await acquireLease(kv, "r1", "a", 1000);
+ * await acquireLease(kv, "r2", "b", 1000);
+ * console.log(await renewLeases(kv, ["r1", "r2"], "a", 1000)); // Map(2) { "r1" => true, "r2" => false }
+ * kv.close();
+ * ```
+ */
+export async function renewLeases(
+  kv: Deno.Kv,
+  ids: readonly string[],
+  owner: string,
+  ttlMs: number,
+  info: LeaseHolderInfo = {},
+): Promise<Map<string, boolean>> {
+  checkTtl(ttlMs);
+  const reads: Promise<Deno.KvEntryMaybe<unknown>[]>[] = [];
+  for (let i = 0; i < ids.length; i += 10) {
+    reads.push(kv.getMany(ids.slice(i, i + 10).map(leaseKey), { consistency: "strong" }));
+  }
+  const entries = (await Promise.all(reads)).flat();
+  const held = new Map<string, boolean>();
+  const mine: [string, Deno.KvEntryMaybe<unknown>][] = [];
+  entries.forEach((e, i) => {
+    if (asLease(e.value)?.owner === owner) mine.push([ids[i], e]);
+    else held.set(ids[i], false);
+  });
+  for (let i = 0; i < mine.length; i += RENEW_PER_ATOMIC) {
+    const batch = mine.slice(i, i + RENEW_PER_ATOMIC);
+    const op = kv.atomic();
+    for (const [id, entry] of batch) {
+      const value = encodeValue(leaseValue(owner, ttlMs, info));
+      op.check(entry).set(leaseKey(id), value, { expireIn: ttlMs });
+    }
+    if ((await retryLocked(() => op.commit())).ok) {
+      for (const [id] of batch) held.set(id, true);
+    } else {
+      for (const [id] of batch) held.set(id, await renewLease(kv, id, owner, ttlMs, info));
+    }
+  }
+  return held;
+}
+
 /**
  * Gives up `owner`'s lease; false (and nothing changes) when someone else holds it.
  *

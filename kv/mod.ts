@@ -46,4 +46,5 @@ export type {
   ToolStartEvent,
   TraceBase,
   TurnEvent,
+  UserMessageEvent,
 } from "../harness/trace.ts";

@@ -106,6 +106,7 @@ const headerSchema = z.strictObject({
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   overflow: z.strictObject({ parts: z.number().int().positive() }).optional(),
+  forkedFrom: z.strictObject({ runId: id, turn: count }).optional(),
 });
 
 const toolCallSchema = z.strictObject({
@@ -217,7 +218,9 @@ export function parseMessage(runId: string, seq: number, value: unknown): ChatMe
 }
 
 /**
- * The header to store for a state: everything but the messages, plus their count.
+ * The header to store for a state: everything but the messages, plus their
+ * count. A shallow view (its objects are the state's): serialize or parse it
+ * before the state moves on.
  *
  * @example
  * ```ts
@@ -228,7 +231,7 @@ export function parseMessage(runId: string, seq: number, value: unknown): ChatMe
  */
 export function toHeader(state: Readonly<RunState>): StoredHeader {
   const { messages, ...rest } = state;
-  return { ...structuredClone(rest), messageCount: messages.length };
+  return { ...rest, messageCount: messages.length };
 }
 
 /**

@@ -9,7 +9,7 @@ import type { RunState } from "../harness/state.ts";
 import { RecordError } from "./record_error.ts";
 import { type IndexFields, indexKeys, messageKey, runKey } from "./keys.ts";
 import { parseHeader, parseMessage, type StoredHeader, toHeader } from "./record.ts";
-import { headerWrites, overCeiling } from "./header_chunks.ts";
+import { headerWrites, overCeiling, serializeHeader } from "./header_chunks.ts";
 import { encodeMessage, type Write, write } from "./chunks.ts";
 
 /** Longest run id: two of them go into a `runs_by_parent` key, and KV keys hold 2,048 bytes. */
@@ -45,7 +45,9 @@ export interface SavePlan {
 }
 
 /**
- * Plans the save of `state`, given what was last seen of it.
+ * Plans the save of `state`, given what was last seen of it. `trusted`: its
+ * header needs no validation (the messages it appends are validated anyway).
+ * `extra`: more writes for the last atomic (a new run's settings).
  *
  * @example
  * ```ts
@@ -54,7 +56,12 @@ export interface SavePlan {
  * console.log(planSave(newRun("hi"), undefined).writes.length); // 1
  * ```
  */
-export function planSave(state: Readonly<RunState>, known: Known | undefined): SavePlan {
+export function planSave(
+  state: Readonly<RunState>,
+  known: Known | undefined,
+  trusted = false,
+  extra: readonly Write[] = [],
+): SavePlan {
   const id = state.runId;
   for (const [what, value] of [["runId", id], ["parentId", state.parentId ?? ""]]) {
     if (encoder.encode(value).byteLength > MAX_ID_BYTES) {
@@ -70,9 +77,13 @@ export function planSave(state: Readonly<RunState>, known: Known | undefined): S
         `messages are append-only`,
     );
   }
-  const full = checked(id, () => parseHeader(id, toHeader(state)));
+  // `trusted`: this state's header was validated on an earlier save and only the loop
+  // changed it since (driven_states.ts). Either way it is serialized now, before the
+  // state moves on.
+  const full = trusted ? toHeader(state) : checked(id, () => parseHeader(id, toHeader(state)));
+  const json = serializeHeader(full);
   // Over the ceiling: stored failed, long texts cut, and the save throws (below).
-  const cut = overCeiling(full);
+  const cut = overCeiling(full, json);
   const header = cut ?? full;
   const writes: Write[] = [];
   for (let seq = start; seq < state.messages.length; seq++) {
@@ -85,17 +96,29 @@ export function planSave(state: Readonly<RunState>, known: Known | undefined): S
     createdAtMs: Date.parse(header.createdAt),
     parentId: header.parentId,
   };
-  const oldKeys = known ? indexKeys(known.index) : [];
-  const newKeys = indexKeys(index);
-  const has = (keys: Deno.KvKey[], k: Deno.KvKey) =>
-    keys.some((o) => JSON.stringify(o) === JSON.stringify(k));
-  const final = [
-    ...headerWrites(runKey(id), header),
-    ...newKeys.filter((k) => !has(oldKeys, k)).map((k) => write(k, id)),
-  ];
-  const drops = oldKeys.filter((k) => !has(newKeys, k));
+  const { adds, drops } = indexChanges(known?.index, index);
+  const final = [...headerWrites(runKey(id), header, cut ? undefined : json), ...adds, ...extra];
   const reserve = final.reduce((n, w) => n + w.bytes, 0) + drops.length * 100 + 200;
   return { header, cut, writes, final, drops, reserve, index };
+}
+
+/** The index keys to write and to delete; none while the indexed fields stay the same. */
+function indexChanges(
+  before: IndexFields | undefined,
+  after: IndexFields,
+): { adds: Write[]; drops: Deno.KvKey[] } {
+  if (
+    before && before.status === after.status && before.parentId === after.parentId &&
+    before.createdAtMs === after.createdAtMs && before.runId === after.runId
+  ) return { adds: [], drops: [] };
+  const oldKeys = before ? indexKeys(before) : [];
+  const newKeys = indexKeys(after);
+  const has = (keys: Deno.KvKey[], k: Deno.KvKey) =>
+    keys.some((o) => JSON.stringify(o) === JSON.stringify(k));
+  return {
+    adds: newKeys.filter((k) => !has(oldKeys, k)).map((k) => write(k, after.runId)),
+    drops: oldKeys.filter((k) => !has(newKeys, k)),
+  };
 }
 
 /** Validation of a state about to be saved: a bad state is the caller's error. */

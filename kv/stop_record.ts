@@ -6,7 +6,7 @@
  * @module
  */
 import { decodeValue, encodeValue } from "./value_codec.ts";
-import { stopKey } from "./keys.ts";
+import { stopEpochKey, stopKey } from "./keys.ts";
 
 /** A stored stop request. */
 export interface StopRequest {
@@ -36,7 +36,61 @@ function asRequest(stored: unknown): StopRequest | null {
  * ```
  */
 export async function writeStop(kv: Deno.Kv, request: StopRequest): Promise<void> {
-  await kv.set(stopKey(request.rootId), encodeValue(request));
+  // The epoch moves with the record: watchers of many trees read it, not every record.
+  await kv.atomic().set(stopKey(request.rootId), encodeValue(request))
+    .sum(stopEpochKey(), 1n).commit();
+}
+
+/**
+ * The Stops recorded for `rootIds` (those without one are absent), read ten
+ * keys per `getMany`.
+ *
+ * @example
+ * ```ts
+ * import { readStops, writeStop } from "./stop_record.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * await writeStop(kv, { rootId: "r2", reason: "enough", at: 1 });
+ * console.log([...(await readStops(kv, ["r1", "r2"])).keys()]); // ["r2"]
+ * kv.close();
+ * ```
+ */
+export async function readStops(
+  kv: Deno.Kv,
+  rootIds: readonly string[],
+): Promise<Map<string, StopRequest>> {
+  const out = new Map<string, StopRequest>();
+  const reads: Promise<void>[] = [];
+  for (let i = 0; i < rootIds.length; i += 10) {
+    const ids = rootIds.slice(i, i + 10);
+    reads.push(
+      kv.getMany(ids.map(stopKey), { consistency: "strong" }).then((entries) =>
+        entries.forEach((e, j) => {
+          const request = asRequest(e.value);
+          if (request) out.set(ids[j], request);
+        })
+      ),
+    );
+  }
+  await Promise.all(reads);
+  return out;
+}
+
+/**
+ * The version of the Stop epoch (see {@link writeStop}): it changes whenever
+ * a Stop is recorded. Null before the first.
+ *
+ * @example
+ * ```ts
+ * import { stopEpoch, writeStop } from "./stop_record.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const before = await stopEpoch(kv);
+ * await writeStop(kv, { rootId: "r1", reason: "enough", at: 1 });
+ * console.log(before === null, (await stopEpoch(kv)) !== null); // true true
+ * kv.close();
+ * ```
+ */
+export async function stopEpoch(kv: Deno.Kv): Promise<string | null> {
+  return (await kv.get(stopEpochKey(), { consistency: "strong" })).versionstamp;
 }
 
 /**
@@ -102,22 +156,22 @@ export async function clearStop(
 }
 
 /**
- * The Stop of tree `rootId` as it changes (`kv.watch`: instant within a
- * process, blind to other processes' writes to a local SQLite file). Cancel
- * the stream to stop watching.
+ * The Stop epoch's versions as they change (the first at once): instant for
+ * writes in this process and its isolates (and on Deno Deploy), not for
+ * another process's writes to the same SQLite file (poll {@link stopEpoch}).
  *
  * @example
  * ```ts
- * import { watchStopRecord } from "./stop_record.ts";
+ * import { watchStopEpoch } from "./stop_record.ts";
  * const kv = await Deno.openKv(":memory:");
- * const reader = watchStopRecord(kv, "root1").getReader();
+ * const reader = watchStopEpoch(kv).getReader();
  * console.log((await reader.read()).value); // null
  * await reader.cancel();
  * kv.close();
  * ```
  */
-export function watchStopRecord(kv: Deno.Kv, rootId: string): ReadableStream<StopRequest | null> {
-  return kv.watch([stopKey(rootId)]).pipeThrough(
-    new TransformStream({ transform: (entries, out) => out.enqueue(asRequest(entries[0]?.value)) }),
+export function watchStopEpoch(kv: Deno.Kv): ReadableStream<string | null> {
+  return kv.watch([stopEpochKey()]).pipeThrough(
+    new TransformStream({ transform: (entries, out) => out.enqueue(entries[0].versionstamp) }),
   );
 }

@@ -42,7 +42,24 @@ const MARK = encoder.encode('{"$schemaVersion":');
  */
 export function encodeValue(value: unknown): Uint8Array {
   // JSON.stringify throws a TypeError for a BigInt or a cycle; `undefined` reads back as such.
-  return encoder.encode(JSON.stringify({ $schemaVersion: VALUE_SCHEMA_VERSION, value }));
+  const json = JSON.stringify(value);
+  return json === undefined
+    ? encoder.encode(`{"$schemaVersion":${VALUE_SCHEMA_VERSION}}`)
+    : encodeJson(json);
+}
+
+/**
+ * The stored bytes of a value already serialized to JSON text (the same bytes
+ * {@link encodeValue} gives the value), for a caller that measured the text.
+ *
+ * @example
+ * ```ts
+ * import { decodeValue, encodeJson } from "./value_codec.ts";
+ * console.log(decodeValue(encodeJson('{"n":1}'))); // { n: 1 }
+ * ```
+ */
+export function encodeJson(json: string): Uint8Array {
+  return encoder.encode(`{"$schemaVersion":${VALUE_SCHEMA_VERSION},"value":${json}}`);
 }
 
 /**

@@ -194,12 +194,16 @@ async function complete(
 ): Promise<ModelReply> {
   signal.throwIfAborted();
   const payload = chatPayload(model, request);
-  const plain = JSON.stringify(payload);
-  const streamed = JSON.stringify({
-    ...payload,
-    stream: true,
-    stream_options: { include_usage: true },
-  });
+  // Serialized when first sent: a call sends one form (the other only after a fallback).
+  let plain: string | undefined, streamed: string | undefined;
+  const bodyOf = (streaming: boolean) =>
+    streaming
+      ? streamed ??= JSON.stringify({
+        ...payload,
+        stream: true,
+        stream_options: { include_usage: true },
+      })
+      : plain ??= JSON.stringify(payload);
   let fellBack = false;
   const lost: LostReply[] = [];
   const text = attemptText(request);
@@ -209,7 +213,7 @@ async function complete(
     let outcome;
     if (n > 1) text.retrying();
     try {
-      outcome = await attempt(cfg, streaming ? streamed : plain, signal, watched, streaming);
+      outcome = await attempt(cfg, bodyOf(streaming), signal, watched, streaming);
     } catch (e) {
       // The plain request failed too: the 400 was not about streaming.
       if (fellBack && !streaming) client.streams = true;

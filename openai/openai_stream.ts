@@ -19,7 +19,7 @@
  */
 import { ModelError } from "../harness/errors.ts";
 import { cutText } from "../harness/text.ts";
-import { raced } from "../harness/sleep.ts";
+import { readSseData } from "./sse_reader.ts";
 
 /** Options of {@link readChatStream}. */
 export interface ChatStreamOptions {
@@ -164,15 +164,10 @@ export async function readChatStream(
   stream: ReadableStream<Uint8Array>,
   options: ChatStreamOptions,
 ): Promise<Record<string, unknown>> {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
   const out = new Assembler(options);
-  let buffer = "";
-  let data: string[] = [];
   let done = false;
-  const dispatch = () => {
-    const text = data.join("\n");
-    data = [];
-    if (text.trim() === "[DONE]") return void (done = true);
+  const onData = (text: string) => {
+    if (text.trim() === "[DONE]") return done = true;
     let chunk: unknown;
     try {
       chunk = JSON.parse(text);
@@ -181,37 +176,13 @@ export async function readChatStream(
     }
     out.add(chunk);
   };
-  const line = (l: string) => {
-    if (l === "") {
-      if (data.length) dispatch();
-    } else if (l.startsWith("data:")) data.push(l.slice(5).replace(/^ /, ""));
-    // Other fields (event:, id:, retry:) and comments (":") carry nothing we use.
-  };
-  try {
-    while (!done) {
-      const { value, done: ended } = await raced(reader.read(), options.signal).catch((e) => {
-        if (options.signal.aborted) throw e;
-        throw new StreamCutError(`the connection broke mid-reply: ${messageOf(e)}`, out.body(), {
-          cause: e,
-        });
-      });
-      if (ended) break;
-      buffer += value;
-      let nl;
-      while (!done && (nl = buffer.search(/\r\n|\r|\n/)) >= 0) {
-        if (nl === buffer.length - 1 && buffer[nl] === "\r") break; // may be half of "\r\n"
-        const eol = buffer[nl] === "\r" && buffer[nl + 1] === "\n" ? 2 : 1;
-        line(buffer.slice(0, nl));
-        buffer = buffer.slice(nl + eol);
-      }
-    }
-    if (!done) {
-      if (buffer) line(buffer);
-      if (data.length) dispatch();
-    }
-  } finally {
-    reader.cancel().catch(() => {});
-  }
+  await readSseData(stream, onData, {
+    signal: options.signal,
+    broke: (e) =>
+      new StreamCutError(`the connection broke mid-reply: ${messageOf(e)}`, out.body(), {
+        cause: e,
+      }),
+  });
   if (out.finish === undefined) {
     const how = done ? "[DONE] came without a finish_reason" : "no finish_reason, usage or [DONE]";
     throw new StreamCutError(`the stream ended before the reply finished (${how})`, out.body());

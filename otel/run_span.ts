@@ -83,6 +83,12 @@ const HANDLERS: Handlers = {
       "reins.budget.left_usd": e.leftUsd,
       "reins.budget.over_usd": e.overUsd,
     }),
+  // A follow-up opens a new exchange of the same run (contents only when captured).
+  user_message: (r, e) =>
+    r.span.addEvent("user_message", {
+      "reins.message.index": e.index,
+      "reins.turns": e.turns,
+    }),
   run_stopped: (r, e) => r.stopped(e),
 };
 
@@ -226,6 +232,13 @@ export class RunSpan {
     if (e.cached) {
       this.#dedupeHits += 1;
       span.setAttribute("reins.tool.cached", true);
+    }
+    // A fork's read served from its source's recorded result: not run, $0.
+    if (e.replayed) {
+      span.setAttributes({
+        "reins.tool.replayed_from_run": e.replayed.runId,
+        "reins.tool.replayed_from_call": e.replayed.callId,
+      });
     }
     if (e.suspended) {
       span.setAttributes({

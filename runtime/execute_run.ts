@@ -69,20 +69,13 @@ function renewWhileRunning(
   owner: string,
   lost: AbortController,
 ): { stop(): Promise<void> } {
-  let renewing: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    renewing = renewing.then(async () => {
-      // A failed renewal is retried next tick; only a lease taken by someone else stops us.
-      const held = await store.renewLease(id, owner).catch(() => true);
-      if (!held && !lost.signal.aborted) lost.abort(`lease on run "${id}" was lost`);
-    });
-  }, Math.max(1, Math.floor(store.leaseMs / 3)));
-  return {
-    stop: async () => {
-      clearInterval(timer);
-      await renewing;
-    },
-  };
+  // One timer per KV handle renews the leases of every run executing here, in batches
+  // (kv/lease_keeper.ts). A failed renewal is retried next time; only a lease taken by
+  // someone else stops us.
+  const stop = store.keepLease(id, () => {
+    if (!lost.signal.aborted) lost.abort(`lease on run "${id}" was lost`);
+  }, owner);
+  return { stop };
 }
 
 /**

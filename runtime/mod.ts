@@ -1,7 +1,8 @@
 /**
  * Executing stored runs of agents: a run or a whole tree under its lease,
  * checkpointed after every reply and tool result; one Stop for a tree from
- * any process; continuing a tree after a verdict; the registry of the agents
+ * any process; continuing a tree after a verdict; follow-ups and forks of
+ * stored runs; the registry of the agents
  * a process serves (it executes only their runs, and checks a changed
  * definition against a run's pending calls); the executor and the worker
  * (sweeps, no HTTP) a server or a worker process uses; the one reader of the
@@ -44,3 +45,5 @@ export { defaultMakeModel, type MakeModelOptions } from "./make_model.ts";
 export { type Env, type ModelSettings, modelSettings, readEnv, type ReinsEnv } from "./env.ts";
 export type { McpServerConfig, ReinsConfig } from "./config.ts";
 export type { ResolveModel } from "../subagents/define_agent.ts";
+export { followUpRun } from "./follow_up_run.ts";
+export { FORK_NOT_STARTED, type ForkResult, forkRun, type ForkRunOptions } from "./fork_run.ts";

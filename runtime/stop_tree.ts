@@ -1,15 +1,18 @@
 /**
  * One Stop for a whole run tree, across processes: a stop request stored
  * under the tree's root (`kv/stop_record.ts`), watched by every executor of
- * any run of the tree. `kv.watch` is instant within a process (and across its
- * isolates) but does not see writes made by another process to the same
- * SQLite file, so the record is also polled (one `get` per interval) while a
- * run of the tree executes; whichever fires first aborts the local controller.
+ * any run of the tree. Each Stop also bumps one epoch key, which one watcher
+ * per KV handle watches and polls for all the trees executing here
+ * (runtime/stop_watcher.ts): `kv.watch` is instant within a process (and
+ * across its isolates) but does not see writes made by another process to
+ * the same SQLite file, which the poll catches; whichever fires first aborts
+ * the local controller.
  *
  * @module
  */
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { readStop, type StopRequest, watchStopRecord, writeStop } from "../kv/stop_record.ts";
+import { type StopRequest, writeStop } from "../kv/stop_record.ts";
+import { announceStop, onTreeStop } from "./stop_watcher.ts";
 
 /** The default reason of a Stop. */
 export const DEFAULT_STOP_REASON = "stopped by a person";
@@ -22,8 +25,9 @@ export interface WatchStopOptions {
 
 /**
  * Records a Stop for the tree of run `id` (the root, or any run in it):
- * every executor of a run of that tree aborts with `reason`, and a run of the
- * tree that starts afterwards does not start. `RunNotFoundError` for an
+ * every executor of a run of that tree aborts with `reason` (those in this
+ * isolate at once, before the record is written), and a run of the tree that
+ * starts afterwards does not start. `RunNotFoundError` for an
  * unknown run. Returns the request.
  *
  * @example
@@ -46,17 +50,23 @@ export async function requestStop(
   if (typeof reason !== "string" || !reason.trim()) {
     throw new TypeError("requestStop(kv, id, reason): reason must be a non-empty string");
   }
+  const at = Date.now();
+  // A tree executing in this isolate stops at once: under load the KV's commits
+  // queue, and its Stop would wait for the read and the write below.
+  announceStop(kv, { rootId: id, reason, at });
   const { rootId } = await new KvRunStore(kv).summary(id);
-  const request: StopRequest = { rootId, reason, at: Date.now() };
+  const request: StopRequest = { rootId, reason, at };
+  if (rootId !== id) announceStop(kv, request);
   await writeStop(kv, request);
   return request;
 }
 
 /**
- * Watches the Stop of tree `rootId` (with `kv.watch` and a poll every
- * `pollMs`) and aborts `controller` with the request's reason on whichever
- * sees it first; a Stop already recorded fires at once. Returns an async
- * disposer that cancels the watch stream and the poll and waits for both.
+ * Watches the Stop of tree `rootId` (through the KV handle's one watcher: a
+ * `kv.watch` and a poll every `pollMs` of the Stop epoch) and aborts
+ * `controller` with the request's reason once it is seen; a Stop already
+ * recorded fires at once. Returns an async disposer (the last one of the
+ * handle's watcher ends its watch and poll and waits for both).
  *
  * @example
  * ```ts
@@ -84,35 +94,7 @@ export function watchStop(
 ): () => Promise<void> {
   const pollMs = options.pollMs ?? 100;
   if (!(pollMs > 0)) throw new RangeError(`watchStop: pollMs must be positive, got ${pollMs}`);
-  let disposed = false;
-  const fire = (request: StopRequest | null) => {
-    if (request && !controller.signal.aborted) controller.abort(request.reason);
-  };
-  const reader = watchStopRecord(kv, rootId).getReader();
-  const watching = (async () => {
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        fire(value);
-      }
-    } catch {
-      // A closed KV ends the watch; the poll (or the disposer) takes over.
-    }
-  })();
-  let polling: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    if (disposed) return;
-    polling = polling.then(async () => {
-      if (disposed) return;
-      fire(await readStop(kv, rootId));
-    }).catch(() => {});
-  }, pollMs);
-  return async () => {
-    if (disposed) return;
-    disposed = true;
-    clearInterval(timer);
-    await reader.cancel().catch(() => {});
-    await Promise.all([watching, polling]);
-  };
+  return onTreeStop(kv, rootId, pollMs, (request) => {
+    if (!controller.signal.aborted) controller.abort(request.reason);
+  });
 }

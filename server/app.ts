@@ -16,6 +16,7 @@ import { registerInspectorPages, registerInspectorParts } from "./inspector.ts";
 import { openApiDocument } from "./openapi.ts";
 import { registerAgentRoutes } from "./routes_agents.ts";
 import { registerControlRoutes } from "./routes_control.ts";
+import { registerConversationRoutes } from "./routes_conversation.ts";
 import { registerEventRoutes } from "./routes_events.ts";
 import { registerRunRoutes } from "./routes_runs.ts";
 
@@ -45,6 +46,7 @@ export interface ReinsApp {
  * Routes: `GET /agents`, `POST /runs`, `GET /runs`, `GET /runs/:id`,
  * `GET /runs/:id/messages`, `GET /runs/:id/tree`, `GET /runs/:id/events`
  * (SSE), `POST /runs/:id/approve`, `/reject`, `/resume`, `/stop`,
+ * `POST /runs/:id/messages` (a follow-up), `POST /runs/:id/fork`,
  * `GET /openapi.json`, the run inspector page (`GET /`, `GET /ui/runs/:id`),
  * and the handlers of `deps.mount` under their prefixes.
  * Every route needs `Authorization: Bearer <token>` when `token` is set.
@@ -97,6 +99,7 @@ export function createApp(deps: ServerDeps): ReinsApp {
   registerAgentRoutes(app, resolved);
   registerRunRoutes(app, resolved);
   registerControlRoutes(app, resolved);
+  registerConversationRoutes(app, resolved);
   registerEventRoutes(app, resolved);
   registerInspectorParts(app, resolved);
   for (const [prefix, handler] of Object.entries(resolved.mount)) {

@@ -47,6 +47,7 @@ import {
   renderTree,
   type RunPageData,
   taskOf,
+  transcriptOptions,
 } from "./inspector/mod.ts";
 import { BadRequestError } from "./errors.ts";
 import { runIdParam, runView } from "./views.ts";
@@ -145,7 +146,7 @@ export function runParts(d: RunPageData): Record<string, unknown> {
     controls: String(renderControls(d)),
     tree: String(renderTree(d)),
     budget: d.spend ? String(renderBudget(d.spend, d.root.runId)) : "",
-    transcript: String(renderTranscript(d.messages, d.repairs)),
+    transcript: String(renderTranscript(d.messages, d.repairs, transcriptOptions(d))),
   };
 }
 

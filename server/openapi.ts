@@ -26,6 +26,8 @@ import {
   TreeResponse,
 } from "./response_schemas.ts";
 
+import { addConversationRoutes } from "./openapi_conversation.ts";
+
 type Json = Record<string, unknown>;
 
 function schema(s: z.ZodType, io: "input" | "output" = "input"): Json {
@@ -241,11 +243,13 @@ function components(): Json {
  * ```
  */
 export function openApiDocument(): Record<string, unknown> {
-  return {
+  const doc = {
     openapi: "3.1.0",
     info: { title: "reins", version: "0.1.0", description: "Agent runs: create, watch, steer." },
-    components: components(),
+    components: components() as { schemas: Json },
     security: [{ bearer: [] }],
-    paths: { ...agentAndRunPaths(), ...runReadPaths(), ...controlPaths() },
+    paths: { ...agentAndRunPaths(), ...runReadPaths(), ...controlPaths() } as Record<string, Json>,
   };
+  addConversationRoutes(doc, schema, idParam, { ...forRun, ...bodyErrors });
+  return doc;
 }

@@ -68,6 +68,9 @@ export const RunViewResponse = RunSummaryResponse.extend({
     costUsd: usd.describe("Of costUsd, what the summary calls cost"),
     summaryTurns: count.describe("Turns the current summary stands for in the prompt"),
   }).nullable().describe("The run's compactions (context policy); null before the first"),
+  forkedFrom: z.object({ runId: z.string(), turn: count }).optional().describe(
+    "Set on a fork: the run and turn it was forked from",
+  ),
 });
 
 /** One agent of `GET /agents`. */

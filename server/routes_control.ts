@@ -16,8 +16,11 @@ import { BadRequestError } from "./errors.ts";
 import { ApproveSchema, readBody, RejectSchema, ResumeSchema, StopSchema } from "./schemas.ts";
 import { runIdParam, runView } from "./views.ts";
 
-/** New limits of a resume may not exceed the ceiling of the tree's agent (400 otherwise). */
-async function checkNewLimits(
+/**
+ * New limits of a resume (or a follow-up, or a fork) may not exceed the
+ * ceiling of the tree's agent (400 otherwise).
+ */
+export async function checkNewLimits(
   deps: ResolvedDeps,
   id: string,
   limits: Partial<RunLimits>,

@@ -108,7 +108,7 @@ function narrowed(
 }
 
 /** Whether an `Accept` header asks for `text/event-stream` (before any JSON type). */
-function wantsEventStream(accept: string | undefined): boolean {
+export function wantsEventStream(accept: string | undefined): boolean {
   if (!accept) return false;
   const types = accept.toLowerCase().split(",").map((t) => t.split(";")[0].trim());
   const sse = types.indexOf("text/event-stream");
@@ -153,9 +153,8 @@ export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
       agent: agent.name,
     });
     const store = deps.freshStore();
-    // Settings first: the run is only picked up once it exists.
-    await store.saveSettings(state.runId, stampOf(await deps.agents.info(agent), options));
-    await store.save(state);
+    // With its settings, in one commit: the run is only picked up once it exists.
+    await store.save(state, { settings: stampOf(await deps.agents.info(agent), options) });
     await deps.schedule(state.runId);
     c.header("Location", `/runs/${state.runId}`);
     // A client that wants to wait follows the run on this answer (its bytes keep

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Context } from "hono";
-import type { Failure, RunState } from "../harness/state.ts";
+import type { Failure, ForkOrigin, RunState } from "../harness/state.ts";
 import type { RunLimits } from "../harness/limits.ts";
 import type { RunSummary } from "../kv/kv_run_store.ts";
 import type { Lease } from "../kv/leases.ts";
@@ -22,13 +22,15 @@ export interface CompactionView {
 
 /**
  * A run as `GET /runs/:id` returns it: the summary, its limits, who executes
- * it, its compactions (null before the first), and why it failed.
+ * it, its compactions (null before the first), why it failed, and for a fork
+ * where it came from.
  */
 export type RunView = RunSummary & {
   limits: RunLimits;
   lease: Lease | null;
   compaction: CompactionView | null;
   failure: Failure | null;
+  forkedFrom?: ForkOrigin;
 };
 
 /**
@@ -72,6 +74,7 @@ export function runView(state: RunState, lease: Lease | null): RunView {
       }
       : null,
     failure: state.failure ?? null,
+    ...(state.forkedFrom ? { forkedFrom: state.forkedFrom } : {}),
   };
 }
 

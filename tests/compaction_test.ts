@@ -16,6 +16,7 @@ import { KvRunStore } from "../kv/kv_run_store.ts";
 import { fixture } from "./helpers.ts";
 import { scriptedModel } from "../testing/scripted_model.ts";
 import { defineAgent } from "../subagents/define_agent.ts";
+import { forkState } from "../harness/fork.ts";
 import { agentRunOptions } from "../runtime/run_settings.ts";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { aiSdkModel } from "../ai_sdk/mod.ts";
@@ -355,4 +356,23 @@ Deno.test("defineAgent takes a context policy in its options; run options carry 
     context: { rootId: "r", dir: "/tmp/r" },
   });
   assert.deepEqual(asked.context, { keepTurns: 1 });
+});
+
+Deno.test("a fork of a compacted run sends the compacted prompt of its prefix", async () => {
+  const { s } = await recall({
+    trigger: { tokens: 3000 },
+    strategies: ["summarize"],
+    keepTurns: 2,
+  });
+  const c = s.context!;
+  const late = forkState(s, { atTurn: s.turns - 1 });
+  assert.equal(late.context?.summary, c.summary);
+  assert.equal(late.context?.compactions, 0);
+  assert.equal(late.costUsd, 0);
+  assert.deepEqual(
+    contextView(late.messages, late.context),
+    contextView(s.messages.slice(0, late.messages.length), c),
+  );
+  const early = forkState(s, { atTurn: 2 });
+  assert.equal(early.context, undefined);
 });

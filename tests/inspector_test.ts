@@ -207,7 +207,9 @@ Deno.test("GET /ui/runs/:id without JavaScript: state, tree, transcript, all esc
     assert.ok(res.text.includes('class="msg system"'));
     assert.ok(res.text.includes('class="msg assistant"'));
     assert.ok(res.text.includes(`data-node="${id}"`));
-    assert.match(res.text, /The tree awaits nothing \(completed\)/);
+    // A completed root takes a follow-up: the reply box (no verdict awaited, no Stop).
+    assert.match(res.text, /<form class="reply" data-action="reply" data-run-id="[^"]+">/);
+    assert.ok(!res.text.includes('data-action="verdict"'));
     assertNoInjectedMarkup(res.text);
   }));
 

@@ -6,7 +6,10 @@ import { run } from "../harness/run.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { RunConflictError } from "../harness/errors.ts";
 import { countingKv, listFiles, runawayModel, withKv } from "./kv_helpers.ts";
-import { TOOL_START_LIVE_MS } from "../kv/events.ts";
+import { TEXT_LIVE_MS, TOOL_START_LIVE_MS } from "../kv/events.ts";
+import { scriptedModel } from "../testing/scripted_model.ts";
+import { createWorkspace } from "../tools/workspace.ts";
+import { demoTools } from "../tools/catalog.ts";
 import { sleep } from "../harness/sleep.ts";
 
 Deno.test("a durable turn costs at most 2 KV commits, its trace events included", () =>
@@ -147,3 +150,60 @@ function watchedListFiles(
     },
   };
 }
+
+Deno.test("a streamed reply's words ride in its save; a slow one's are committed while it streams", () =>
+  withKv(async (raw) => {
+    const ws = await createWorkspace();
+    const planTools = demoTools(ws);
+    try {
+      // plan answers in words at its last turn; streamed at once, then paced.
+      const commitsOf = async (chunkMs: number) => {
+        const { kv, commits } = countingKv(raw);
+        const store = new KvRunStore(kv);
+        const state = newRun("Which file mentions a timeout?");
+        await store.save(state);
+        const seenWhileStreaming: string[] = [];
+        const before = commits.n;
+        const done = await run(state, {
+          model: scriptedModel("plan", { chunkMs }),
+          tools: planTools,
+          limits: { maxTurns: 10, maxBudgetUsd: 1 },
+          store,
+          trace: async (e) => {
+            await store.traceSink()(e);
+            if (e.type === "text_delta" && chunkMs > 0 && !seenWhileStreaming.length) {
+              await sleep(TEXT_LIVE_MS + 100);
+              const stored = await new KvRunStore(raw).events(state.runId);
+              seenWhileStreaming.push(...stored.map((s) => s.event.type));
+            }
+          },
+        });
+        assert.equal(done.status, "completed");
+        const events = (await store.events(state.runId)).map((e) => e.event);
+        const text = events.filter((e) => e.type === "text_delta").map((e) => e.delta).join("");
+        assert.equal(text, done.output);
+        return { commits: commits.n - before, seenWhileStreaming };
+      };
+      const fast = await commitsOf(0);
+      const plain = await (async () => {
+        const { kv, commits } = countingKv(raw);
+        const store = new KvRunStore(kv);
+        const state = newRun("Which file mentions a timeout?");
+        await store.save(state);
+        const before = commits.n;
+        await run(state, {
+          model: scriptedModel("plan", { stream: false }),
+          tools: planTools,
+          limits: { maxTurns: 10, maxBudgetUsd: 1 },
+          store,
+          trace: store.traceSink(),
+        });
+        return commits.n - before;
+      })();
+      assert.equal(fast.commits, plain, "an instant stream costs no commit of its own");
+      const slow = await commitsOf(20);
+      assert.ok(slow.seenWhileStreaming.includes("text_delta"), `${slow.seenWhileStreaming}`);
+    } finally {
+      await ws.remove();
+    }
+  }));

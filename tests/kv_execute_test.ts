@@ -7,7 +7,10 @@ import { RunConflictError } from "../harness/errors.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { executeRun, startRun } from "../runtime/execute_run.ts";
 import { openKv } from "../kv/open_kv.ts";
-import { listFiles, oneCallModel, runawayModel, sleep, withKv } from "./kv_helpers.ts";
+import { countingKv, listFiles, oneCallModel, runawayModel, sleep, withKv } from "./kv_helpers.ts";
+import { acquireLease, leaseHolder, renewLeases } from "../kv/leases.ts";
+import { keepLease } from "../kv/lease_keeper.ts";
+import { leaseKey } from "../kv/keys.ts";
 
 Deno.test("concurrent executeRun of one run from two stores: one proceeds, one conflicts", () =>
   withKv(async (kv) => {
@@ -140,4 +143,39 @@ Deno.test("a run persists in a KV file across close and reopen", async () => {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("renewLeases: 120 leases in 3 commits; one taken over is reported lost, the rest kept", async () => {
+  await using raw = await Deno.openKv(":memory:");
+  const { kv, commits } = countingKv(raw);
+  const ids = Array.from({ length: 120 }, (_, i) => `run${i}`);
+  for (const id of ids) await acquireLease(kv, id, "w1", 60_000);
+  // Another owner took run7 over after its lease ran out.
+  await raw.delete(leaseKey("run7"));
+  await acquireLease(kv, "run7", "w2", 60_000);
+  const before = commits.n;
+  const held = await renewLeases(kv, ids, "w1", 60_000);
+  assert.equal(commits.n - before, 3);
+  assert.deepEqual(ids.filter((id) => !held.get(id)), ["run7"]);
+  assert.equal((await leaseHolder(kv, "run7"))?.owner, "w2");
+});
+
+Deno.test("keepLease: one timer renews every run's lease past its time; a lost one is reported once", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  for (const id of ["a", "b"]) await acquireLease(kv, id, "w1", 90);
+  const lost: string[] = [];
+  const stopA = keepLease(kv, "a", "w1", 90, {}, () => lost.push("a"));
+  const stopB = keepLease(kv, "b", "w1", 90, {}, () => lost.push("b"));
+  await sleep(200); // over twice the lease time
+  for (const id of ["a", "b"]) {
+    const lease = await leaseHolder(kv, id);
+    assert.equal(lease?.owner, "w1");
+    assert.ok(lease.expiresAt > Date.now(), `${id}'s lease was not renewed`);
+  }
+  await kv.delete(leaseKey("b"));
+  await acquireLease(kv, "b", "w2", 60_000);
+  await sleep(100);
+  assert.deepEqual(lost, ["b"]);
+  await stopA();
+  await stopB();
 });

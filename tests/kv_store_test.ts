@@ -298,3 +298,72 @@ Deno.test("a message appended while a save is committing is written by the next 
     const loaded = await new KvRunStore(kv).load(state.runId);
     assert.deepEqual(loaded.messages, state.messages);
   }));
+
+Deno.test("a state run() hands back is validated again: a caller's bad edit is refused", () =>
+  withKv(async (kv) => {
+    // Inside run() the header is validated on its first save, then trusted
+    // (harness/driven_states.ts); the state run() returns is the caller's again.
+    const store = new KvRunStore(kv);
+    const done = await run(newRun("list forever"), {
+      model: runawayModel(),
+      tools: [listFiles],
+      store,
+      limits: { maxTurns: 2 },
+    });
+    (done as { turns: unknown }).turns = -1;
+    await assert.rejects(store.save(done), (e: Error) => {
+      assert.ok(e instanceof TypeError);
+      assert.match(e.message, /invalid state at "turns"/);
+      return true;
+    });
+  }));
+
+Deno.test("run() validates its first save: a loaded state with a stray key is refused", () =>
+  withKv(async (kv) => {
+    const store = new KvRunStore(kv);
+    const s = newRun("hi");
+    await store.save(s);
+    const loaded = await store.load(s.runId);
+    (loaded as unknown as Record<string, unknown>).stray = 1;
+    await assert.rejects(
+      run(loaded, { model: runawayModel(), tools: [listFiles], store, limits: { maxTurns: 1 } }),
+      /invalid state at "stray"/,
+    );
+    assert.deepEqual(await new KvRunStore(kv).load(s.runId), s);
+  }));
+
+Deno.test("an approval's args are stored as they were when saved, not as changed after", () =>
+  withKv(async (kv) => {
+    const store = new KvRunStore(kv);
+    const s = newRun("hi");
+    const args = { path: "a.txt" };
+    s.status = "interrupted";
+    s.interruption = {
+      type: "approval",
+      callId: "c1",
+      toolName: "write",
+      args,
+      why: "needs_approval",
+    };
+    const saving = store.save(s);
+    args.path = "changed.txt";
+    await saving;
+    const back = await new KvRunStore(kv).load(s.runId);
+    assert.deepEqual(back.interruption, { ...s.interruption, args: { path: "a.txt" } });
+  }));
+
+Deno.test("a new run and its settings are stored in one commit, and refused together", () =>
+  withKv(async (raw) => {
+    const { kv, commits } = countingKv(raw);
+    const store = new KvRunStore(kv);
+    const s = newRun("hi");
+    await store.save(s, { settings: { budgetMode: "hard" } });
+    assert.equal(commits.n, 1);
+    assert.deepEqual(await new KvRunStore(kv).settings(s.runId), { budgetMode: "hard" });
+    // Created again elsewhere: neither the run nor the settings change.
+    await assert.rejects(
+      new KvRunStore(kv).save(s, { settings: { budgetMode: "soft" } }),
+      RunConflictError,
+    );
+    assert.deepEqual(await new KvRunStore(kv).settings(s.runId), { budgetMode: "hard" });
+  }));

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { z as z3 } from "zod3";
 import { type } from "arktype";
 import { defineTool } from "../harness/tool.ts";
+import { adaptSchema } from "../harness/schema_adapter.ts";
 import { newRun } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
 import type { Model } from "../harness/model.ts";
@@ -92,3 +93,13 @@ function call(id: string, args: unknown) {
     function: { name: "lookup_order", arguments: JSON.stringify(args) },
   };
 }
+
+Deno.test("a schema is converted once: tools built per run share its JSON Schema", () => {
+  const schema = z.object({ path: z.string() });
+  const a = adaptSchema(schema, "a");
+  const b = adaptSchema(schema, "b");
+  assert.equal(a.jsonSchema, b.jsonSchema);
+  assert.notEqual(adaptSchema(z.object({ path: z.string() }), "c").jsonSchema, a.jsonSchema);
+  // Still the schema's own check.
+  assert.equal(b.check.safeParse({ path: 1 }).success, false);
+});

@@ -299,6 +299,7 @@ Deno.test("/openapi.json lists every route with schemas from zod", () =>
       "/runs/{id}",
       "/runs/{id}/approve",
       "/runs/{id}/events",
+      "/runs/{id}/fork",
       "/runs/{id}/messages",
       "/runs/{id}/reject",
       "/runs/{id}/resume",
@@ -310,4 +311,6 @@ Deno.test("/openapi.json lists every route with schemas from zod", () =>
     assert.equal(doc.components.schemas.CreateRun.required, undefined);
     assert.deepEqual(doc.components.schemas.Approve.required, ["callId"]);
     assert.ok(doc.paths["/runs"].post && doc.paths["/runs"].get);
+    assert.ok(doc.paths["/runs/{id}/messages"].get && doc.paths["/runs/{id}/messages"].post);
+    assert.deepEqual(doc.components.schemas.Fork.required, ["atTurn"]);
   }));

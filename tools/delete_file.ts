@@ -30,6 +30,11 @@ export interface Effect {
 /** Name of the hidden effects log inside the workspace. */
 export const EFFECTS_LOG = ".effects.log";
 
+// One schema for every instance: a server builds the tools of each run it executes.
+const PARAMETERS = z.object({
+  path: z.string().min(1).describe("File path relative to the workspace, e.g. notes.txt"),
+});
+
 /**
  * The `delete_file` tool: needs approval, not read-only, not idempotent.
  * Returns `deleted <path>`; a missing file is an error for the model
@@ -51,9 +56,7 @@ export function deleteFileTool(ws: Workspace): Tool<DeleteFileArgs> {
   return defineTool<DeleteFileArgs>({
     name: "delete_file",
     description: "Deletes a file in the workspace. A person must approve each deletion.",
-    parameters: z.object({
-      path: z.string().min(1).describe("File path relative to the workspace, e.g. notes.txt"),
-    }),
+    parameters: PARAMETERS,
     readOnly: false,
     idempotent: false,
     needsApproval: true,

@@ -11,6 +11,9 @@ import type { Workspace } from "./workspace.ts";
 /** Arguments of `list_files`: none. */
 export type ListFilesArgs = Record<string, never>;
 
+// One schema for every instance: a server builds the tools of each run it executes.
+const PARAMETERS = z.object({});
+
 /**
  * The `list_files` tool: one line per file, sorted by name, e.g.
  * `access.log (827 bytes)`. Read-only.
@@ -29,7 +32,7 @@ export function listFilesTool(ws: Workspace): Tool<ListFilesArgs> {
   return defineTool<ListFilesArgs>({
     name: "list_files",
     description: "Lists the files in the workspace with their sizes in bytes, one per line.",
-    parameters: z.object({}),
+    parameters: PARAMETERS,
     readOnly: true,
     async run(_args, ctx) {
       ctx.signal.throwIfAborted();

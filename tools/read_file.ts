@@ -24,6 +24,11 @@ export interface ReadFileOptions {
 /** Default cap on the characters `read_file` returns. */
 export const READ_FILE_MAX_CHARS = 200_000;
 
+// One schema for every instance: a server builds the tools of each run it executes.
+const PARAMETERS = z.object({
+  path: z.string().min(1).describe("File path relative to the workspace, e.g. errors.log"),
+});
+
 /**
  * The `read_file` tool. Read-only. A missing file is an error the model can
  * fix (`no such file: x. Call list_files to see what exists.`); a path outside
@@ -50,9 +55,7 @@ export function readFileTool(ws: Workspace, options: ReadFileOptions = {}): Tool
     name: "read_file",
     description:
       `Returns the text of a file in the workspace (at most ${maxChars} characters). Call list_files first to see the names.`,
-    parameters: z.object({
-      path: z.string().min(1).describe("File path relative to the workspace, e.g. errors.log"),
-    }),
+    parameters: PARAMETERS,
     readOnly: true,
     async run({ path }, ctx) {
       ctx.signal.throwIfAborted();

@@ -22,6 +22,9 @@ export interface ScanArchiveOptions {
   every?: number;
 }
 
+// One schema for every instance: a server builds the tools of each run it executes.
+const PARAMETERS = z.object({});
+
 /**
  * The `scan_archive` tool: "scans" `files` simulated archive files in about
  * `ms` milliseconds, calling `ctx.progress("scanned 200 of 1200 files", 1/6)`
@@ -61,7 +64,7 @@ export function scanArchiveTool(
     description: `Scans the log archive (${files} files) for timeouts. Slow: takes about ${
       Math.round(ms / 1000)
     } s.`,
-    parameters: z.object({}),
+    parameters: PARAMETERS,
     readOnly: true,
     async run(_args, ctx) {
       ctx.signal.throwIfAborted();

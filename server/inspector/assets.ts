@@ -16,6 +16,7 @@ import ACTIVITY_JS from "./static/activity.js" with { type: "text" };
 import API_JS from "./static/api.js" with { type: "text" };
 import BUDGET_JS from "./static/budget.js" with { type: "text" };
 import CONTROLS_JS from "./static/controls.js" with { type: "text" };
+import CONVERSATION_JS from "./static/conversation.js" with { type: "text" };
 import EVENTS_JS from "./static/events.js" with { type: "text" };
 import MAIN_JS from "./static/main.js" with { type: "text" };
 import NEW_RUN_JS from "./static/new_run.js" with { type: "text" };
@@ -29,6 +30,7 @@ import CONTROLS_CSS from "./static/controls.css" with { type: "text" };
 import TREE_CSS from "./static/tree.css" with { type: "text" };
 import ACTIVITY_CSS from "./static/activity.css" with { type: "text" };
 import TRANSCRIPT_CSS from "./static/transcript.css" with { type: "text" };
+import CONVERSATION_CSS from "./static/conversation.css" with { type: "text" };
 import BUDGET_CSS from "./static/budget.css" with { type: "text" };
 import FIT_CSS from "./static/fit.css" with { type: "text" };
 import NEW_RUN_CSS from "./static/new_run.css" with { type: "text" };
@@ -41,6 +43,7 @@ const SCRIPTS: Record<string, string> = {
   "api.js": API_JS,
   "budget.js": BUDGET_JS,
   "controls.js": CONTROLS_JS,
+  "conversation.js": CONVERSATION_JS,
   "events.js": EVENTS_JS,
   "main.js": MAIN_JS,
   "new_run.js": NEW_RUN_JS,
@@ -58,6 +61,7 @@ const STYLESHEET = [
   TREE_CSS,
   ACTIVITY_CSS,
   TRANSCRIPT_CSS,
+  CONVERSATION_CSS,
   BUDGET_CSS,
   NEW_RUN_CSS,
   FIT_CSS, // last: it overrides the others on narrow windows

@@ -25,6 +25,7 @@ export { listCounts, type ListedRun, renderRunList } from "./run_list.ts";
 export { renderControls, renderSummary, type RunPageData, type TreeNodeView } from "./run_page.ts";
 export { type StatusFields, type StatusWords, statusWords } from "./status_words.ts";
 export { renderTranscript } from "./transcript.ts";
+export { renderReplyBox, transcriptOptions } from "./conversation.ts";
 export {
   loadToolRows,
   renderToolRow,

@@ -8,6 +8,7 @@ import { type Html, html } from "./html.ts";
 import { renderControls, renderSummary, type RunPageData } from "./run_page.ts";
 import { renderTree } from "./tree.ts";
 import { renderTranscript } from "./transcript.ts";
+import { transcriptOptions } from "./conversation.ts";
 import { renderBudget } from "./budget_picture.ts";
 
 /** Options of {@link renderPage}. */
@@ -162,7 +163,7 @@ export function renderRunMain(d: RunPageData | null): Html {
     <section class="card">
       <h2>Transcript <span class="muted" id="message-count">(${d.messages
         .length} messages)</span></h2>
-      <div id="transcript">${renderTranscript(d.messages, d.repairs)}</div>
+      <div id="transcript">${renderTranscript(d.messages, d.repairs, transcriptOptions(d))}</div>
     </section>
   `;
 }

@@ -16,6 +16,7 @@ import type { ToolRow } from "./tool_rows.ts";
 import type { Spend } from "./spend.ts";
 import { renderRaiseForm } from "./resume_form.ts";
 import { usdPair } from "../../harness/spend_text.ts";
+import { renderForkOrigin, renderReplyBox } from "./conversation.ts";
 
 /** A run of the tree with why it stopped (as data). */
 export type TreeNodeView = TreeNode & { interruption: Interruption | null };
@@ -111,6 +112,7 @@ export function renderSummary(d: RunPageData): Html {
     words.detail ? html`<p class="why">${words.detail}</p>` : ""
   }</div>
 <h1 class="task-title">${clip(taskOf(d.messages), 300) || "(no task)"}</h1>
+${renderForkOrigin(run)}
 ${crumb}
 ${renderFacts(run)}
 ${renderOutcome(run)}
@@ -182,6 +184,8 @@ export function renderControls(d: RunPageData): Html {
       </form>
     `);
   }
+  const reply = renderReplyBox(d);
+  if (reply) forms.push(reply);
   if (!forms.length) {
     return html`<p class="muted">The tree awaits nothing (${
       statusWords(root).label.toLowerCase()

@@ -6,6 +6,7 @@
 import type { ChatMessage } from "../../harness/messages.ts";
 import { clip, prettyArgs } from "./format.ts";
 import { type Html, html } from "./html.ts";
+import { forkButton, forkPoints } from "./conversation.ts";
 
 /** Where the repair prompts are, and the replies that answer them (indexes). */
 interface Repairs {
@@ -22,8 +23,8 @@ function repairsOf(messages: readonly ChatMessage[], prompts: readonly number[])
   return { prompts: new Set(prompts), replies };
 }
 
-function messageBlock(m: ChatMessage, index: number, repairs: Repairs): Html {
-  if (repairs.prompts.has(index)) return repairBlock(m);
+function messageBlock(m: ChatMessage, index: number, repairs: Repairs, fork: Html | ""): Html {
+  if (repairs.prompts.has(index)) return repairBlock(m, fork);
   switch (m.role) {
     case "system":
       return html`
@@ -37,7 +38,7 @@ function messageBlock(m: ChatMessage, index: number, repairs: Repairs): Html {
     case "user":
       return html`<li class="msg user"><span class="role">${
         index <= 1 ? "task" : "user"
-      }</span><pre>${m.content}</pre></li>`;
+      }</span><pre>${m.content}</pre>${fork}</li>`;
     case "assistant": {
       const calls = (m.tool_calls ?? []).map((c) =>
         html`
@@ -47,9 +48,12 @@ function messageBlock(m: ChatMessage, index: number, repairs: Repairs): Html {
         `
       );
       const role = repairs.replies.has(index) ? "model · repair turn" : "model";
-      return html`<li class="msg assistant"><span class="role">${role}</span>${
-        m.content ? html`<pre>${m.content}</pre>` : ""
-      }${calls}</li>`;
+      return html`
+        <li
+          class="msg assistant"><span class="role">${role}</span>${m.content
+            ? html`<pre>${m.content}</pre>`
+            : ""}${calls}${fork}</li>
+      `;
     }
     case "tool": {
       const long = m.content.length > 1500;
@@ -64,18 +68,18 @@ function messageBlock(m: ChatMessage, index: number, repairs: Repairs): Html {
       return html`
         <li
           class="msg tool"><span class="role">result of <b>${m.name}</b> <code class="call-id">${m
-            .tool_call_id}</code></span>${body}</li>
+            .tool_call_id}</code></span>${body}${fork}</li>
       `;
     }
   }
 }
 
 /** A repair prompt: the answer before it failed the run's output schema. */
-function repairBlock(m: ChatMessage): Html {
+function repairBlock(m: ChatMessage, fork: Html | ""): Html {
   return html`
     <li
       class="msg repair"><span class="role">repair: the answer failed the output schema</span><pre>${m
-        .content}</pre></li>
+        .content}</pre>${fork}</li>
   `;
 }
 
@@ -83,7 +87,8 @@ function repairBlock(m: ChatMessage): Html {
  * A transcript, oldest first: the system prompt folded, the task, the model's
  * replies with their tool calls, and each tool result. The messages at
  * `repairs` (a typed run's `outputRepairs`) are shown as repair prompts, and
- * the model turns answering them as repair turns.
+ * the model turns answering them as repair turns. With `forkRunId` (a root
+ * run), "Fork from here" on each turn a fork can start from.
  *
  * @example
  * ```ts
@@ -94,8 +99,16 @@ function repairBlock(m: ChatMessage): Html {
 export function renderTranscript(
   messages: readonly ChatMessage[],
   repairs: readonly number[] = [],
+  options: { forkRunId?: string } = {},
 ): Html {
   if (!messages.length) return html`<p class="muted">No messages.</p>`;
   const marked = repairsOf(messages, repairs);
-  return html`<ol class="transcript">${messages.map((m, i) => messageBlock(m, i, marked))}</ol>`;
+  const { forkRunId } = options;
+  const points = forkRunId === undefined ? new Map<number, number>() : forkPoints(messages);
+  return html`<ol class="transcript">${
+    messages.map((m, i) => {
+      const turn = points.get(i);
+      return messageBlock(m, i, marked, turn === undefined ? "" : forkButton(forkRunId!, turn));
+    })
+  }</ol>`;
 }

@@ -47,7 +47,13 @@ function describe(ev) {
     case "tool_result":
       if (ev.suspended) return ev.toolName + " " + suspendedWords(ev);
       return ev.toolName + (ev.ok ? " done" : " failed: " + (ev.error || "")) +
-        (ev.cached ? " (from cache)" : " in " + secs(ev.ms));
+        (ev.cached
+          ? " (from cache)"
+          : ev.replayed
+          ? " (replayed from the source run, $0)"
+          : " in " + secs(ev.ms));
+    case "user_message":
+      return "you: " + argsText(JSON.stringify(ev.content), 120);
     case "approval_required":
       return ev.toolName + " awaits your verdict (" +
         (ev.why === "uncertain_effect" ? "its effect is uncertain" : "needs approval") + ") " +

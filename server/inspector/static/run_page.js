@@ -5,6 +5,7 @@ import { $, apiJson, enc, setLive, sleep } from "./api.js";
 import { log } from "./activity.js";
 import { followBudget } from "./budget.js";
 import { clearDoneNotice, handleControls } from "./controls.js";
+import { handleConversation } from "./conversation.js";
 import { poll, stream } from "./events.js";
 import { readServerRows, renderTools, source, sources, tools } from "./tree.js";
 import { renderTyping, typing } from "./typing.js";
@@ -125,6 +126,9 @@ function eventOf(p, s, seq, ev) {
 export async function runPage(runId) {
   const p = pageState(runId);
   handleControls(function () {
+    return refresh(p);
+  });
+  handleConversation(function () {
     return refresh(p);
   });
   followBudget();

@@ -38,7 +38,9 @@ function resultRow(x, ev) {
   }
   x.state = ev.ok ? "ok" : "failed";
   if (ev.ok) x.fraction = 1;
-  x.label = ev.ok ? (ev.cached ? "from cache" : "done in " + secs(ev.ms)) : ev.error || "failed";
+  x.label = ev.ok
+    ? (ev.cached ? "from cache" : ev.replayed ? "replayed, $0" : "done in " + secs(ev.ms))
+    : ev.error || "failed";
   return x;
 }
 

@@ -1,0 +1,160 @@
+/**
+ * Forking a stored run: the fork is saved as a new tree (with its source's
+ * settings), quoted, and either left to run (`running`: any instance's sweep
+ * or schedule starts it) or only created (`start: false`: it waits,
+ * `interrupted`, until a resume starts it).
+ *
+ * @module
+ */
+import { type CallQuote, type ForkOptions, forkState, quoteNextCall } from "../harness/fork.ts";
+import type { RunOptions } from "../harness/run_options.ts";
+import type { RunState } from "../harness/state.ts";
+import type { KvRunStore } from "../kv/kv_run_store.ts";
+import { join } from "node:path";
+import { RunStateError } from "../harness/errors.ts";
+import { type ExecutorDeps, modelOf } from "./executor.ts";
+import { agentRunOptions, loadRunSettings } from "./run_settings.ts";
+
+/** The reason a fork created with `start: false` waits with. */
+export const FORK_NOT_STARTED = "created by a fork and not started: resume it to start";
+
+/** Options of {@link forkRun}. */
+export interface ForkRunOptions extends ForkOptions {
+  /**
+   * What the fork will run with (its model, tools, prices, budget mode): the
+   * quote is counted with them. Given the fork's state, once built.
+   */
+  runWith(
+    fork: RunState,
+  ): Promise<
+    Pick<RunOptions, "model" | "tools" | "prices" | "budgetMode" | "output" | "maxOutputRepairs">
+  >;
+  /** Leave it to run (default true); false: created and quoted only. */
+  start?: boolean;
+  /** Quote it only: nothing is saved (the returned state is what would be). */
+  quoteOnly?: boolean;
+}
+
+/** A new fork and the quote of its next call. */
+export interface ForkResult {
+  /** The fork as saved. */
+  state: RunState;
+  /** Its next model call, priced before anything is spent. */
+  quote: CallQuote;
+}
+
+/**
+ * Creates a fork of stored run `id` at `atTurn` (see `forkState`) and quotes
+ * its next call. In hard budget mode the quote is what the budget must
+ * cover: a fork whose `maxBudgetUsd` is below `quote.totalUsd` is refused
+ * (`RangeError` naming `limits.maxBudgetUsd`) and nothing is saved.
+ *
+ * @example
+ * ```ts
+ * import { forkRun } from "./fork_run.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { newRun } from "../harness/state.ts";
+ * import { scriptedModel } from "../testing/scripted_model.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const store = new KvRunStore(kv);
+ * const s = newRun("hi");
+ * await store.save(s);
+ * const model = scriptedModel("echo");
+ * const { state, quote } = await forkRun(store, s.runId, {
+ *   atTurn: 0, start: false, runWith: () => Promise.resolve({ model }),
+ * });
+ * console.log(state.forkedFrom?.turn, state.status, quote.promptTokens); // 0 interrupted 9
+ * kv.close();
+ * ```
+ */
+export async function forkRun(
+  store: KvRunStore,
+  id: string,
+  options: ForkRunOptions,
+): Promise<ForkResult> {
+  const { runWith, start = true, quoteOnly = false, ...fork } = options;
+  const state = forkState(await store.read(id), fork);
+  if (quoteOnly) {
+    const run = await runWith(state);
+    const quote = await quoteNextCall(state, run);
+    if (run.budgetMode === "hard") coveredByBudget(state, quote);
+    return { state, quote };
+  }
+  // Settings first: the fork runs (and is quoted) with its source's.
+  const settings = await store.settings(id);
+  if (settings !== null) await store.saveSettings(state.runId, settings);
+  let quote: CallQuote;
+  try {
+    const run = await runWith(state);
+    quote = await quoteNextCall(state, run);
+    if (run.budgetMode === "hard") coveredByBudget(state, quote);
+  } catch (e) {
+    await store.delete(state.runId).catch(() => {}); // the settings saved above
+    throw e;
+  }
+  if (!start) {
+    state.status = "interrupted";
+    state.interruption = { type: "cancelled", reason: FORK_NOT_STARTED };
+    state.stopReason = FORK_NOT_STARTED;
+  }
+  await store.save(state);
+  return { state, quote };
+}
+
+/** In hard budget mode the quote is what the budget must cover (RangeError otherwise). */
+function coveredByBudget(state: RunState, quote: CallQuote): void {
+  if (quote.totalUsd <= state.limits.maxBudgetUsd) return;
+  throw new RangeError(
+    `limits.maxBudgetUsd: the fork's next call is quoted at $${quote.totalUsd.toFixed(6)} ` +
+      `(prompt $${quote.promptUsd.toFixed(6)} + reply reservation $${quote.replyUsd.toFixed(6)}) ` +
+      `and a hard budget must cover it; the budget is $${state.limits.maxBudgetUsd.toFixed(6)}`,
+  );
+}
+
+/**
+ * What a fork of stored root run `source` runs with in this process, for its
+ * quote: the source's agent (`RunStateError` when it is not served here), the
+ * options stored with the source, the model and tools they give, built for
+ * the source's tree (its folder exists: a quote creates nothing).
+ *
+ * @example
+ * ```ts
+ * import { forkRunOptions } from "./fork_run.ts";
+ * import { agentRegistry } from "./agent_registry.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { newRun } from "../harness/state.ts";
+ * import { scriptedModel } from "../testing/scripted_model.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const agents = agentRegistry([defineAgent({ name: "a", instructions: "", tools: [] })]);
+ * const deps = { agents, makeModel: (n: string) => scriptedModel(n), workspaceRoot: "/tmp" };
+ * const o = await forkRunOptions(deps, new KvRunStore(kv), newRun("hi", { agent: "a", model: "echo" }));
+ * console.log(o.model.name); // echo
+ * kv.close();
+ * ```
+ */
+export async function forkRunOptions(
+  deps: Pick<ExecutorDeps, "agents" | "makeModel" | "defaultModel" | "workspaceRoot" | "prices">,
+  store: KvRunStore,
+  source: RunState,
+): Promise<RunOptions> {
+  const agent = deps.agents.forRun(source);
+  if (!agent) {
+    const name = source.agent ?? "(none)";
+    throw new RunStateError(
+      source.runId,
+      source.status,
+      "fork",
+      `its agent "${name}" is not served here`,
+    );
+  }
+  const stored = await loadRunSettings(store, source.runId);
+  const options = stored === null ? {} : "fingerprint" in stored ? stored.options : stored.legacy;
+  return await agentRunOptions(agent, options, {
+    model: modelOf(agent, source, deps),
+    context: { rootId: source.rootId, dir: join(deps.workspaceRoot, source.rootId) },
+    resolveModel: deps.makeModel,
+    prices: deps.prices,
+    extraTools: deps.agents.extraTools,
+  });
+}

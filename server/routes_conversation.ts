@@ -1,0 +1,110 @@
+/**
+ * Conversations and forks: `POST /runs/:id/messages` (a follow-up to a
+ * stopped run, answered in the same run and executed like a resume) and
+ * `POST /runs/:id/fork` (a new run from turn N, quoted before it runs).
+ *
+ * @module
+ */
+import type { Hono } from "hono";
+import { z } from "zod";
+import { followUpRun } from "../runtime/follow_up_run.ts";
+import { forkRun, forkRunOptions } from "../runtime/fork_run.ts";
+import type { ResolvedDeps } from "./deps.ts";
+import { BadRequestError } from "./errors.ts";
+import { LimitsSchema, readBody } from "./schemas.ts";
+import { runIdParam, runView } from "./views.ts";
+import { eventStream } from "./routes_events.ts";
+import { checkNewLimits } from "./routes_control.ts";
+import { wantsEventStream } from "./routes_runs.ts";
+
+/** Body of `POST /runs/:id/messages`. */
+export const FollowUpSchema = z.strictObject({
+  content: z.string().trim().min(1).max(100_000).describe("The person's next message"),
+  limits: LimitsSchema.optional().describe(
+    "New limits from now on (the turn cap counts turns since the last message; the budget " +
+      "is the whole conversation's)",
+  ),
+});
+
+/** Body of `POST /runs/:id/fork`. */
+export const ForkSchema = z.strictObject({
+  atTurn: z.int().min(0).describe(
+    "Fork after this turn of the source (its reply and tool results); 0: before its first call",
+  ),
+  start: z.boolean().optional().describe(
+    "Start the fork now (default true); false: create and quote it only (a resume starts it)",
+  ),
+  limits: LimitsSchema.optional().describe("The fork's limits (default: the source's)"),
+  quoteOnly: z.boolean().optional().describe(
+    "Only quote the fork's next call: nothing is created (200 with `{ forkedFrom, quote }`)",
+  ),
+});
+
+/**
+ * Registers the conversation routes on `app`.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { registerConversationRoutes } from "./routes_conversation.ts";
+ * import { resolveDeps } from "./deps.ts";
+ * import { onError } from "./errors.ts";
+ * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const app = new Hono();
+ * app.onError(onError);
+ * registerConversationRoutes(app, resolveDeps({ kv, store: new KvRunStore(kv) }));
+ * const res = await app.request("/runs/nope/messages", {
+ *   method: "POST",
+ *   headers: { "content-type": "application/json" },
+ *   body: JSON.stringify({ content: "hi" }),
+ * });
+ * console.log(res.status); // 404
+ * kv.close();
+ * ```
+ */
+export function registerConversationRoutes(app: Hono, deps: ResolvedDeps): void {
+  app.post("/runs/:id/messages", async (c) => {
+    const id = runIdParam(c);
+    const { content, limits } = await readBody(c.req.raw, FollowUpSchema);
+    // No client may widen what the agent allows: limits stay under its ceiling.
+    if (limits) await checkNewLimits(deps, id, limits);
+    const store = deps.freshStore();
+    // A client that wants to watch the answer gets the run's stream from its next event on.
+    const stream = wantsEventStream(c.req.header("accept"));
+    const after = stream ? await store.lastEventSeq(id) : -1;
+    const state = await followUpRun(store, deps.kv, id, content, { limits });
+    await deps.schedule(state.runId);
+    if (!stream) return c.json(runView(state, null), 202);
+    c.status(202);
+    return eventStream(c, deps, id, { after });
+  });
+
+  app.post("/runs/:id/fork", async (c) => {
+    const id = runIdParam(c);
+    const { atTurn, start = true, limits, quoteOnly } = await readBody(c.req.raw, ForkSchema);
+    if (limits) await checkNewLimits(deps, id, limits);
+    const store = deps.freshStore();
+    const source = await store.summary(id);
+    const { state, quote } = await forkRun(store, id, {
+      atTurn,
+      start,
+      limits,
+      quoteOnly,
+      // Its source's settings and tool definitions (the fork copies the settings): counted
+      // without creating the fork's workspace, as a quote may create nothing.
+      runWith: (fork) => forkRunOptions(deps, store, { ...fork, runId: id, rootId: source.rootId }),
+    }).catch(asBadRequest);
+    if (quoteOnly) return c.json({ forkedFrom: state.forkedFrom, quote });
+    if (start) await deps.schedule(state.runId);
+    c.header("Location", `/runs/${state.runId}`);
+    return c.json({ ...runView(state, null), quote }, 201);
+  });
+}
+
+/** A fork refused for its turn or its budget is the request's fault: a 400 naming the field. */
+function asBadRequest(e: unknown): never {
+  if (!(e instanceof RangeError)) throw e;
+  const field = e.message.startsWith("limits.maxBudgetUsd") ? "limits.maxBudgetUsd" : "atTurn";
+  throw new BadRequestError(field, e.message.replace(/^limits\.maxBudgetUsd: /, ""));
+}
