@@ -57,6 +57,8 @@ export interface FreshResult {
 
 const TIME = "/usr/bin/time";
 const CHILD = new URL("./fresh_child.ts", import.meta.url).pathname;
+// The child loads js-tiktoken, a package only tests and benchmarks use: its lock file.
+const DEV_LOCK = `--lock=${new URL("../deno.dev.lock", import.meta.url).pathname}`;
 
 async function hasTime(): Promise<boolean> {
   try {
@@ -76,6 +78,7 @@ async function spawnOnce(
     Deno.execPath(),
     "run",
     "--frozen",
+    DEV_LOCK,
     "--allow-read",
     "--allow-write",
     "--allow-env",

@@ -142,8 +142,8 @@ switch (mode) {
     break;
   }
   case "tok-js-tiktoken": {
-    const { Tiktoken } = await import("js-tiktoken/lite");
-    const { default: ranks } = await import("js-tiktoken/ranks/o200k_base");
+    const { Tiktoken } = await import("npm:js-tiktoken@1.0.21/lite");
+    const { default: ranks } = await import("npm:js-tiktoken@1.0.21/ranks/o200k_base");
     imported = performance.now();
     extra = { tokens: new Tiktoken(ranks).encode(SAMPLE).length };
     break;

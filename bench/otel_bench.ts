@@ -7,8 +7,8 @@
  *
  * @module
  */
-import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
+import { BasicTracerProvider, BatchSpanProcessor } from "npm:@opentelemetry/sdk-trace-base@2.12.1";
+import { MeterProvider, MetricReader } from "npm:@opentelemetry/sdk-metrics@2.12.1";
 import { openTelemetry, openTelemetryWith } from "../otel/open_telemetry.ts";
 import { progress } from "./instrument.ts";
 import { ownPerTurn } from "./otel_child.ts";

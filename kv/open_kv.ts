@@ -77,6 +77,10 @@ export function isKvUrl(path: string): boolean {
  * ```
  */
 export async function openKv(path?: string, options: OpenKvOptions = {}): Promise<Deno.Kv> {
+  if (typeof Deno.openKv !== "function") {
+    // A user project without "kv" in its deno.json "unstable": say what to add.
+    throw new KvOpenError(path ?? "default", 'Deno KV is off: add "kv" to deno.json "unstable"');
+  }
   if (path !== undefined && isLocalFile(path)) {
     try {
       await Deno.mkdir(dirname(path), { recursive: true });

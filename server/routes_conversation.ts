@@ -50,10 +50,12 @@ export const ForkSchema = z.strictObject({
  * import { resolveDeps } from "./deps.ts";
  * import { onError } from "./errors.ts";
  * import { KvRunStore } from "../kv/kv_run_store.ts";
+ * import { defineAgent } from "../subagents/define_agent.ts";
  * const kv = await Deno.openKv(":memory:");
  * const app = new Hono();
  * app.onError(onError);
- * registerConversationRoutes(app, resolveDeps({ kv, store: new KvRunStore(kv) }));
+ * const agents = [defineAgent({ name: "helper", instructions: "Answer briefly.", tools: [] })];
+ * registerConversationRoutes(app, resolveDeps({ kv, store: new KvRunStore(kv), agents }));
  * const res = await app.request("/runs/nope/messages", {
  *   method: "POST",
  *   headers: { "content-type": "application/json" },

@@ -35,7 +35,11 @@ export interface ServeAgentsOptions extends ServeOptions {
 /** Registers the sweep cron now (synchronously: Deploy finds crons while the module evaluates). */
 function sweepCron(live: { service?: Service | null }): AbortController {
   const cron = new AbortController();
-  if (typeof Deno.cron === "function") {
+  if (typeof Deno.cron !== "function") {
+    // A project whose deno.json lacks "cron" in "unstable": on Deploy its killed runs would
+    // wait for the next request's sweep; say so instead of running without it silently.
+    console.error('reins: no sweep cron (Deno.cron needs "cron" in deno.json "unstable")');
+  } else {
     // Every minute, any instance claims runs whose executor went away.
     Deno.cron("reins-sweep", "* * * * *", { signal: cron.signal }, async () => {
       await live.service?.worker.sweep(true);

@@ -28,6 +28,8 @@ export {
   type ScriptedProviderOptions,
 } from "./scripted_provider.ts";
 export { scriptedModel, type ScriptedModelOptions } from "./scripted_model.ts";
+// Scripting your own agents (children included) and reading a request's task.
+export { type ScriptableAgent, scriptAgents, taskOf } from "./script_agents.ts";
 export {
   callId,
   callTool,

@@ -330,7 +330,10 @@ async function chatResponse(
   const completion = await scriptedCompletion(request, scenario, input);
   if (!request.stream) return Response.json(completionBody(completion));
   const events = streamEvents(completion, request.includeUsage);
-  return new Response(pacedStream(events, options.chunkMs ?? 0, req.signal), {
+  const chunkMs = options.chunkMs ?? 0;
+  // Unpaced, the signal is not touched (see above): no warning for a provider served with 0.
+  const body = chunkMs > 0 ? pacedStream(events, chunkMs, req.signal) : new Blob(events).stream();
+  return new Response(body, {
     headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
   });
 }

@@ -1,8 +1,8 @@
 // aiSdkModel against the AI SDK's own mock language models (v4 and v3).
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { simulateReadableStream } from "ai";
-import { MockLanguageModelV3, MockLanguageModelV4 } from "ai/test";
+import { simulateReadableStream } from "npm:ai@7.0.173";
+import { MockLanguageModelV3, MockLanguageModelV4 } from "npm:ai@7.0.173/test";
 import { aiSdkModel } from "../ai_sdk/mod.ts";
 import { defineTool, memorySink, newRun, run } from "../mod.ts";
 import { roundUsd } from "../harness/cost.ts";

@@ -5,7 +5,7 @@
 // official `openai` client and @ai-sdk/openai-compatible read the same bodies.
 import assert from "node:assert/strict";
 import { z } from "zod";
-import OpenAI from "openai";
+import OpenAI from "npm:openai@7.59.0";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { createOpenAIModel } from "../openai/openai_model.ts";
 import { aiSdkModel } from "../ai_sdk/mod.ts";

@@ -1,21 +1,27 @@
-// Shared set-up of the MCP tests: the reference servers pinned in deno.json,
+// Shared set-up of the MCP tests: the reference servers from npm, pinned here,
 // run with this Deno, and a model that plays a script of turns.
 import type { Model, ModelRequest } from "../harness/model.ts";
 import type { AssistantMessage, ToolCall, ToolMessage } from "../harness/messages.ts";
 import type { TraceEvent } from "../harness/trace.ts";
+import { DEV_LOCK, ROOT } from "./run_script.ts";
 
-const IMPORTS: Record<string, string> = JSON.parse(
-  await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
-).imports;
+// Test-only packages: pinned here and locked in deno.dev.lock, so that `deno task run`
+// never downloads them (README, "Dependencies").
+const SERVERS: Record<string, string> = {
+  "@modelcontextprotocol/server-filesystem":
+    "npm:@modelcontextprotocol/server-filesystem@2026.8.31",
+  "@modelcontextprotocol/server-everything":
+    "npm:@modelcontextprotocol/server-everything@2026.8.31",
+};
 
 /** The command that starts a pinned npm MCP server over stdio (offline once cached). */
 export function serverCommand(pkg: string, ...args: string[]) {
-  const specifier = IMPORTS[pkg];
-  if (!specifier) throw new Error(`${pkg} is not pinned in deno.json imports`);
+  const specifier = SERVERS[pkg];
+  if (!specifier) throw new Error(`${pkg} is not one of the MCP servers pinned in mcp_helpers.ts`);
   return {
     command: Deno.execPath(),
-    args: ["run", "-A", "--frozen", "--quiet", specifier, ...args],
-    cwd: new URL("..", import.meta.url).pathname,
+    args: ["run", "-A", "--frozen", DEV_LOCK, "--quiet", specifier, ...args],
+    cwd: ROOT,
     stderr: "ignore" as const,
   };
 }

@@ -57,8 +57,10 @@ async function assertEnded(pid: number): Promise<void> {
 
 Deno.test("a server that hangs at start and ignores SIGTERM is killed when mcpTools gives up", async () => {
   await using s = await stubborn("hang");
+  // Long enough for `deno run` to start and write its pid on a loaded machine (the suite runs
+  // files in parallel): killed sooner, the server would leave no pid to check.
   await assert.rejects(
-    mcpTools({ ...s.spec, name: "stuck", timeoutMs: 1_000 }),
+    mcpTools({ ...s.spec, name: "stuck", timeoutMs: 3_000 }),
     /Cannot connect to MCP server "stuck"/,
   );
   await assertEnded(await s.pid());

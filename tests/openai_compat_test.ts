@@ -1,7 +1,7 @@
 // The official OpenAI client and the AI SDK, unchanged, against the scripted provider (in process).
 import assert from "node:assert/strict";
-import OpenAI from "openai";
-import { streamText } from "ai";
+import OpenAI from "npm:openai@7.59.0";
+import { streamText } from "npm:ai@7.0.173";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { scriptedFetch } from "../testing/scripted_provider.ts";
 import { PLAN_ANSWER } from "../testing/scenarios.ts";

@@ -5,8 +5,8 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
   type SpanExporter,
-} from "@opentelemetry/sdk-trace-base";
-import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
+} from "npm:@opentelemetry/sdk-trace-base@2.12.1";
+import { MeterProvider, MetricReader } from "npm:@opentelemetry/sdk-metrics@2.12.1";
 import type { OpenTelemetryOptions } from "../otel/mod.ts";
 import { openTelemetryWith } from "../otel/open_telemetry.ts";
 

@@ -2,7 +2,7 @@
 // processor and a metric reader (npm, test only) receive what `openTelemetry()`
 // records through @opentelemetry/api.
 import assert from "node:assert/strict";
-import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan } from "npm:@opentelemetry/sdk-trace-base@2.12.1";
 import { approve, newRun } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
 import { ModelError } from "../harness/errors.ts";

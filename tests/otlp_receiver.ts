@@ -2,7 +2,7 @@
 // exporter (Deno's own, with OTEL_DENO=true) POSTs to /v1/traces and
 // /v1/metrics as protobuf, decoded with protobufjs against the OTLP messages
 // (opentelemetry-proto, the fields tests read).
-import protobuf from "protobufjs";
+import protobuf from "npm:protobufjs@8.8.1";
 
 const OTLP_PROTO = `
 syntax = "proto3";

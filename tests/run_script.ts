@@ -5,6 +5,13 @@ import { fileURLToPath } from "node:url";
 /** The repository's root folder, with a trailing slash. */
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
+/**
+ * The `deno run` flag for a child that loads a test-only package (playwright-core, openai,
+ * the reference MCP servers): their lock file, `deno.dev.lock`, not the apps' `deno.lock`
+ * (README, "Dependencies").
+ */
+export const DEV_LOCK = `--lock=${ROOT}deno.dev.lock`;
+
 /** How a script is run: `deno run <flags> <ROOT><script> <args>`. */
 export interface ScriptOptions {
   /** The child's working folder; this process's when unset. */

@@ -50,6 +50,20 @@ function checkExit(name: string, s: any, where: string): void {
   }
 }
 
+/** `f` over `items`, at most `size` at a time; the results in the order of `items`. */
+async function inPool<T, R>(items: T[], size: number, f: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await f(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
+  return results;
+}
+
 Deno.test("the scenario catalog names every built-in scenario, once, and the test covers each", () => {
   const names = Object.keys(BUILT_IN_SCENARIOS).sort();
   assert.deepEqual(Object.keys(SCENARIO_CATALOG).sort(), names);
@@ -60,8 +74,16 @@ Deno.test("the scenario catalog names every built-in scenario, once, and the tes
 Deno.test("every scenario from the CLI, with no task and no extra flags, ends in its exit", async () => {
   const dir = await Deno.makeTempDir({ prefix: "reins-scenarios-" });
   try {
-    for (const name of builtInScenarioNames()) {
-      const out = await runScript("cli/main.ts", ["--scenario", name, "--json"], { cwd: dir });
+    // The children mostly wait (scripted pauses, slow tools): a few at a time, each in its
+    // own folder (its own .reins/ KV file), keeps this test's time near its longest scenario.
+    const names = builtInScenarioNames();
+    const outs = await inPool(names, 4, async (name) => {
+      const cwd = `${dir}/${name}`;
+      await Deno.mkdir(cwd);
+      return await runScript("cli/main.ts", ["--scenario", name, "--json"], { cwd });
+    });
+    for (const [i, name] of names.entries()) {
+      const out = outs[i];
       const s = lastJson(out.stdout);
       checkExit(name, s, "cli");
       assert.equal(out.code, EXPECTED[name].code, `cli ${name}: exit code`);

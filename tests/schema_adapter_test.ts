@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { z as z3 } from "zod3";
-import { type } from "arktype";
+import { z as z3 } from "npm:zod@3.25.76";
+import { type } from "npm:arktype@2.2.9";
 import { defineTool } from "../harness/tool.ts";
 import { adaptSchema } from "../harness/schema_adapter.ts";
 import { newRun } from "../harness/state.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { Tiktoken } from "js-tiktoken/lite";
-import o200k_base from "js-tiktoken/ranks/o200k_base";
+import { Tiktoken } from "npm:js-tiktoken@1.0.21/lite";
+import o200k_base from "npm:js-tiktoken@1.0.21/ranks/o200k_base";
 import { countTokens, loadTokenizer, truncateToTokens } from "../harness/tokens.ts";
 import { ERRORS_LOG } from "../tools/fixtures.ts";
 

@@ -2,8 +2,8 @@
 // client's JSON-schema request shape (zodResponseFormat), and an AI SDK
 // provider (@ai-sdk/openai-compatible) through aiSdkModel over loopback HTTP.
 import assert from "node:assert/strict";
-import OpenAI from "openai";
-import { zodResponseFormat } from "openai/helpers/zod";
+import OpenAI from "npm:openai@7.59.0";
+import { zodResponseFormat } from "npm:openai@7.59.0/helpers/zod";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { z } from "zod";
 import { aiSdkModel } from "../ai_sdk/mod.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { z as z3 } from "zod3";
-import { type } from "arktype";
+import { z as z3 } from "npm:zod@3.25.76";
+import { type } from "npm:arktype@2.2.9";
 import { newRun, type RunState } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
 import { memorySink, type OutputInvalidEvent, type TurnEvent } from "../harness/trace.ts";

@@ -4,7 +4,7 @@
 // the drivers do, in their own process (see `with_page.ts`).
 import assert from "node:assert/strict";
 import { freePort, waitFor as poll } from "../server_http.ts";
-import { lastJson, ROOT, runScript, spawnScript } from "../run_script.ts";
+import { DEV_LOCK, lastJson, ROOT, runScript, spawnScript } from "../run_script.ts";
 
 /** Where Debian's chromium lives. */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -91,7 +91,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
 export async function runDriver(driver: string, args: string[]): Promise<any> {
   const { code, stdout, stderr } = await runScript(`tests/browser/${driver}`, args, {
     cwd: ROOT,
-    flags: ["--frozen", "-A"],
+    flags: ["--frozen", DEV_LOCK, "-A"],
     timeoutMs: 90_000,
   });
   assert.equal(code, 0, `the browser driver failed (${code}):\n${stdout}\n${stderr}`);

@@ -13,7 +13,7 @@
 //
 // Usage: deno run -A tests/browser/budget_driver.ts <base-url> <token> <screenshot.png>
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
+import type { Page } from "npm:playwright-core@1.65.1";
 import { waitFor as poll } from "../server_http.ts";
 import { driverMain, withPage } from "./with_page.ts";
 

@@ -8,7 +8,7 @@
 //
 // Usage: deno run -A tests/browser/conversation_driver.ts <base-url> <token> <screenshot.png>
 // Prints one JSON line `{"plan": <id>, "fork": <id>, "quote": <text>, "runsBefore": n, ...}`.
-import type { Page } from "playwright-core";
+import type { Page } from "npm:playwright-core@1.65.1";
 import { waitFor as poll } from "../server_http.ts";
 import { driverMain, withPage } from "./with_page.ts";
 

@@ -12,7 +12,7 @@
 // Usage: deno run -A tests/browser/inspector_driver.ts <base-url> <token> <screenshot.png>
 // Prints one JSON line `{"slow": <root id>, "nodes": [...], "destructive": <id>}` at the end.
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
+import type { Page } from "npm:playwright-core@1.65.1";
 import { waitFor as poll } from "../server_http.ts";
 import { driverMain, withPage } from "./with_page.ts";
 

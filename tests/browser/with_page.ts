@@ -2,7 +2,7 @@
 // playwright-core needs more of the system than the test runner is given
 // (`deno task test` has no --allow-sys), so each test starts the server and
 // runs its driver with -A. One chromium launch, one page, one way in.
-import { chromium, type Page } from "playwright-core";
+import { chromium, type Page } from "npm:playwright-core@1.65.1";
 import { CHROMIUM } from "./browser_server.ts";
 
 /** The flags the browser is launched with (plus a fresh user data dir). */

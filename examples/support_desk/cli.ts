@@ -1,0 +1,5 @@
+// The support desk's command line: `deno task run --agent support "Where is order 42?"`.
+import { cli } from "@reins/reins/cli";
+import { agents } from "./agents.ts";
+
+Deno.exit(await cli({ agents }));
