@@ -54,6 +54,13 @@ async function recall(context: ContextPolicy | undefined, extra = {}) {
   return { s, events, prompts: w.prompts };
 }
 
+/** Summaries only, the last 2 turns kept, over 3,000 tokens. */
+const SUMMARIZE: ContextPolicy = {
+  trigger: { tokens: 3000 },
+  strategies: ["summarize"],
+  keepTurns: 2,
+};
+
 const of = <T extends TraceEvent["type"]>(events: TraceEvent[], type: T) =>
   events.filter((e): e is Extract<TraceEvent, { type: T }> => e.type === type);
 const promptsOf = (events: TraceEvent[]) => of(events, "turn").map((e) => e.prompt_tokens);
@@ -294,11 +301,7 @@ Deno.test("the AI SDK's context-length error (@ai-sdk/openai-compatible) is clas
 });
 
 Deno.test("a fork from before the summary's end drops the summary; from after it keeps it", async () => {
-  const { s } = await recall({
-    trigger: { tokens: 3000 },
-    strategies: ["summarize"],
-    keepTurns: 2,
-  });
+  const { s } = await recall(SUMMARIZE);
   const c = s.context!;
   assert.ok(c.summary !== null && c.summarizedTo > 4);
   const early = contextForPrefix(c, c.summarizedTo - 2)!;
@@ -359,11 +362,7 @@ Deno.test("defineAgent takes a context policy in its options; run options carry 
 });
 
 Deno.test("a fork of a compacted run sends the compacted prompt of its prefix", async () => {
-  const { s } = await recall({
-    trigger: { tokens: 3000 },
-    strategies: ["summarize"],
-    keepTurns: 2,
-  });
+  const { s } = await recall(SUMMARIZE);
   const c = s.context!;
   const late = forkState(s, { atTurn: s.turns - 1 });
   assert.equal(late.context?.summary, c.summary);
