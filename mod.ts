@@ -61,6 +61,10 @@ export type {
   RunOptions,
   ToolErrorPolicy,
 } from "./harness/run_options.ts";
+// Long runs: the context policy (compaction), what a compacted run stores, the summary prompt.
+export type { ContextPolicy, ContextSettings, ContextStrategy } from "./harness/context_policy.ts";
+export type { ContextState } from "./harness/context_view.ts";
+export { SUMMARY_PROMPT } from "./harness/summary_prompt.ts";
 // Limits and stop conditions.
 export { DEFAULT_LIMITS, type RunLimits } from "./harness/limits.ts";
 export {

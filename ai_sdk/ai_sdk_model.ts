@@ -17,6 +17,7 @@ import {
   type ModelReply,
   type ModelRequest,
   type Prices,
+  saysContextLength,
   sleep,
 } from "./reins.ts";
 
@@ -66,9 +67,22 @@ interface ProviderError {
   message?: string;
   statusCode?: number;
   isRetryable?: boolean;
+  /** `APICallError`: the endpoint's error body. */
+  responseBody?: string;
 }
 
-function kindOf(status: number | undefined): ModelError["kind"] {
+/**
+ * The kind of an AI SDK provider's error. The AI SDK has no error of its own
+ * for a prompt over the window: its `APICallError` (400) carries the
+ * provider's words (OpenAI's `context_length_exceeded`, Anthropic's "prompt
+ * is too long") in `responseBody` and `message`.
+ */
+function kindOf(err: ProviderError): ModelError["kind"] {
+  const status = err.statusCode;
+  if (
+    (status === undefined || status === 400 || status === 413) &&
+    (saysContextLength(err.responseBody) || saysContextLength(err.message))
+  ) return "context_length";
   if (status === 401 || status === 403) return "auth";
   if (status === 429) return "rate_limited";
   if (status !== undefined && status >= 500) return "server";
@@ -191,7 +205,7 @@ export function aiSdkModel(
           }
           const attempts = `${n} attempt${n === 1 ? "" : "s"}`;
           throw new ModelError(
-            kindOf(err.statusCode),
+            kindOf(err),
             `${label} failed after ${attempts}: ${message}`,
             err.statusCode,
           );

@@ -14,6 +14,7 @@ export type {
 } from "../harness/messages.ts";
 export type { Prices } from "../harness/cost.ts";
 export { ModelError } from "../harness/errors.ts";
+export { saysContextLength } from "../harness/context_errors.ts";
 export { countCompletionTokens, countPromptTokens, loadTokenizer } from "../harness/tokens.ts";
 export { sleep } from "../harness/sleep.ts";
 export { attemptText } from "../harness/text_attempts.ts";

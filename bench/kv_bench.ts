@@ -1,6 +1,7 @@
 /**
  * Persistence in Deno KV on a SQLite file (a temp dir, removed afterwards):
- * bytes and ms to persist turn 1 and turn 100 of `runaway`, and the
+ * bytes and ms to persist turn 1 and turn 100 of `runaway` (also with its
+ * prompt compacted: a summary in the header from turn ~50 on), and the
  * harness's own time per turn with the KV store on (the store's commits are
  * the harness's work, so they count as its own time).
  *
@@ -13,7 +14,7 @@
 import { join } from "node:path";
 import type { RunState } from "../harness/state.ts";
 import type { RunStore } from "../harness/run_store.ts";
-import type { AnyTool } from "../harness/run_options.ts";
+import type { AnyTool, RunOptions } from "../harness/run_options.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { median, perTurn, progress, Recorder, totals, type TurnTiming } from "./instrument.ts";
 import { scriptedModelTimed, timedReinsRun } from "./overhead.ts";
@@ -92,6 +93,19 @@ function persisted(log: SaveRecord[], from: number, to: number): TurnPersist {
   };
 }
 
+/** The label of the configuration whose prompt is compacted (a context policy). */
+export const KV_COMPACTED = "KV store, compacted at 2,000 tokens";
+
+/**
+ * The configurations: the store alone, with its trace, and with a context
+ * policy (a summary near turn 50: the header then carries it on every save).
+ */
+const KV_CONFIGS: { label: string; extra(store: KvRunStore): Partial<RunOptions> }[] = [
+  { label: "KV store", extra: () => ({}) },
+  { label: "KV store + KV trace", extra: (store) => ({ trace: store.traceSink() }) },
+  { label: KV_COMPACTED, extra: () => ({ context: { trigger: { tokens: 2000 } } }) },
+];
+
 /** Runs `runaway` x100 with the KV store on a temp SQLite file. */
 export async function benchKv(
   tools: readonly AnyTool[],
@@ -108,16 +122,12 @@ export async function benchKv(
     const configs: KvConfigResult[] = [];
     const loads: number[] = [];
     let bytesKnown = true;
-    for (const withTrace of [false, true]) {
-      const label = withTrace ? "KV store + KV trace" : "KV store";
+    for (const { label, extra } of KV_CONFIGS) {
       progress(`runaway x100 with ${label} on a SQLite file, ${runs} runs (+1 warm-up)`);
       const c: KvConfigResult = { label, turn1: [], turn100: [], exit: [], turns: [], totals: [] };
       for (let i = -1; i < runs; i++) {
         const store = new MeasuredStore(kvStore);
-        const s = await timedReinsRun(model, tools, 100, rec, {
-          store,
-          ...(withTrace ? { trace: kvStore.traceSink() } : {}),
-        });
+        const s = await timedReinsRun(model, tools, 100, rec, { store, ...extra(kvStore) });
         if (s.status !== "max_turns_exceeded" || s.turns !== 100) {
           throw new Error(`kv runaway: expected 100 turns, got ${s.status} after ${s.turns}`);
         }

@@ -12,7 +12,7 @@ import { median, ownMean, progress, type TurnTiming } from "./instrument.ts";
 import { benchOverhead, type LoopRuns } from "./overhead.ts";
 import { benchTokens } from "./tokens_bench.ts";
 import { benchAbort } from "./abort_bench.ts";
-import { benchKv, type KvResult, type TurnPersist } from "./kv_bench.ts";
+import { benchKv, KV_COMPACTED, type KvResult, type TurnPersist } from "./kv_bench.ts";
 import { benchStreaming, type StreamResult } from "./stream_bench.ts";
 import { bytes, dur, int, LEGEND, renderTable, type Row, verdict, x } from "./table.ts";
 import { benchFresh, type FreshResult } from "./fresh.ts";
@@ -313,6 +313,14 @@ function report(
         );
         targets.push(verdict("KV persist turn100/turn1, bytes", p100b / p1b, 1.5));
         targets.push(verdict("KV persist turn100/turn1, ms", p100m / p1m, 1.5));
+      }
+      if (c.label === KV_COMPACTED) {
+        rows.push(
+          ["5", `persist turn 1: bytes${tag}`, bytes(p1b)],
+          ["5", `persist turn 100: bytes (a summary in the header)${tag}`, bytes(p100b)],
+          ["5", "  turn 100 / turn 1", x(p100b, p1b)],
+        );
+        targets.push(verdict(`KV persist turn100/turn1, bytes${tag}`, p100b / p1b, 1.5));
       }
       rows.push(
         ["5", `own time at turn 1${tag}`, dur(k1), dur(b1), x(k1, b1)],

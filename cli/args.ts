@@ -67,6 +67,8 @@ export interface RunFlags {
   latencyMs?: number;
   /** `--wait`: longest wait for another process's lease, in seconds. */
   waitSeconds?: number;
+  /** `--compact-at`: compact the prompt before a call over this many tokens. */
+  compactAt?: number;
 }
 
 function wrap(text: string, indent: number, width: number): string {
@@ -135,6 +137,9 @@ Flags:
   --budget USD                budget in USD (default 1.00)
   --budget-mode soft|hard     soft: checked before each call; hard: never exceeded
   --dedupe                    serve repeated identical read-only calls from cache
+  --compact-at TOKENS         compact the prompt before a call over TOKENS tokens: old
+                              tool results elided, else older turns summarized (the
+                              rest of the context policy at its defaults)
   --tool-errors describe|generic|fatal
   --json                      print the final run summary as JSON on the last line
   --trace FILE                append the trace (JSONL) to FILE
@@ -159,9 +164,10 @@ function num(flag: string, v: string | undefined, integer: boolean): number | un
 }
 
 /** `--max-turns`: at least 1, as everywhere a turn cap is given (`limits.maxTurns`). */
-function turnCap(v: string | undefined): number | undefined {
-  const n = num("max-turns", v, true);
-  if (n === 0) throw new UsageError(`--max-turns: expected an integer of at least 1, got "${v}"`);
+/** A flag's integer of at least 1 (`--max-turns`, `--compact-at`). */
+function atLeastOne(flag: string, v: string | undefined): number | undefined {
+  const n = num(flag, v, true);
+  if (n === 0) throw new UsageError(`--${flag}: expected an integer of at least 1, got "${v}"`);
   return n;
 }
 
@@ -192,6 +198,7 @@ const VALUE_FLAGS = new Set([
   "--workspace",
   "--latency-ms",
   "--wait",
+  "--compact-at",
   "--resume",
   "--continue",
   "--approve",
@@ -235,6 +242,7 @@ const OPTIONS = {
   workspace: { type: "string" },
   "latency-ms": { type: "string" },
   wait: { type: "string" },
+  "compact-at": { type: "string" },
   resume: { type: "string" },
   continue: { type: "string" },
   approve: { type: "string" },
@@ -252,7 +260,7 @@ function flagsOf(v: Values): Omit<RunFlags, "command"> {
     scenario: v.scenario,
     baseUrl: v["base-url"],
     model: v.model,
-    maxTurns: turnCap(v["max-turns"]),
+    maxTurns: atLeastOne("max-turns", v["max-turns"]),
     budget: num("budget", v.budget, false),
     budgetMode: oneOf("budget-mode", v["budget-mode"], ["soft", "hard"] as const),
     dedupe: v.dedupe ?? false,
@@ -264,6 +272,7 @@ function flagsOf(v: Values): Omit<RunFlags, "command"> {
     workspace: v.workspace,
     latencyMs: num("latency-ms", v["latency-ms"], true),
     waitSeconds: num("wait", v.wait, false),
+    compactAt: atLeastOne("compact-at", v["compact-at"]),
   };
 }
 

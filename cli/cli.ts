@@ -127,6 +127,10 @@ async function createRun(s: Session, task: string): Promise<RunState> {
     budgetMode: s.flags.budgetMode ?? s.config.budgetMode,
     dedupe: s.flags.dedupe || s.config.dedupe,
     toolErrors: s.flags.toolErrors ?? s.config.toolErrors,
+    // --compact-at turns compaction on (or sets the trigger of the config file's policy).
+    context: s.flags.compactAt
+      ? { ...s.config.context, trigger: { tokens: s.flags.compactAt } }
+      : s.config.context,
   }));
   await s.store.saveSettings(state.runId, stampOf(await s.registry.info(agent), asked));
   if (!s.flags.json) console.log(`run ${state.runId}`);

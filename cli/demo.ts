@@ -9,6 +9,7 @@ import { heading, type Out, play, withWorkspace } from "./experiments/common.ts"
 import { demoExits } from "./experiments/exit_log.ts";
 import { planExperiment, runawayCapsExperiment } from "./experiments/plan.ts";
 import { budgetExperiment } from "./experiments/budget.ts";
+import { compactionExperiment } from "./experiments/compaction.ts";
 import { permanentErrorExperiment, toolErrorsExperiment } from "./experiments/tool_errors.ts";
 import { deleteTwiceExperiment, repeatExperiment } from "./experiments/dedupe.ts";
 import { approvalExperiment } from "./experiments/approval.ts";
@@ -30,7 +31,7 @@ export interface DemoOptions {
 
 /**
  * Prints the demo, one line at a time, to `out`: 1. plan; 2. runaway under
- * turn caps; 3. runaway under budgets, soft and hard; 4. tool-error policies;
+ * turn caps; 2b. the same runaway with compaction (caps 50, 100, 200); 3. runaway under budgets, soft and hard; 4. tool-error policies;
  * 5. a permanent error; 6. a repeated read and dedupe; 7. the same cache on a
  * write; 8. approval, rejection, and the lie an empty rejection tells;
  * 9. a crash (SIGKILL of a child process) and resume from Deno KV;
@@ -60,6 +61,7 @@ export async function runDemo(print: Out = console.log, options: DemoOptions = {
   out(`(token encoder loaded and warmed up in ${ms(performance.now() - warm)})`);
   await planExperiment(out);
   await runawayCapsExperiment(out);
+  await compactionExperiment(out);
   await budgetExperiment(out);
   await toolErrorsExperiment(out);
   await permanentErrorExperiment(out);

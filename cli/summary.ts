@@ -20,6 +20,10 @@ export interface RunSummaryJson {
   toolRuns: number;
   usage: RunState["usage"];
   costUsd: number;
+  /** Compactions of the prompt (context policy): elisions and summaries. */
+  compactions: number;
+  /** What the compactions cost (summary calls; part of `costUsd`). */
+  compactionCostUsd: number;
   /** The answer: text, or a typed run's value. */
   output: RunState["output"];
   error: string | null;
@@ -48,6 +52,8 @@ export function summarize(s: RunState): RunSummaryJson {
     toolRuns: s.toolRuns,
     usage: s.usage,
     costUsd: Number(s.costUsd.toFixed(9)),
+    compactions: s.context?.compactions ?? 0,
+    compactionCostUsd: s.context?.costUsd ?? 0,
     output: s.output,
     error: s.error,
     ...s.failure ? { failure: s.failure } : {},
@@ -70,6 +76,12 @@ export function describeRun(s: RunState): string[] {
     `run ${s.runId}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ""}`,
     `  turns=${s.turns}  toolRuns=${s.toolRuns}  in=${s.usage.prompt_tokens}  out=${s.usage.completion_tokens}`,
   ];
+  if (s.context) {
+    lines.push(
+      `  compactions=${s.context.compactions}  compaction cost=$${s.context.costUsd.toFixed(6)}` +
+        `  (summary covers ${s.context.summaryTurns} turns)`,
+    );
+  }
   const i = s.interruption;
   if (i?.type === "approval") {
     lines.push(
@@ -136,6 +148,10 @@ export function progressLine(e: TraceEvent, t0: number): string | null {
       return `  turn ${e.turn}: in=${e.prompt_tokens} out=${e.completion_tokens} cost=$${
         e.costUsd.toFixed(6)
       } ${e.finish}  ${t}`;
+    case "compaction":
+      return `  compaction ${e.compaction} (${e.strategy}, ${e.reason}): prompt ${e.tokensBefore} -> ${e.tokensAfter} tokens, cost=$${
+        e.compactionCostUsd.toFixed(6)
+      }  ${t}`;
     case "tool_start":
       return `  tool ${e.toolName}(${e.args})  ${t}`;
     case "tool_progress":

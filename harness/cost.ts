@@ -17,6 +17,11 @@ export interface Prices {
    * refuse more (default {@link DEFAULT_MAX_OUTPUT_TOKENS}).
    */
   maxOutputTokens?: number;
+  /**
+   * The model's context window in tokens (a context policy compacts against
+   * it unless the policy gives its own `windowTokens`).
+   */
+  contextTokens?: number;
   /** USD per million prompt tokens read from the prompt cache. Default `inputPerMillion`. */
   cachedInputPerMillion?: number;
   /** USD per million prompt tokens written to the prompt cache. Default `inputPerMillion`. */
@@ -58,6 +63,7 @@ export const PricesSchema: z.ZodType<Prices> = z.strictObject({
   inputPerMillion: nonNegNum,
   outputPerMillion: nonNegNum,
   maxOutputTokens: z.int().min(1).optional(),
+  contextTokens: z.int().min(1).optional(),
   cachedInputPerMillion: nonNegNum.optional(),
   cacheWritePerMillion: nonNegNum.optional(),
 }, { error: OBJECT });
@@ -166,9 +172,11 @@ export function checkPrices(table: PriceTable | Prices | undefined, name = "pric
         throw new RangeError(`${name}.${k} must be a finite non-negative number, got ${v}`);
       }
     }
-    const cap = p.maxOutputTokens;
-    if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1)) {
-      throw new RangeError(`${name}.maxOutputTokens must be a positive integer, got ${cap}`);
+    for (const k of ["maxOutputTokens", "contextTokens"] as const) {
+      const cap = p[k];
+      if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1)) {
+        throw new RangeError(`${name}.${k} must be a positive integer, got ${cap}`);
+      }
     }
     return;
   }

@@ -104,7 +104,15 @@ export class RunNotFoundError extends ReinsError {
  */
 export class ModelError extends ReinsError {
   /** What went wrong, for callers that branch on it. */
-  readonly kind: "auth" | "rate_limited" | "server" | "network" | "malformed" | "bad_request";
+  readonly kind:
+    | "auth"
+    | "rate_limited"
+    | "server"
+    | "network"
+    | "malformed"
+    | "bad_request"
+    /** The prompt is longer than the model's context window (OpenAI `context_length_exceeded`). */
+    | "context_length";
   /** HTTP status, when there was one. */
   readonly status?: number;
   /** Attempts whose reply was lost on the way (the provider may have billed them). */

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { contextView, forkContext } from "./context_view.ts";
 import { RunStateError } from "./errors.ts";
 import type { RunLimits } from "./limits.ts";
 import { newRun, pending, type RunState } from "./state.ts";
@@ -99,6 +100,10 @@ export function forkState(source: Readonly<RunState>, options: ForkOptions): Run
   fork.messages = messages;
   fork.turns = atTurn;
   if (source.promptRatio) fork.promptRatio = source.promptRatio;
+  // A compacted source: the fork sends the compacted prompt of its prefix (its compactions are
+  // the source's, paid there).
+  const context = forkContext(source.context, messages.length);
+  if (context) fork.context = context;
   fork.forkedFrom = { runId: source.runId, turn: atTurn };
   // A typed run's fork answers to the same schema; its repairs so far stay marked.
   if (source.outputSchema !== undefined) fork.outputSchema = structuredClone(source.outputSchema);
@@ -194,7 +199,7 @@ export async function quoteNextCall(
   // The definitions the run will send: its tools, and a typed run's answer tool.
   const plan = planOutput({ ...state } as RunState, options as RunOptions);
   const definitions = [...toolDefinitions(options.tools ?? []), ...answerTools(plan)];
-  const promptTokens = countPromptTokens(state.messages, definitions);
+  const promptTokens = countPromptTokens(contextView(state.messages, state.context), definitions);
   const replyTokens = prices.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
   const promptUsd = computeCost({ prompt_tokens: promptTokens, completion_tokens: 0 }, prices);
   const replyUsd = computeCost({ prompt_tokens: 0, completion_tokens: replyTokens }, prices);

@@ -22,15 +22,20 @@ import { countLostReplies } from "./lost_replies.ts";
 export type PromptCounter = (messages: readonly ChatMessage[]) => number;
 
 /**
- * Counts the prompt incrementally: the transcript only grows within a run, so
- * each turn encodes just the messages added since the last count. Nothing is
- * counted (and no encoder built) until the first call.
+ * Counts the prompt incrementally: a prompt array only grows, so each turn
+ * encodes just the messages added since the last count; a different array (a
+ * compacted prompt) is counted afresh. Nothing is counted (and no encoder
+ * built) until the first call.
  */
 export function promptCounter(definitions: readonly ToolDefinition[]): PromptCounter {
   let counted = 0;
   let tokens = -1;
+  let seen: readonly ChatMessage[] | null = null;
   return (messages: readonly ChatMessage[]): number => {
-    if (tokens < 0) tokens = countPromptTokens([], definitions);
+    if (tokens < 0 || messages !== seen) {
+      [tokens, counted] = [countPromptTokens([], definitions), 0];
+    }
+    seen = messages;
     for (; counted < messages.length; counted++) tokens += countMessageTokens(messages[counted]);
     return tokens;
   };
@@ -53,7 +58,7 @@ export async function modelTurn(
   // Recorded before it is sent; usually the previous save already carried it.
   if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
   const called = await callModel(ctx, definitions, plan);
-  if ("status" in called) return called;
+  if (called === null || "status" in called) return called;
   await countLostReplies(ctx, called.reply.lost, called.reply.usage?.prompt_tokens, definitions);
   learnPromptRatio(ctx.state, counted.tokens, called.reply.usage?.prompt_tokens);
   const badUsage = usageProblem(called.reply.usage);
@@ -94,7 +99,7 @@ function planTurn(
     ownUsd: () => ctx.remainingUsd(),
     ancestorsUsd: () => options.budgetLink?.remainingUsd(),
     promptUsd: () => {
-      counted.tokens = promptTokens(state.messages);
+      counted.tokens = promptTokens(ctx.window.messages(state));
       const estimate = Math.ceil(counted.tokens * ratio);
       return computeCost({ prompt_tokens: estimate, completion_tokens: 0 }, prices);
     },
@@ -147,18 +152,21 @@ async function overspent(
   );
 }
 
-/** Calls the model with the call's reservation held; a failure is the run's Exit. */
+/**
+ * Calls the model with the call's reservation held; a failure is the run's
+ * Exit, except a prompt over the window the context policy compacts (null).
+ */
 async function callModel(
   ctx: RunContext,
   definitions: ToolDefinition[],
   plan: Extract<CallPlan, { type: "call" }>,
-): Promise<{ reply: ModelReply; ms: number } | Exit> {
+): Promise<{ reply: ModelReply; ms: number } | Exit | null> {
   const { state, options, signal } = ctx;
   const started = performance.now();
   try {
     const reply = await withReservation(ctx.gate, plan.reservedUsd, () =>
       options.model.complete({
-        messages: state.messages,
+        messages: ctx.window.messages(state),
         tools: definitions,
         maxTokens: plan.maxTokens,
         ...ctx.output?.mode === "json_schema" ? { output: ctx.output.format } : {},
@@ -169,6 +177,7 @@ async function callModel(
   } catch (e) {
     if (signal.aborted) return exit.cancelled(signal);
     await countLostReplies(ctx, (e as Partial<ModelError>).lost, undefined, definitions);
+    if (ctx.window.retriesAfter(state, e)) return null; // the loop compacts, then asks again
     const message = e instanceof Error ? e.message : String(e);
     const kind = (e as ModelError).kind;
     return exit.failed(`model call failed${kind ? ` (${kind})` : ""}: ${message}`, message);
@@ -215,7 +224,7 @@ async function commitTurn(
  * What is wrong with the usage a model reported, or null: counts must be
  * finite non-negative numbers, else the cost (and the budget) means nothing.
  */
-function usageProblem(usage: unknown): string | null {
+export function usageProblem(usage: unknown): string | null {
   if (typeof usage !== "object" || usage === null) return `usage is ${usage}`;
   for (const k of ["prompt_tokens", "completion_tokens"] as const) {
     const v = (usage as Record<string, unknown>)[k];

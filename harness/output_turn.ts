@@ -230,7 +230,7 @@ async function unaffordableRepair(
   await loadTokenizer();
   const { state, options } = ctx;
   const prices = pricesFor(options.prices ?? options.model.prices, options.model.name);
-  const prompt = (ctx.lastPromptTokens ?? countPromptTokens(state.messages, [])) +
+  const prompt = (ctx.lastPromptTokens ?? countPromptTokens(ctx.window.messages(state), [])) +
     countTokens(raw) + countTokens(text) + 16;
   const usd = computeCost({ prompt_tokens: prompt, completion_tokens: countTokens(raw) }, prices);
   const left = ctx.remainingUsd();

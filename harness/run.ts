@@ -22,6 +22,7 @@ import { childRunner } from "./child_run.ts";
 import { countUnfinishedCall, markModelCall } from "./unfinished_call.ts";
 import { eventChain, isoNow } from "./event_chain.ts";
 import { type SaveQueue, saveQueue } from "./save_queue.ts";
+import { contextWindow } from "./context_window.ts";
 import type { OutputSchema } from "./output.ts";
 import {
   answerTools,
@@ -160,6 +161,7 @@ function runContext(
     gate: options.budgetLink?.gate ?? newBudgetGate(),
     emit,
     lastPromptTokens: null,
+    window: contextWindow(options),
     output,
     save: () => options.store ? saves.checkpoint() : Promise.resolve(),
     remainingUsd: () => {
@@ -252,7 +254,8 @@ async function loop(ctx: RunContext): Promise<Exit> {
     // Nothing pending and the model answered: accepted, failed, or repaired.
     const judged = await judgeAnswer(ctx, ctx.output);
     if (judged && judged !== "repair") return judged;
-    const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx);
+    const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx) ??
+      await ctx.window.beforeTurn(ctx, definitions);
     if (verdict) return verdictDuringRepair(state, verdict);
     const stopped = await modelTurn(ctx, definitions, prompt);
     if (stopped) return stopped;

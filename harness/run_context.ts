@@ -8,6 +8,7 @@ import type { BudgetGate } from "./budget_gate.ts";
 import type { RunState } from "./state.ts";
 import type { TraceEventInput } from "./trace.ts";
 import type { ToolContext } from "./tool.ts";
+import type { ContextWindow } from "./context_window.ts";
 import type { OutputPlan } from "./output_turn.ts";
 
 /** Everything one `run()` call shares between its steps. */
@@ -33,6 +34,8 @@ export interface RunContext {
    * at a bounded rate, with that much of the call's spend.
    */
   childSaved(callId: string, costUsd: number): void;
+  /** The prompt: the transcript, or its compacted view; compacts before a turn (context policy). */
+  window: ContextWindow;
   /** The run's output schema and how the model is asked for it; null without `output`. */
   output: OutputPlan | null;
   /** The `runChild` of call `callId`'s tool context. */

@@ -12,6 +12,7 @@ import type { TraceSink } from "./trace.ts";
 import type { RunStore } from "./run_store.ts";
 import type { ToolCall } from "./messages.ts";
 import type { BudgetGate } from "./budget_gate.ts";
+import type { ContextPolicy } from "./context_policy.ts";
 import type { OutputSchema } from "./output.ts";
 import type { RunState } from "./state.ts";
 
@@ -112,6 +113,13 @@ export interface RunOptions {
   store?: RunStore;
   /** Watches each execution of the run and of its children (telemetry). Default none. */
   observe?: RunObserver;
+  /**
+   * Compact the prompt of a long run (see `ContextPolicy`): old tool results
+   * elided, older turns summarized. Default none (the prompt is the whole
+   * transcript). A run already compacted keeps its compacted prompt either way.
+   * Child runs (subagents) inherit it, each against its own model's window.
+   */
+  context?: ContextPolicy;
   /**
    * A zod schema the final answer must pass: `result.output` is then its
    * parsed value. The model is asked for it as `response_format` JSON Schema

@@ -9,6 +9,7 @@ import { RunStateError } from "./errors.ts";
 import { checkLimits, type RunLimits } from "./limits.ts";
 import type { Failure, Interruption, RunStatus } from "./exit.ts";
 import type { JsonSchema } from "./output.ts";
+import type { ContextState } from "./context_view.ts";
 
 export type { Failure, Interruption, RunStatus } from "./exit.ts";
 
@@ -54,13 +55,18 @@ export interface ModelCallMarker {
   since: string;
   /** Prompt tokens the provider last reported for this run (null: none known here). */
   promptTokens: number | null;
+  /**
+   * Set for a compaction's summary call (then `promptTokens` is its counted
+   * prompt, and a resume summarizes again); absent for a turn.
+   */
+  kind?: "compaction";
 }
 
 /**
  * The current schema version of {@link RunState}. Still 1: the fields added
- * since (`promptRatio`, `modelCall`, `estimatedUsd`, a header's `overflow`, a
- * tool call's `wireId`, `outputSchema`, `outputRepairs`, `failure`, `forkedFrom`) are
- * optional, and `output` may now be any JSON value, so every record of schema 1 loads as
+ * since (`promptRatio`, `modelCall` and its `kind`, `estimatedUsd`, `context`, a
+ * header's `overflow`, a tool call's `wireId`, `outputSchema`, `outputRepairs`, `failure`,
+ * `forkedFrom`) are optional, and `output` may now be any JSON value, so every record of schema 1 loads as
  * before (tests/fixtures/record_v1.json).
  */
 export const RUN_SCHEMA_VERSION = 1;
@@ -140,6 +146,12 @@ export interface RunState {
   modelCall: ModelCallMarker | null;
   /** Part of `costUsd` that is estimated: calls a crash left unfinished (see `modelCall`). */
   estimatedUsd: number;
+  /**
+   * How the prompt is made from the transcript once compacted (see
+   * `ContextPolicy`); absent until the first compaction. The transcript
+   * itself is never cut: it is the record.
+   */
+  context?: ContextState;
   /**
    * Dedupe index: call signature (tool + canonical args) -> id of the call whose
    * successful result answers it. Filled only when `dedupe` is on.

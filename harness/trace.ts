@@ -171,6 +171,8 @@ export interface SpendEstimatedEvent extends TraceBase {
   completion_tokens?: number;
   /** Why the reply was lost (`lost_reply` only). */
   reason?: string;
+  /** Set when the unfinished call was a compaction's summary call (not a turn). */
+  kind?: "compaction";
   /** USD added to the run's cost (and to `estimatedUsd`). */
   usd: number;
   /** The run's cost so far, the estimate included. */
@@ -226,6 +228,46 @@ export interface UserMessageEvent extends TraceBase {
 }
 
 /**
+ * The prompt was compacted before a model call (see `ContextPolicy`): old
+ * tool results elided, or older turns summarized by a model call. Not a turn;
+ * a summary's cost is part of the run's cost.
+ */
+export interface CompactionEvent extends TraceBase {
+  /** Event kind. */
+  type: "compaction";
+  /** The run's compaction count after this one (1 for the first). */
+  compaction: number;
+  /** What was done: tool results elided, or turns summarized (and results elided). */
+  strategy: "elide" | "summarize";
+  /** Why: the prompt was over the trigger, or the provider refused it as too long. */
+  reason: "trigger" | "context_length";
+  /** The turn the next model call will be. */
+  turn: number;
+  /** Prompt tokens of the next call before the compaction (o200k_base count). */
+  tokensBefore: number;
+  /** Prompt tokens of the next call after it. */
+  tokensAfter: number;
+  /** Prompt tokens of the summary call (0 for an elision). */
+  prompt_tokens: number;
+  /** Completion tokens of the summary call (0 for an elision). */
+  completion_tokens: number;
+  /** The cost quoted before the summary call ran (its prompt, and its reply at the cap). */
+  quotedUsd: number;
+  /** What the compaction cost (0 for an elision). */
+  compactionCostUsd: number;
+  /** The run's cost so far (running total). */
+  costUsd: number;
+  /** Model turns the summary covers now (0 without a summary). */
+  summarizedTurns: number;
+  /** Tool results shown as a stub from now on (this compaction's). */
+  elided: number;
+  /** The summary written (kept in the trace: the record holds only the latest). */
+  summary?: string;
+  /** ms spent (the summary call). */
+  ms: number;
+}
+
+/**
  * The final answer failed the run's output schema: a repair turn follows
  * (`repair` is its number), or none is left (`repair` null: the run fails
  * `invalid_output`, unless a limit stopped it first).
@@ -244,6 +286,7 @@ export interface OutputInvalidEvent extends TraceBase {
 /** Any trace event. */
 export type TraceEvent =
   | TurnEvent
+  | CompactionEvent
   | SpendEstimatedEvent
   | ToolStartEvent
   | ToolProgressEvent

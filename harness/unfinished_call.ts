@@ -8,6 +8,10 @@
  * The sum goes to `costUsd` (the budget sees it) and to `estimatedUsd`, and a
  * `spend_estimated` event says so in the trace.
  *
+ * A compaction's summary call is marked the same way (`kind: "compaction"`,
+ * its counted prompt as `promptTokens`): a resume counts it once, then
+ * compacts again if the prompt is still over the trigger.
+ *
  * The estimate, its event and the cleared marker are one checkpoint, saved at
  * once: a store that buffers the trace (KvRunStore) commits the event with the
  * state, so a crash keeps both or neither. An event stored without its state
@@ -54,11 +58,16 @@ export async function countUnfinishedCall(ctx: RunContext): Promise<void> {
   const basis = tokens === null ? "local_count" : "last_reported_prompt";
   if (tokens === null) {
     await loadTokenizer();
-    tokens = countPromptTokens(state.messages, toolDefinitions(options.tools ?? []));
+    // The prompt as it would be sent: compacted, once the run has compacted.
+    tokens = countPromptTokens(ctx.window.messages(state), toolDefinitions(options.tools ?? []));
   }
+  // A compaction's summary call is priced as its model's (the policy's summaryModel).
+  const model = marker.kind === "compaction"
+    ? options.context?.summaryModel ?? options.model
+    : options.model;
   const usd = computeCost(
     { prompt_tokens: tokens, completion_tokens: 0 },
-    pricesFor(options.prices ?? options.model.prices, options.model.name),
+    pricesFor(options.prices ?? model.prices, model.name),
   );
   state.estimatedUsd = addUsd(state.estimatedUsd, usd);
   await ctx.spend(usd, null);
@@ -68,6 +77,7 @@ export async function countUnfinishedCall(ctx: RunContext): Promise<void> {
     turn: marker.turn,
     prompt_tokens: tokens,
     basis,
+    ...(marker.kind ? { kind: marker.kind } : {}),
     usd,
     costUsd: state.costUsd,
   });

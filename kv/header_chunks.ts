@@ -119,6 +119,7 @@ function preview(h: StoredHeader): StoredHeader {
       ? { ...i, reason: cutMarked(i.reason) ?? "" }
       : i,
     rejected: h.rejected.map((r) => ({ ...r, reason: cutMarked(r.reason) ?? "" })),
+    ...(h.context ? { context: { ...h.context, summary: cutMarked(h.context.summary) } } : {}),
     resultCache: {},
     approved: [],
     inFlight: [],

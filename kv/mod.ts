@@ -35,6 +35,7 @@ export { RunConflictError, RunNotFoundError, RunTooLargeError } from "../harness
 export type {
   ApprovalRequiredEvent,
   BudgetOverspentEvent,
+  CompactionEvent,
   OutputInvalidEvent,
   RunHandedOverEvent,
   RunStoppedEvent,

@@ -82,8 +82,19 @@ const headerSchema = z.strictObject({
     turn: count,
     since: z.iso.datetime(),
     promptTokens: count.nullable(),
+    kind: z.literal("compaction").optional(),
   }).nullable().default(null),
   estimatedUsd: usd.default(0),
+  // Absent until a run's first compaction (and in every record written before compaction).
+  context: z.strictObject({
+    summary: z.string().nullable(),
+    summaryTurns: count,
+    summarizedTo: count,
+    elidedTo: count,
+    compactions: count,
+    costUsd: usd,
+    usage: z.strictObject({ prompt_tokens: count, completion_tokens: count }),
+  }).optional(),
   resultCache: z.record(z.string(), z.string()),
   callSpend: z.record(z.string(), usd),
   // Text, or a typed run's value (records of schema 1 hold text or null).

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { saysContextLength } from "../harness/context_errors.ts";
 import type { LostReply, ModelReply, ModelRequest } from "../harness/model.ts";
 import type { AssistantMessage, ToolCall } from "../harness/messages.ts";
 import { ModelError } from "../harness/errors.ts";
@@ -193,7 +194,8 @@ function interpret(
     const wait = retryAfterMs(retryAfter);
     return { kind, what: line, detail, status, retryAfterMs: wait };
   }
-  throw new ModelError("bad_request", `${line}: ${errorMessage(text)}`, status);
+  const kind = status === 400 && saysContextLength(text) ? "context_length" : "bad_request";
+  throw new ModelError(kind, `${line}: ${errorMessage(text)}`, status);
 }
 
 /** Settles with `p`, or rejects with `signal.reason` first; a late value goes to `onLate`. */

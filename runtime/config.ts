@@ -13,6 +13,7 @@ import { readEnv } from "./env.ts";
 import { type Prices, pricesSchemaOf, type PriceTable } from "../harness/cost.ts";
 import { RunLimitsSchema } from "../harness/limits.ts";
 import { RunSettingsSchema } from "./run_settings.ts";
+import type { ContextSettings } from "../harness/context_policy.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel, type OpenAIModelOptions } from "../openai/openai_model.ts";
 import type { McpServerEntry } from "../mcp/mod.ts";
@@ -51,6 +52,8 @@ export interface ReinsConfig {
   dedupe?: boolean;
   /** How tool errors reach the model: `describe` (default), `generic`, or `fatal` to the run. */
   toolErrors?: "describe" | "generic" | "fatal";
+  /** Compact the prompt of long runs (a context policy, the summary model by name; default off). */
+  context?: ContextSettings;
   /** Directory the file tools are confined to. */
   workspace?: string;
   /** MCP servers whose tools runs are offered, by name (the shape other MCP clients use). */
@@ -105,6 +108,7 @@ const configSchema = z.strictObject({
   budgetMode: RunSettingsSchema.shape.budgetMode,
   dedupe: RunSettingsSchema.shape.dedupe,
   toolErrors: RunSettingsSchema.shape.toolErrors,
+  context: RunSettingsSchema.shape.context,
   workspace: text.optional(),
   mcpServers: z.record(z.string(), mcpServerSchema, { error: OBJECT }).superRefine(
     (servers, ctx) => {

@@ -13,6 +13,11 @@ import { DEFAULT_LIMITS, type RunLimits, RunLimitsSchema } from "../harness/limi
 import type { Model } from "../harness/model.ts";
 import type { AnyTool, RunOptions } from "../harness/run_options.ts";
 import type { TraceSink } from "../harness/trace.ts";
+import {
+  type ContextPolicy,
+  type ContextSettings,
+  ContextSettingsSchema,
+} from "../harness/context_policy.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { RecordError } from "../kv/record_error.ts";
 import {
@@ -62,6 +67,7 @@ export const RunSettingsSchema: z.ZodObject<{
   >;
   concurrency: z.ZodOptional<z.ZodInt>;
   stopOnPermanentError: z.ZodOptional<z.ZodBoolean>;
+  context: z.ZodOptional<typeof ContextSettingsSchema>;
 }, z.core.$strict> = z.strictObject({
   budgetMode: z.enum(["soft", "hard"], { error: 'expected "soft" or "hard"' }).optional(),
   dedupe: z.boolean({ error: "expected true or false" }).optional(),
@@ -70,6 +76,10 @@ export const RunSettingsSchema: z.ZodObject<{
   }).optional(),
   concurrency: z.int().min(1).optional(),
   stopOnPermanentError: z.boolean().optional(),
+  context: ContextSettingsSchema.optional().describe(
+    "Compact the prompt of a long run: old tool results elided, older turns summarized " +
+      "(the summary model by name)",
+  ),
 });
 
 // Compile-time guard: RunSettings and its schema describe the same fields.
@@ -236,6 +246,8 @@ export interface RunSetup {
   trace?: TraceSink;
   /** Tools the process adds to the root run (MCP servers of `reins.jsonc`). */
   extraTools?: readonly AnyTool[];
+  /** Makes a model by name (for a context policy's `summaryModel`). */
+  makeModel?: (name: string) => Model;
 }
 
 /**
@@ -272,9 +284,24 @@ export async function agentRunOptions(
     concurrency: options.concurrency,
     stopOnPermanentError: options.stopOnPermanentError,
     prices: agent.prices ?? setup.prices,
+    context: contextPolicyOf(options.context, setup.resolveModel),
     signal: setup.signal,
     trace: setup.trace,
     // A typed agent: its answer must pass the schema, on every resume too.
     ...(agent.output === undefined ? {} : { output: agent.output }),
   };
+}
+
+/** The context policy of settings (its summary model resolved by name), or undefined. */
+function contextPolicyOf(
+  context: ContextSettings | undefined,
+  resolveModel: ResolveModel | undefined,
+): ContextPolicy | undefined {
+  if (!context) return undefined;
+  const { summaryModel, ...rest } = context;
+  if (summaryModel === undefined) return rest;
+  if (!resolveModel) {
+    throw new TypeError(`context.summaryModel "${summaryModel}": no model factory to make it`);
+  }
+  return { ...rest, summaryModel: resolveModel(summaryModel) };
 }

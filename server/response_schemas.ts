@@ -63,6 +63,11 @@ export const RunViewResponse = RunSummaryResponse.extend({
   ),
   limits: RunLimitsSchema,
   lease: LeaseResponse.nullable(),
+  compaction: z.object({
+    compactions: count,
+    costUsd: usd.describe("Of costUsd, what the summary calls cost"),
+    summaryTurns: count.describe("Turns the current summary stands for in the prompt"),
+  }).nullable().describe("The run's compactions (context policy); null before the first"),
   forkedFrom: z.object({ runId: z.string(), turn: count }).optional().describe(
     "Set on a fork: the run and turn it was forked from",
   ),

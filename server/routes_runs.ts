@@ -70,6 +70,19 @@ function modelNameFor(deps: ResolvedDeps, agent: Agent, body: CreateRunBody): st
   return name;
 }
 
+/** A context policy's summary model must be one this server can make. */
+function summaryModelOf(deps: ResolvedDeps, name: string | undefined): void {
+  if (name === undefined) return;
+  try {
+    deps.makeModel(name);
+  } catch (e) {
+    throw new BadRequestError(
+      "options.context.summaryModel",
+      e instanceof Error ? e.message : String(e),
+    );
+  }
+}
+
 /** The options and limits of a new run: the agent's, narrowed by the request (400 when widened). */
 function narrowed(
   deps: ResolvedDeps,
@@ -126,6 +139,7 @@ export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
     const body = await readBody(c.req.raw, CreateRunSchema);
     const agent = agentFor(deps, body);
     const model = modelNameFor(deps, agent, body);
+    summaryModelOf(deps, body.options?.context?.summaryModel);
     const task = body.task ??
       (body.scenario === undefined ? undefined : deps.scenarios?.task(body.scenario));
     if (task === undefined) {

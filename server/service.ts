@@ -132,9 +132,9 @@ export async function startService(options: ServeOptions, env: ReinsEnv): Promis
   const owner = `w${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
   const store = new KvRunStore(kv, { owner, leaseMs: env.leaseMs });
   const closing = new AbortController();
-  const { budgetMode, dedupe, toolErrors } = raw;
+  const { budgetMode, dedupe, toolErrors, context } = raw;
   const runDefaults: RunDefaults = {
-    settings: JSON.parse(JSON.stringify({ budgetMode, dedupe, toolErrors })),
+    settings: JSON.parse(JSON.stringify({ budgetMode, dedupe, toolErrors, context })),
     ...(settings.limits ? { limits: settings.limits } : {}),
   };
   const deps = {

@@ -10,13 +10,25 @@ import type { RunSummary } from "../kv/kv_run_store.ts";
 import type { Lease } from "../kv/leases.ts";
 import { parseInput, RunIdSchema } from "./schemas.ts";
 
+/** What a run's compactions did (context policy), as `GET /runs/:id` shows it. */
+export interface CompactionView {
+  /** Compactions made (elisions and summaries). */
+  compactions: number;
+  /** USD they cost (summary calls; part of `costUsd`). */
+  costUsd: number;
+  /** Model turns the current summary stands for in the prompt. */
+  summaryTurns: number;
+}
+
 /**
  * A run as `GET /runs/:id` returns it: the summary, its limits, who executes
- * it, and for a fork where it came from.
+ * it, its compactions (null before the first), why it failed, and for a fork
+ * where it came from.
  */
 export type RunView = RunSummary & {
   limits: RunLimits;
   lease: Lease | null;
+  compaction: CompactionView | null;
   failure: Failure | null;
   forkedFrom?: ForkOrigin;
 };
@@ -54,6 +66,13 @@ export function runView(state: RunState, lease: Lease | null): RunView {
     messageCount: state.messages.length,
     limits: state.limits,
     lease,
+    compaction: state.context
+      ? {
+        compactions: state.context.compactions,
+        costUsd: state.context.costUsd,
+        summaryTurns: state.context.summaryTurns,
+      }
+      : null,
     failure: state.failure ?? null,
     ...(state.forkedFrom ? { forkedFrom: state.forkedFrom } : {}),
   };

@@ -10,6 +10,7 @@ import type { Prices, PriceTable } from "../harness/cost.ts";
 import { checkLimits, type RunLimits } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool, BudgetMode } from "../harness/run_options.ts";
+import { type ContextSettings, ContextSettingsSchema } from "../harness/context_policy.ts";
 import type { OutputSchema } from "../harness/output.ts";
 import { agentTool } from "./agent_tool.ts";
 
@@ -42,6 +43,11 @@ export interface AgentOptions {
   concurrency?: number;
   /** A permanent tool error fails the run (default true). */
   stopOnPermanentError?: boolean;
+  /**
+   * Compact the prompt of long runs (`run()`'s `context`, the summary model by
+   * name): a request may set its own (it only bounds the prompt).
+   */
+  context?: ContextSettings;
 }
 
 /** A schema of an agent's final answer (typed output), as `run()`'s `output` takes it. */
@@ -116,7 +122,14 @@ function checkOptions(name: string, o: AgentOptions | undefined): AgentOptions {
   const bad = (field: string, want: string): never => {
     throw new TypeError(`defineAgent(${name}): options.${field} must be ${want}`);
   };
-  const known = ["budgetMode", "dedupe", "toolErrors", "concurrency", "stopOnPermanentError"];
+  const known = [
+    "budgetMode",
+    "dedupe",
+    "toolErrors",
+    "concurrency",
+    "stopOnPermanentError",
+    "context",
+  ];
   for (const k of Object.keys(o)) if (!known.includes(k)) bad(k, `one of ${known.join(", ")}`);
   if (o.budgetMode !== undefined && !MODES.includes(o.budgetMode)) bad("budgetMode", "soft|hard");
   if (o.toolErrors !== undefined && !POLICIES.includes(o.toolErrors)) {
@@ -124,6 +137,11 @@ function checkOptions(name: string, o: AgentOptions | undefined): AgentOptions {
   }
   if (o.concurrency !== undefined && !(Number.isInteger(o.concurrency) && o.concurrency >= 1)) {
     bad("concurrency", "a positive integer");
+  }
+  const context = o.context === undefined ? null : ContextSettingsSchema.safeParse(o.context);
+  if (context && !context.success) {
+    const issue = context.error.issues[0];
+    bad(["context", ...issue.path.map(String)].join("."), issue.message);
   }
   for (const k of ["dedupe", "stopOnPermanentError"] as const) {
     if (o[k] !== undefined && typeof o[k] !== "boolean") bad(k, "true or false");

@@ -42,3 +42,4 @@ export {
   type ScriptedReply,
   type ScriptedToolCall,
 } from "./scenarios.ts";
+export { isSummaryRequest, scriptedSummary } from "./scripted_summarizer.ts";

@@ -62,6 +62,10 @@ export const SCENARIO_CATALOG: Readonly<Record<string, Readonly<ScenarioSpec>>> 
   forbidden: { summary: "reads outside the workspace: fails", task: "Show me /etc/shadow." },
   slow: { summary: "runs the slow scan_archive", task: "Scan the archive for anything odd." },
   echo: { summary: "answers the task text", task: "Say this back to me." },
+  recall: {
+    summary: "a long run whose answer is in its first tool result (compaction)",
+    task: "Read errors.log, look around, then tell me what timed out.",
+  },
   extract: {
     summary: "typed answer: a wrong type first, repaired on the next turn",
     task: EXTRACT_TASK,

@@ -11,11 +11,15 @@
  */
 import { z } from "zod";
 import type { ChatMessage } from "../harness/messages.ts";
+import { summarizedTurnsOf } from "../harness/context_view.ts";
 import { type OutputSchema, REPAIR_PREFIX } from "../harness/output.ts";
 
 /** What a scenario sees of a request. */
 export interface ScenarioInput {
-  /** Number of assistant messages in the request: 0 for the first call of a run. */
+  /**
+   * The model turns the request stands for: its assistant messages, plus the
+   * turns a compaction summary in it covers (0 for the first call of a run).
+   */
   turn: number;
   /** The `tool` messages' contents, in transcript order. */
   toolTexts: readonly string[];
@@ -143,6 +147,37 @@ function lastUserText(messages: readonly ChatMessage[]): string {
   return "";
 }
 
+/** Turns `recall` reads logs before it answers. */
+export const RECALL_TURNS = 16;
+/** `recall`'s answer when the fact it read first is gone from its prompt. */
+export const RECALL_LOST_ANSWER =
+  "I read errors.log first, but what it said is no longer in my context.";
+
+const TIMEOUT_FACT = /worker 7 timed out after 30000 ms/;
+
+/**
+ * `recall`: the fact is in the first tool result, the answer needs it many
+ * turns later. read_file errors.log, then {@linkcode RECALL_TURNS} - 1 turns of
+ * read_file access.log / list_files, then {@linkcode PLAN_ANSWER} if the
+ * prompt still shows the timeout line (a result, or a summary that kept it);
+ * else read errors.log again if a stub (or a summary of one) says it was elided; else
+ * {@linkcode RECALL_LOST_ANSWER}.
+ */
+function recall({ turn, messages }: ScenarioInput): ScriptedReply {
+  if (turn === 0) return callTool(turn, "read_file", { path: "errors.log" });
+  if (turn < RECALL_TURNS) {
+    return turn % 2
+      ? callTool(turn, "read_file", { path: "access.log" })
+      : callTool(turn, "list_files");
+  }
+  const texts = messages.map((m) => m.content ?? "");
+  if (texts.some((t) => TIMEOUT_FACT.test(t))) return say(PLAN_ANSWER);
+  if (texts.some((t) => /\[result elided[^\]]*"errors\.log"/.test(t))) {
+    return callTool(turn, "read_file", { path: "errors.log" });
+  }
+  return say(RECALL_LOST_ANSWER);
+}
+
 /**
  * Every built-in scenario by name. A plain record: add entries freely.
  *
@@ -157,6 +192,7 @@ function lastUserText(messages: readonly ChatMessage[]): string {
  * - `forbidden`: read_file /etc/shadow every turn, never answers.
  * - `slow`: scan_archive, then {@linkcode SCANNED_PREFIX} + the output's first line.
  * - `echo`: answers the last user message verbatim.
+ * - `recall`: a long run whose answer needs its first tool result (see {@linkcode recall}).
  * - `extract`: read_file errors.log, then {@linkcode WRONG_TYPE_ANSWER}; after a repair
  *   prompt, {@linkcode LOCATION_ANSWER} (for the output schema {@linkcode TIMEOUT_LOCATION}).
  * - `extract-twice`: {@linkcode PROSE_ANSWER}, then {@linkcode WRONG_TYPE_ANSWER}, then
@@ -204,6 +240,7 @@ export const SCENARIOS: Record<string, Scenario> = {
     return say(SCANNED_PREFIX + firstLine(toolTexts.at(-1)));
   },
   echo: ({ messages }) => say(lastUserText(messages)),
+  recall,
   extract: ({ turn, messages }) => {
     if (turn === 0) return callTool(turn, "read_file", { path: "errors.log" });
     return say(repairsAsked(messages) === 0 ? WRONG_TYPE_ANSWER : LOCATION_ANSWER);
@@ -243,6 +280,7 @@ export function scenarioInput(messages: readonly ChatMessage[]): ScenarioInput {
   for (const m of messages) {
     if (m.role === "assistant") turn++;
     else if (m.role === "tool") toolTexts.push(m.content);
+    else if (m.role === "user") turn += summarizedTurnsOf(m.content);
   }
   return { turn, toolTexts, messages };
 }

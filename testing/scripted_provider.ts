@@ -13,7 +13,8 @@ import {
   loadTokenizer,
   truncateToTokens,
 } from "../harness/tokens.ts";
-import { type Scenario, type ScenarioInput, scenarioInput, SCENARIOS } from "./scenarios.ts";
+import { say, type Scenario, type ScenarioInput, scenarioInput, SCENARIOS } from "./scenarios.ts";
+import { isSummaryRequest, scriptedSummary } from "./scripted_summarizer.ts";
 import { TREE_SCENARIOS } from "./tree_scenarios.ts";
 import {
   type ChatRequest,
@@ -75,6 +76,11 @@ export interface ScriptedProviderOptions {
   onRequest?: (info: ProviderRequestInfo) => void;
   /** Extra or replacement scenarios, merged over the built-in ones. */
   scenarios?: Record<string, Scenario>;
+  /**
+   * The model's context window in tokens: a longer prompt is refused as
+   * OpenAI refuses it (400, code `context_length_exceeded`). Default: no limit.
+   */
+  contextTokens?: number;
   /**
    * Pause between two chunks of a streamed reply, in ms (default 0; the
    * provider's command and the server default to a visible pace).
@@ -180,6 +186,24 @@ function faultResponse(fault: Fault, req: Request, model: string): Response {
   }
 }
 
+/** OpenAI's answer to a prompt over the window `window` (none: no limit), or null. */
+async function overWindow(
+  request: ChatRequest,
+  window: number | undefined,
+): Promise<Response | null> {
+  if (window === undefined) return null;
+  await loadTokenizer();
+  const tokens = countPromptTokens(request.messages, request.tools);
+  if (tokens <= window) return null;
+  return errorResponse(
+    400,
+    `This model's maximum context length is ${window} tokens. However, your messages resulted ` +
+      `in ${tokens} tokens. Please reduce the length of the messages.`,
+    "invalid_request_error",
+    "context_length_exceeded",
+  );
+}
+
 /** Applies `max_tokens`: a reply over the cap loses its tool calls and is cut to the cap. */
 function capReply(
   message: AssistantMessage,
@@ -257,7 +281,10 @@ async function scriptedCompletion(
   input: ScenarioInput,
 ): Promise<Completion> {
   await loadTokenizer(); // it reports real counts: built once per process, on first use
-  const reply = scenario(input);
+  // reins's summary call gets the deterministic summary, whatever the scenario.
+  const reply = isSummaryRequest(request.messages)
+    ? say(scriptedSummary(request.messages.at(-1)?.content ?? ""))
+    : scenario(input);
   const message: AssistantMessage = { role: "assistant", content: reply.content };
   if (reply.tool_calls?.length) {
     message.tool_calls = reply.tool_calls.map((t) => ({
@@ -298,6 +325,8 @@ async function chatResponse(
   if (latency > 0) await delay(latency, req.signal);
   const fault = header ?? options.faults?.(info) ?? options.fault;
   if (fault) return faultResponse(fault, req, request.model);
+  const refused = await overWindow(request, options.contextTokens);
+  if (refused) return refused;
   const completion = await scriptedCompletion(request, scenario, input);
   if (!request.stream) return Response.json(completionBody(completion));
   const events = streamEvents(completion, request.includeUsage);

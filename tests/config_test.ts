@@ -200,3 +200,17 @@ Deno.test("reins.example.jsonc describes toolErrors: generic as what the model r
     await ws.remove();
   }
 });
+
+Deno.test("a context policy (compaction) parses; a bad trigger is named", () => {
+  const text =
+    `{ "context": { "trigger": { "tokens": 50000 }, "keepTurns": 2, "summaryModel": "m" } }`;
+  assert.deepEqual(parseConfig(text, "reins.jsonc").context, {
+    trigger: { tokens: 50000 },
+    keepTurns: 2,
+    summaryModel: "m",
+  });
+  assert.match(
+    configError(() => parseConfig(`{ "context": { "trigger": 3 } }`, "reins.jsonc")),
+    /^reins\.jsonc: context\.trigger: /,
+  );
+});

@@ -4,7 +4,7 @@ import { int, quote, signedUsd, table, usd } from "../cli/table.ts";
 import { DECLINED_ANSWER, DELETED_ANSWER, PLAN_ANSWER } from "../testing/scenarios.ts";
 
 /** The lines of section `n` (from its `== n.` title to the next title). */
-function section(lines: string[], n: number): string[] {
+function section(lines: string[], n: number | string): string[] {
   const start = lines.findIndex((l) => l.startsWith(`== ${n}.`));
   assert.ok(start >= 0, `section ${n} missing`);
   const end = lines.findIndex((l, i) => i > start && l.startsWith("== "));
@@ -83,6 +83,20 @@ Deno.test("runDemo (quick) prints every experiment with the facts the chapter re
   const caps = rows(section(lines, 2), "cap");
   assert.deepEqual(caps.map((r) => r.turns), ["8", "20", "50", "100"]);
   assert.ok(dollars(caps[3].cost) > 2 * dollars(caps[2].cost));
+
+  // 2b. compaction: the runaway at 200 turns costs at most 2.3x its 100 turns (3.7x without),
+  // and no prompt passes the 2,000-token trigger.
+  const compacted = rows(section(lines, "2b"), "cap");
+  const at = (cap: string, on: string) =>
+    compacted.find((r) => r.cap === cap && r.compaction === on)!;
+  assert.equal(compacted.length, 6);
+  assert.ok(dollars(at("200", "on").cost) <= 2.3 * dollars(at("100", "on").cost));
+  assert.ok(dollars(at("200", "off").cost) > 3.5 * dollars(at("100", "off").cost));
+  assert.ok(Number(at("200", "on").compactions) >= 3);
+  for (const r of compacted.filter((r) => r.compaction === "on")) {
+    assert.ok(Number(r["max prompt"].replace(/,/g, "")) <= 2000, r["max prompt"]);
+  }
+  assert.ok(section(lines, "2b").some((l) => /^\s+6,813 \|\s+\*+$/.test(l)), "the curve's top");
 
   // 3. budgets: soft overshoots by less than a turn, hard never exceeds.
   const budgets = rows(section(lines, 3), "budget");

@@ -36,10 +36,18 @@ export class Child {
   #ended = false;
   #waiters: (() => void)[] = [];
 
-  constructor(kvPath: string, ws: Workspace, scenario: string, killPoint: string, runId: string) {
+  constructor(
+    kvPath: string,
+    ws: Workspace,
+    scenario: string,
+    killPoint: string,
+    runId: string,
+    env: Record<string, string> = {},
+  ) {
     const proc = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", "--unstable-kv", CHILD, kvPath, ws.dir, scenario, killPoint, runId],
       cwd: ROOT,
+      env,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -151,8 +159,9 @@ export async function withEnv(scenario: string, fn: (env: Env) => Promise<void>)
 export async function crashAt(
   env: Env,
   killPoint: string,
+  childEnv: Record<string, string> = {},
 ): Promise<{ child: Child; blocked: Line }> {
-  const child = new Child(env.kvPath, env.ws, env.scenario, killPoint, env.runId);
+  const child = new Child(env.kvPath, env.ws, env.scenario, killPoint, env.runId, childEnv);
   let blocked: Line;
   try {
     blocked = await child.next((l) => l.blocking === true);

@@ -193,10 +193,26 @@ Deno.test("401 and 403 fail auth after exactly one attempt", async () => {
 });
 
 Deno.test("400 fails bad_request with the body's error message, without retrying", async () => {
-  const fake = endpoint(() => json({ error: { message: "context length exceeded" } }, 400));
+  const fake = endpoint(() => json({ error: { message: "temperature must be at most 2" } }, 400));
   const e = await modelError(mk(fake).complete(REQ, live()), "bad_request");
-  assert.equal(e.message, `400 Bad Request from ${URL_}: context length exceeded`);
+  assert.equal(e.message, `400 Bad Request from ${URL_}: temperature must be at most 2`);
   assert.equal(e.status, 400);
+  assert.equal(fake.calls.length, 1);
+});
+
+Deno.test("a 400 for a prompt over the window (OpenAI context_length_exceeded) is kind context_length", async () => {
+  const body = {
+    error: {
+      message: "This model's maximum context length is 8192 tokens. However, your messages " +
+        "resulted in 9001 tokens. Please reduce the length of the messages.",
+      type: "invalid_request_error",
+      param: "messages",
+      code: "context_length_exceeded",
+    },
+  };
+  const fake = endpoint(() => json(body, 400));
+  const e = await modelError(mk(fake).complete(REQ, live()), "context_length");
+  assert.match(e.message, /^400 Bad Request from .*: This model's maximum context length is 8192/);
   assert.equal(fake.calls.length, 1);
 });
 

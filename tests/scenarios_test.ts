@@ -21,6 +21,7 @@ const EXPECTED: Record<
   forbidden: { status: "failed", code: 1 },
   slow: { status: "completed", code: 0 },
   echo: { status: "completed", code: 0 },
+  recall: { status: "completed", code: 0 },
   extract: { status: "completed", code: 0 },
   "extract-twice": { status: "completed", code: 0 },
   "extract-never": { status: "failed", code: 1 },

@@ -142,12 +142,12 @@ Deno.test("a 400 refusing the stream falls back to a plain request, remembered f
 });
 
 Deno.test("a 400 a plain request gets too fails bad_request, and the next call streams again", async () => {
-  const fake = endpoint(() => errorJson(400, "context length exceeded"));
+  const fake = endpoint(() => errorJson(400, "temperature must be at most 2"));
   const model = createOpenAIModel({ baseUrl: BASE, model: "m", fetch: fake.fetch });
   for (let i = 0; i < 2; i++) {
     const e = await model.complete(REQ, live()).then(() => null, (e) => e);
     assert.ok(e instanceof ModelError && e.kind === "bad_request", String(e));
-    assert.match(e.message, /context length exceeded/);
+    assert.match(e.message, /temperature must be at most 2/);
   }
   assert.deepEqual(fake.bodies.map((b) => b.stream), [true, undefined, true, undefined]);
 });

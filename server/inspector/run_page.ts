@@ -64,6 +64,18 @@ function renderFacts(run: RunView): Html {
 <div><dt>Budget</dt><dd>${budget}</dd></div>
 <div><dt>Tokens</dt><dd>${tokens.toLocaleString("en-US")}</dd></div>
 <div><dt>Tool runs</dt><dd>${run.toolRuns}</dd></div>
+${
+    run.compaction
+      ? html`
+        <div>
+          <dt>Compactions</dt>
+          <dd>${run.compaction.compactions} · ${formatUsd(
+            run.compaction.costUsd,
+          )}</dd>
+        </div>
+      `
+      : ""
+  }
 <div><dt>Agent</dt><dd>${run.agent ?? "—"}</dd></div>
 <div><dt>Model</dt><dd>${run.model ?? "—"}</dd></div>
 <div><dt>Started</dt><dd>${time(run.createdAt)}</dd></div>

@@ -29,6 +29,14 @@ function describe(ev) {
     case "turn":
       return "turn " + ev.turn + " · " + ev.total_tokens + " tokens · +" + usd(ev.turnCostUsd) +
         " → " + usd(ev.costUsd) + " · " + ev.finish + " · " + secs(ev.ms);
+    case "compaction":
+      return "compaction " + ev.compaction + " (" +
+        (ev.strategy === "elide"
+          ? ev.elided + " old results elided"
+          : "turns 1–" + ev.summarizedTurns + " summarized") +
+        ") · prompt " + ev.tokensBefore +
+        " → " + ev.tokensAfter + " tokens · +" + usd(ev.compactionCostUsd) + " → " +
+        usd(ev.costUsd);
     case "tool_start": {
       const args = argsText(ev.args, 80);
       return ev.toolName + " started" + (args ? " · " + args : "");

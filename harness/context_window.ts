@@ -1,0 +1,107 @@
+/**
+ * The prompt of one `run()` call: the transcript, or its compacted view once
+ * the run has compacted (`state.context`, applied on resume and in forks even
+ * without a policy), and the hook that compacts before a turn when a context
+ * policy is on.
+ *
+ * @module
+ */
+import type { ChatMessage, ToolDefinition } from "./messages.ts";
+import type { RunState } from "./state.ts";
+import type { RunContext } from "./run_context.ts";
+import type { Exit } from "./exit.ts";
+import type { ContextPolicy } from "./context_policy.ts";
+import type { Model } from "./model.ts";
+import type { Prices, PriceTable } from "./cost.ts";
+import { resolveContextPolicy } from "./context_policy.ts";
+import { type ContextState, contextView } from "./context_view.ts";
+import { isContextLengthError } from "./context_errors.ts";
+import { countPromptTokens, loadTokenizer } from "./tokens.ts";
+import { compact } from "./compaction.ts";
+
+/** The prompt of one `run()` call (see the module doc). */
+export interface ContextWindow {
+  /** The messages the model is sent next: the transcript, or its compacted view. */
+  messages(state: RunState): ChatMessage[];
+  /**
+   * Before a model call: compacts when a policy is on and the prompt is over
+   * its trigger, or the provider refused the last one as too long. Returns the
+   * Exit when the run must stop (the budget cannot pay, the summary failed).
+   */
+  beforeTurn(ctx: RunContext, definitions: readonly ToolDefinition[]): Promise<Exit | null>;
+  /**
+   * Whether a failed model call is a context-length error the run compacts
+   * for and asks again (with a policy on; once per turn).
+   */
+  retriesAfter(state: RunState, error: unknown): boolean;
+}
+
+/** What {@link contextWindow} reads of the run's options. */
+export interface ContextWindowOptions {
+  /** The policy, if compaction is on. */
+  context?: ContextPolicy;
+  /** The run's model. */
+  model: Model;
+  /** The run's prices. */
+  prices?: Prices | PriceTable;
+}
+
+/**
+ * The prompt of a `run()` call with these options. The compacted view is
+ * kept between calls and grows with the transcript; a new compaction makes a
+ * new one (so prompt counters count it afresh).
+ *
+ * @example
+ * ```ts
+ * import { contextWindow } from "./context_window.ts";
+ * import { newRun } from "./state.ts";
+ * const model = { name: "m", complete: () => Promise.reject(new Error("unused")) };
+ * const s = newRun("hi");
+ * console.log(contextWindow({ model }).messages(s) === s.messages); // true
+ * ```
+ */
+export function contextWindow(options: ContextWindowOptions): ContextWindow {
+  const policy = options.context
+    ? resolveContextPolicy(options.context, options.model, options.prices)
+    : null;
+  let view: ChatMessage[] = [];
+  let viewOf: ContextState | undefined;
+  let synced = 0;
+  let forced = false;
+  let retriedAt = -1;
+  const messages = (state: RunState): ChatMessage[] => {
+    const context = state.context;
+    if (!context) return state.messages;
+    if (viewOf !== context || synced > state.messages.length) {
+      [view, viewOf, synced] = [
+        contextView(state.messages, context),
+        context,
+        state.messages.length,
+      ];
+    }
+    for (; synced < state.messages.length; synced++) view.push(state.messages[synced]);
+    return view;
+  };
+  return {
+    messages,
+    async beforeTurn(ctx, definitions) {
+      if (!policy) return null;
+      await loadTokenizer();
+      const { state } = ctx;
+      const reason = forced ? "context_length" : "trigger";
+      forced = false;
+      const ratio = Math.max(1, state.promptRatio ?? 1);
+      const tokens = countPromptTokens(messages(state), definitions);
+      if (reason === "trigger" && Math.ceil(tokens * ratio) <= policy.triggerTokens) return null;
+      const count = (c: ContextState) =>
+        countPromptTokens(contextView(state.messages, c), definitions);
+      return await compact({ ctx, policy, reason, before: tokens, count });
+    },
+    retriesAfter(state, error) {
+      if (!policy || !isContextLengthError(error) || retriedAt === state.turns) return false;
+      retriedAt = state.turns;
+      forced = true;
+      return true;
+    },
+  };
+}
