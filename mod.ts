@@ -54,16 +54,10 @@ export {
 export type { Exit, Failure, Interruption, RunStatus } from "./harness/exit.ts";
 // Typed results: the output schema, and what an invalid answer reports.
 export type { JsonSchema, OutputIssue, OutputSchema } from "./harness/output.ts";
-export type {
-  AnyTool,
-  BudgetMode,
-  RunObserver,
-  RunOptions,
-  ToolErrorPolicy,
-} from "./harness/run_options.ts";
-// Long runs: the context policy (compaction), what a compacted run stores, the summary prompt.
-export type { ContextPolicy, ContextSettings, ContextStrategy } from "./harness/context_policy.ts";
-export type { ContextState } from "./harness/context_view.ts";
+export type { AnyTool, BudgetMode, RunOptions, ToolErrorPolicy } from "./harness/run_options.ts";
+// Long runs: the context policy (compaction) and the summary prompt (the policy as plain data is
+// in `./runtime`, what a compacted run stores in `./kv`).
+export type { ContextPolicy, ContextStrategy } from "./harness/context_policy.ts";
 export { SUMMARY_PROMPT } from "./harness/summary_prompt.ts";
 // Limits and stop conditions.
 export { DEFAULT_LIMITS, type RunLimits } from "./harness/limits.ts";
@@ -102,4 +96,3 @@ export {
 } from "./subagents/define_agent.ts";
 // Conversations: a follow-up to a stopped run (forks, a new run from turn N, are in `./runtime`).
 export { followUp, type FollowUpOptions } from "./harness/follow_up.ts";
-export type { ForkOrigin } from "./harness/state.ts";

@@ -25,6 +25,8 @@ export {
   type RunSummary,
 } from "./kv_run_store.ts";
 export { KvOpenError, openKv, type OpenKvOptions } from "./open_kv.ts";
+// What a compacted run stores besides its messages (`RunState.context`).
+export type { ContextState } from "../harness/context_view.ts";
 export type { StoredEvent } from "./events.ts";
 export type { Lease, LeaseHolderInfo } from "./leases.ts";
 export type { StopRequest } from "./stop_record.ts";

@@ -17,3 +17,5 @@
  */
 export { DEFAULT_AGENT_NAME, openTelemetry, type OpenTelemetryOptions } from "./open_telemetry.ts";
 export { CAPTURE_CONTENT_ENV } from "./message_content.ts";
+// What `openTelemetry()` returns: `RunOptions.observe` brackets each execution with it.
+export type { RunObserver } from "../harness/run_options.ts";

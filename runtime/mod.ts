@@ -49,3 +49,6 @@ export { followUpRun } from "./follow_up_run.ts";
 export { FORK_NOT_STARTED, type ForkResult, forkRun, type ForkRunOptions } from "./fork_run.ts";
 // Forking a state in memory, and quoting its next call (what `forkRun` does to a stored run).
 export { type CallQuote, type ForkOptions, forkState, quoteNextCall } from "../harness/fork.ts";
+export type { ForkOrigin } from "../harness/state.ts";
+// A context policy as plain data (a request, `reins.jsonc`): the summary model by name.
+export type { ContextSettings } from "../harness/context_policy.ts";
