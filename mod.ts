@@ -43,14 +43,13 @@
 // The loop and a run's state.
 export { run, type RunResult } from "./harness/run.ts";
 export {
-  approve,
   type JsonValue,
   newRun,
   type NewRunOptions,
-  reject,
   type Rejection,
   type RunState,
 } from "./harness/state.ts";
+export { approve, reject } from "./harness/verdict.ts";
 export type { Exit, Failure, Interruption, RunStatus } from "./harness/exit.ts";
 // Typed results: the output schema, and what an invalid answer reports.
 export type { JsonSchema, OutputIssue, OutputSchema } from "./harness/output.ts";

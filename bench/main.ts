@@ -12,15 +12,16 @@ import { median, ownMean, progress, type TurnTiming } from "./instrument.ts";
 import { benchOverhead, type LoopRuns } from "./overhead.ts";
 import { benchTokens } from "./tokens_bench.ts";
 import { benchAbort } from "./abort_bench.ts";
-import { benchKv, KV_COMPACTED, type KvResult, type TurnPersist } from "./kv_bench.ts";
+import { benchKv, type KvResult } from "./kv_bench.ts";
 import { benchStreaming, type StreamResult } from "./stream_bench.ts";
-import { bytes, dur, int, LEGEND, renderTable, type Row, verdict, x } from "./table.ts";
+import { dur, int, LEGEND, renderTable, type Row, verdict, x } from "./table.ts";
 import { benchFresh, type FreshResult } from "./fresh.ts";
 import { freshReport } from "./fresh_report.ts";
 import { benchCommits, type CommitResult } from "./commit_bench.ts";
 import { conversationReport } from "./conversation_bench.ts";
 import { benchDurable, type DurableResult } from "./durable_bench.ts";
 import { durableReport, streamReport } from "./store_report.ts";
+import { kvReport } from "./kv_report.ts";
 import { benchOtel, otelReport, type OtelResult } from "./otel_bench.ts";
 
 const RUNAWAY_RUNS = 15;
@@ -280,96 +281,14 @@ function report(
     ),
   ];
 
-  if (kv instanceof Error) {
-    rows.push({ section: "5. Deno KV on a SQLite file" });
-    rows.push(["5", `failed: ${kv.message.slice(0, 70)}`, "n/a"]);
-    targets.push(verdict("KV persist turn100/turn1, bytes", NaN, 1.5));
-    targets.push(verdict("KV reins/bare own time per turn, runaway 100", NaN, 1.3));
-  } else {
-    rows.push({
-      section: `5. Deno KV on a SQLite file, runaway 100 (median of ${kv.runs} runs)`,
-    });
-    const p = (l: TurnPersist[], k: "bytes" | "ms") => median(l.map((v) => v[k]));
-    for (const c of kv.configs) {
-      const tag = c.label === "KV store" ? "" : ` [${c.label}]`;
-      const p1b = p(c.turn1, "bytes"), p100b = p(c.turn100, "bytes");
-      const p1m = p(c.turn1, "ms"), p100m = p(c.turn100, "ms");
-      const k1 = med(c.turns, (x) => x[0].own), k100 = med(c.turns, (x) => x[99].own);
-      const kOwn = median(c.totals.map((x) => x.own / x.turns));
-      const kWall = median(c.totals.map((x) => x.wall / x.turns));
-      if (c.label === "KV store") {
-        rows.push(
-          ["5", "persist turn 1: bytes (reply + tool result)", bytes(p1b)],
-          ["5", "persist turn 100: bytes", bytes(p100b)],
-          ["5", "  turn 100 / turn 1", x(p100b, p1b)],
-          ["5", "persist turn 1: ms (2 commits)", dur(p1m)],
-          ["5", "persist turn 100: ms", dur(p100m)],
-          ["5", "  turn 100 / turn 1", x(p100m, p1m)],
-          [
-            "5",
-            "exit save (header only): bytes / ms",
-            `${bytes(p(c.exit, "bytes"))} / ${dur(p(c.exit, "ms"))}`,
-          ],
-        );
-        targets.push(verdict("KV persist turn100/turn1, bytes", p100b / p1b, 1.5));
-        targets.push(verdict("KV persist turn100/turn1, ms", p100m / p1m, 1.5));
-      }
-      if (c.label === KV_COMPACTED) {
-        rows.push(
-          ["5", `persist turn 1: bytes${tag}`, bytes(p1b)],
-          ["5", `persist turn 100: bytes (a summary in the header)${tag}`, bytes(p100b)],
-          ["5", "  turn 100 / turn 1", x(p100b, p1b)],
-        );
-        targets.push(verdict(`KV persist turn100/turn1, bytes${tag}`, p100b / p1b, 1.5));
-      }
-      rows.push(
-        ["5", `own time at turn 1${tag}`, dur(k1), dur(b1), x(k1, b1)],
-        [
-          "5",
-          `own time at turn 100, exit save excluded${tag}`,
-          dur(k100),
-          dur(b100),
-          x(k100, b100),
-        ],
-        [
-          "5",
-          `own time per turn, whole run${tag}`,
-          dur(kOwn),
-          dur(runawayOwn[1]),
-          x(kOwn, runawayOwn[1]),
-        ],
-        [
-          "5",
-          `wall time per turn${tag}`,
-          dur(kWall),
-          dur(runawayWall[1]),
-          x(kWall, runawayWall[1]),
-        ],
-      );
-      targets.push(verdict(`KV turn100/turn1 own time${tag}`, k100 / k1, 1.5));
-      targets.push(
-        verdict(
-          `KV turns 91-100 / turns 1-10 own time${tag}`,
-          win(c.turns, 91, 100) / win(c.turns, 1, 10),
-          1.5,
-        ),
-      );
-      targets.push(verdict(`KV reins/bare own time per turn${tag}`, kOwn / runawayOwn[1], 1.3));
-      targets.push(verdict(`KV reins/bare wall time per turn${tag}`, kWall / runawayWall[1], 1.3));
-      targets.push(
-        verdict(
-          `issue 14: KV on disk wall per turn / bare in memory${tag}`,
-          kWall / runawayWall[1],
-          3,
-        ),
-      );
-    }
-    rows.push(
-      ["5", "floor: one bare checked 1 KB commit, same file", dur(kv.commitFloorMs)],
-      ["5", "load a 100-turn run back (validated)", dur(kv.loadMs)],
-      ["5", `SQLite file after ${2 * (kv.runs + 1)} runs`, bytes(kv.fileBytes)],
-    );
-  }
+  const s5 = kvReport(kv, {
+    turn1: b1,
+    turn100: b100,
+    ownPerTurn: runawayOwn[1],
+    wallPerTurn: runawayWall[1],
+  });
+  rows.push(...s5.rows);
+  targets.push(...s5.targets);
 
   const s6 = streamReport(st);
   rows.push(...s6.rows);

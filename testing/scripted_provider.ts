@@ -15,6 +15,8 @@ import {
 } from "../harness/tokens.ts";
 import { say, type Scenario, type ScenarioInput, scenarioInput, SCENARIOS } from "./scenarios.ts";
 import { isSummaryRequest, scriptedSummary } from "./scripted_summarizer.ts";
+import { latencyOf, pacedStream } from "./paced_stream.ts";
+import { sleep } from "../harness/sleep.ts";
 import { TREE_SCENARIOS } from "./tree_scenarios.ts";
 import {
   type ChatRequest,
@@ -99,56 +101,6 @@ export const SCRIPTED_CHUNK_MS = 20;
 export interface ScriptedProvider {
   /** Answers one HTTP request. */
   fetch(request: Request): Promise<Response>;
-}
-
-/** Waits `ms`, rejecting with the signal's reason if it aborts; leaves no timer behind. */
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/**
- * The events as a byte stream with `ms` between two of them; ends (errors)
- * when the request's signal aborts, and leaves no timer behind when cancelled.
- */
-function pacedStream(events: string[], ms: number, signal: AbortSignal): ReadableStream {
-  const bytes = new TextEncoder();
-  if (ms <= 0) return new Blob(events).stream();
-  const stop = new AbortController();
-  const both = AbortSignal.any([signal, stop.signal]);
-  let i = 0;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      // The role chunk and the first piece go together, as real providers send them.
-      if (i > 1) await delay(ms, both);
-      controller.enqueue(bytes.encode(events[i++]));
-      if (i === events.length) controller.close();
-    },
-    cancel() {
-      stop.abort();
-    },
-  });
-}
-
-function latencyOf(req: Request, fallback: number | undefined): number | string {
-  const raw = req.headers.get("x-reins-latency-ms") ??
-    new URL(req.url).searchParams.get("latency_ms");
-  if (raw === null) return fallback ?? 0;
-  const ms = Number(raw);
-  return Number.isFinite(ms) && ms >= 0 && raw.trim() !== ""
-    ? ms
-    : `Invalid latency "${raw}": expected milliseconds >= 0`;
 }
 
 function faultResponse(fault: Fault, req: Request, model: string): Response {
@@ -322,7 +274,7 @@ async function chatResponse(
   options.onRequest?.(info);
   // `req.signal` only when waiting: touching it makes Deno 2.9 warn about its
   // legacy abort after every response (nothing here relies on that abort).
-  if (latency > 0) await delay(latency, req.signal);
+  if (latency > 0) await sleep(latency, req.signal);
   const fault = header ?? options.faults?.(info) ?? options.fault;
   if (fault) return faultResponse(fault, req, request.model);
   const refused = await overWindow(request, options.contextTokens);

@@ -5,7 +5,8 @@
 // provider in both processes, effects in the workspace.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { approve, newRun, pending, reject } from "../harness/state.ts";
+import { newRun, pending } from "../harness/state.ts";
+import { approve, reject } from "../harness/verdict.ts";
 import { DELETED_ANSWER, PLAN_ANSWER } from "../testing/scenarios.ts";
 import { type Effect, readEffects } from "../tools/delete_file.ts";
 import { startRun } from "../runtime/execute_run.ts";

@@ -3,7 +3,8 @@
 // records through @opentelemetry/api.
 import assert from "node:assert/strict";
 import type { ReadableSpan } from "npm:@opentelemetry/sdk-trace-base@2.12.1";
-import { approve, newRun } from "../harness/state.ts";
+import { newRun } from "../harness/state.ts";
+import { approve } from "../harness/verdict.ts";
 import { run } from "../harness/run.ts";
 import { ModelError } from "../harness/errors.ts";
 import type { Model } from "../harness/model.ts";

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { run } from "../harness/run.ts";
-import { approve, newRun, pending, reject } from "../harness/state.ts";
+import { newRun, pending } from "../harness/state.ts";
+import { approve, reject } from "../harness/verdict.ts";
 import { hasToolCall, isBudgetSpent, isStepCount } from "../harness/stop_conditions.ts";
 import { computeCost } from "../harness/cost.ts";
 import { memorySink } from "../harness/trace.ts";

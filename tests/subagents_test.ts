@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { run } from "../harness/run.ts";
-import { approve, newRun, pending, type RunState } from "../harness/state.ts";
+import { newRun, pending, type RunState } from "../harness/state.ts";
+import { approve } from "../harness/verdict.ts";
 import { memorySink, type TraceEvent } from "../harness/trace.ts";
 import { MemoryRunStore } from "../harness/run_store.ts";
 import { RunStateError } from "../harness/errors.ts";

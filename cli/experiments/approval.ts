@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { approve, defaultRejectionText, reject, type RunState } from "../../harness/state.ts";
+import { type RunState } from "../../harness/state.ts";
+import { approve, defaultRejectionText, reject } from "../../harness/verdict.ts";
 import { DELETED_ANSWER } from "../../testing/scenarios.ts";
 import { readEffects } from "../../tools/delete_file.ts";
 import { heading, type Out, play, printTable, withWorkspace } from "./common.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { approve } from "../../harness/state.ts";
+import { approve } from "../../harness/verdict.ts";
 import { callTool, say, TIMEOUT_ANSWER } from "../../testing/scenarios.ts";
 import { readEffects } from "../../tools/delete_file.ts";
 import type { Workspace } from "../../tools/workspace.ts";

@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { run } from "../../harness/run.ts";
-import { approve, newRun, reject, type RunState } from "../../harness/state.ts";
+import { newRun, type RunState } from "../../harness/state.ts";
+import { approve, reject } from "../../harness/verdict.ts";
 import { createOpenAIModel, type OpenAIModelOptions } from "../../openai/openai_model.ts";
 import { memorySink, type TraceEvent } from "../../harness/trace.ts";
 import { MemoryRunStore } from "../../harness/run_store.ts";

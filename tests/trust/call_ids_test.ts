@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { approve, newRun, reject } from "../../harness/state.ts";
+import { newRun } from "../../harness/state.ts";
+import { approve, reject } from "../../harness/verdict.ts";
 import { run } from "../../harness/run.ts";
 import type { Model, ModelRequest } from "../../harness/model.ts";
 import type { ChatMessage, ToolCall } from "../../harness/messages.ts";
