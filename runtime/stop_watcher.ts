@@ -104,10 +104,17 @@ class StopWatcher {
   add(rootId: string, onStop: OnStop): () => Promise<void> {
     let set = this.#roots.get(rootId);
     if (!set) this.#roots.set(rootId, set = new Set());
-    set.add(onStop);
+    // Once: the announce, the watch, the poll and the sweep may each see the same Stop.
+    let fired = false;
+    const once: OnStop = (request) => {
+      if (fired) return;
+      fired = true;
+      onStop(request);
+    };
+    set.add(once);
     this.#check([rootId]); // a Stop already recorded fires at once
     return async () => {
-      set.delete(onStop);
+      set.delete(once);
       if (!set.size && this.#roots.get(rootId) === set) this.#roots.delete(rootId);
       if (this.#roots.size || this.#closed) return await this.#checking;
       this.#closed = true;

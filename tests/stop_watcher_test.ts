@@ -42,6 +42,8 @@ Deno.test("a Stop reaches the watchers of its tree only, at once, among 50 trees
   await dispose();
   assert.deepEqual([...seen.keys()].sort(), ["root42", "root7"]);
   assert.deepEqual(seen.get("root42"), ["also"]);
+  // root42's Stop made every watched tree be read again: root7's Stop is not handed over twice.
+  assert.deepEqual(seen.get("root7"), ["enough"]);
 });
 
 Deno.test("a Stop recorded before the watch fires at once", async () => {
