@@ -1,5 +1,5 @@
 /**
- * `deno task bench:load`: one isolate of the server (`server/main.ts`, the
+ * `deno task bench:load`: one isolate of the server (`demo/main.ts`, the
  * scripted model in process, KV on a temp SQLite file) under load, driven
  * over HTTP from this process:
  *
@@ -25,7 +25,7 @@ const SLOW = Number(Deno.args[0] ?? 1000);
 const BURST = Number(Deno.args[1] ?? 200);
 const STOPPED = 100;
 const BURSTS = 4;
-const MAIN = new URL("../server/main.ts", import.meta.url).pathname;
+const MAIN = new URL("../demo/main.ts", import.meta.url).pathname;
 
 interface Server {
   url: string;

@@ -6,10 +6,9 @@
  *
  * @module
  */
-import type { ChatMessage, ToolDefinition } from "./messages.ts";
+import type { ChatMessage } from "./messages.ts";
 import type { RunState } from "./state.ts";
-import type { RunContext } from "./run_context.ts";
-import type { Exit } from "./exit.ts";
+import type { ContextWindow } from "./run_context.ts";
 import type { ContextPolicy } from "./context_policy.ts";
 import type { Model } from "./model.ts";
 import type { Prices, PriceTable } from "./cost.ts";
@@ -19,22 +18,7 @@ import { isContextLengthError } from "./context_errors.ts";
 import { countPromptTokens, loadTokenizer } from "./tokens.ts";
 import { compact } from "./compaction.ts";
 
-/** The prompt of one `run()` call (see the module doc). */
-export interface ContextWindow {
-  /** The messages the model is sent next: the transcript, or its compacted view. */
-  messages(state: RunState): ChatMessage[];
-  /**
-   * Before a model call: compacts when a policy is on and the prompt is over
-   * its trigger, or the provider refused the last one as too long. Returns the
-   * Exit when the run must stop (the budget cannot pay, the summary failed).
-   */
-  beforeTurn(ctx: RunContext, definitions: readonly ToolDefinition[]): Promise<Exit | null>;
-  /**
-   * Whether a failed model call is a context-length error the run compacts
-   * for and asks again (with a policy on; once per turn).
-   */
-  retriesAfter(state: RunState, error: unknown): boolean;
-}
+export type { ContextWindow };
 
 /** What {@link contextWindow} reads of the run's options. */
 export interface ContextWindowOptions {

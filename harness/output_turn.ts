@@ -14,17 +14,15 @@
  */
 import type { ToolCall, ToolDefinition } from "./messages.ts";
 import type { RunOptions } from "./run_options.ts";
-import type { RunContext } from "./run_context.ts";
+import type { OutputPlan, RunContext } from "./run_context.ts";
 import { type JsonValue, pending, type RunState } from "./state.ts";
 import { RunStateError } from "./errors.ts";
-import type { ToolSchema } from "./schema_adapter.ts";
 import { type Exit, exit } from "./exit.ts";
 import {
   adaptOutput,
   type AnswerCheck,
   checkAnswer,
   checkValue,
-  type OutputFormat,
   type OutputIssue,
   type OutputSchema,
   repairText,
@@ -42,15 +40,7 @@ export const ANSWER_ACCEPTED = "Accepted.";
 /** Default of `maxOutputRepairs`. */
 export const DEFAULT_OUTPUT_REPAIRS = 2;
 
-/** What one `run()` call knows of its output schema. */
-export interface OutputPlan {
-  /** The schema's check (zod's, or a Standard Schema's). */
-  check: ToolSchema<unknown>;
-  format: OutputFormat;
-  /** `json_schema`: sent with each request; `tool`: the `final_answer` tool. */
-  mode: "json_schema" | "tool";
-  maxRepairs: number;
-}
+export type { OutputPlan };
 
 /** An answer to judge: its raw text, and the `final_answer` calls it came in (if any). */
 interface Answer {

@@ -8,8 +8,37 @@ import type { BudgetGate } from "./budget_gate.ts";
 import type { RunState } from "./state.ts";
 import type { TraceEventInput } from "./trace.ts";
 import type { ToolContext } from "./tool.ts";
-import type { ContextWindow } from "./context_window.ts";
-import type { OutputPlan } from "./output_turn.ts";
+import type { ChatMessage, ToolDefinition } from "./messages.ts";
+import type { Exit } from "./exit.ts";
+import type { ToolSchema } from "./schema_adapter.ts";
+import type { OutputFormat } from "./output.ts";
+
+/** The prompt of one `run()` call (see the module doc). */
+export interface ContextWindow {
+  /** The messages the model is sent next: the transcript, or its compacted view. */
+  messages(state: RunState): ChatMessage[];
+  /**
+   * Before a model call: compacts when a policy is on and the prompt is over
+   * its trigger, or the provider refused the last one as too long. Returns the
+   * Exit when the run must stop (the budget cannot pay, the summary failed).
+   */
+  beforeTurn(ctx: RunContext, definitions: readonly ToolDefinition[]): Promise<Exit | null>;
+  /**
+   * Whether a failed model call is a context-length error the run compacts
+   * for and asks again (with a policy on; once per turn).
+   */
+  retriesAfter(state: RunState, error: unknown): boolean;
+}
+
+/** What one `run()` call knows of its output schema. */
+export interface OutputPlan {
+  /** The schema's check (zod's, or a Standard Schema's). */
+  check: ToolSchema<unknown>;
+  format: OutputFormat;
+  /** `json_schema`: sent with each request; `tool`: the `final_answer` tool. */
+  mode: "json_schema" | "tool";
+  maxRepairs: number;
+}
 
 /** Everything one `run()` call shares between its steps. */
 export interface RunContext {

@@ -5,7 +5,6 @@
  * @module
  */
 import type { AssistantMessage, ChatMessage, ToolCall, Usage } from "./messages.ts";
-import { RunStateError } from "./errors.ts";
 import { checkLimits, type RunLimits } from "./limits.ts";
 import type { Failure, Interruption, RunStatus } from "./exit.ts";
 import type { JsonSchema } from "./output.ts";

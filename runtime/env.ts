@@ -8,7 +8,6 @@
  */
 import type { Prices, PriceTable } from "../harness/cost.ts";
 import type { RunLimits } from "../harness/limits.ts";
-import type { ReinsConfig } from "./config.ts";
 
 /** An environment as a plain record (`Deno.env.toObject()`). */
 export type Env = Record<string, string | undefined>;
@@ -114,6 +113,20 @@ export interface ModelSettings {
   limits?: Partial<RunLimits>;
 }
 
+/** What {@link modelSettings} reads of `reins.jsonc` (its `ReinsConfig`). */
+export interface ModelFileSettings {
+  /** The endpoint's base URL. */
+  baseUrl?: string;
+  /** The model name. */
+  model?: string;
+  /** The variable holding the API key (default `LLM_API_KEY`). */
+  apiKeyEnv?: string;
+  /** Prices of the model's tokens. */
+  prices?: ModelSettings["prices"];
+  /** Default limits. */
+  limits?: ModelSettings["limits"];
+}
+
 /**
  * The model settings of a process: `LLM_BASE_URL` over `baseUrl`,
  * `LLM_MODEL` over `model`, the key from the variable `apiKeyEnv` names
@@ -126,7 +139,10 @@ export interface ModelSettings {
  * console.log(s.model, s.baseUrl); // from-env http://file/v1
  * ```
  */
-export function modelSettings(file: ReinsConfig, env: Env = Deno.env.toObject()): ModelSettings {
+export function modelSettings(
+  file: ModelFileSettings,
+  env: Env = Deno.env.toObject(),
+): ModelSettings {
   const read = readEnv(env);
   const out: ModelSettings = {};
   const baseUrl = read.baseUrl ?? file.baseUrl;

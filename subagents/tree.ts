@@ -6,7 +6,7 @@
  * @module
  */
 import { run } from "../harness/run.ts";
-import { type RunState, type RunStatus } from "../harness/state.ts";
+import type { RunState, RunStatus } from "../harness/state.ts";
 import { approve, reject } from "../harness/verdict.ts";
 import { RunNotFoundError, RunStateError } from "../harness/errors.ts";
 import type { RunOptions } from "../harness/run_options.ts";

@@ -5,7 +5,7 @@ import { parseRunArgs, UsageError } from "../cli/args.ts";
 import { lastJson, runScript } from "./run_script.ts";
 
 const cli = (args: string[], cwd?: string) =>
-  runScript("cli/main.ts", args, { cwd, env: { REINS_SCRIPTED_CHUNK_MS: "0" } });
+  runScript("demo/cli.ts", args, { cwd, env: { REINS_SCRIPTED_CHUNK_MS: "0" } });
 
 Deno.test("parseRunArgs: --continue ID MESSAGE", () => {
   assert.deepEqual(parseRunArgs(["--continue", "r1", "and", "then?"]).command, {

@@ -6,7 +6,7 @@ import { newRun } from "../harness/state.ts";
 import { KvOpenError, openKv } from "../kv/open_kv.ts";
 import { lastJson, runScript } from "./run_script.ts";
 
-const cli = (args: string[], cwd: string, script = "cli/main.ts") =>
+const cli = (args: string[], cwd: string, script = "demo/cli.ts") =>
   runScript(script, args, { cwd });
 
 Deno.test("every exit has its own code, and --help lists each one", () => {

@@ -17,7 +17,7 @@ async function inTemp(fn: (dir: string) => Promise<void>): Promise<void> {
 }
 
 const cli = async (args: string[], cwd: string) =>
-  await runScript("cli/main.ts", args, { cwd, flags: await taskFlags("run") });
+  await runScript("demo/cli.ts", args, { cwd, flags: await taskFlags("run") });
 
 async function storedRuns(path: string): Promise<number> {
   const kv = await Deno.openKv(path);

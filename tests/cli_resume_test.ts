@@ -3,7 +3,7 @@ import { KvRunStore } from "../kv/kv_run_store.ts";
 import { newRun } from "../harness/state.ts";
 import { lastJson, readUntil, runScript, spawnScript } from "./run_script.ts";
 
-const cli = (args: string[], cwd?: string) => runScript("cli/main.ts", args, { cwd });
+const cli = (args: string[], cwd?: string) => runScript("demo/cli.ts", args, { cwd });
 
 /** A stored `running` echo run whose lease a holder on another machine holds for `leaseMs`. */
 async function foreignLease(path: string, leaseMs: number): Promise<string> {
@@ -27,7 +27,7 @@ Deno.test("--resume after a SIGKILL takes over the dead process's lease at once 
   const dir = await Deno.makeTempDir({ prefix: "reins-resume-" });
   try {
     const kv = ["--kv", `${dir}/runs.sqlite`];
-    const child = spawnScript("cli/main.ts", ["--scenario", "slow", ...kv, "scan the archive"], {
+    const child = spawnScript("demo/cli.ts", ["--scenario", "slow", ...kv, "scan the archive"], {
       cwd: dir,
     });
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();

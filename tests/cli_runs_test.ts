@@ -20,7 +20,7 @@ Deno.test("deno task runs: show/trace/tree of a stored run exit 0 even when it a
     const made = await cli(
       ["--scenario", "destructive", "--json", "--workspace", dir, ...kv],
       dir,
-      "cli/main.ts",
+      "demo/cli.ts",
     );
     assert.equal(made.code, EXIT_CODES.approval, made.stderr);
     const runId = lastJson(made.stdout).runId;
@@ -63,7 +63,7 @@ Deno.test("deno task runs lists each run with its task", async () => {
     const kv = ["--kv", `${dir}/runs.sqlite`];
     const long = "Please echo this rather long task back, word for word, to whoever asked for it";
     for (const task of ["Which file mentions a timeout?", long]) {
-      const made = await cli(["--scenario", "echo", "--json", ...kv, task], dir, "cli/main.ts");
+      const made = await cli(["--scenario", "echo", "--json", ...kv, task], dir, "demo/cli.ts");
       assert.equal(made.code, 0, made.stderr);
     }
     const r = await cli(["list", ...kv], dir);

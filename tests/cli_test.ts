@@ -58,7 +58,7 @@ Deno.test("deno task run persists a run in KV; approve/reject continue it from a
     ) {
       await Deno.writeTextFile(`${dir}/${name}`, text);
     }
-    const first = await cli("cli/main.ts", [
+    const first = await cli("demo/cli.ts", [
       "--scenario",
       "destructive",
       "--json",
@@ -70,11 +70,11 @@ Deno.test("deno task run persists a run in KV; approve/reject continue it from a
     assert.equal(s.status, "interrupted");
     assert.equal(s.interruption.toolName, "delete_file");
 
-    const bad = await cli("cli/main.ts", ["--approve", s.runId, "nope", ...kv]);
+    const bad = await cli("demo/cli.ts", ["--approve", s.runId, "nope", ...kv]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr.trim(), /^error: Cannot approve call "nope" of run/);
 
-    const approved = await cli("cli/main.ts", [
+    const approved = await cli("demo/cli.ts", [
       "--approve",
       s.runId,
       s.interruption.callId,
@@ -87,7 +87,7 @@ Deno.test("deno task run persists a run in KV; approve/reject continue it from a
     assert.equal(done.turns, 3);
     assert.equal(done.output, "Deleted access.log to free space.");
 
-    const again = await cli("cli/main.ts", ["--resume", s.runId, ...kv]);
+    const again = await cli("demo/cli.ts", ["--resume", s.runId, ...kv]);
     assert.equal(again.code, 2);
     assert.equal(again.stderr.trim(), `error: Cannot resume run "${s.runId}": status is completed`);
 
@@ -111,12 +111,12 @@ Deno.test("deno task run --stop stops a run executing in another process", async
   const dir = await Deno.makeTempDir({ prefix: "reins-cli-stop-" });
   try {
     const kv = ["--kv", `${dir}/runs.sqlite`];
-    const runner = spawnScript("cli/main.ts", ["--scenario", "slow", ...kv, "scan the archive"]);
+    const runner = spawnScript("demo/cli.ts", ["--scenario", "slow", ...kv, "scan the archive"]);
     const reader = runner.stdout.pipeThrough(new TextDecoderStream()).getReader();
     let out = await readUntil(reader, /progress: scanned 200/);
     const runId = out.match(/^run (\S+)$/m)?.[1];
     assert.ok(runId, out);
-    const stop = await cli("cli/main.ts", ["--stop", runId, "--reason", "enough", ...kv]);
+    const stop = await cli("demo/cli.ts", ["--stop", runId, "--reason", "enough", ...kv]);
     assert.equal(stop.code, 0, stop.stderr);
     out = await readUntil(reader, undefined, out);
     const status = await runner.status;

@@ -16,7 +16,7 @@ Deno.test("deno task worker executes runs from a KV file and hands its run over 
   const slow = newRun("scan", { model: "slow" });
   await store.save(quick);
   await store.save(slow);
-  const child = spawnScript("cli/worker.ts", ["--kv", kvPath, "--sweep-ms", "200"], {
+  const child = spawnScript("demo/worker.ts", ["--kv", kvPath, "--sweep-ms", "200"], {
     cwd: ROOT,
     env: { REINS_WORKSPACES: `${dir}/ws`, REINS_SCAN_MS: "20000", REINS_SCRIPTED: "1" },
     flags: ["-A"],
@@ -72,7 +72,7 @@ Deno.test("deno task worker with a KV it cannot open says so in one line and exi
   const original = console.error;
   console.error = (...args: unknown[]) => void errors.push(args.join(" "));
   try {
-    const { runWorker } = await import("../cli/worker.ts");
+    const { runWorker } = await import("../demo/worker.ts");
     const { demoWorkerOptions } = await import("../demo/process.ts");
     assert.equal(await runWorker(["--kv", `${file}/sub/runs.sqlite`], demoWorkerOptions()), 1);
   } finally {
@@ -97,7 +97,7 @@ Deno.test("deno task worker with an MCP server in reins.jsonc that cannot start 
   const before = Deno.env.get("REINS_CONFIG");
   Deno.env.set("REINS_CONFIG", config);
   try {
-    const { runWorker } = await import("../cli/worker.ts");
+    const { runWorker } = await import("../demo/worker.ts");
     const { demoWorkerOptions } = await import("../demo/process.ts");
     assert.equal(await runWorker(["--kv", ":memory:"], demoWorkerOptions()), 1);
   } finally {

@@ -49,7 +49,7 @@ Deno.test("deno task run --compact-at 2000 --json: 200 turns cost at most 2.3x 1
     const go = async (n: number) => {
       const args = ["--scenario", "runaway", "--max-turns", String(n), "--budget", "100", "--json"];
       args.push("--compact-at", "2000", "--trace", `${dir}/t${n}.jsonl`);
-      const out = await runScript("cli/main.ts", args, {
+      const out = await runScript("demo/cli.ts", args, {
         cwd: dir,
         env: { REINS_SCRIPTED_CHUNK_MS: "0" },
       });

@@ -15,7 +15,7 @@ Deno.test("under deno task run's flags, --resume after a SIGKILL takes over at o
     const flags = await taskFlags("run");
     assert.ok(!flags.includes("-A") && !flags.includes("--allow-all"), flags.join(" "));
     const kv = ["--kv", `${dir}/runs.sqlite`];
-    const child = spawnScript("cli/main.ts", ["--scenario", "slow", ...kv, "scan"], {
+    const child = spawnScript("demo/cli.ts", ["--scenario", "slow", ...kv, "scan"], {
       cwd: dir,
       flags,
     });
@@ -28,7 +28,7 @@ Deno.test("under deno task run's flags, --resume after a SIGKILL takes over at o
     await reader.cancel();
     await child.stderr.cancel();
     const t0 = performance.now();
-    const resumed = spawnScript("cli/main.ts", ["--resume", runId, "--json", ...kv], {
+    const resumed = spawnScript("demo/cli.ts", ["--resume", runId, "--json", ...kv], {
       cwd: dir,
       flags,
     });
@@ -52,7 +52,7 @@ Deno.test("under deno task run's flags, --resume after a SIGKILL takes over at o
 const TOKEN = "dead-holder-token";
 
 function startServer(dir: string, flags: string[], port: number) {
-  return spawnScript("server/main.ts", [], {
+  return spawnScript("demo/main.ts", [], {
     cwd: dir,
     flags,
     env: {

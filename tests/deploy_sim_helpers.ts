@@ -1,5 +1,5 @@
 // The Deploy simulation's parts (tests/deploy_sim_test.ts, tests/deploy_versions_test.ts):
-// instances of server/main.ts as Deno Deploy runs them (DENO_DEPLOYMENT_ID set, no flags
+// instances of demo/main.ts as Deno Deploy runs them (DENO_DEPLOYMENT_ID set, no flags
 // beyond deno.json's, the KV queue API throwing: tests/fixtures/deploy_entry.ts), under a
 // given Deno binary, sharing one KV file.
 import assert from "node:assert/strict";

@@ -1,11 +1,11 @@
-// Deno Deploy, simulated: instances of server/main.ts under Deno 2.5.0 (the Deploy
+// Deno Deploy, simulated: instances of demo/main.ts under Deno 2.5.0 (the Deploy
 // runtime) with DENO_DEPLOYMENT_ID set, no flags beyond deno.json's, one shared KV
 // file, and the KV queue API throwing (tests/fixtures/deploy_entry.ts). A run whose
 // tool takes seconds starts on instance A; A is evicted mid-tool (SIGINT, SIGKILL 5 s
 // later if still alive; then SIGKILL with no notice); the run must complete through
 // instance B at the cost of a run never interrupted, with no turn twice in its trace.
 // Prints: SIGINT -> lease released, -> B resumes (with and without a request arriving
-// at B), cold start of server/main.ts and its RSS at rest.
+// at B), cold start of demo/main.ts and its RSS at rest.
 import assert from "node:assert/strict";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { sleep } from "../harness/sleep.ts";

@@ -106,7 +106,7 @@ Deno.test("deno task run starts the configured MCP servers and stops them after 
       config({ fs: { command: "/nonexistent/server" } }),
     );
     const cli = (file: string) =>
-      runScript("cli/main.ts", [
+      runScript("demo/cli.ts", [
         "--config",
         `${dir}/${file}`,
         "--kv",
@@ -126,7 +126,7 @@ Deno.test("deno task run starts the configured MCP servers and stops them after 
     assert.equal(bad.code, 2); // a usage error, like a bad reins.jsonc, in one line
     assert.match(bad.stderr, /^error: Cannot connect to MCP server "fs": .*\n$/);
     // Without --json, the CLI says which tools it loaded, one line per server.
-    const listed = await runScript("cli/main.ts", [
+    const listed = await runScript("demo/cli.ts", [
       "--config",
       `${dir}/good.jsonc`,
       "--kv",

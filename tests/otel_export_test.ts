@@ -1,4 +1,4 @@
-// Deno's own OpenTelemetry exporter, end to end: instances of server/main.ts (as the
+// Deno's own OpenTelemetry exporter, end to end: instances of demo/main.ts (as the
 // Deploy simulation starts them) with OTEL_DENO=true send OTLP (http/protobuf) to a
 // receiver this test runs and decodes. A `research-slow` run started over HTTP on A
 // is handed over on SIGINT mid-tool and completed by B: one trace holds both
@@ -9,7 +9,7 @@ import { waitFor } from "./server_http.ts";
 import { call, type Instance, startInstance, stopInstances } from "./deploy_sim_helpers.ts";
 import { type ReceivedSpan, startOtlpReceiver } from "./otlp_receiver.ts";
 
-/** An instance of server/main.ts under this Deno, exporting OTLP to `endpoint`. */
+/** An instance of demo/main.ts under this Deno, exporting OTLP to `endpoint`. */
 function start(dir: string, name: string, endpoint: string): Promise<Instance> {
   return startInstance(Deno.execPath(), name, dir, 500, {
     OTEL_DENO: "true",

@@ -80,7 +80,7 @@ Deno.test("every scenario from the CLI, with no task and no extra flags, ends in
     const outs = await inPool(names, 4, async (name) => {
       const cwd = `${dir}/${name}`;
       await Deno.mkdir(cwd);
-      return await runScript("cli/main.ts", ["--scenario", name, "--json"], { cwd });
+      return await runScript("demo/cli.ts", ["--scenario", name, "--json"], { cwd });
     });
     for (const [i, name] of names.entries()) {
       const out = outs[i];
@@ -120,7 +120,7 @@ Deno.test("every scenario through the API, with no task and no options, ends in 
 Deno.test("from the CLI, a research call whose child awaits a verdict is said to wait, not to be ok", async () => {
   const dir = await Deno.makeTempDir({ prefix: "reins-scenarios-" });
   try {
-    const out = await runScript("cli/main.ts", ["--scenario", "research-approval"], { cwd: dir });
+    const out = await runScript("demo/cli.ts", ["--scenario", "research-approval"], { cwd: dir });
     const stdout = out.stdout;
     assert.equal(out.code, 5, stdout);
     assert.match(

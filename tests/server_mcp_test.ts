@@ -148,7 +148,7 @@ Deno.test("deno task serve with an MCP server in reins.jsonc that cannot start s
         ["bad.jsonc", /^reins: REINS_LEASE_MS: expected milliseconds/, { REINS_LEASE_MS: "abc" }],
       ] as const
     ) {
-      const out = await runScript("server/main.ts", [], {
+      const out = await runScript("demo/main.ts", [], {
         cwd: dir,
         env: { PORT: "0", REINS_KV_PATH: ":memory:", REINS_CONFIG: config, ...extra },
         flags: ["-A", "--unstable-kv", "--unstable-cron"],

@@ -72,7 +72,7 @@ Deno.test("deno serve --parallel: a Stop sent to another worker stops the whole 
       "--allow-write",
       "--host=127.0.0.1",
       `--port=${port}`,
-      "server/serve.ts",
+      "demo/serve.ts",
     ],
     env: {
       DENO_JOBS: "2",

@@ -99,7 +99,7 @@ Deno.test("resumed by another process (the CLI), a typed scenario is validated w
   try {
     const kv = ["--kv", `${dir}/runs.sqlite`];
     const first = await runScript(
-      "cli/main.ts",
+      "demo/cli.ts",
       ["--scenario", "extract-twice", "--max-turns", "2", "--json", ...kv],
       { cwd: dir },
     );
@@ -107,7 +107,7 @@ Deno.test("resumed by another process (the CLI), a typed scenario is validated w
     assert.equal(stopped.status, "max_turns_exceeded", first.stdout);
     assert.equal(stopped.output, null);
     const resumed = await runScript(
-      "cli/main.ts",
+      "demo/cli.ts",
       ["--resume", stopped.runId, "--max-turns", "5", "--json", ...kv],
       { cwd: dir },
     );
@@ -117,13 +117,13 @@ Deno.test("resumed by another process (the CLI), a typed scenario is validated w
     assert.deepEqual(s.output, { file: "errors.log", line: 12 });
     assert.equal(s.turns, 3);
     // Without --json the value is printed, formatted.
-    const shown = await runScript("cli/main.ts", ["--scenario", "extract", ...kv], { cwd: dir });
+    const shown = await runScript("demo/cli.ts", ["--scenario", "extract", ...kv], { cwd: dir });
     assert.match(shown.stdout, /^ {2}output invalid \(repair 1 asked\): line: Invalid input/m);
     assert.match(
       shown.stdout,
       /^ {2}output:\n {4}\{\n {6}"file": "errors.log",\n {6}"line": 12\n {4}\}$/m,
     );
-    const never = await runScript("cli/main.ts", ["--scenario", "extract-never", ...kv], {
+    const never = await runScript("demo/cli.ts", ["--scenario", "extract-never", ...kv], {
       cwd: dir,
     });
     assert.equal(never.code, 1);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type RunState } from "../../harness/state.ts";
+import type { RunState } from "../../harness/state.ts";
 import { approve, defaultRejectionText, reject } from "../../harness/verdict.ts";
 import { DELETED_ANSWER } from "../../testing/scenarios.ts";
 import { readEffects } from "../../tools/delete_file.ts";

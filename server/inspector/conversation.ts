@@ -10,7 +10,6 @@ import { followUpRefusal } from "../../harness/follow_up.ts";
 import { forkableTurns } from "../../harness/fork.ts";
 import type { ChatMessage } from "../../harness/messages.ts";
 import { type Html, html } from "./html.ts";
-import type { RunPageData } from "./run_page.ts";
 import type { RunView } from "../views.ts";
 import { runHref, runLabel } from "./format.ts";
 
@@ -29,7 +28,7 @@ import { runHref, runLabel } from "./format.ts";
  * console.log(String(renderReplyBox(d)).includes('data-action="reply"')); // true
  * ```
  */
-export function renderReplyBox(d: Pick<RunPageData, "run" | "messages">): Html | "" {
+export function renderReplyBox(d: { run: RunView; messages: readonly ChatMessage[] }): Html | "" {
   const { run } = d;
   if (followUpRefusal({ ...run, messages: d.messages as ChatMessage[] }) !== null) return "";
   return html`
@@ -77,7 +76,7 @@ export function forkPoints(messages: readonly ChatMessage[]): Map<number, number
 }
 
 /** The transcript's options on a run page: fork buttons on a root run's turns. */
-export function transcriptOptions(d: Pick<RunPageData, "run">): { forkRunId?: string } {
+export function transcriptOptions(d: { run: RunView }): { forkRunId?: string } {
   return d.run.parentId === null ? { forkRunId: d.run.runId } : {};
 }
 

@@ -1,4 +1,4 @@
-// The test side of the browser tests: the real server (`server/main.ts` on a
+// The test side of the browser tests: the real server (`demo/main.ts` on a
 // free port, a temp KV file, the scripted provider, a bearer token) and a
 // driver process that points chromium at it. Nothing here loads playwright:
 // the drivers do, in their own process (see `with_page.ts`).
@@ -43,13 +43,13 @@ export interface BrowserServerOptions {
   flags?: string[];
 }
 
-/** Starts `server/main.ts` and waits until `GET /runs` answers 200 with the token. */
+/** Starts `demo/main.ts` and waits until `GET /runs` answers 200 with the token. */
 export async function startBrowserServer(options: BrowserServerOptions): Promise<BrowserServer> {
   const dir = await Deno.makeTempDir({ prefix: options.prefix });
   const port = freePort();
   const base = `http://127.0.0.1:${port}`;
   const flags = ["--allow-net", "--allow-env", "--allow-read", "--allow-write"];
-  const server = spawnScript("server/main.ts", [], {
+  const server = spawnScript("demo/main.ts", [], {
     cwd: ROOT,
     flags: ["--frozen", ...flags, ...options.flags ?? []],
     env: {

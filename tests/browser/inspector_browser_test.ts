@@ -1,7 +1,7 @@
 // The run inspector in a real browser: Debian's chromium driven by
 // playwright-core (in `inspector_driver.ts`, its own process: playwright
 // needs more of the system than the test runner is allowed), against the
-// real server (`server/main.ts` on a free port, a temp KV file, the scripted
+// real server (`demo/main.ts` on a free port, a temp KV file, the scripted
 // provider, a bearer token). The driver watches a slow tree's progress bar
 // move, Stops it, rejects badly and approves a destructive run, and sees the
 // API's 409 for a stale verdict; this test then checks the outcome through

@@ -1,5 +1,5 @@
 // The inspector types the answer as it streams, in a real browser: the server
-// (`server/main.ts`, the scripted provider pacing its chunks with
+// (`demo/main.ts`, the scripted provider pacing its chunks with
 // REINS_SCRIPTED_CHUNK_MS) and chromium driven by `typing_driver.ts` in its own
 // process. While the `plan` run is still running, the transcript's "writing"
 // entry must hold a part of the final answer that no committed reply holds yet.

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
 import { runScript } from "../run_script.ts";
 
-const cli = (args: string[]) => runScript("cli/main.ts", args);
+const cli = (args: string[]) => runScript("demo/cli.ts", args);
 
 async function storedRuns(path: string) {
   const kv = await Deno.openKv(path);

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { runWorker } from "./run_worker.ts";
-import { demoWorkerOptions } from "../demo/process.ts";
+import { runWorker } from "../cli/run_worker.ts";
+import { demoWorkerOptions } from "./process.ts";
 
 export { runWorker };
 

@@ -7,8 +7,8 @@
  *
  * @module
  */
-import { serve } from "./serve_agents.ts";
-import { demoServeOptions } from "../demo/process.ts";
+import { serve } from "../server/serve_agents.ts";
+import { demoServeOptions } from "./process.ts";
 
 // At the top level: serve() registers the sweep cron before it returns.
 serve(demoServeOptions());

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { cli } from "./cli.ts";
-import { runDemo } from "./demo.ts";
-import { demoCliOptions } from "../demo/process.ts";
+import { cli } from "../cli/cli.ts";
+import { runDemo } from "../cli/demo.ts";
+import { demoCliOptions } from "./process.ts";
 
 if (import.meta.main) {
   if (Deno.args.length === 0) await runDemo();
