@@ -42,7 +42,14 @@ export {
 export { startWorker, type SweeperOptions, type Worker, type WorkerDeps } from "./worker.ts";
 export { defaultMakeModel, type MakeModelOptions } from "./make_model.ts";
 // The one reader of the environment (over `reins.jsonc`), for a process of your own.
-export { type Env, type ModelSettings, modelSettings, readEnv, type ReinsEnv } from "./env.ts";
+export {
+  type Env,
+  type ModelFileSettings,
+  type ModelSettings,
+  modelSettings,
+  readEnv,
+  type ReinsEnv,
+} from "./env.ts";
 export type { McpServerConfig, ReinsConfig } from "./config.ts";
 export type { ResolveModel } from "../subagents/define_agent.ts";
 export { followUpRun } from "./follow_up_run.ts";
