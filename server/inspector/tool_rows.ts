@@ -44,7 +44,7 @@ export const TOOL_STATE_WORDS: Record<ToolRow["state"], string> = {
  * ```ts
  * import { toolRows } from "./tool_rows.ts";
  * import { newRun } from "../../harness/state.ts";
-import { reject } from "../../harness/verdict.ts";
+ * import { reject } from "../../harness/verdict.ts";
  * const s = newRun("clean up");
  * s.messages.push({ role: "assistant", content: null, tool_calls: [
  *   { id: "c1", type: "function", function: { name: "delete_file", arguments: '{"path":"a"}' } },
