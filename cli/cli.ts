@@ -27,7 +27,7 @@ import { executeTree } from "../runtime/execute_tree.ts";
 import { modelOf } from "../runtime/executor.ts";
 import { agentRunOptions, type RunSettings } from "../runtime/run_settings.ts";
 import { awaitLease } from "../runtime/await_lease.ts";
-import { type ModelSettings, modelSettings } from "../runtime/env.ts";
+import { type ModelSettings, modelSettings, readEnv } from "../runtime/env.ts";
 import { defaultMakeModel } from "../runtime/make_model.ts";
 import type { ScenarioCatalog } from "../server/deps.ts";
 import { EXIT_CODES, exitCodeOf } from "./exit_codes.ts";
@@ -256,7 +256,7 @@ async function requireFolder(what: string, dir: string): Promise<void> {
 function checkEndpoint(flags: RunFlags, settings: ModelSettings): void {
   if (flags.baseUrl !== undefined) return checkBaseUrl(flags.baseUrl, "--base-url");
   if (settings.baseUrl === undefined || flags.scenario !== undefined) return;
-  const fromEnv = Deno.env.get("LLM_BASE_URL") === settings.baseUrl;
+  const fromEnv = readEnv().baseUrl === settings.baseUrl;
   checkBaseUrl(settings.baseUrl, fromEnv ? "LLM_BASE_URL" : "reins.jsonc baseUrl");
 }
 
@@ -271,7 +271,7 @@ async function command(options: CliOptions, flags: RunFlags): Promise<number> {
   if (flags.trace !== undefined) await checkTracePath(flags.trace);
   const settings = { ...modelSettings(config), latencyMs: flags.latencyMs };
   checkEndpoint(flags, settings);
-  const kv = await openKv(flags.kv ?? await defaultKvPath());
+  const kv = await openKv(flags.kv ?? await defaultKvPath(readEnv().kvPath));
   try {
     const store = new KvRunStore(kv);
     const cmd = flags.command;

@@ -154,7 +154,7 @@ export async function runWorker(args: string[], options: WorkerCliOptions): Prom
     return 2;
   }
   if (parsed.help) return (console.log(USAGE), 0);
-  const path = parsed.kv || await defaultKvPath();
+  const path = parsed.kv || await defaultKvPath(parsed.env.kvPath);
   const remoteKv = isKvUrl(path);
   const opened = await openResources(path, parsed.env);
   if (typeof opened === "string") return (console.error(`reins worker: ${opened}`), 1);

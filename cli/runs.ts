@@ -8,6 +8,7 @@ import { runCli, UsageError } from "./args.ts";
 import { EXIT_CODES } from "./exit_codes.ts";
 import { RESUMABLE_STATUSES, RUN_STATUSES, type RunStatus } from "../harness/state.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
+import { readEnv } from "../runtime/env.ts";
 import { KvRunStore, type RunSummary } from "../kv/kv_run_store.ts";
 import { describeRun } from "./summary.ts";
 import { table } from "./table.ts";
@@ -159,6 +160,15 @@ async function printTree(store: KvRunStore, id: string, json: boolean): Promise<
   ));
 }
 
+/** `REINS_KV_PATH`, read by the one reader of the environment; a bad variable is a usage error. */
+function envKvPath(): string | undefined {
+  try {
+    return readEnv().kvPath;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
 /**
  * `deno task runs ARGS` (and `cli()`'s `runs ARGS`): list, show, trace, tree.
  *
@@ -171,7 +181,7 @@ async function printTree(store: KvRunStore, id: string, json: boolean): Promise<
 export async function runsMain(argv: string[]): Promise<number> {
   const a = parseRunsArgs(argv);
   if (a.help) return (console.log(RUNS_USAGE), EXIT_CODES.completed);
-  const kv = await openKv(a.kv ?? await defaultKvPath());
+  const kv = await openKv(a.kv ?? await defaultKvPath(envKvPath()));
   try {
     const store = new KvRunStore(kv);
     if (a.sub === "list") {

@@ -100,21 +100,21 @@ export async function openKv(path?: string, options: OpenKvOptions = {}): Promis
 }
 
 /**
- * Where runs are stored by default: env `REINS_KV_PATH` (a file, `:memory:`
- * or a KV Connect URL), else `.reins/runs.sqlite`; a file's folder is created.
+ * Where runs are stored: `path` (a file, `:memory:` or a KV Connect URL; the
+ * caller passes `REINS_KV_PATH` as the one reader of the environment read
+ * it), else `.reins/runs.sqlite`; a file's folder is created.
  *
  * @example
  * ```ts
  * import { defaultKvPath, openKv } from "./open_kv.ts";
- * Deno.env.set("REINS_KV_PATH", ":memory:");
- * const kv = await openKv(await defaultKvPath());
+ * const kv = await openKv(await defaultKvPath(":memory:"));
  * kv.close();
  * ```
  */
-export async function defaultKvPath(): Promise<string> {
-  const path = Deno.env.get("REINS_KV_PATH") || ".reins/runs.sqlite";
-  await ensureKvFolder(path);
-  return path;
+export async function defaultKvPath(path?: string): Promise<string> {
+  const chosen = path || ".reins/runs.sqlite";
+  await ensureKvFolder(chosen);
+  return chosen;
 }
 
 /** Creates the folder of a KV file (nothing for `:memory:` or a URL). */

@@ -95,7 +95,7 @@ async function openServiceKv(env: ReinsEnv, mcp: ProcessTools): Promise<Deno.Kv>
     // On Deploy, the app's database unless a path (or KV Connect URL) is given.
     return env.deploy && !env.kvPath
       ? await openKv()
-      : await openKv(env.kvPath ?? await defaultKvPath());
+      : await openKv(await defaultKvPath(env.kvPath));
   } catch (e) {
     await mcp.close();
     throw e;
