@@ -6,14 +6,19 @@
  * soft-budget run needs no local token count). Modes run round-robin so the
  * machine's drift hits all alike; figures are medians.
  *
- * Alone: `deno run -A bench/fresh.ts [runs]` prints just these figures.
+ * Alone: `deno run -A bench/fresh.ts [runs] [mode,...]` prints just these
+ * figures (of those modes).
  *
  * @module
  */
 import { createScriptedProvider } from "../testing/scripted_provider.ts";
 import { median, progress } from "./instrument.ts";
 
-/** The fresh-process modes (see bench/fresh_child.ts). */
+/**
+ * The fresh-process modes (see bench/fresh_child.ts): issue 29's setup (the
+ * two tiny tools; the truly bare loop against reins, plain and streamed,
+ * in memory and on KV), then issue 14's (the demo's tools on a workspace).
+ */
 export const FRESH_MODES = [
   "empty",
   "import-bare",
@@ -24,6 +29,10 @@ export const FRESH_MODES = [
   "reins-plain",
   "reins-kv",
   "reins-kv-plain",
+  "import-demo-bare",
+  "import-demo-mod",
+  "bare-demo-stream",
+  "reins-demo",
   "tok-js-tiktoken",
   "tok-gpt-tokenizer",
 ] as const;
@@ -43,7 +52,7 @@ export interface FreshFigures {
   planMs: number;
   /** ms per turn of the 50-turn runaway after `plan` (NaN where none ran). */
   steadyMs: number;
-  /** KV commits the run made (reins-kv; NaN elsewhere), leases and creation included. */
+  /** KV commits `plan` made (reins-kv; 0 without a store; NaN for the rest), leases included. */
   commits: number;
 }
 
@@ -162,8 +171,12 @@ export async function benchFresh(
 }
 
 if (import.meta.main) {
+  // `deno run -A bench/fresh.ts [runs] [mode,mode...]`: all modes by default.
   const runs = Number(Deno.args[0] ?? 10);
-  const r = await benchFresh({ runs });
+  const only = Deno.args[1]?.split(",") as FreshMode[] | undefined;
+  const unknown = only?.filter((m) => !FRESH_MODES.includes(m));
+  if (unknown?.length) throw new TypeError(`fresh: unknown modes ${unknown.join(", ")}`);
+  const r = await benchFresh({ runs, modes: only });
   console.log(`fresh processes, median of ${r.runs} (rss ${r.rssKnown ? "measured" : "unknown"})`);
   console.log("mode                 wall ms   imported ms   plan ms   ms/turn   peak RSS MB");
   const n = (v: number, w: number, d = 1) => v.toFixed(d).padStart(w);

@@ -5,13 +5,22 @@
  * Prints one JSON line: the ms from process start to the end of the imports
  * and to the end of the work (`performance.now()` counts from the start).
  *
- * Modes: `empty` (nothing), `import-bare` / `import-mod` (the bare loop's
- * modules / `mod.ts`, then exit), `bare` / `reins` / `reins-kv` (`plan`, 3
- * turns, against the OpenAI-compatible endpoint at `baseUrl`, then a 50-turn
- * `runaway` for the steady ms per turn; reins with the default soft budget,
- * `reins-kv` also imports kv/mod.ts for a `KvRunStore` and its trace sink on a
- * temp SQLite file; streamed replies, or with `-plain` / the bare loop's
- * `bare-stream` the other mode), `tok-js-tiktoken` / `tok-gpt-tokenizer` (build
+ * Issue 29's setup (the two tiny tools of bench/tiny_tools.ts): `bare` /
+ * `bare-stream` run the truly bare loop (bench/tiny_loop.ts: its own fetch
+ * loop and zod, nothing of reins), `reins` / `reins-plain` run mod.ts with the
+ * same tools made by `defineTool`, `reins-kv` / `reins-kv-plain` add kv/mod.ts
+ * (a `KvRunStore` and its trace sink on a temp SQLite file); each runs `plan`
+ * (3 turns) against the OpenAI-compatible endpoint at `baseUrl`, then a
+ * 50-turn `runaway` for the steady ms per turn; reins with the default soft
+ * budget; streamed replies, or plain with `-plain` (the bare loop: plain, or
+ * streamed with `-stream`). `import-bare` / `import-mod` import the bare
+ * loop's modules / mod.ts and the tiny tools, then exit.
+ *
+ * Issue 14's setup (the demo's tools on a real workspace, tools/catalog.ts):
+ * `bare-demo-stream` (bench/bare_loop.ts, streamed) and `reins-demo`
+ * (streamed), `import-demo-bare` / `import-demo-mod`.
+ *
+ * Others: `empty` (nothing), `tok-js-tiktoken` / `tok-gpt-tokenizer` (build
  * the o200k encoder and count one string).
  *
  * @module
@@ -19,13 +28,15 @@
 const [mode, baseUrl = ""] = Deno.args;
 const TASK = "Which file mentions a timeout?";
 const SAMPLE = "Which file mentions a timeout? errors.log: 2024-01-01 ERROR timeout after 30s";
-
-let imported = 0;
-/** Process start to the end of `plan`; ms per turn of the 50-turn runaway after it. */
-let planMs = 0;
-let steadyMs = 0;
 const STEADY_TURNS = 50;
-let extra: Record<string, unknown> = {};
+
+/** What a mode measured (ms from process start, ms per steady turn) and reports besides. */
+interface Measured {
+  imported: number;
+  planMs?: number;
+  steadyMs?: number;
+  extra?: Record<string, unknown>;
+}
 
 let commits = 0;
 /** A view of `kv` counting commits (atomics, bare sets and deletes). */
@@ -57,108 +68,148 @@ function countCommits(kv: Deno.Kv): Deno.Kv {
   });
 }
 
-const loopback = (url: string): typeof fetch => (_input, init) =>
-  fetch(`${url}/chat/completions`, init);
+/** `plan`, then the steady runaway; `go` runs one scenario for at most that many turns. */
+async function planThenRunaway<R extends { turns: number; output: unknown }>(
+  imported: number,
+  go: (scenario: string, maxTurns: number) => Promise<R>,
+  more: (done: R) => Record<string, unknown> = () => ({}),
+): Promise<Measured> {
+  const done = await go("plan", 10);
+  const planMs = performance.now();
+  const extra = { turns: done.turns, output: done.output, ...more(done) };
+  await go("runaway", STEADY_TURNS);
+  return { imported, planMs, steadyMs: (performance.now() - planMs) / STEADY_TURNS, extra };
+}
 
-switch (mode) {
-  case "empty":
-    imported = performance.now();
-    break;
-  case "import-bare": {
-    await import("./bare_loop.ts");
-    await import("../tools/catalog.ts");
-    await import("../tools/workspace.ts");
-    imported = performance.now();
-    break;
-  }
-  case "import-mod": {
-    // What the bare case imports too: the loop and the demo's tools.
-    await import("../mod.ts");
-    await import("../demo/mod.ts");
-    imported = performance.now();
-    break;
-  }
-  case "bare":
-  case "bare-stream": {
-    const { bareLoop } = await import("./bare_loop.ts");
-    const { demoTools } = await import("../tools/catalog.ts");
-    const { createWorkspace } = await import("../tools/workspace.ts");
-    const { Recorder } = await import("./instrument.ts");
-    imported = performance.now();
-    const ws = await createWorkspace();
-    try {
-      const stream = mode === "bare-stream";
-      const tools = demoTools(ws);
-      const go = (scenario: string, turns: number) =>
-        bareLoop(loopback(baseUrl), scenario, TASK, tools, new Recorder(), turns, stream);
-      const done = await go("plan", 20);
-      planMs = performance.now();
-      await go("runaway", STEADY_TURNS);
-      steadyMs = (performance.now() - planMs) / STEADY_TURNS;
-      extra = { turns: done.turns, output: done.output };
-    } finally {
-      await ws.remove();
-    }
-    break;
-  }
-  case "reins":
-  case "reins-plain":
-  case "reins-kv":
-  case "reins-kv-plain": {
-    const reins = await import("../mod.ts");
-    const demo = await import("../demo/mod.ts");
-    const kvMode = mode.startsWith("reins-kv");
-    const durable = kvMode ? await import("../kv/mod.ts") : null;
-    imported = performance.now();
-    const ws = await demo.createWorkspace();
-    const dir = kvMode ? await Deno.makeTempDir() : "";
-    const raw = dir ? await Deno.openKv(`${dir}/runs.sqlite`) : null;
-    const kv = raw ? countCommits(raw) : null;
-    try {
-      const store = kv && durable ? new durable.KvRunStore(kv) : undefined;
-      const stream = !mode.endsWith("-plain");
-      const tools = demo.demoTools(ws);
-      const go = (model: string, maxTurns: number) =>
+/** Issue 29's bare loop: its own fetch loop, zod and the tiny tools. */
+async function tinyBare(stream: boolean): Promise<Measured> {
+  const { tinyLoop } = await import("./tiny_loop.ts");
+  return await planThenRunaway(
+    performance.now(),
+    (scenario, turns) => tinyLoop(baseUrl, scenario, TASK, turns, stream),
+  );
+}
+
+/** reins (mod.ts) with the tiny tools; with `kv`, a `KvRunStore` and its trace on a temp file. */
+async function tinyReins(stream: boolean, kvMode: boolean): Promise<Measured> {
+  const reins = await import("../mod.ts");
+  const { TINY_TOOLS } = await import("./tiny_tools.ts");
+  const durable = kvMode ? await import("../kv/mod.ts") : null;
+  const tools = TINY_TOOLS.map((t) => reins.defineTool(t));
+  const imported = performance.now();
+  const dir = kvMode ? await Deno.makeTempDir() : "";
+  const raw = dir ? await Deno.openKv(`${dir}/runs.sqlite`) : null;
+  try {
+    const store = raw && durable ? new durable.KvRunStore(countCommits(raw)) : undefined;
+    return await planThenRunaway(
+      imported,
+      (model, maxTurns) =>
         reins.run(reins.newRun(TASK), {
           model: reins.createOpenAIModel({ baseUrl, model, apiKey: "none", stream }),
           tools,
           limits: { maxTurns, maxBudgetUsd: 1 },
           store,
           trace: store?.traceSink(),
-        });
-      const done = await go("plan", 10);
-      planMs = performance.now();
-      const planCommits = commits;
-      await go("runaway", STEADY_TURNS);
-      steadyMs = (performance.now() - planMs) / STEADY_TURNS;
-      extra = {
-        turns: done.turns,
-        output: done.output,
-        status: done.status,
-        commits: planCommits,
-      };
-    } finally {
-      raw?.close();
-      if (dir) await Deno.remove(dir, { recursive: true });
-      await ws.remove();
-    }
-    break;
+        }),
+      (done) => ({ status: done.status, commits }),
+    );
+  } finally {
+    raw?.close();
+    if (dir) await Deno.remove(dir, { recursive: true });
   }
-  case "tok-js-tiktoken": {
+}
+
+/** Issue 14's bare loop (bench/bare_loop.ts, streamed) with the demo's tools. */
+async function demoBare(): Promise<Measured> {
+  const { bareLoop } = await import("./bare_loop.ts");
+  const { demoTools } = await import("../tools/catalog.ts");
+  const { createWorkspace } = await import("../tools/workspace.ts");
+  const { Recorder } = await import("./instrument.ts");
+  const imported = performance.now();
+  const ws = await createWorkspace();
+  try {
+    const tools = demoTools(ws);
+    const loopback: typeof fetch = (_input, init) => fetch(`${baseUrl}/chat/completions`, init);
+    return await planThenRunaway(
+      imported,
+      (scenario, turns) => bareLoop(loopback, scenario, TASK, tools, new Recorder(), turns, true),
+    );
+  } finally {
+    await ws.remove();
+  }
+}
+
+/** reins (mod.ts, streamed) with the demo's tools on a real workspace. */
+async function demoReins(): Promise<Measured> {
+  const reins = await import("../mod.ts");
+  const demo = await import("../demo/mod.ts");
+  const imported = performance.now();
+  const ws = await demo.createWorkspace();
+  try {
+    const tools = demo.demoTools(ws);
+    return await planThenRunaway(
+      imported,
+      (model, maxTurns) =>
+        reins.run(reins.newRun(TASK), {
+          model: reins.createOpenAIModel({ baseUrl, model, apiKey: "none" }),
+          tools,
+          limits: { maxTurns, maxBudgetUsd: 1 },
+        }),
+      (done) => ({ status: done.status }),
+    );
+  } finally {
+    await ws.remove();
+  }
+}
+
+/** Runs `imports` (in order), then stops the clock. */
+async function importOnly(...imports: (() => Promise<unknown>)[]): Promise<Measured> {
+  for (const load of imports) await load();
+  return { imported: performance.now() };
+}
+
+const MODES: Record<string, () => Promise<Measured>> = {
+  "empty": () => Promise.resolve({ imported: performance.now() }),
+  "import-bare": () => importOnly(() => import("./tiny_loop.ts")),
+  "import-mod": () => importOnly(() => import("../mod.ts"), () => import("./tiny_tools.ts")),
+  "bare": () => tinyBare(false),
+  "bare-stream": () => tinyBare(true),
+  "reins": () => tinyReins(true, false),
+  "reins-plain": () => tinyReins(false, false),
+  "reins-kv": () => tinyReins(true, true),
+  "reins-kv-plain": () => tinyReins(false, true),
+  // What each demo mode imports: the loop and the demo's tools.
+  "import-demo-bare": () =>
+    importOnly(
+      () => import("./bare_loop.ts"),
+      () => import("../tools/catalog.ts"),
+      () => import("../tools/workspace.ts"),
+    ),
+  "import-demo-mod": () => importOnly(() => import("../mod.ts"), () => import("../demo/mod.ts")),
+  "bare-demo-stream": demoBare,
+  "reins-demo": demoReins,
+  "tok-js-tiktoken": async () => {
     const { Tiktoken } = await import("npm:js-tiktoken@1.0.21/lite");
     const { default: ranks } = await import("npm:js-tiktoken@1.0.21/ranks/o200k_base");
-    imported = performance.now();
-    extra = { tokens: new Tiktoken(ranks).encode(SAMPLE).length };
-    break;
-  }
-  case "tok-gpt-tokenizer": {
+    const imported = performance.now();
+    return { imported, extra: { tokens: new Tiktoken(ranks).encode(SAMPLE).length } };
+  },
+  "tok-gpt-tokenizer": async () => {
     const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base");
-    imported = performance.now();
-    extra = { tokens: countTokens(SAMPLE) };
-    break;
-  }
-  default:
-    throw new TypeError(`fresh_child: unknown mode "${mode}"`);
-}
+    const imported = performance.now();
+    return { imported, extra: { tokens: countTokens(SAMPLE) } };
+  },
+};
+
+const measure = MODES[mode];
+if (!measure) throw new TypeError(`fresh_child: unknown mode "${mode}"`);
+const m = await measure();
 const doneMs = performance.now();
-console.log(JSON.stringify({ mode, importedMs: imported, planMs, steadyMs, doneMs, ...extra }));
+console.log(JSON.stringify({
+  mode,
+  importedMs: m.imported,
+  planMs: m.planMs ?? 0,
+  steadyMs: m.steadyMs ?? 0,
+  doneMs,
+  ...m.extra,
+}));

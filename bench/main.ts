@@ -16,7 +16,7 @@ import { benchKv, type KvResult } from "./kv_bench.ts";
 import { benchStreaming, type StreamResult } from "./stream_bench.ts";
 import { dur, int, LEGEND, renderTable, type Row, verdict, x } from "./table.ts";
 import { benchFresh, type FreshResult } from "./fresh.ts";
-import { freshReport } from "./fresh_report.ts";
+import { FRESH_LEGEND, freshReport } from "./fresh_report.ts";
 import { benchCommits, type CommitResult } from "./commit_bench.ts";
 import { conversationReport } from "./conversation_bench.ts";
 import { benchDurable, type DurableResult } from "./durable_bench.ts";
@@ -314,6 +314,7 @@ function report(
     ...renderTable(["#", "measure", "reins / value", "bare loop", "reins/bare"], rows),
     "",
     ...LEGEND,
+    ...FRESH_LEGEND,
     "",
     "Targets (reported, not asserted):",
     ...targets.map((l) => `  ${l}`),

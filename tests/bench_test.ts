@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { perTurn, Recorder, totals } from "../bench/instrument.ts";
 import { bareLoop } from "../bench/bare_loop.ts";
 import { dur, renderTable, verdict } from "../bench/table.ts";
-import { scriptedFetch } from "../testing/scripted_provider.ts";
+import { tinyLoop } from "../bench/tiny_loop.ts";
+import { createScriptedProvider, scriptedFetch } from "../testing/scripted_provider.ts";
 import { PLAN_ANSWER } from "../testing/scenarios.ts";
 import { fixture } from "./helpers.ts";
 
@@ -42,4 +43,85 @@ Deno.test("bench table and verdicts are reports, not assertions", () => {
   assert.equal(dur(0.0004), "0.4 µs");
   assert.equal(dur(0.085), "85 µs");
   assert.equal(dur(1.234), "1.23 ms");
+});
+
+/** The scripted provider on a loopback port while `body` runs. */
+async function served(body: (baseUrl: string) => Promise<void>): Promise<void> {
+  const ac = new AbortController();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen() {} },
+    createScriptedProvider({ latencyMs: 0 }).fetch,
+  );
+  try {
+    await body(`http://127.0.0.1:${server.addr.port}/v1`);
+  } finally {
+    ac.abort();
+    await server.finished;
+  }
+}
+
+Deno.test("bench tiny loop runs plan in 3 turns, plain and streamed, and stops runaway at its cap", async () => {
+  await served(async (baseUrl) => {
+    for (const stream of [false, true]) {
+      const done = await tinyLoop(baseUrl, "plan", "Which file?", 10, stream);
+      assert.deepEqual(done, { output: PLAN_ANSWER, turns: 3 });
+      assert.deepEqual(await tinyLoop(baseUrl, "runaway", "Which file?", 4, stream), {
+        output: null,
+        turns: 4,
+      });
+    }
+  });
+});
+
+Deno.test("bench tiny loop loads zod and nothing of reins (its harness imports are types)", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "--frozen", "--lock=deno.dev.lock", "bench/tiny_loop.ts"],
+    cwd: new URL("..", import.meta.url).pathname,
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const graph = JSON.parse(new TextDecoder().decode(out.stdout));
+  const byUrl = new Map<string, { dependencies?: { code?: { specifier: string } }[] }>(
+    graph.modules.map((m: { specifier: string }) => [m.specifier, m]),
+  );
+  const loaded = new Set<string>();
+  const visit = (url: string) => {
+    if (loaded.has(url)) return;
+    loaded.add(url);
+    for (const d of byUrl.get(url)?.dependencies ?? []) if (d.code) visit(d.code.specifier);
+  };
+  visit(graph.roots[0]);
+  const names = [...loaded].map((u) =>
+    u.replace(/^.*\/(bench\/)/, "$1").replace(/^npm:\/?([^@]+)@.*$/, "npm:$1")
+  ).sort();
+  assert.deepEqual(names, [
+    "bench/bare_stream.ts",
+    "bench/tiny_loop.ts",
+    "bench/tiny_tools.ts",
+    "npm:zod",
+  ]);
+});
+
+Deno.test("bench fresh child: the bare loop and reins plain run plan with the tiny tools", async () => {
+  await served(async (baseUrl) => {
+    for (const mode of ["bare", "reins-plain"]) {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--frozen",
+          "--lock=deno.dev.lock",
+          "-A",
+          "bench/fresh_child.ts",
+          mode,
+          baseUrl,
+        ],
+        cwd: new URL("..", import.meta.url).pathname,
+      }).output();
+      assert.ok(out.success, new TextDecoder().decode(out.stderr));
+      const line = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!);
+      assert.equal(line.mode, mode);
+      assert.equal(line.turns, 3);
+      assert.equal(line.output, PLAN_ANSWER);
+      assert.ok(line.importedMs < line.planMs && line.planMs < line.doneMs, JSON.stringify(line));
+    }
+  });
 });
