@@ -12,6 +12,7 @@ import type { AssistantMessage, ToolCall } from "../harness/messages.ts";
 import { ModelError } from "../harness/errors.ts";
 import { countCompletionTokens, loadTokenizer } from "../harness/tokens.ts";
 import { cutText } from "../harness/text.ts";
+import { watchDeadline } from "../harness/watch_deadline.ts";
 import { readChatStream, StreamCutError } from "./openai_stream.ts";
 import { isObject, malformed, parseBody, parseReply } from "./openai_reply.ts";
 
@@ -71,10 +72,10 @@ export async function attempt(
 ): Promise<ModelReply | Retryable> {
   const ctrl = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const forget = watchDeadline(cfg.timeoutMs, () => {
     timedOut = true;
     ctrl.abort(new DOMException(`timed out after ${cfg.timeoutMs} ms`, "TimeoutError"));
-  }, cfg.timeoutMs);
+  });
   const onOuterAbort = () => ctrl.abort(signal.reason);
   signal.addEventListener("abort", onOuterAbort, { once: true });
   let answer: Answer;
@@ -84,7 +85,7 @@ export async function attempt(
     if (signal.aborted) throw signal.reason;
     return await failure(cfg, e, timedOut);
   } finally {
-    clearTimeout(timer);
+    forget();
     signal.removeEventListener("abort", onOuterAbort);
   }
   if ("streamed" in answer) return parseBody(answer.streamed, cfg.url, request, cfg.redact);
