@@ -8,7 +8,8 @@
  * @module
  */
 import { z } from "zod";
-import { type Prices, PricesSchema, type PriceTable, PriceTableSchema } from "../harness/cost.ts";
+import type { Prices, PriceTable } from "../harness/cost.ts";
+import { PricesSchema, PriceTableSchema } from "../harness/prices_schema.ts";
 import { DEFAULT_LIMITS, type RunLimits, RunLimitsSchema } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool, RunOptions } from "../harness/run_options.ts";
