@@ -74,18 +74,21 @@ export interface ResolvedContextPolicy {
   summaryMaxTokens: number;
 }
 
+let policySchema: ReturnType<typeof contextPolicySchema> | undefined;
+
 /**
  * The one schema of a {@link ContextPolicy}'s plain-data fields (all but
  * `summaryModel`, a `Model`): `run()` checks a policy with it, and the run
- * settings of the CLI, the config file and the HTTP API extend it.
+ * settings of the CLI, the config file and the HTTP API extend it. Built on
+ * first use: a run without a policy never needs it.
  *
  * @example
  * ```ts
- * import { ContextPolicySchema } from "./context_policy.ts";
- * console.log(ContextPolicySchema.safeParse({ trigger: { tokens: 2000 } }).success); // true
+ * import { contextPolicySchema } from "./context_policy.ts";
+ * console.log(contextPolicySchema().safeParse({ trigger: { tokens: 2000 } }).success); // true
  * ```
  */
-export const ContextPolicySchema: z.ZodObject<{
+export function contextPolicySchema(): z.ZodObject<{
   windowTokens: z.ZodOptional<z.ZodInt>;
   trigger: z.ZodOptional<
     z.ZodUnion<readonly [z.ZodNumber, z.ZodObject<{ tokens: z.ZodInt }, z.core.$strict>]>
@@ -93,20 +96,24 @@ export const ContextPolicySchema: z.ZodObject<{
   keepTurns: z.ZodOptional<z.ZodInt>;
   strategies: z.ZodOptional<z.ZodArray<z.ZodEnum<{ elide: "elide"; summarize: "summarize" }>>>;
   summaryMaxTokens: z.ZodOptional<z.ZodInt>;
-}, z.core.$strict> = z.strictObject({
-  windowTokens: z.int().min(1).optional().describe(
-    "The model's context window in tokens (default: its prices' contextTokens, else 128,000)",
-  ),
-  trigger: z.union([
-    z.number().gt(0).max(1),
-    z.strictObject({ tokens: z.int().min(1) }),
-  ]).optional().describe("Compact over this share of the window (default 0.83), or { tokens }"),
-  keepTurns: z.int().min(1).optional().describe("Recent turns kept verbatim (default 4)"),
-  strategies: z.array(z.enum(["elide", "summarize"])).min(1).optional().describe(
-    "Cheapest first (default elide, then summarize)",
-  ),
-  summaryMaxTokens: z.int().min(1).optional().describe("Reply cap of a summary (default 1,024)"),
-});
+}, z.core.$strict> {
+  return policySchema ??= z.strictObject({
+    windowTokens: z.int().min(1).optional().describe(
+      "The model's context window in tokens (default: its prices' contextTokens, else 128,000)",
+    ),
+    trigger: z.union([
+      z.number().gt(0).max(1),
+      z.strictObject({ tokens: z.int().min(1) }),
+    ]).optional().describe("Compact over this share of the window (default 0.83), or { tokens }"),
+    keepTurns: z.int().min(1).optional().describe("Recent turns kept verbatim (default 4)"),
+    strategies: z.array(z.enum(["elide", "summarize"])).min(1).optional().describe(
+      "Cheapest first (default elide, then summarize)",
+    ),
+    summaryMaxTokens: z.int().min(1).optional().describe(
+      "Reply cap of a summary (default 1,024)",
+    ),
+  });
+}
 
 /** A {@link ContextPolicy} as plain data (a request, a config file): the summary model by name. */
 export interface ContextSettings {
@@ -124,24 +131,28 @@ export interface ContextSettings {
   summaryModel?: string;
 }
 
+let settingsSchema: ReturnType<typeof contextSettingsSchema> | undefined;
+
 /**
- * The one schema of {@link ContextSettings}: {@link ContextPolicySchema} and
- * the summary model by name.
+ * The one schema of {@link ContextSettings}: {@link contextPolicySchema} and
+ * the summary model by name (built on first use, like it).
  *
  * @example
  * ```ts
- * import { ContextSettingsSchema } from "./context_policy.ts";
- * console.log(ContextSettingsSchema.safeParse({ summaryModel: "mini" }).success); // true
+ * import { contextSettingsSchema } from "./context_policy.ts";
+ * console.log(contextSettingsSchema().safeParse({ summaryModel: "mini" }).success); // true
  * ```
  */
-export const ContextSettingsSchema: z.ZodObject<
-  typeof ContextPolicySchema.shape & { summaryModel: z.ZodOptional<z.ZodString> },
+export function contextSettingsSchema(): z.ZodObject<
+  ReturnType<typeof contextPolicySchema>["shape"] & { summaryModel: z.ZodOptional<z.ZodString> },
   z.core.$strict
-> = ContextPolicySchema.extend({
-  summaryModel: z.string().min(1).max(200).optional().describe(
-    "The model that writes summaries, by name (default: the run's model)",
-  ),
-});
+> {
+  return settingsSchema ??= contextPolicySchema().extend({
+    summaryModel: z.string().min(1).max(200).optional().describe(
+      "The model that writes summaries, by name (default: the run's model)",
+    ),
+  });
+}
 
 /**
  * Throws a `RangeError` naming the field unless `policy` is a valid {@link ContextPolicy}.
@@ -157,7 +168,7 @@ export function checkContextPolicy(policy: ContextPolicy): void {
     throw new RangeError(`context must be an object, got ${policy}`);
   }
   const { summaryModel, ...data } = policy;
-  const parsed = ContextPolicySchema.safeParse(data);
+  const parsed = contextPolicySchema().safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = ["context", ...issue.path.map(String)].join(".");

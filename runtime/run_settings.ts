@@ -17,7 +17,7 @@ import type { TraceSink } from "../harness/trace.ts";
 import {
   type ContextPolicy,
   type ContextSettings,
-  ContextSettingsSchema,
+  contextSettingsSchema,
 } from "../harness/context_policy.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { RecordError } from "../kv/record_error.ts";
@@ -68,7 +68,7 @@ export const RunSettingsSchema: z.ZodObject<{
   >;
   concurrency: z.ZodOptional<z.ZodInt>;
   stopOnPermanentError: z.ZodOptional<z.ZodBoolean>;
-  context: z.ZodOptional<typeof ContextSettingsSchema>;
+  context: z.ZodOptional<ReturnType<typeof contextSettingsSchema>>;
 }, z.core.$strict> = z.strictObject({
   budgetMode: z.enum(["soft", "hard"], { error: 'expected "soft" or "hard"' }).optional(),
   dedupe: z.boolean({ error: "expected true or false" }).optional(),
@@ -77,7 +77,7 @@ export const RunSettingsSchema: z.ZodObject<{
   }).optional(),
   concurrency: z.int().min(1).optional(),
   stopOnPermanentError: z.boolean().optional(),
-  context: ContextSettingsSchema.optional().describe(
+  context: contextSettingsSchema().optional().describe(
     "Compact the prompt of a long run: old tool results elided, older turns summarized " +
       "(the summary model by name)",
   ),

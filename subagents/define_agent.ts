@@ -10,7 +10,7 @@ import type { Prices, PriceTable } from "../harness/cost.ts";
 import { checkLimits, type RunLimits } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool, BudgetMode } from "../harness/run_options.ts";
-import { type ContextSettings, ContextSettingsSchema } from "../harness/context_policy.ts";
+import { type ContextSettings, contextSettingsSchema } from "../harness/context_policy.ts";
 import type { OutputSchema } from "../harness/output.ts";
 import { agentTool } from "./agent_tool.ts";
 
@@ -138,7 +138,7 @@ function checkOptions(name: string, o: AgentOptions | undefined): AgentOptions {
   if (o.concurrency !== undefined && !(Number.isInteger(o.concurrency) && o.concurrency >= 1)) {
     bad("concurrency", "a positive integer");
   }
-  const context = o.context === undefined ? null : ContextSettingsSchema.safeParse(o.context);
+  const context = o.context === undefined ? null : contextSettingsSchema().safeParse(o.context);
   if (context && !context.success) {
     const issue = context.error.issues[0];
     bad(["context", ...issue.path.map(String)].join("."), issue.message);
