@@ -103,12 +103,13 @@ function usedIds(transcript: readonly ChatMessage[]): ReadonlySet<string> {
  * ```
  */
 export function toWire(messages: readonly ChatMessage[]): ChatMessage[] {
+  // Called on every model call, and calls are rarely renamed: look before allocating.
+  if (!messages.some(renamesCalls)) return messages as ChatMessage[];
   const wire = new Map<string, string>();
   for (const m of messages) {
     if (m.role !== "assistant") continue;
     for (const c of m.tool_calls ?? []) if (c.wireId) wire.set(c.id, c.wireId);
   }
-  if (wire.size === 0) return messages as ChatMessage[];
   return messages.map((m): ChatMessage => {
     if (m.role === "tool") {
       const id = wire.get(m.tool_call_id);
@@ -120,4 +121,12 @@ export function toWire(messages: readonly ChatMessage[]): ChatMessage[] {
       tool_calls: m.tool_calls.map(({ wireId, ...c }) => (wireId ? { ...c, id: wireId } : c)),
     };
   });
+}
+
+function renamesCalls(m: ChatMessage): boolean {
+  return m.role === "assistant" && m.tool_calls?.some(isRenamed) === true;
+}
+
+function isRenamed(c: ToolCall): boolean {
+  return Boolean(c.wireId);
 }
