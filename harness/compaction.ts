@@ -40,7 +40,7 @@ import { countPromptTokens, truncateToTokens } from "./tokens.ts";
 import { planCall, withReservation } from "./budget_gate.ts";
 import { type Exit, exit } from "./exit.ts";
 import { usageProblem } from "./model_turn.ts";
-import { isoNow } from "./event_chain.ts";
+import { isoNow } from "./iso_now.ts";
 import { cutText } from "./text.ts";
 
 /** What one compaction works from. */

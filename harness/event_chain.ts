@@ -9,21 +9,9 @@
  * @module
  */
 import type { TraceEvent, TraceEventInput, TraceSink } from "./trace.ts";
+import { isoNow } from "./iso_now.ts";
 
 const RESOLVED: Promise<void> = Promise.resolve();
-
-let lastMs = NaN;
-let lastIso = "";
-
-/** The ISO time of now; built once per millisecond (several events share one). */
-export function isoNow(): string {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
-}
 
 /** What {@link eventChain} returns. */
 export interface EventChain {

@@ -6,6 +6,7 @@
  */
 import type { AssistantMessage, ChatMessage, ToolCall, Usage } from "./messages.ts";
 import { checkLimits, type RunLimits } from "./limits.ts";
+import { isoNow } from "./iso_now.ts";
 import type { Failure, Interruption, RunStatus } from "./exit.ts";
 import type { JsonSchema } from "./output.ts";
 import type { ContextState } from "./context_view.ts";
@@ -220,7 +221,7 @@ export function newRun(task: string, options: NewRunOptions = {}): RunState {
     throw new TypeError("newRun(task): task must be a non-empty string");
   }
   const runId = options.runId ?? crypto.randomUUID();
-  const now = new Date().toISOString();
+  const now = isoNow();
   const messages: ChatMessage[] = [];
   if (options.system) messages.push({ role: "system", content: options.system });
   messages.push({ role: "user", content: task });

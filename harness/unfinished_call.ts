@@ -26,6 +26,7 @@ import { pending } from "./state.ts";
 import { addUsd, computeCost, pricesFor } from "./cost.ts";
 import { countPromptTokens, loadTokenizer } from "./tokens.ts";
 import { toolDefinitions } from "./tool.ts";
+import { isoNow } from "./iso_now.ts";
 
 /** Whether the next step of `state` is a model call (nothing pending, the model not last). */
 export function nextIsModelCall(state: Readonly<RunState>): boolean {
@@ -42,7 +43,7 @@ export function markModelCall(state: RunState, lastPromptTokens: number | null):
   else {
     state.modelCall ??= {
       turn: state.turns + 1,
-      since: new Date().toISOString(),
+      since: isoNow(),
       promptTokens: lastPromptTokens,
     };
   }
