@@ -59,21 +59,18 @@ function arm(at: number): void {
   armed = { at: until, signal };
 }
 
-function armedAt(): number {
-  return armed?.at ?? Infinity;
-}
-
-/** Expires what is due, then arms for the next deadline. */
+/** Arms for the next deadline, then expires what is due (an `expire` may watch a new one). */
 function fire(): void {
   armed = null;
   const now = performance.now();
+  const due: Deadline[] = [];
   let next = Infinity;
   for (const d of pending) {
     if (d.at <= now) {
       pending.delete(d);
-      d.expire();
+      due.push(d);
     } else if (d.at < next) next = d.at;
   }
-  // An `expire` may have watched a new deadline, and armed for it.
-  if (next < armedAt()) arm(next);
+  if (next < Infinity) arm(next);
+  for (const d of due) d.expire();
 }
