@@ -14,7 +14,7 @@ import { loadConfig, type ReinsConfig } from "../runtime/config.ts";
 import { newRun, type RunState } from "../harness/state.ts";
 import type { Model } from "../harness/model.ts";
 import { checkPrices } from "../harness/cost.ts";
-import { ReinsError } from "../harness/errors.ts";
+import { messageOf, ReinsError } from "../harness/errors.ts";
 import { combineSinks, fileSink, type TraceSink } from "../harness/trace.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
@@ -235,7 +235,7 @@ async function endUnstarted(store: KvRunStore, id: string, e: unknown): Promise<
   try {
     const s = await store.load(id);
     if (s.status !== "running" || s.turns > 0 || await store.leaseHolder(id)) return;
-    await failRun(store, id, `the run could not start: ${e instanceof Error ? e.message : e}`);
+    await failRun(store, id, `the run could not start: ${messageOf(e)}`);
   } catch { /* the original error is what the user needs to see */ }
 }
 

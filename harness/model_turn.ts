@@ -7,7 +7,7 @@
  */
 import type { AssistantMessage, ChatMessage, ToolCall, ToolDefinition } from "./messages.ts";
 import type { ModelReply } from "./model.ts";
-import type { ModelError } from "./errors.ts";
+import { messageOf, type ModelError } from "./errors.ts";
 import type { RunState } from "./state.ts";
 import type { RunContext } from "./run_context.ts";
 import { computeCost, type Prices, pricesFor, roundUsd } from "./cost.ts";
@@ -194,7 +194,7 @@ async function callModel(
     if (signal.aborted) return exit.cancelled(signal);
     await countLostReplies(ctx, (e as Partial<ModelError>).lost, undefined, definitions);
     if (ctx.window.retriesAfter(state, e)) return null; // the loop compacts, then asks again
-    const message = e instanceof Error ? e.message : String(e);
+    const message = messageOf(e);
     const kind = (e as ModelError).kind;
     return exit.failed(`model call failed${kind ? ` (${kind})` : ""}: ${message}`, message);
   }

@@ -5,4 +5,4 @@
  * @module
  */
 export type { SchemaIssue, Tool, ToolContext, ToolSchema } from "../harness/tool.ts";
-export { ReinsError } from "../harness/errors.ts";
+export { messageOf, ReinsError } from "../harness/errors.ts";

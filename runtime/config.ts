@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
-import { ReinsError } from "../harness/errors.ts";
+import { messageOf, ReinsError } from "../harness/errors.ts";
 import { readEnv } from "./env.ts";
 import { type Prices, pricesSchemaOf, type PriceTable } from "../harness/cost.ts";
 import { RunLimitsSchema } from "../harness/limits.ts";
@@ -222,7 +222,7 @@ export async function loadConfig(path?: string): Promise<ReinsConfig> {
       if (path === undefined) return {};
       throw new ConfigError(`${file}: config file not found`);
     }
-    throw new ConfigError(`${file}: cannot read: ${e instanceof Error ? e.message : String(e)}`);
+    throw new ConfigError(`${file}: cannot read: ${messageOf(e)}`);
   }
   return parseConfig(text, file);
 }

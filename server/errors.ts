@@ -7,6 +7,7 @@
  */
 import type { Context } from "hono";
 import {
+  messageOf,
   ReinsError,
   RunConflictError,
   RunNotFoundError,
@@ -90,7 +91,7 @@ export class HttpError extends ReinsError {
  * ```
  */
 export function errorAnswer(err: unknown): { status: number; body: ErrorBody } {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   const answer = (status: number, code: string, field?: string) => ({
     status,
     body: { error: field === undefined ? { code, message } : { code, message, field } },
