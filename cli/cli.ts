@@ -29,7 +29,7 @@ import { agentRunOptions, type RunSettings } from "../runtime/run_settings.ts";
 import { awaitLease } from "../runtime/await_lease.ts";
 import { type ModelSettings, modelSettings, readEnv } from "../runtime/env.ts";
 import { defaultMakeModel } from "../runtime/make_model.ts";
-import type { ScenarioCatalog } from "../server/deps.ts";
+import type { ScenarioCatalog } from "../testing/scenario_catalog.ts";
 import { EXIT_CODES, exitCodeOf } from "./exit_codes.ts";
 import { checkBaseUrl, checkTracePath } from "./preflight.ts";
 import { stopCommand } from "./stop_command.ts";
