@@ -24,7 +24,7 @@ import { type ModelSettings, modelSettings, readEnv, type ReinsEnv } from "../ru
 import { defaultMakeModel } from "../runtime/make_model.ts";
 import { openProcessTools, type ProcessTools } from "../runtime/process_tools.ts";
 import { McpStartError } from "../mcp/mcp_start_error.ts";
-import { messageOf } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 
 /** What a worker process serves: its agents, and how it makes their models. */
 export interface WorkerCliOptions {

@@ -23,7 +23,8 @@
 import type { ChatMessage } from "./messages.ts";
 import type { ModelReply } from "./model.ts";
 import type { RunContext } from "./run_context.ts";
-import { messageOf, type ModelError } from "./errors.ts";
+import { type ModelError } from "./errors.ts";
+import { messageOf } from "./message_of.ts";
 import { ELIDE_TARGET, type ResolvedContextPolicy } from "./context_policy.ts";
 import {
   type ContextState,

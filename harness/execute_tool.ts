@@ -7,7 +7,8 @@
 import type { ToolCall } from "./messages.ts";
 import { describeIssues, type ToolContext } from "./tool.ts";
 import type { AnyTool } from "./run_options.ts";
-import { messageOf, PermanentToolError, SuspendRun } from "./errors.ts";
+import { PermanentToolError, SuspendRun } from "./errors.ts";
+import { messageOf } from "./message_of.ts";
 import type { Interruption } from "./exit.ts";
 
 /** A tool call's outcome, as data. */

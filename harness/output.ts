@@ -6,7 +6,7 @@
  * @module
  */
 import { cutText } from "./text.ts";
-import { messageOf } from "./errors.ts";
+import { messageOf } from "./message_of.ts";
 import { adaptSchema, type AnySchema, type ToolSchema } from "./schema_adapter.ts";
 
 /**

@@ -9,7 +9,7 @@
  * @module
  */
 import { z } from "zod";
-import { messageOf } from "./errors.ts";
+import { messageOf } from "./message_of.ts";
 
 /** One validation problem, as zod reports it. */
 export interface SchemaIssue {

@@ -5,7 +5,8 @@
  * @module
  */
 import { dirname } from "node:path";
-import { messageOf, ReinsError } from "../harness/errors.ts";
+import { ReinsError } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { retryLocked } from "./retry.ts";
 
 /**

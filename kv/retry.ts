@@ -6,7 +6,7 @@
  * @module
  */
 import { sleep } from "../harness/sleep.ts";
-import { messageOf } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 
 /** Options of {@link retryLocked}. */
 export interface RetryOptions {

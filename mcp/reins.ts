@@ -5,4 +5,5 @@
  * @module
  */
 export type { SchemaIssue, Tool, ToolContext, ToolSchema } from "../harness/tool.ts";
-export { messageOf, ReinsError } from "../harness/errors.ts";
+export { ReinsError } from "../harness/errors.ts";
+export { messageOf } from "../harness/message_of.ts";

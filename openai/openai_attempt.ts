@@ -9,7 +9,8 @@
 import { saysContextLength } from "../harness/context_errors.ts";
 import type { LostReply, ModelReply, ModelRequest } from "../harness/model.ts";
 import type { AssistantMessage, ToolCall } from "../harness/messages.ts";
-import { messageOf, ModelError } from "../harness/errors.ts";
+import { ModelError } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { countCompletionTokens, loadTokenizer } from "../harness/tokens.ts";
 import { cutText } from "../harness/text.ts";
 import { readChatStream, StreamCutError } from "./openai_stream.ts";

@@ -17,7 +17,8 @@
  *
  * @module
  */
-import { messageOf, ModelError } from "../harness/errors.ts";
+import { ModelError } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { cutText } from "../harness/text.ts";
 import { readSseData } from "./sse_reader.ts";
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { type Span, SpanStatusCode } from "@opentelemetry/api";
-import { messageOf } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 
 /** A low-cardinality name for `error`: a `ModelError`'s kind, else the error class, else `_OTHER`. */
 export function errorType(error: unknown): string {

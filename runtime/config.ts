@@ -8,7 +8,8 @@
  */
 import { z } from "zod";
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
-import { messageOf, ReinsError } from "../harness/errors.ts";
+import { ReinsError } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { issueLine } from "../harness/schema_issue.ts";
 import { readEnv } from "./env.ts";
 import { type Prices, pricesSchemaOf, type PriceTable } from "../harness/cost.ts";

@@ -7,12 +7,12 @@
  */
 import type { Context } from "hono";
 import {
-  messageOf,
   ReinsError,
   RunConflictError,
   RunNotFoundError,
   RunStateError,
 } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { RecordError } from "../kv/record_error.ts";
 
 /** The JSON body of an error answer. */

@@ -15,7 +15,7 @@ import { UnknownAgentError } from "../runtime/agent_registry.ts";
 import { limitsWidening, type RunSettings, wideningOf } from "../runtime/run_settings.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import { BadRequestError } from "./errors.ts";
-import { messageOf } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import {
   type CreateRunBody,
   CreateRunSchema,

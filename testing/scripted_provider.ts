@@ -17,7 +17,7 @@ import { say, type Scenario, type ScenarioInput, scenarioInput, SCENARIOS } from
 import { isSummaryRequest, scriptedSummary } from "./scripted_summarizer.ts";
 import { latencyOf, pacedStream } from "./paced_stream.ts";
 import { sleep } from "../harness/sleep.ts";
-import { messageOf } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { TREE_SCENARIOS } from "./tree_scenarios.ts";
 import {
   type ChatRequest,

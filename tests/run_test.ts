@@ -8,7 +8,8 @@ import { computeCost } from "../harness/cost.ts";
 import { memorySink } from "../harness/trace.ts";
 import { MemoryRunStore } from "../harness/run_store.ts";
 import { defineTool } from "../harness/tool.ts";
-import { messageOf, RunStateError } from "../harness/errors.ts";
+import { RunStateError } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { exists, fixture } from "./helpers.ts";
 import { PLAN_ANSWER } from "../testing/scenarios.ts";
 
