@@ -23,7 +23,7 @@
 import type { ChatMessage } from "./messages.ts";
 import type { ModelReply } from "./model.ts";
 import type { RunContext } from "./run_context.ts";
-import { type ModelError } from "./errors.ts";
+import type { ModelError } from "./errors.ts";
 import { messageOf } from "./message_of.ts";
 import { ELIDE_TARGET, type ResolvedContextPolicy } from "./context_policy.ts";
 import {

@@ -7,7 +7,7 @@
  */
 import type { AssistantMessage, ChatMessage, ToolCall, ToolDefinition } from "./messages.ts";
 import type { ModelReply } from "./model.ts";
-import { type ModelError } from "./errors.ts";
+import type { ModelError } from "./errors.ts";
 import { messageOf } from "./message_of.ts";
 import type { RunState } from "./state.ts";
 import type { RunContext } from "./run_context.ts";
