@@ -13,6 +13,7 @@
  * @module
  */
 import { z } from "zod";
+import { messageOf } from "../harness/message_of.ts";
 import { CHUNK_BYTES } from "./chunks.ts";
 import { idempotencyRecordKey } from "./keys.ts";
 import { RecordError } from "./record_error.ts";
@@ -112,7 +113,7 @@ function parseRecord(scope: IdempotencyScope, stored: unknown): IdempotencyRecor
   try {
     value = decodeValue(stored);
   } catch (e) {
-    throw new RecordError(scope.runId ?? "", "(value)", (e as Error).message, what);
+    throw new RecordError(scope.runId ?? "", "(value)", messageOf(e), what);
   }
   const parsed = recordSchema.safeParse(value);
   if (parsed.success) return parsed.data as IdempotencyRecord;

@@ -10,6 +10,7 @@
  * @module
  */
 import type { AnyTool } from "../harness/run_options.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { type JsonSchema, outputFormat } from "../harness/output.ts";
 import { type Agent, agentTools, type ResolveModel } from "./define_agent.ts";
 
@@ -140,7 +141,7 @@ function outputOf(agent: Agent): JsonSchema | null {
   try {
     return outputFormat(agent.output).valueSchema;
   } catch (e) {
-    throw new TypeError(`agent ${agent.name}: ${(e as Error).message}`);
+    throw new TypeError(`agent ${agent.name}: ${messageOf(e)}`);
   }
 }
 
