@@ -3,7 +3,9 @@
  *
  * @module
  */
+import { z } from "zod";
 import type { CallUsage } from "./messages.ts";
+import { issueLine } from "./schema_issue.ts";
 
 /** USD per million tokens. */
 export interface Prices {
@@ -42,6 +44,76 @@ export interface PriceTable {
   default: Prices;
   /** Prices by exact model name; these override `default`. */
   models?: Record<string, Prices>;
+}
+
+const NON_NEG_NUM = "expected a non-negative number";
+const OBJECT = "expected an object";
+const POS_INT = "expected a positive integer";
+
+let schemas: { prices: z.ZodType<Prices>; table: z.ZodType<PriceTable> } | undefined;
+
+/** Both schemas, built on first use: a run given no prices (most) never needs them. */
+function priceSchemas(): { prices: z.ZodType<Prices>; table: z.ZodType<PriceTable> } {
+  if (schemas) return schemas;
+  const nonNegNum = z.number({ error: NON_NEG_NUM }).min(0, { error: NON_NEG_NUM });
+  const posInt = z.int({ error: POS_INT }).min(1, { error: POS_INT });
+  const prices = z.strictObject({
+    inputPerMillion: nonNegNum,
+    outputPerMillion: nonNegNum,
+    maxOutputTokens: posInt.optional(),
+    contextTokens: posInt.optional(),
+    cachedInputPerMillion: nonNegNum.optional(),
+    cacheWritePerMillion: nonNegNum.optional(),
+  }, { error: OBJECT });
+  const table = z.strictObject({
+    default: prices,
+    models: z.record(z.string(), prices, { error: OBJECT }).optional(),
+  }, { error: OBJECT });
+  return schemas = { prices, table };
+}
+
+/**
+ * The one schema of {@link Prices}, for `run()`, the config file and a run's
+ * stored settings (built on first use).
+ *
+ * @example
+ * ```ts
+ * import { pricesSchema } from "./cost.ts";
+ * console.log(pricesSchema().safeParse({ inputPerMillion: 2, outputPerMillion: 12 }).success); // true
+ * ```
+ */
+export function pricesSchema(): z.ZodType<Prices> {
+  return priceSchemas().prices;
+}
+
+/**
+ * The one schema of {@link PriceTable} (built on first use).
+ *
+ * @example
+ * ```ts
+ * import { priceTableSchema } from "./cost.ts";
+ * const table = { default: { inputPerMillion: 2, outputPerMillion: 12 } };
+ * console.log(priceTableSchema().safeParse(table).success); // true
+ * ```
+ */
+export function priceTableSchema(): z.ZodType<PriceTable> {
+  return priceSchemas().table;
+}
+
+/**
+ * The schema that applies to a `prices` value: the table's when it has
+ * `default` or `models`, else the flat one (clearer messages than a union's).
+ *
+ * @example
+ * ```ts
+ * import { pricesSchemaOf } from "./cost.ts";
+ * console.log(pricesSchemaOf({ inputPerMillion: -1 }).safeParse({ inputPerMillion: -1 }).success); // false
+ * ```
+ */
+export function pricesSchemaOf(value: unknown): z.ZodType<Prices | PriceTable> {
+  const isTable = typeof value === "object" && value !== null &&
+    ("default" in value || "models" in value);
+  return isTable ? priceTableSchema() : pricesSchema();
 }
 
 /**
@@ -87,49 +159,25 @@ export function addUsd(a: number, b: number): number {
 }
 
 /**
- * Throws a `RangeError` naming the field unless every price is a finite,
- * non-negative number (a NaN or negative price would silently disable the budget).
+ * Throws a `RangeError` naming the field unless `table` passes its schema
+ * ({@link pricesSchemaOf}): every price a finite, non-negative number (a NaN
+ * or negative price would silently disable the budget), no unknown key.
  *
  * @example
  * ```ts
  * import { checkPrices } from "./cost.ts";
  * checkPrices({ inputPerMillion: 2, outputPerMillion: 12 }); // fine
+ * try {
+ *   checkPrices({ inputPerMillion: -1, outputPerMillion: 12 });
+ * } catch (e) {
+ *   console.log((e as Error).message); // prices.inputPerMillion: expected a non-negative number, got -1
+ * }
  * ```
  */
 export function checkPrices(table: PriceTable | Prices | undefined, name = "prices"): void {
   if (table === undefined) return;
-  if (typeof table !== "object" || table === null) {
-    throw new RangeError(`${name} must be an object, got ${table}`);
-  }
-  if ("inputPerMillion" in table || "outputPerMillion" in table) {
-    const p = table as Prices;
-    for (
-      const k of [
-        "inputPerMillion",
-        "outputPerMillion",
-        "cachedInputPerMillion",
-        "cacheWritePerMillion",
-      ] as const
-    ) {
-      const v = p[k];
-      if (v === undefined && k.startsWith("cache")) continue;
-      if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
-        throw new RangeError(`${name}.${k} must be a finite non-negative number, got ${v}`);
-      }
-    }
-    for (const k of ["maxOutputTokens", "contextTokens"] as const) {
-      const cap = p[k];
-      if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1)) {
-        throw new RangeError(`${name}.${k} must be a positive integer, got ${cap}`);
-      }
-    }
-    return;
-  }
-  const t = table as PriceTable;
-  checkPrices(t.default, `${name}.default`);
-  for (const [model, p] of Object.entries(t.models ?? {})) {
-    checkPrices(p, `${name}.models[${JSON.stringify(model)}]`);
-  }
+  const issue = pricesSchemaOf(table).safeParse(table).error?.issues[0];
+  if (issue) throw new RangeError(issueLine(issue, name, table));
 }
 
 /**

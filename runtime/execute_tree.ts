@@ -20,10 +20,11 @@ export interface ExecuteTreeOptions extends ExecuteRunOptions {
 }
 
 /**
- * Executes stored run `id` (usually a tree's root) while watching its tree's
- * Stop; a Stop recorded before it starts makes it stop
- * `interrupted/cancelled` before any model call. Resolves once the run and
- * every descendant it started in this process have stopped.
+ * Executes stored run `idOrState` (usually a tree's root; a state as
+ * `executeRun` takes it) while watching its tree's Stop; a Stop recorded
+ * before it starts makes it stop `interrupted/cancelled` before any model
+ * call. Resolves once the run and every descendant it started in this
+ * process have stopped.
  *
  * @example
  * ```ts
@@ -45,11 +46,11 @@ export interface ExecuteTreeOptions extends ExecuteRunOptions {
 export async function executeTree(
   store: KvRunStore,
   kv: Deno.Kv,
-  id: string,
+  idOrState: string | RunState,
   options: ExecuteTreeOptions,
 ): Promise<RunState> {
   const { pollMs, ...rest } = options;
-  const { rootId } = await store.summary(id);
+  const { rootId } = typeof idOrState === "string" ? await store.summary(idOrState) : idOrState;
   const controller = new AbortController();
   const dispose = watchStop(kv, rootId, controller, { pollMs });
   try {
@@ -64,7 +65,7 @@ export async function executeTree(
       await treeSettled(rootId);
       return rest.settle ? await rest.settle(state) : state;
     };
-    return await executeRun(store, id, { ...rest, signal, settle });
+    return await executeRun(store, idOrState, { ...rest, signal, settle });
   } finally {
     await treeSettled(rootId);
     await dispose();

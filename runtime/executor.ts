@@ -240,7 +240,8 @@ async function executeRoot(
   });
   const handOver = handOverOnEviction(deps.kv, store, state.rootId, shutdown);
   try {
-    return await executeTree(store, deps.kv, runId, {
+    // The state just loaded: executeRun reloads it only if it moved before the lease.
+    return await executeTree(store, deps.kv, state, {
       ...runOptions,
       pollMs: deps.pollMs,
       onlyIfRunning: true,

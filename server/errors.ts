@@ -12,6 +12,7 @@ import {
   RunNotFoundError,
   RunStateError,
 } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { RecordError } from "../kv/record_error.ts";
 
 /** The JSON body of an error answer. */
@@ -71,11 +72,19 @@ export class HttpError extends ReinsError {
   readonly status: number;
   /** A stable machine-readable code. */
   readonly code: string;
+  /** Headers the answer carries (e.g. `Retry-After`). */
+  readonly headers: Readonly<Record<string, string>>;
   /** Creates the error. */
-  constructor(status: number, code: string, message: string) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    headers: Readonly<Record<string, string>> = {},
+  ) {
     super(message);
     this.status = status;
     this.code = code;
+    this.headers = headers;
   }
 }
 
@@ -90,7 +99,7 @@ export class HttpError extends ReinsError {
  * ```
  */
 export function errorAnswer(err: unknown): { status: number; body: ErrorBody } {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   const answer = (status: number, code: string, field?: string) => ({
     status,
     body: { error: field === undefined ? { code, message } : { code, message, field } },
@@ -119,6 +128,11 @@ export function errorAnswer(err: unknown): { status: number; body: ErrorBody } {
  */
 export function onError(err: unknown, c: Context): Response {
   const { status, body } = errorAnswer(err);
+  if (err instanceof HttpError) {
+    for (const [k, v] of Object.entries(err.headers)) {
+      c.header(k, v);
+    }
+  }
   if (status === 500 && !(err instanceof RecordError)) {
     console.error(`${c.req.method} ${c.req.path}:`, err);
   }

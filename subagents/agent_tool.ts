@@ -51,6 +51,13 @@ export interface AgentToolOptions<T = QuestionArgs> {
   agent?: string;
 }
 
+/**
+ * The default parameters, one schema for every agent tool: a server builds
+ * the tools of each run it executes, and each new zod object costs a fresh
+ * JSON Schema and compiled parser (about 15 KB per run, kept while it runs).
+ */
+const QUESTION = z.object({ question: z.string().min(1).describe("The question to research") });
+
 /** In-flight child runs per tree root, so an executor can wait for every descendant. */
 const active = new Map<string, Set<Promise<unknown>>>();
 
@@ -184,10 +191,7 @@ export function agentTool<T = QuestionArgs>(options: AgentToolOptions<T>): Tool<
     throw new TypeError(`agentTool(${name}): system must be a string`);
   }
   const own = checkLimits(limits);
-  const parameters = options.parameters ??
-    (z.object({ question: z.string().min(1).describe("The question to research") }) as ToolSchema<
-      unknown
-    > as ToolSchema<T>);
+  const parameters = options.parameters ?? (QUESTION as ToolSchema<unknown> as ToolSchema<T>);
   const task = options.task ?? ((args: T) => (args as QuestionArgs).question);
   return defineTool<T>({
     name,
