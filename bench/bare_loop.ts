@@ -13,6 +13,7 @@ import type { AnyTool } from "../harness/run_options.ts";
 import type { ToolContext } from "../harness/tool.ts";
 import { toolDefinitions } from "../harness/tool.ts";
 import type { Recorder } from "./instrument.ts";
+import { bareBody } from "./bare_body.ts";
 import { readSseMessage } from "./bare_stream.ts";
 
 const URL_ = "http://scripted.reins.local/v1/chat/completions";
@@ -48,17 +49,7 @@ export async function bareLoop(
       const res = await fetchFn(URL_, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify(
-          stream
-            ? {
-              model: scenario,
-              messages,
-              tools: defs,
-              stream,
-              stream_options: { include_usage: true },
-            }
-            : { model: scenario, messages, tools: defs },
-        ),
+        body: bareBody(scenario, messages, defs, stream),
         signal,
       });
       if (!res.ok) throw new Error(`${res.status}: ${await res.text()}`);

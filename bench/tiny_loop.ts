@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import type { AssistantMessage, ChatMessage } from "../harness/messages.ts";
+import { bareBody } from "./bare_body.ts";
 import { readSseMessage } from "./bare_stream.ts";
 import { TINY_TOOLS } from "./tiny_tools.ts";
 
@@ -37,17 +38,7 @@ export async function tinyLoop(
     const res = await fetch(`${baseUrl}/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify(
-        stream
-          ? {
-            model: scenario,
-            messages,
-            tools: DEFINITIONS,
-            stream,
-            stream_options: { include_usage: true },
-          }
-          : { model: scenario, messages, tools: DEFINITIONS },
-      ),
+      body: bareBody(scenario, messages, DEFINITIONS, stream),
     });
     if (!res.ok) throw new Error(`${res.status}: ${await res.text()}`);
     const message: AssistantMessage = stream

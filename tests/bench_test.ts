@@ -94,6 +94,7 @@ Deno.test("bench tiny loop loads zod and nothing of reins (its harness imports a
     u.replace(/^.*\/(bench\/)/, "$1").replace(/^npm:\/?([^@]+)@.*$/, "npm:$1")
   ).sort();
   assert.deepEqual(names, [
+    "bench/bare_body.ts",
     "bench/bare_stream.ts",
     "bench/tiny_loop.ts",
     "bench/tiny_tools.ts",
