@@ -40,6 +40,58 @@ Deno.test("a durable turn costs at most 2 KV commits, its trace events included"
     assert.equal(events.at(-1)?.event.type, "run_stopped");
   }));
 
+Deno.test("a final answer without tool calls rides in the exit's save", () =>
+  withKv(async (raw) => {
+    const ws = await createWorkspace();
+    try {
+      const { kv, commits } = countingKv(raw);
+      const store = new KvRunStore(kv);
+      const state = newRun("Which file mentions a timeout?");
+      await store.save(state);
+      const saved: string[] = [];
+      const watched = {
+        save: async (s: Readonly<typeof state>) => {
+          const last = s.messages.at(-1);
+          saved.push(
+            `${s.status}:${last?.role}${
+              last?.role === "assistant" && !last.tool_calls ? ":answer" : ""
+            }`,
+          );
+          await store.save(s);
+        },
+        load: (id: string) => store.load(id),
+      };
+      const before = commits.n;
+      const done = await run(state, {
+        model: scriptedModel("plan", { stream: false }),
+        tools: demoTools(ws),
+        limits: { maxTurns: 10, maxBudgetUsd: 1 },
+        store: watched,
+        trace: store.traceSink(),
+      });
+      assert.equal(done.status, "completed");
+      // The first call's marker; per turn with tools, its reply and its result (with the
+      // next call's marker); then the answer and the exit in one.
+      assert.deepEqual(saved, [
+        "running:user",
+        "running:assistant",
+        "running:tool",
+        "running:assistant",
+        "running:tool",
+        "completed:assistant:answer",
+      ]);
+      assert.equal(commits.n - before, 6);
+      const stored = await new KvRunStore(raw).load(state.runId);
+      assert.equal(stored.output, done.output);
+      assert.deepEqual(stored.messages, done.messages);
+      const events = (await store.events(state.runId)).map((e) => e.event.type);
+      assert.equal(events.filter((t) => t === "turn").length, 3);
+      assert.equal(events.at(-1), "run_stopped");
+    } finally {
+      await ws.remove();
+    }
+  }));
+
 Deno.test("a progress event is committed while its tool still runs", () =>
   withKv(async (kv) => {
     const store = new KvRunStore(kv);
