@@ -23,7 +23,9 @@ export interface ExecuteTreeOptions extends ExecuteRunOptions {
  * Executes stored run `id` (usually a tree's root) while watching its tree's
  * Stop; a Stop recorded before it starts makes it stop
  * `interrupted/cancelled` before any model call. Resolves once the run and
- * every descendant it started in this process have stopped.
+ * every descendant it started in this process have stopped. Given a state
+ * instead of an id, it must be what `store` last loaded or saved of the run
+ * (as for `executeRun`), which is then not loaded again.
  *
  * @example
  * ```ts
@@ -45,11 +47,11 @@ export interface ExecuteTreeOptions extends ExecuteRunOptions {
 export async function executeTree(
   store: KvRunStore,
   kv: Deno.Kv,
-  id: string,
+  id: string | RunState,
   options: ExecuteTreeOptions,
 ): Promise<RunState> {
   const { pollMs, ...rest } = options;
-  const { rootId } = await store.summary(id);
+  const { rootId } = typeof id === "string" ? await store.summary(id) : id;
   const controller = new AbortController();
   const dispose = watchStop(kv, rootId, controller, { pollMs });
   try {

@@ -152,10 +152,8 @@ export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
       limits,
       agent: agent.name,
     });
-    const store = deps.freshStore();
-    // With its settings, in one commit: the run is only picked up once it exists.
-    await store.save(state, { settings: stampOf(await deps.agents.info(agent), options) });
-    await deps.schedule(state.runId);
+    // Saved with its settings (and its lease, when started here) in one commit.
+    await deps.start(state, stampOf(await deps.agents.info(agent), options));
     c.header("Location", `/runs/${state.runId}`);
     // A client that wants to wait follows the run on this answer (its bytes keep
     // a Deno Deploy instance alive); the run's id is in Location and every event.
