@@ -131,6 +131,15 @@ export class KvEventLog {
     };
   }
 
+  /**
+   * Run `id` is being created (its save checks that no header exists): its
+   * events start at seq 0 without a read. Were one stored, its key's check
+   * refuses the write and the seq is read then.
+   */
+  created(id: string): void {
+    if (!this.#next.has(id)) this.#next.set(id, Promise.resolve(0));
+  }
+
   /** From now on, the events of run `id` wait for its next save ({@link withHeld}). */
   hold(id: string): void {
     if (!this.#held.has(id)) this.#held.set(id, []);

@@ -138,6 +138,7 @@ export class KvRunStore implements RunStore {
     // spend save runs beside the run's tools), and what it appends is the next save's.
     const count = state.messages.length;
     const check = { key: runKey(id), versionstamp: known?.versionstamp ?? null };
+    if (!known) this.#events.created(id);
     // The trace events emitted since the last save ride in this save's last atomic.
     const held = this.#events.withHeld(id, reserve, async (events) => {
       // Stored failed over the ceiling: its last event says so too.

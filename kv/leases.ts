@@ -107,13 +107,18 @@ export async function heldLease(
  * ```
  */
 export function localHostname(): string | undefined {
+  // Read once: every store a server makes (one per request and per execution) asks.
+  if (hostname !== undefined) return hostname;
   try {
     const p = Deno.permissions.querySync({ name: "sys", kind: "hostname" });
-    return p.state === "granted" ? Deno.hostname() : undefined;
+    return p.state === "granted" ? hostname = Deno.hostname() : undefined;
   } catch {
     return undefined;
   }
 }
+
+/** This machine's hostname once read (never while the permission is missing). */
+let hostname: string | undefined;
 
 function checkTtl(ttlMs: number): void {
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) {

@@ -144,6 +144,9 @@ function partialFinding(child: Readonly<RunState>): string {
   return "none";
 }
 
+/** The default parameters: one schema object, so its JSON Schema is made once (schema_adapter.ts). */
+const QUESTION = z.object({ question: z.string().min(1).describe("The question to research") });
+
 /**
  * Makes a tool (read-only) that runs a child run through `ctx.runChild`: own
  * window (its system prompt and the task), own limits with `maxBudgetUsd`
@@ -184,10 +187,7 @@ export function agentTool<T = QuestionArgs>(options: AgentToolOptions<T>): Tool<
     throw new TypeError(`agentTool(${name}): system must be a string`);
   }
   const own = checkLimits(limits);
-  const parameters = options.parameters ??
-    (z.object({ question: z.string().min(1).describe("The question to research") }) as ToolSchema<
-      unknown
-    > as ToolSchema<T>);
+  const parameters = options.parameters ?? (QUESTION as ToolSchema<unknown> as ToolSchema<T>);
   const task = options.task ?? ((args: T) => (args as QuestionArgs).question);
   return defineTool<T>({
     name,

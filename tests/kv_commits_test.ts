@@ -6,7 +6,7 @@ import { run } from "../harness/run.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { RunConflictError } from "../harness/errors.ts";
 import { countingKv, listFiles, runawayModel, withKv } from "./kv_helpers.ts";
-import { TEXT_LIVE_MS, TOOL_START_LIVE_MS } from "../kv/events.ts";
+import { KvEventLog, TEXT_LIVE_MS, TOOL_START_LIVE_MS } from "../kv/events.ts";
 import { scriptedModel } from "../testing/scripted_model.ts";
 import { createWorkspace } from "../tools/workspace.ts";
 import { demoTools } from "../tools/catalog.ts";
@@ -258,4 +258,33 @@ Deno.test("a streamed reply's words ride in its save; a slow one's are committed
     } finally {
       await ws.remove();
     }
+  }));
+
+Deno.test("a new run's trace starts at seq 0 unread; an event stored under its id before is kept", () =>
+  withKv(async (kv) => {
+    const state = newRun("stale trace");
+    // An event under the id before the run exists (a deleted run's, another writer's).
+    await new KvEventLog(kv).append({
+      type: "tool_progress",
+      runId: state.runId,
+      at: "",
+      callId: "c0",
+      toolName: "t",
+      label: "before",
+    });
+    const store = new KvRunStore(kv);
+    await store.save(state);
+    const done = await run(state, {
+      model: runawayModel(),
+      tools: [listFiles],
+      limits: { maxTurns: 2, maxBudgetUsd: 1 },
+      store,
+      trace: store.traceSink(),
+    });
+    assert.equal(done.turns, 2);
+    const events = await store.events(state.runId);
+    assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i));
+    assert.equal(events[0].event.type === "tool_progress" && events[0].event.label, "before");
+    assert.equal(events.filter((e) => e.event.type === "turn").length, 2);
+    assert.equal(events.at(-1)?.event.type, "run_stopped");
   }));
