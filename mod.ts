@@ -87,11 +87,7 @@ export { MemoryRunStore, type RunStore } from "./harness/run_store.ts";
 export { ModelError, PermanentToolError, ReinsError, RunStateError } from "./harness/errors.ts";
 // Agents: defined once, served by `./server`'s `serve({ agents })` and `./cli`'s `cli({ agents })`
 // (the types of a spec's parts, and `describeAgent`, are in `./subagents`).
-export {
-  type Agent,
-  type AgentOptions,
-  type AgentSpec,
-  defineAgent,
-} from "./subagents/define_agent.ts";
+export { type Agent, type AgentSpec, defineAgent } from "./subagents/define_agent.ts";
+export type { AgentOptions } from "./subagents/agent_options.ts";
 // Conversations: a follow-up to a stopped run (forks, a new run from turn N, are in `./runtime`).
 export { followUp, type FollowUpOptions } from "./harness/follow_up.ts";

@@ -15,6 +15,7 @@ import { newRun, type RunState } from "../harness/state.ts";
 import type { Model } from "../harness/model.ts";
 import { checkPrices } from "../harness/cost.ts";
 import { ReinsError } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { combineSinks, fileSink, type TraceSink } from "../harness/trace.ts";
 import { defaultKvPath, openKv } from "../kv/open_kv.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
@@ -29,7 +30,7 @@ import { agentRunOptions, type RunSettings } from "../runtime/run_settings.ts";
 import { awaitLease } from "../runtime/await_lease.ts";
 import { type ModelSettings, modelSettings, readEnv } from "../runtime/env.ts";
 import { defaultMakeModel } from "../runtime/make_model.ts";
-import type { ScenarioCatalog } from "../server/deps.ts";
+import type { ScenarioCatalog } from "../testing/scenario_catalog.ts";
 import { EXIT_CODES, exitCodeOf } from "./exit_codes.ts";
 import { checkBaseUrl, checkTracePath } from "./preflight.ts";
 import { stopCommand } from "./stop_command.ts";
@@ -235,7 +236,7 @@ async function endUnstarted(store: KvRunStore, id: string, e: unknown): Promise<
   try {
     const s = await store.load(id);
     if (s.status !== "running" || s.turns > 0 || await store.leaseHolder(id)) return;
-    await failRun(store, id, `the run could not start: ${e instanceof Error ? e.message : e}`);
+    await failRun(store, id, `the run could not start: ${messageOf(e)}`);
   } catch { /* the original error is what the user needs to see */ }
 }
 

@@ -24,6 +24,7 @@ import { type ModelSettings, modelSettings, readEnv, type ReinsEnv } from "../ru
 import { defaultMakeModel } from "../runtime/make_model.ts";
 import { openProcessTools, type ProcessTools } from "../runtime/process_tools.ts";
 import { McpStartError } from "../mcp/mcp_start_error.ts";
+import { messageOf } from "../harness/message_of.ts";
 
 /** What a worker process serves: its agents, and how it makes their models. */
 export interface WorkerCliOptions {
@@ -150,7 +151,7 @@ export async function runWorker(args: string[], options: WorkerCliOptions): Prom
   try {
     parsed = parseWorkerArgs(args);
   } catch (e) {
-    console.error(`reins worker: ${e instanceof Error ? e.message : e} (see --help)`);
+    console.error(`reins worker: ${messageOf(e)} (see --help)`);
     return 2;
   }
   if (parsed.help) return (console.log(USAGE), 0);

@@ -63,10 +63,11 @@ export type CallPlan =
  * reserves. Hard mode always fits the call into what is left. Soft mode lets
  * one call of the tree overshoot: a call that starts while another is in
  * flight must fit what the tree has left after the others' reservations, so a
- * tree overshoots by one call. In hard mode a call whose reply the budget caps
- * below `minReplyTokens` is refused too: it would be paid for and say nothing. Reservations are against the tree's
- * (ancestors') budget, and a reserved reply is capped at
- * {@link MAX_RESERVED_TOKENS} so one call cannot starve its siblings.
+ * tree overshoots by one call (a run refused only for the others' reservations
+ * waits for them to settle: {@link mayFitLater}). In hard mode a call whose
+ * reply the budget caps below `minReplyTokens` is refused too: it would be paid
+ * for and say nothing. Reservations are against the tree's (ancestors')
+ * budget, and a reserved reply is capped at {@link MAX_RESERVED_TOKENS}.
  *
  * @example
  * ```ts
@@ -141,5 +142,52 @@ export async function withReservation<T>(
   } finally {
     gate.inFlight -= 1;
     gate.reservedUsd = roundUsd(gate.reservedUsd - usd);
+    for (const wake of [...waiting.get(gate) ?? []]) wake();
   }
+}
+
+/** Runs waiting for a call in flight on a gate to settle (beside it: a gate is plain data). */
+const waiting = new WeakMap<BudgetGate, Set<() => void>>();
+
+/**
+ * Whether a refused call may fit once the calls in flight settle: they hold
+ * reservations, released (and replaced by what they really cost) when they do.
+ *
+ * @example
+ * ```ts
+ * import { mayFitLater, newBudgetGate } from "./budget_gate.ts";
+ * console.log(mayFitLater({ inFlight: 1, reservedUsd: 0.02 }), mayFitLater(newBudgetGate())); // true false
+ * ```
+ */
+export function mayFitLater(gate: BudgetGate): boolean {
+  return gate.inFlight > 0 && gate.reservedUsd > 0;
+}
+
+/**
+ * Resolves when a call in flight on `gate` settles, at once when none is in
+ * flight, or when `signal` aborts.
+ *
+ * @example
+ * ```ts
+ * import { callSettled, newBudgetGate, withReservation } from "./budget_gate.ts";
+ * const gate = newBudgetGate();
+ * const call = withReservation(gate, 0.01, () => new Promise((r) => setTimeout(r, 10)));
+ * await callSettled(gate, new AbortController().signal);
+ * console.log(gate.inFlight); // 0
+ * await call;
+ * ```
+ */
+export function callSettled(gate: BudgetGate, signal: AbortSignal): Promise<void> {
+  if (gate.inFlight === 0 || signal.aborted) return Promise.resolve();
+  const wakers = waiting.get(gate) ?? new Set();
+  waiting.set(gate, wakers);
+  return new Promise((resolve) => {
+    const wake = () => {
+      wakers.delete(wake);
+      signal.removeEventListener("abort", wake);
+      resolve();
+    };
+    wakers.add(wake);
+    signal.addEventListener("abort", wake, { once: true });
+  });
 }

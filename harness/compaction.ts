@@ -24,6 +24,7 @@ import type { ChatMessage } from "./messages.ts";
 import type { ModelReply } from "./model.ts";
 import type { RunContext } from "./run_context.ts";
 import type { ModelError } from "./errors.ts";
+import { messageOf } from "./message_of.ts";
 import { ELIDE_TARGET, type ResolvedContextPolicy } from "./context_policy.ts";
 import {
   type ContextState,
@@ -197,7 +198,7 @@ async function summarize(
       ));
   } catch (e) {
     if (signal.aborted) return exit.cancelled(signal);
-    const message = e instanceof Error ? e.message : String(e);
+    const message = messageOf(e);
     const kind = (e as ModelError).kind;
     return exit.failed(
       `compaction failed: the summary call failed${kind ? ` (${kind})` : ""}: ${message}`,

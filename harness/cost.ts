@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { CallUsage } from "./messages.ts";
+import { issueLine } from "./schema_issue.ts";
 
 /** USD per million tokens. */
 export interface Prices {
@@ -48,6 +49,8 @@ export interface PriceTable {
 const NON_NEG_NUM = "expected a non-negative number";
 const OBJECT = "expected an object";
 const nonNegNum = z.number({ error: NON_NEG_NUM }).min(0, { error: NON_NEG_NUM });
+const POS_INT = "expected a positive integer";
+const posInt = z.int({ error: POS_INT }).min(1, { error: POS_INT });
 
 /**
  * The one schema of {@link Prices}, for the config file and a run's stored
@@ -62,8 +65,8 @@ const nonNegNum = z.number({ error: NON_NEG_NUM }).min(0, { error: NON_NEG_NUM }
 export const PricesSchema: z.ZodType<Prices> = z.strictObject({
   inputPerMillion: nonNegNum,
   outputPerMillion: nonNegNum,
-  maxOutputTokens: z.int().min(1).optional(),
-  contextTokens: z.int().min(1).optional(),
+  maxOutputTokens: posInt.optional(),
+  contextTokens: posInt.optional(),
   cachedInputPerMillion: nonNegNum.optional(),
   cacheWritePerMillion: nonNegNum.optional(),
 }, { error: OBJECT });
@@ -142,49 +145,25 @@ export function addUsd(a: number, b: number): number {
 }
 
 /**
- * Throws a `RangeError` naming the field unless every price is a finite,
- * non-negative number (a NaN or negative price would silently disable the budget).
+ * Throws a `RangeError` naming the field unless `table` passes its schema
+ * ({@link pricesSchemaOf}): every price a finite, non-negative number (a NaN
+ * or negative price would silently disable the budget), no unknown key.
  *
  * @example
  * ```ts
  * import { checkPrices } from "./cost.ts";
  * checkPrices({ inputPerMillion: 2, outputPerMillion: 12 }); // fine
+ * try {
+ *   checkPrices({ inputPerMillion: -1, outputPerMillion: 12 });
+ * } catch (e) {
+ *   console.log((e as Error).message); // prices.inputPerMillion: expected a non-negative number, got -1
+ * }
  * ```
  */
 export function checkPrices(table: PriceTable | Prices | undefined, name = "prices"): void {
   if (table === undefined) return;
-  if (typeof table !== "object" || table === null) {
-    throw new RangeError(`${name} must be an object, got ${table}`);
-  }
-  if ("inputPerMillion" in table || "outputPerMillion" in table) {
-    const p = table as Prices;
-    for (
-      const k of [
-        "inputPerMillion",
-        "outputPerMillion",
-        "cachedInputPerMillion",
-        "cacheWritePerMillion",
-      ] as const
-    ) {
-      const v = p[k];
-      if (v === undefined && k.startsWith("cache")) continue;
-      if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
-        throw new RangeError(`${name}.${k} must be a finite non-negative number, got ${v}`);
-      }
-    }
-    for (const k of ["maxOutputTokens", "contextTokens"] as const) {
-      const cap = p[k];
-      if (cap !== undefined && !(Number.isInteger(cap) && cap >= 1)) {
-        throw new RangeError(`${name}.${k} must be a positive integer, got ${cap}`);
-      }
-    }
-    return;
-  }
-  const t = table as PriceTable;
-  checkPrices(t.default, `${name}.default`);
-  for (const [model, p] of Object.entries(t.models ?? {})) {
-    checkPrices(p, `${name}.models[${JSON.stringify(model)}]`);
-  }
+  const issue = pricesSchemaOf(table).safeParse(table).error?.issues[0];
+  if (issue) throw new RangeError(issueLine(issue, name, table));
 }
 
 /**

@@ -8,6 +8,7 @@ import type { ToolCall } from "./messages.ts";
 import { describeIssues, type ToolContext } from "./tool.ts";
 import type { AnyTool } from "./run_options.ts";
 import { PermanentToolError, SuspendRun } from "./errors.ts";
+import { messageOf } from "./message_of.ts";
 import type { Interruption } from "./exit.ts";
 
 /** A tool call's outcome, as data. */
@@ -69,11 +70,6 @@ export function displayArgs(call: ToolCall): unknown {
   } catch {
     return call.function.arguments;
   }
-}
-
-function messageOf(e: unknown): string {
-  if (e instanceof Error) return e.message || e.name;
-  return typeof e === "string" ? e : JSON.stringify(e) ?? String(e);
 }
 
 /** True when a tool's error can be fixed by no message (the run should stop). */

@@ -18,6 +18,7 @@ import { checkLimits, checkNonNegative, type RunLimits } from "./limits.ts";
 import { pending, type RunState, type RunStatus } from "./state.ts";
 import type { StopCondition } from "./stop_conditions.ts";
 import type { RunContext } from "./run_context.ts";
+import type { ChatMessage } from "./messages.ts";
 
 /** The statuses a follow-up may be sent to: the run answered, or stopped at a limit or a Stop. */
 export const FOLLOW_UP_STATUSES: readonly RunStatus[] = [
@@ -112,6 +113,10 @@ export function followUp(
  * The model calls made since the last user message: the turns of the
  * current message (all of them for a run of one message).
  *
+ * Called before every model call, it reads only the messages added since
+ * its last call on the same transcript (a transcript only grows; a fork or a
+ * loaded state is a new array, read once).
+ *
  * @example
  * ```ts
  * import { turnsSinceLastMessage } from "./follow_up.ts";
@@ -125,19 +130,45 @@ export function followUp(
 export function turnsSinceLastMessage(
   state: Readonly<Pick<RunState, "messages" | "turns" | "outputRepairs">>,
 ): number {
-  const messages = state.messages;
+  const { messages } = state;
   // A typed run's repair prompts are user messages, not a person's: they do not count.
-  const repairs = new Set(state.outputRepairs ?? []);
-  const isMessage = (i: number) => messages[i].role === "user" && !repairs.has(i);
-  let since = 0;
-  let i = messages.length - 1;
-  for (; i >= 0 && !isMessage(i); i--) {
-    if (messages[i].role === "assistant") since++;
+  const repairs = state.outputRepairs ?? [];
+  const seen = scans.get(messages);
+  const read = seen?.read ?? 0;
+  // Cut shorter by hand, or a repair (un)marked on a message already read: read it afresh.
+  const stale = !seen || read > messages.length || repairs.length < seen.repairs ||
+    repairs.slice(seen.repairs).some((i) => i < read);
+  const scan = stale ? { read: 0, repairs: 0, last: -1, earlier: false, since: 0 } : seen;
+  if (stale) scans.set(messages, scan);
+  scan.repairs = repairs.length;
+  for (; scan.read < messages.length; scan.read++) {
+    const role = messages[scan.read].role;
+    if (role === "assistant") scan.since++;
+    else if (role === "user" && !repairs.includes(scan.read)) {
+      scan.earlier ||= scan.last >= 0;
+      scan.last = scan.read;
+      scan.since = 0;
+    }
   }
   // One message only: the run's own count (states built by hand may lack the replies).
-  for (let j = i - 1; j >= 0; j--) if (isMessage(j)) return since;
-  return state.turns;
+  return scan.earlier ? scan.since : state.turns;
 }
+
+/** How far {@link turnsSinceLastMessage} has read a transcript, and what it found. */
+interface TranscriptScan {
+  /** Messages read. */
+  read: number;
+  /** The repairs known when they were read (`outputRepairs.length`). */
+  repairs: number;
+  /** Index of the last person's message (-1: none). */
+  last: number;
+  /** Whether a person's message comes before it. */
+  earlier: boolean;
+  /** Assistant replies after it. */
+  since: number;
+}
+
+const scans = new WeakMap<readonly ChatMessage[], TranscriptScan>();
 
 /**
  * The turn cap of a conversation: stops before the model call that would

@@ -8,11 +8,18 @@
 import type { AssistantMessage, ChatMessage, ToolCall, ToolDefinition } from "./messages.ts";
 import type { ModelReply } from "./model.ts";
 import type { ModelError } from "./errors.ts";
+import { messageOf } from "./message_of.ts";
 import type { RunState } from "./state.ts";
 import type { RunContext } from "./run_context.ts";
 import { computeCost, type Prices, pricesFor, roundUsd } from "./cost.ts";
 import { countMessageTokens, countPromptTokens, loadTokenizer, tokenizerLoaded } from "./tokens.ts";
-import { type CallPlan, planCall, withReservation } from "./budget_gate.ts";
+import {
+  type CallPlan,
+  callSettled,
+  mayFitLater,
+  planCall,
+  withReservation,
+} from "./budget_gate.ts";
 import { type Exit, exit } from "./exit.ts";
 import { textDeltas, textReset } from "./text_deltas.ts";
 import { runUniqueIds } from "./call_ids.ts";
@@ -41,7 +48,10 @@ export function promptCounter(definitions: readonly ToolDefinition[]): PromptCou
   };
 }
 
-/** Asks the model once; returns the Exit when the turn ends the run. */
+/**
+ * Asks the model once; returns the Exit when the turn ends the run, null when
+ * the loop goes on (also after waiting for a sibling's call to settle).
+ */
 export async function modelTurn(
   ctx: RunContext,
   definitions: ToolDefinition[],
@@ -54,7 +64,14 @@ export async function modelTurn(
   // only then is the encoder loaded (re-checked after the await, planTurn is synchronous).
   while (needsLocalCount(ctx) && !tokenizerLoaded()) await loadTokenizer();
   const plan = planTurn(ctx, prices, promptTokens, counted);
-  if (plan.type === "refused") return exit.budget(plan.reason);
+  if (plan.type === "refused") {
+    if (!mayFitLater(ctx.gate)) return exit.budget(plan.reason);
+    // A sibling's call holds the rest in reserve: once it settles (and costs what it
+    // cost), the loop checks the limits again and plans anew. Ending the run here
+    // would make its exit depend on timing.
+    await callSettled(ctx.gate, ctx.signal);
+    return null;
+  }
   // Recorded before it is sent; usually the previous save already carried it.
   if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
   const called = await callModel(ctx, definitions, plan);
@@ -178,7 +195,7 @@ async function callModel(
     if (signal.aborted) return exit.cancelled(signal);
     await countLostReplies(ctx, (e as Partial<ModelError>).lost, undefined, definitions);
     if (ctx.window.retriesAfter(state, e)) return null; // the loop compacts, then asks again
-    const message = e instanceof Error ? e.message : String(e);
+    const message = messageOf(e);
     const kind = (e as ModelError).kind;
     return exit.failed(`model call failed${kind ? ` (${kind})` : ""}: ${message}`, message);
   }

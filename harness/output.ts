@@ -6,6 +6,7 @@
  * @module
  */
 import { cutText } from "./text.ts";
+import { messageOf } from "./message_of.ts";
 import { adaptSchema, type AnySchema, type ToolSchema } from "./schema_adapter.ts";
 
 /**
@@ -81,7 +82,7 @@ export function adaptOutput<T>(schema: OutputSchema<T>): {
     adapted = adaptSchema(schema, where);
   } catch (e) {
     if (e instanceof TypeError) throw e;
-    const why = e instanceof Error ? e.message : String(e);
+    const why = messageOf(e);
     throw new TypeError(`${where} cannot be expressed as JSON Schema: ${why}`);
   }
   const json = adapted.jsonSchema;

@@ -9,6 +9,7 @@
  * @module
  */
 import { z } from "zod";
+import { messageOf } from "./message_of.ts";
 
 /** One validation problem, as zod reports it. */
 export interface SchemaIssue {
@@ -133,7 +134,7 @@ function standardJsonSchema(
   try {
     json = standard.jsonSchema!.input({ target: "draft-2020-12" });
   } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
+    const why = messageOf(e);
     throw new TypeError(`${where}: the ${standard.vendor} schema gives no JSON Schema: ${why}`);
   }
   const { $schema: _drop, ...rest } = json;

@@ -6,6 +6,7 @@
  */
 import { dirname } from "node:path";
 import { ReinsError } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { retryLocked } from "./retry.ts";
 
 /**
@@ -30,7 +31,7 @@ export class KvOpenError extends ReinsError {
 const isLocalFile = (path: string) => path !== ":memory:" && !isKvUrl(path);
 
 function reasonOf(e: unknown): string {
-  const message = (e instanceof Error ? e.message : String(e)).split("\n")[0];
+  const message = messageOf(e).split("\n")[0];
   // Deno's own words ("Requires all access to /proc/x, run again with --allow-all")
   // suggest a flag; the path is what is wrong: no database belongs in /proc, /dev or /sys.
   const denied = e instanceof Deno.errors.NotCapable && message.match(/access to "([^"]+)"/);

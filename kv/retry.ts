@@ -6,6 +6,7 @@
  * @module
  */
 import { sleep } from "../harness/sleep.ts";
+import { messageOf } from "../harness/message_of.ts";
 
 /** Options of {@link retryLocked}. */
 export interface RetryOptions {
@@ -25,9 +26,7 @@ export interface RetryOptions {
  * ```
  */
 export function isLocked(e: unknown): boolean {
-  return /database is locked|database is busy|SQLITE_BUSY/i.test(
-    e instanceof Error ? e.message : String(e),
-  );
+  return /database is locked|database is busy|SQLITE_BUSY/i.test(messageOf(e));
 }
 
 /**

@@ -11,6 +11,7 @@ import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpCallResult } from "./mcp_result.ts";
 import { McpStartError } from "./mcp_start_error.ts";
+import { messageOf } from "./reins.ts";
 import { isHttp, makeTransport, type McpServerSpec } from "./mcp_transport.ts";
 
 export type { McpHttpServer, McpServerSpec, McpStdioServer } from "./mcp_transport.ts";
@@ -43,8 +44,6 @@ export function serverLabel(spec: McpServerSpec, name?: string): string {
   if (isHttp(spec)) return String(spec.url);
   return [spec.command, ...spec.args ?? []].join(" ");
 }
-
-const messageOf = (e: unknown) => e instanceof Error ? e.message : String(e);
 
 /** A connection to one MCP server. */
 export class McpConnection {

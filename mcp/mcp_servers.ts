@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Tool } from "./reins.ts";
+import { messageOf, type Tool } from "./reins.ts";
 import type { McpArgs } from "./json_schema_args.ts";
 import { type McpToolOptions, mcpTools, type McpToolSet } from "./mcp_tools.ts";
 import { McpStartError } from "./mcp_start_error.ts";
@@ -77,7 +77,7 @@ export async function mcpServerTools(
     // tool it lacks), the error names the server of the map.
     const e = (settled[failed] as PromiseRejectedResult).reason;
     if (e instanceof McpStartError) throw e;
-    throw new McpStartError(`"${entries[failed][0]}"`, e instanceof Error ? e.message : String(e), {
+    throw new McpStartError(`"${entries[failed][0]}"`, messageOf(e), {
       cause: e,
     });
   }

@@ -6,3 +6,4 @@
  */
 export type { SchemaIssue, Tool, ToolContext, ToolSchema } from "../harness/tool.ts";
 export { ReinsError } from "../harness/errors.ts";
+export { messageOf } from "../harness/message_of.ts";

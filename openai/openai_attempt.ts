@@ -10,6 +10,7 @@ import { saysContextLength } from "../harness/context_errors.ts";
 import type { LostReply, ModelReply, ModelRequest } from "../harness/model.ts";
 import type { AssistantMessage, ToolCall } from "../harness/messages.ts";
 import { ModelError } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { countCompletionTokens, loadTokenizer } from "../harness/tokens.ts";
 import { cutText } from "../harness/text.ts";
 import { readChatStream, StreamCutError } from "./openai_stream.ts";
@@ -126,9 +127,7 @@ async function failure(cfg: AttemptConfig, e: unknown, timedOut: boolean): Promi
   if (!timedOut && !(e instanceof StreamCutError) && refused(e)) {
     throw new ModelError("network", `Nothing listens at ${cfg.url}: connection refused`);
   }
-  const detail = timedOut
-    ? `timed out after ${cfg.timeoutMs} ms`
-    : cfg.redact(e instanceof Error ? e.message : String(e));
+  const detail = timedOut ? `timed out after ${cfg.timeoutMs} ms` : cfg.redact(messageOf(e));
   if (!(e instanceof StreamCutError)) {
     return { kind: "network", what: `Network error calling ${cfg.url}`, detail };
   }

@@ -18,6 +18,7 @@
  * @module
  */
 import { ModelError } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { cutText } from "../harness/text.ts";
 import { readSseData } from "./sse_reader.ts";
 
@@ -189,5 +190,3 @@ export async function readChatStream(
   }
   return out.body();
 }
-
-const messageOf = (e: unknown) => e instanceof Error ? e.message : String(e);

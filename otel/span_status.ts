@@ -4,6 +4,7 @@
  * @module
  */
 import { type Span, SpanStatusCode } from "@opentelemetry/api";
+import { messageOf } from "../harness/message_of.ts";
 
 /** A low-cardinality name for `error`: a `ModelError`'s kind, else the error class, else `_OTHER`. */
 export function errorType(error: unknown): string {
@@ -17,6 +18,6 @@ export function failSpan(span: Span, error: unknown): void {
   if (error instanceof Error) span.recordException(error);
   span.setStatus({
     code: SpanStatusCode.ERROR,
-    message: error instanceof Error ? error.message : String(error),
+    message: messageOf(error),
   });
 }

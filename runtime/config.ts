@@ -9,10 +9,12 @@
 import { z } from "zod";
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import { ReinsError } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
+import { issueLine } from "../harness/schema_issue.ts";
 import { readEnv } from "./env.ts";
 import { type Prices, pricesSchemaOf, type PriceTable } from "../harness/cost.ts";
 import { RunLimitsSchema } from "../harness/limits.ts";
-import { RunSettingsSchema } from "./run_settings.ts";
+import { AgentOptionsSchema } from "../subagents/agent_options.ts";
 import type { ContextSettings } from "../harness/context_policy.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel, type OpenAIModelOptions } from "../openai/openai_model.ts";
@@ -105,10 +107,10 @@ const configSchema = z.strictObject({
   // Checked below against the flat or the table shape, for clearer messages than a union's.
   prices: z.unknown().optional(),
   limits: RunLimitsSchema.partial().optional(),
-  budgetMode: RunSettingsSchema.shape.budgetMode,
-  dedupe: RunSettingsSchema.shape.dedupe,
-  toolErrors: RunSettingsSchema.shape.toolErrors,
-  context: RunSettingsSchema.shape.context,
+  budgetMode: AgentOptionsSchema.shape.budgetMode,
+  dedupe: AgentOptionsSchema.shape.dedupe,
+  toolErrors: AgentOptionsSchema.shape.toolErrors,
+  context: AgentOptionsSchema.shape.context,
   workspace: text.optional(),
   mcpServers: z.record(z.string(), mcpServerSchema, { error: OBJECT }).superRefine(
     (servers, ctx) => {
@@ -125,29 +127,8 @@ const configSchema = z.strictObject({
   ).optional(),
 }, { error: "expected an object at the top level" });
 
-/** `limits.maxTurns`, `prices.models["gpt-4.1"]`, `items[2]`. */
-function formatPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`;
-    else if (typeof key === "string" && /^[A-Za-z_$][\w$]*$/.test(key)) {
-      out += out ? `.${key}` : key;
-    } else out += `[${JSON.stringify(String(key))}]`;
-  }
-  return out;
-}
-
-function fail(source: string, issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[]): never {
-  const lines = issues.map((issue) => {
-    const path = [...prefix, ...issue.path];
-    const where = path.length ? `${formatPath(path)}: ` : "";
-    if (issue.code === "unrecognized_keys") {
-      const keys = issue.keys.map((k) => `"${k}"`).join(", ");
-      return `${source}: ${where}unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}`;
-    }
-    return `${source}: ${where}${issue.message}`;
-  });
-  throw new ConfigError(lines.join("\n"));
+function fail(source: string, issues: readonly z.core.$ZodIssue[], prefix = ""): never {
+  throw new ConfigError(issues.map((issue) => `${source}: ${issueLine(issue, prefix)}`).join("\n"));
 }
 
 /** 1-based line and column of a character offset. */
@@ -184,7 +165,7 @@ export function parseConfig(text: string, source: string): ReinsConfig {
     );
   }
   const result = configSchema.safeParse(value);
-  if (!result.success) fail(source, result.error.issues, []);
+  if (!result.success) fail(source, result.error.issues);
   const { prices, ...rest } = result.data;
   const config: ReinsConfig = {};
   for (const [k, v] of Object.entries(rest)) {
@@ -192,7 +173,7 @@ export function parseConfig(text: string, source: string): ReinsConfig {
   }
   if (prices !== undefined) {
     const checked = pricesSchemaOf(prices).safeParse(prices);
-    if (!checked.success) fail(source, checked.error.issues, ["prices"]);
+    if (!checked.success) fail(source, checked.error.issues, "prices");
     config.prices = checked.data;
   }
   return config;
@@ -222,7 +203,7 @@ export async function loadConfig(path?: string): Promise<ReinsConfig> {
       if (path === undefined) return {};
       throw new ConfigError(`${file}: config file not found`);
     }
-    throw new ConfigError(`${file}: cannot read: ${e instanceof Error ? e.message : String(e)}`);
+    throw new ConfigError(`${file}: cannot read: ${messageOf(e)}`);
   }
   return parseConfig(text, file);
 }

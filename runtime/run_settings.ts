@@ -13,23 +13,19 @@ import { DEFAULT_LIMITS, type RunLimits, RunLimitsSchema } from "../harness/limi
 import type { Model } from "../harness/model.ts";
 import type { AnyTool, RunOptions } from "../harness/run_options.ts";
 import type { TraceSink } from "../harness/trace.ts";
-import {
-  type ContextPolicy,
-  type ContextSettings,
-  ContextSettingsSchema,
-} from "../harness/context_policy.ts";
+import type { ContextPolicy, ContextSettings } from "../harness/context_policy.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { RecordError } from "../kv/record_error.ts";
 import {
   type Agent,
   type AgentContext,
-  type AgentOptions,
   agentTools,
   type ResolveModel,
 } from "../subagents/define_agent.ts";
+import { type AgentOptions, AgentOptionsSchema } from "../subagents/agent_options.ts";
 import type { ToolTable } from "../subagents/describe_agent.ts";
 
-/** What a request may ask of a run besides its limits: only narrowing. */
+/** What a request may ask of a run besides its limits: only narrowing (an agent's options). */
 export type RunSettings = AgentOptions;
 
 /** The version of {@link StoredRunSettings}. */
@@ -49,56 +45,16 @@ export interface StoredRunSettings {
   options: RunSettings;
 }
 
-/**
- * The one schema of {@link RunSettings}: the HTTP API's run options are it,
- * capped, and stored settings are validated with it when a run is executed.
- *
- * @example
- * ```ts
- * import { RunSettingsSchema } from "./run_settings.ts";
- * console.log(RunSettingsSchema.safeParse({ budgetMode: "hard", dedupe: true }).success); // true
- * ```
- */
-export const RunSettingsSchema: z.ZodObject<{
-  budgetMode: z.ZodOptional<z.ZodEnum<{ soft: "soft"; hard: "hard" }>>;
-  dedupe: z.ZodOptional<z.ZodBoolean>;
-  toolErrors: z.ZodOptional<
-    z.ZodEnum<{ describe: "describe"; generic: "generic"; fatal: "fatal" }>
-  >;
-  concurrency: z.ZodOptional<z.ZodInt>;
-  stopOnPermanentError: z.ZodOptional<z.ZodBoolean>;
-  context: z.ZodOptional<typeof ContextSettingsSchema>;
-}, z.core.$strict> = z.strictObject({
-  budgetMode: z.enum(["soft", "hard"], { error: 'expected "soft" or "hard"' }).optional(),
-  dedupe: z.boolean({ error: "expected true or false" }).optional(),
-  toolErrors: z.enum(["describe", "generic", "fatal"], {
-    error: 'expected "describe", "generic" or "fatal"',
-  }).optional(),
-  concurrency: z.int().min(1).optional(),
-  stopOnPermanentError: z.boolean().optional(),
-  context: ContextSettingsSchema.optional().describe(
-    "Compact the prompt of a long run: old tool results elided, older turns summarized " +
-      "(the summary model by name)",
-  ),
-});
-
-// Compile-time guard: RunSettings and its schema describe the same fields.
-type Flat<T> = { [K in keyof T]: T[K] };
-type Same<A, B> = (<T>() => T extends Flat<A> ? 1 : 2) extends (<T>() => T extends Flat<B> ? 1 : 2)
-  ? true
-  : false;
-const _settingsInSync: Same<z.infer<typeof RunSettingsSchema>, RunSettings> = true;
-
 const storedSchema = z.strictObject({
   $schemaVersion: z.literal(RUN_SETTINGS_VERSION),
   agent: z.string(),
   fingerprint: z.string(),
   tools: z.record(z.string(), z.record(z.string(), z.string())),
-  options: RunSettingsSchema,
+  options: AgentOptionsSchema,
 });
 
 /** Settings written before agents: the options, research ones, prices and limits of a request. */
-const legacySchema = RunSettingsSchema.extend({
+const legacySchema = AgentOptionsSchema.extend({
   researchDepth: z.int().min(0).optional(),
   researchWrites: z.boolean().optional(),
   prices: z.union([PricesSchema, PriceTableSchema]).optional(),

@@ -9,6 +9,7 @@ import type { RunSettings } from "../runtime/run_settings.ts";
 import type { RunLimits } from "../harness/limits.ts";
 import type { RunState } from "../harness/state.ts";
 import { resolveWorkerDeps, type WorkerDeps } from "../runtime/worker.ts";
+import type { ScenarioCatalog } from "../testing/scenario_catalog.ts";
 
 /** What every new run starts with unless its agent or request says otherwise (`reins.jsonc`). */
 export interface RunDefaults {
@@ -16,19 +17,6 @@ export interface RunDefaults {
   settings?: RunSettings;
   /** Limits of each new run where its agent sets none (a request may lower them). */
   limits?: Partial<RunLimits>;
-}
-
-/**
- * Named scripted scenarios a request may play instead of a model (the
- * demo's): `POST /runs { scenario }`.
- */
-export interface ScenarioCatalog {
-  /** The names a request may give. */
-  readonly names: readonly string[];
-  /** The task of a scenario, for a request that gives none. */
-  task(name: string): string | undefined;
-  /** The agent a scenario needs, for a request that names none. */
-  agent?(name: string): string | undefined;
 }
 
 /** A handler mounted under a path prefix of the app (e.g. a scripted provider at `/v1`). */

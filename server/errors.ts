@@ -12,6 +12,7 @@ import {
   RunNotFoundError,
   RunStateError,
 } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { RecordError } from "../kv/record_error.ts";
 
 /** The JSON body of an error answer. */
@@ -90,7 +91,7 @@ export class HttpError extends ReinsError {
  * ```
  */
 export function errorAnswer(err: unknown): { status: number; body: ErrorBody } {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   const answer = (status: number, code: string, field?: string) => ({
     status,
     body: { error: field === undefined ? { code, message } : { code, message, field } },

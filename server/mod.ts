@@ -27,7 +27,8 @@ export { createApp, type ReinsApp } from "./app.ts";
 // Serving your agents in one call (Deno Deploy, `deno run`), or as `deno serve --parallel`'s handler.
 export { serve, type ServeAgentsOptions, serveHandler, type Serving } from "./serve_agents.ts";
 export type { ServeOptions, Service } from "./service.ts";
-export type { Mounted, RunDefaults, ScenarioCatalog, ServerDeps } from "./deps.ts";
+export type { Mounted, RunDefaults, ServerDeps } from "./deps.ts";
+export type { ScenarioCatalog } from "../testing/scenario_catalog.ts";
 export type { ModelSettings } from "../runtime/env.ts";
 export type { Agent } from "../subagents/define_agent.ts";
 // The worker and the model factory live in runtime/ (a worker needs no HTTP); re-exported here

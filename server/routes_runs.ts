@@ -15,6 +15,7 @@ import { UnknownAgentError } from "../runtime/agent_registry.ts";
 import { limitsWidening, type RunSettings, wideningOf } from "../runtime/run_settings.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import { BadRequestError } from "./errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import {
   type CreateRunBody,
   CreateRunSchema,
@@ -65,7 +66,7 @@ function modelNameFor(deps: ResolvedDeps, agent: Agent, body: CreateRunBody): st
     deps.makeModel(name);
   } catch (e) {
     const field = scenario !== undefined ? "scenario" : "model";
-    throw new BadRequestError(field, e instanceof Error ? e.message : String(e));
+    throw new BadRequestError(field, messageOf(e));
   }
   return name;
 }
@@ -76,10 +77,7 @@ function summaryModelOf(deps: ResolvedDeps, name: string | undefined): void {
   try {
     deps.makeModel(name);
   } catch (e) {
-    throw new BadRequestError(
-      "options.context.summaryModel",
-      e instanceof Error ? e.message : String(e),
-    );
+    throw new BadRequestError("options.context.summaryModel", messageOf(e));
   }
 }
 

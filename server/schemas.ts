@@ -9,7 +9,7 @@ import { z } from "zod";
 import { BadRequestError, HttpError, TooLargeError } from "./errors.ts";
 import { RUN_STATUSES, type RunStatus } from "../harness/state.ts";
 import { RunLimitsSchema } from "../harness/limits.ts";
-import { RunSettingsSchema } from "../runtime/run_settings.ts";
+import { AgentOptionsSchema } from "../subagents/agent_options.ts";
 
 /** Run statuses, as `?status=` accepts them. */
 export const RunStatusSchema = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]);
@@ -32,14 +32,14 @@ export const LimitsSchema = RunLimitsSchema.extend({
 const agentOwned = (what: string) =>
   z.never({ error: `${what} belong to the agent's definition (see GET /agents)` }).optional();
 
-const setting = RunSettingsSchema.shape;
+const setting = AgentOptionsSchema.shape;
 
 /**
  * Per-run options of `POST /runs` (stored with the run, used on every
  * resume): a run's settings, capped. They may only narrow the agent's own:
  * a hard budget mode, lower concurrency, stopping on a permanent error.
  */
-export const RunOptionsSchema = RunSettingsSchema.extend({
+export const RunOptionsSchema = AgentOptionsSchema.extend({
   budgetMode: setting.budgetMode.describe(
     "hard narrows a soft agent; soft cannot loosen a hard one",
   ),

@@ -18,7 +18,8 @@ import { defaultMakeModel } from "../runtime/make_model.ts";
 import { openProcessTools, type ProcessTools } from "../runtime/process_tools.ts";
 import { startWorker, type Worker } from "../runtime/worker.ts";
 import { createApp, type ReinsApp } from "./app.ts";
-import type { Mounted, RunDefaults, ScenarioCatalog } from "./deps.ts";
+import type { Mounted, RunDefaults } from "./deps.ts";
+import type { ScenarioCatalog } from "../testing/scenario_catalog.ts";
 
 /** What a server serves: its agents, and how it makes their models. */
 export interface ServeOptions {

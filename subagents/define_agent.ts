@@ -9,10 +9,11 @@
 import type { Prices, PriceTable } from "../harness/cost.ts";
 import { checkLimits, type RunLimits } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
-import type { AnyTool, BudgetMode } from "../harness/run_options.ts";
-import { type ContextSettings, ContextSettingsSchema } from "../harness/context_policy.ts";
+import type { AnyTool } from "../harness/run_options.ts";
+import { issueLine } from "../harness/schema_issue.ts";
 import type { OutputSchema } from "../harness/output.ts";
 import { agentTool } from "./agent_tool.ts";
+import { type AgentOptions, AgentOptionsSchema } from "./agent_options.ts";
 
 /** What a per-tree `tools` function receives: the tree it serves and a folder of its own. */
 export interface AgentContext {
@@ -30,25 +31,6 @@ export interface AgentContext {
 export type AgentTools =
   | readonly AnyTool[]
   | ((ctx: AgentContext) => readonly AnyTool[] | Promise<readonly AnyTool[]>);
-
-/** The run options an agent may set (`run()`'s, by the same names). */
-export interface AgentOptions {
-  /** `soft` (default): check before each call; `hard`: also cap `max_tokens`. */
-  budgetMode?: BudgetMode;
-  /** Serve repeated identical read-only tool calls from cache (default false). */
-  dedupe?: boolean;
-  /** How tool errors reach the model (default `describe`). */
-  toolErrors?: "describe" | "generic" | "fatal";
-  /** Read-only tool calls of one turn run at most this many at once (default 4). */
-  concurrency?: number;
-  /** A permanent tool error fails the run (default true). */
-  stopOnPermanentError?: boolean;
-  /**
-   * Compact the prompt of long runs (`run()`'s `context`, the summary model by
-   * name): a request may set its own (it only bounds the prompt).
-   */
-  context?: ContextSettings;
-}
 
 /** A schema of an agent's final answer (typed output), as `run()`'s `output` takes it. */
 export type AgentOutputSchema = OutputSchema;
@@ -111,42 +93,15 @@ export interface Agent {
 /** An agent's name: URL-safe, and a valid tool name (a child agent is its parent's tool). */
 export const AGENT_NAME: RegExp = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-const MODES = ["soft", "hard"];
-const POLICIES = ["describe", "generic", "fatal"];
-
-function checkOptions(name: string, o: AgentOptions | undefined): AgentOptions {
-  if (o === undefined) return {};
-  if (typeof o !== "object" || o === null) {
-    throw new TypeError(`defineAgent(${name}): options must be an object`);
-  }
-  const bad = (field: string, want: string): never => {
-    throw new TypeError(`defineAgent(${name}): options.${field} must be ${want}`);
-  };
-  const known = [
-    "budgetMode",
-    "dedupe",
-    "toolErrors",
-    "concurrency",
-    "stopOnPermanentError",
-    "context",
-  ];
-  for (const k of Object.keys(o)) if (!known.includes(k)) bad(k, `one of ${known.join(", ")}`);
-  if (o.budgetMode !== undefined && !MODES.includes(o.budgetMode)) bad("budgetMode", "soft|hard");
-  if (o.toolErrors !== undefined && !POLICIES.includes(o.toolErrors)) {
-    bad("toolErrors", POLICIES.join("|"));
-  }
-  if (o.concurrency !== undefined && !(Number.isInteger(o.concurrency) && o.concurrency >= 1)) {
-    bad("concurrency", "a positive integer");
-  }
-  const context = o.context === undefined ? null : ContextSettingsSchema.safeParse(o.context);
-  if (context && !context.success) {
-    const issue = context.error.issues[0];
-    bad(["context", ...issue.path.map(String)].join("."), issue.message);
-  }
-  for (const k of ["dedupe", "stopOnPermanentError"] as const) {
-    if (o[k] !== undefined && typeof o[k] !== "boolean") bad(k, "true or false");
-  }
-  return { ...o };
+/** The agent's options, checked against their schema (a TypeError names the field). */
+function checkOptions(name: string, options: AgentOptions | undefined): AgentOptions {
+  if (options === undefined) return {};
+  const issue = AgentOptionsSchema.safeParse(options).error?.issues[0];
+  if (!issue) return { ...options };
+  const known = issue.code === "unrecognized_keys"
+    ? ` (known: ${Object.keys(AgentOptionsSchema.shape).join(", ")})`
+    : "";
+  throw new TypeError(`defineAgent(${name}): ${issueLine(issue, "options", options)}${known}`);
 }
 
 /** Throws a TypeError naming a tool name given twice (the model would see both). */

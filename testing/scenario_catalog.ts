@@ -25,6 +25,19 @@ export interface ScenarioSpec {
   output?: OutputSchema;
 }
 
+/**
+ * Named scripted scenarios a process lets a run play instead of a model (the
+ * demo's): `POST /runs { scenario }`, `--scenario NAME`.
+ */
+export interface ScenarioCatalog {
+  /** The names a request may give. */
+  readonly names: readonly string[];
+  /** The task of a scenario, for a request that gives none. */
+  task(name: string): string | undefined;
+  /** The agent a scenario needs, for a request that names none. */
+  agent?(name: string): string | undefined;
+}
+
 /** The task of the `extract` scenarios. */
 const EXTRACT_TASK = "Where is the timeout logged? Answer with the file and its line number.";
 

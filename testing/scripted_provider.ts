@@ -17,6 +17,7 @@ import { say, type Scenario, type ScenarioInput, scenarioInput, SCENARIOS } from
 import { isSummaryRequest, scriptedSummary } from "./scripted_summarizer.ts";
 import { latencyOf, pacedStream } from "./paced_stream.ts";
 import { sleep } from "../harness/sleep.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { TREE_SCENARIOS } from "./tree_scenarios.ts";
 import {
   type ChatRequest,
@@ -295,7 +296,7 @@ function errorOf(err: unknown, req: Request): Response {
   if (req.signal.aborted) {
     return errorResponse(499, "The client closed the request", "client_closed", "aborted");
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   return errorResponse(
     500,
     `Scripted provider error: ${message}`,

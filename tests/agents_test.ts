@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { defineAgent } from "../subagents/define_agent.ts";
+import type { AgentOptions } from "../subagents/agent_options.ts";
 import { agentRegistry } from "../runtime/agent_registry.ts";
 import { describeAgent } from "../subagents/describe_agent.ts";
 import { newRun } from "../harness/state.ts";
@@ -38,6 +39,32 @@ async function settled(p: { call: (m: string, path: string) => Promise<any> }, i
     return r.status === "running" ? undefined : r;
   }, `run ${id} to stop`);
 }
+
+Deno.test("defineAgent: a bad option is a TypeError naming the field and the value", () => {
+  const cases: [unknown, string][] = [
+    [{ budgetMode: "loose" }, 'options.budgetMode: expected "soft" or "hard", got "loose"'],
+    [{ concurrency: 0 }, "options.concurrency: expected a positive integer, got 0"],
+    [{ concurrency: 1.5 }, "options.concurrency: expected a positive integer, got 1.5"],
+    [{ dedupe: "yes" }, 'options.dedupe: expected true or false, got "yes"'],
+    [{ stopOnPermanentError: 1 }, "options.stopOnPermanentError: expected true or false, got 1"],
+    [{ toolErrors: "loud" }, 'options.toolErrors: expected "describe", "generic" or "fatal"'],
+    [{ context: { trigger: 2 } }, "options.context.trigger: "],
+    [{ dedup: true }, 'options: unknown key "dedup" (known: budgetMode, dedupe, toolErrors,'],
+    ["fast", "options: Invalid input: expected object, received string"],
+  ];
+  for (const [options, message] of cases) {
+    assert.throws(
+      () => supportAgent({ options: options as AgentOptions }),
+      (e: Error) =>
+        e instanceof TypeError && e.message.startsWith(`defineAgent(support): ${message}`),
+      message,
+    );
+  }
+  assert.deepEqual(supportAgent({ options: { budgetMode: "hard", concurrency: 2 } }).options, {
+    budgetMode: "hard",
+    concurrency: 2,
+  });
+});
 
 Deno.test("defineAgent refuses two tools of one name, a bad name, a bad option", async () => {
   assert.throws(

@@ -3,6 +3,8 @@ import { parseRunArgs, UsageError } from "../cli/args.ts";
 import { lastJson, readUntil, runScript, spawnScript } from "./run_script.ts";
 
 const cli = (script: string, args: string[]) => runScript(script, args);
+/** How long the demo's `scan_archive` takes in the --stop test (`REINS_SCAN_MS`). */
+const SCAN_MS = 120_000;
 
 Deno.test("parseRunArgs: a wrong flag or value is a one-line UsageError", () => {
   for (
@@ -111,9 +113,14 @@ Deno.test("deno task run --stop stops a run executing in another process", async
   const dir = await Deno.makeTempDir({ prefix: "reins-cli-stop-" });
   try {
     const kv = ["--kv", `${dir}/runs.sqlite`];
-    const runner = spawnScript("demo/cli.ts", ["--scenario", "slow", ...kv, "scan the archive"]);
+    // A scan far longer than a loaded machine takes to start the --stop process (the default
+    // 3 s could end first): the Stop must land mid-scan, once the scan has observably started.
+    const runner = spawnScript("demo/cli.ts", ["--scenario", "slow", ...kv, "scan the archive"], {
+      env: { REINS_SCAN_MS: String(SCAN_MS) },
+      timeoutMs: SCAN_MS / 2, // a Stop that never lands fails the test rather than hanging it
+    });
     const reader = runner.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let out = await readUntil(reader, /progress: scanned 200/);
+    let out = await readUntil(reader, /^ {2}tool scan_archive\(/m);
     const runId = out.match(/^run (\S+)$/m)?.[1];
     assert.ok(runId, out);
     const stop = await cli("demo/cli.ts", ["--stop", runId, "--reason", "enough", ...kv]);
@@ -123,7 +130,7 @@ Deno.test("deno task run --stop stops a run executing in another process", async
     await runner.stderr.cancel();
     assert.equal(status.code, 6); // interrupted/cancelled
     assert.match(out, new RegExp(`run ${runId}: interrupted \\(cancelled: enough\\)`));
-    assert.doesNotMatch(out, /scanned 1200 of 1200/);
+    assert.doesNotMatch(out, /scanned 1200 of 1200|tool scan_archive ok/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

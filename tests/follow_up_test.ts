@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { run } from "../harness/run.ts";
 import { followUp, turnsSinceLastMessage } from "../harness/follow_up.ts";
-import { newRun } from "../harness/state.ts";
+import { newRun, type RunState } from "../harness/state.ts";
 import { memorySink } from "../harness/trace.ts";
 import { RunStateError } from "../harness/errors.ts";
 import { MemoryRunStore } from "../harness/run_store.ts";
@@ -98,4 +98,58 @@ Deno.test("followUp: refused while running, after a failure, awaiting a verdict,
   const cut = structuredClone(waiting);
   cut.interruption = { type: "cancelled", reason: "stop" };
   assert.throws(() => followUp(cut, "hi"), /"call_1_0" of its last reply has no result yet/);
+});
+
+/** The count as it was first written: a scan back to the last person's message. */
+function scannedBack(s: Pick<RunState, "messages" | "turns" | "outputRepairs">): number {
+  const repairs = new Set(s.outputRepairs ?? []);
+  const isMessage = (i: number) => s.messages[i].role === "user" && !repairs.has(i);
+  let since = 0;
+  let i = s.messages.length - 1;
+  for (; i >= 0 && !isMessage(i); i--) if (s.messages[i].role === "assistant") since++;
+  for (let j = i - 1; j >= 0; j--) if (isMessage(j)) return since;
+  return s.turns;
+}
+
+Deno.test("turnsSinceLastMessage reads only what was added, and counts as a scan back does", () => {
+  const seeded = (seed: number) => () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  for (let seed = 1; seed <= 50; seed++) {
+    const random = seeded(seed);
+    const s = newRun("task");
+    let reads = 0;
+    // Counts the messages read by index: each call may read only those added since the last.
+    s.messages = new Proxy(s.messages, {
+      get: (target, key, receiver) => {
+        if (typeof key === "string" && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    let before = 0;
+    for (let step = 0; step < 60; step++) {
+      const r = random();
+      if (r < 0.45) {
+        s.messages.push({ role: "assistant", content: "a" });
+        s.turns++;
+      } else if (r < 0.75) {
+        s.messages.push({ role: "tool", tool_call_id: "c", name: "t", content: "t" });
+      } else if (r < 0.9) s.messages.push({ role: "user", content: "a person's next message" });
+      else {
+        s.messages.push({ role: "user", content: "a repair prompt" });
+        (s.outputRepairs ??= []).push(s.messages.length - 1);
+      }
+      reads = 0;
+      const count = turnsSinceLastMessage(s);
+      const added = s.messages.length - before;
+      before = s.messages.length;
+      assert.ok(reads <= added, `seed ${seed} step ${step}: read ${reads} for ${added}`);
+      assert.equal(count, scannedBack(s), `seed ${seed} step ${step}`);
+    }
+  }
+  // A repair marked on a message already read (a state built by hand) is still not a message.
+  const s = newRun("task");
+  s.messages.push({ role: "assistant", content: "a" }, { role: "user", content: "repair" });
+  s.turns = 1;
+  assert.equal(turnsSinceLastMessage(s), 0);
+  s.outputRepairs = [2];
+  assert.equal(turnsSinceLastMessage(s), 1);
 });

@@ -9,7 +9,8 @@ import { continueTree } from "../runtime/continue_tree.ts";
 import { createExecutor } from "../runtime/executor.ts";
 import { agentRegistry } from "../runtime/agent_registry.ts";
 import { stampOf } from "../runtime/agent_check.ts";
-import { parseStoredSettings, RunSettingsSchema } from "../runtime/run_settings.ts";
+import { parseStoredSettings } from "../runtime/run_settings.ts";
+import { AgentOptionsSchema } from "../subagents/agent_options.ts";
 import { defineAgent } from "../subagents/define_agent.ts";
 import { LimitsSchema, RunOptionsSchema } from "../server/schemas.ts";
 import { scriptedModel } from "../testing/scripted_model.ts";
@@ -82,7 +83,7 @@ Deno.test("stored settings are validated on load: the first bad field is named",
 });
 
 Deno.test("the API's run options and limits are the settings' schema, capped", () => {
-  assert.equal(RunSettingsSchema.safeParse({ concurrency: 64 }).success, true);
+  assert.equal(AgentOptionsSchema.safeParse({ concurrency: 64 }).success, true);
   assert.equal(RunOptionsSchema.safeParse({ concurrency: 64 }).success, false);
   assert.equal(RunOptionsSchema.safeParse({ prices: { inputPerMillion: 0 } }).success, false);
   assert.equal(RunOptionsSchema.safeParse({ researchDepth: 1 }).success, false);

@@ -9,6 +9,7 @@ import { memorySink } from "../harness/trace.ts";
 import { MemoryRunStore } from "../harness/run_store.ts";
 import { defineTool } from "../harness/tool.ts";
 import { RunStateError } from "../harness/errors.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { exists, fixture } from "./helpers.ts";
 import { PLAN_ANSWER } from "../testing/scenarios.ts";
 
@@ -194,6 +195,23 @@ Deno.test("the same call failing the same way twice in a row stops the run", asy
   assert.equal(s.status, "failed");
   assert.equal(s.turns, 2);
   assert.match(s.stopReason ?? "", /twice in a row: disk busy/);
+});
+
+Deno.test("messageOf: one wording of a thrown value, wherever it is reported", async () => {
+  assert.equal(messageOf(new RangeError("too big")), "too big");
+  assert.equal(messageOf(new Error("")), "Error", "an empty message gives the class");
+  assert.equal(messageOf("plain"), "plain");
+  assert.equal(messageOf({ code: "E42" }), '{"code":"E42"}');
+  assert.equal(messageOf(undefined), "undefined");
+  assert.equal(messageOf(7n), "7");
+  const cycle: Record<string, unknown> = {};
+  cycle.self = cycle;
+  assert.equal(messageOf(cycle), "[object Object]");
+  // A model rejecting with a plain object: the reason says what it was.
+  const model = { name: "m", complete: () => Promise.reject({ code: "E42" }) };
+  const s = await run(newRun(task), { model });
+  assert.equal(s.status, "failed");
+  assert.equal(s.stopReason, 'model call failed: {"code":"E42"}');
 });
 
 Deno.test("invalid arguments and unknown tools become tool errors the model can read", async () => {

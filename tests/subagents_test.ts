@@ -420,6 +420,78 @@ Deno.test("budget reservations do not starve concurrent children that fit the bu
   }
 });
 
+Deno.test("a child waits for a sibling's reserved call to settle rather than stopping over it", async () => {
+  // $0.02 is less than a reserved reply (4,096 tokens at $12/M): a call in flight beside a
+  // sibling's reserves all the tree has left. The sibling that plans meanwhile must wait for
+  // it to settle, not end budget_exceeded: how the calls overlap (a loaded machine) must not
+  // decide the exit. The holds below make the overlap happen every time.
+  for (const budgetMode of ["soft", "hard"] as const) {
+    await using f = await tree("research");
+    const log: string[] = [];
+    const latch = () => Promise.withResolvers<void>();
+    const [bothStarted, secondCalled, firstToolDone] = [latch(), latch(), latch()];
+    let tools = 0;
+    let first: string | undefined;
+    const trace = (e: TraceEvent) => {
+      if (e.type === "tool_start" && !e.runId.includes(".") && ++tools === 2) {
+        bothStarted.resolve();
+      }
+      // A child's first tool result is the first child's (the second is held in its call).
+      if (e.type === "tool_result" && e.runId.includes(".")) firstToolDone.resolve();
+    };
+    const turns = new Map<string, number>();
+    const model: Model = {
+      name: f.model.name,
+      complete: async (req, signal) => {
+        const q = req.messages.find((m) => m.role === "user")?.content;
+        const who = q === TIMEOUT_QUESTION ? "timeout" : q === NOTES_QUESTION ? "notes" : "root";
+        const n = (turns.get(who) ?? 0) + 1;
+        turns.set(who, n);
+        log.push(`${who} ${n} start${req.maxTokens === undefined ? "" : " reserved"}`);
+        if (who !== "root" && n === 1) {
+          if (first === undefined) {
+            first = who;
+            // Held until the sibling is ready to plan (hard) or has reserved and called (soft).
+            await (budgetMode === "hard" ? bothStarted.promise : secondCalled.promise);
+            await sleep(10, signal); // the sibling's planning is all microtasks
+          } else if (budgetMode === "soft") {
+            secondCalled.resolve();
+            await firstToolDone.promise; // held while the first child plans its next call
+            await sleep(10, signal);
+          }
+        }
+        const reply = await f.model.complete(req, signal);
+        log.push(`${who} ${n} end`);
+        return reply;
+      },
+    };
+    const root = await run(newRun(task), {
+      model,
+      tools: [research(f)],
+      limits: { maxBudgetUsd: 0.02 },
+      budgetMode,
+      trace,
+    });
+    const children = (await treeSettled(root.runId),
+      root.messages.filter((m) => m.role === "tool"));
+    assert.equal(root.status, "completed", `${budgetMode}: ${root.stopReason}\n${log.join("\n")}`);
+    assert.equal(children.length, 2);
+    for (const c of children) {
+      assert.doesNotMatch(c.content, /budget/, `${budgetMode}: ${c.content}`);
+    }
+    // The overlap happened: a reserved call was in flight while the other child had to plan.
+    const second = first === "timeout" ? "notes" : "timeout";
+    const at = (line: string) => log.findIndex((l) => l.startsWith(line));
+    if (budgetMode === "soft") {
+      assert.ok(log.includes(`${second} 1 start reserved`), log.join("\n"));
+      assert.ok(at(`${first} 2 start`) > at(`${second} 1 end`), log.join("\n"));
+    } else {
+      assert.ok(at(`${second} 1 start`) > at(`${first} 1 end`), log.join("\n"));
+    }
+    assert.ok(root.costUsd <= 0.02, `${root.costUsd}`);
+  }
+});
+
 Deno.test("a root stopWhen reaches its children, unless the agent tool opts out", async () => {
   for (const inherit of [true, false]) {
     await using f = await tree("research");

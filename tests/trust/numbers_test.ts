@@ -3,7 +3,7 @@ import { newRun } from "../../harness/state.ts";
 import { run } from "../../harness/run.ts";
 import type { Model } from "../../harness/model.ts";
 import { memorySink } from "../../harness/trace.ts";
-import { computeCost } from "../../harness/cost.ts";
+import { computeCost, type Prices } from "../../harness/cost.ts";
 import { checkLimits } from "../../harness/limits.ts";
 import { fixture } from "../helpers.ts";
 import { researchTool } from "../../subagents/research.ts";
@@ -43,6 +43,52 @@ Deno.test("prices must be finite and non-negative", async () => {
       RangeError,
     );
   }
+});
+
+Deno.test("a bad price is a RangeError naming the field and the value", async () => {
+  const state = newRun("hi");
+  const model = usageModel({ prompt_tokens: 1, completion_tokens: 1 });
+  const cases: [unknown, string][] = [
+    [
+      { inputPerMillion: -1, outputPerMillion: 1 },
+      "prices.inputPerMillion: expected a non-negative number, got -1",
+    ],
+    [
+      { inputPerMillion: 1, outputPerMillion: NaN },
+      "prices.outputPerMillion: expected a non-negative number, got NaN",
+    ],
+    [
+      { inputPerMillion: 1 },
+      "prices.outputPerMillion: expected a non-negative number, got undefined",
+    ],
+    [
+      { inputPerMillion: 1, outputPerMillion: 1, maxOutputTokens: 0.5 },
+      "prices.maxOutputTokens: expected a positive integer, got 0.5",
+    ],
+    [
+      { inputPerMillion: 1, outputPerMillion: 1, inputPerMilion: 1 },
+      'prices: unknown key "inputPerMilion"',
+    ],
+    [{}, "prices.inputPerMillion: expected a non-negative number, got undefined"],
+    [
+      {
+        default: { inputPerMillion: 1, outputPerMillion: 1 },
+        models: { "gpt-4.1": { inputPerMillion: 1, outputPerMillion: -2 } },
+      },
+      'prices.models["gpt-4.1"].outputPerMillion: expected a non-negative number, got -2',
+    ],
+  ];
+  for (const [prices, message] of cases) {
+    await assert.rejects(
+      () => run(state, { model, prices: prices as Prices }),
+      (e: Error) => e instanceof RangeError && e.message === message,
+      message,
+    );
+  }
+  await assert.rejects(
+    () => run(state, { model: { ...model, prices: { inputPerMillion: -1, outputPerMillion: 1 } } }),
+    /^RangeError: model\.prices\.inputPerMillion: expected a non-negative number, got -1$/,
+  );
 });
 
 Deno.test("a model reporting NaN or negative usage ends the run failed with a reason", async () => {
