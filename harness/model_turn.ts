@@ -201,7 +201,10 @@ async function callModel(
   }
 }
 
-/** Bills the reply, appends it, traces the turn and saves one that calls tools: a resume never asks (and pays) again. */
+/**
+ * Bills the reply, appends it, traces the turn and saves one that calls tools: a resume never
+ * asks (and pays) again.
+ */
 async function commitTurn(
   ctx: RunContext,
   reply: ModelReply,

@@ -83,7 +83,8 @@ export function setLease(
  * import { acquireLease, heldLease } from "./leases.ts";
  * const kv = await Deno.openKv(":memory:");
  * await acquireLease(kv, "r1", "a", 1000);
- * console.log((await heldLease(kv, "r1", "a")) !== null, await heldLease(kv, "r1", "b")); // true null
+ * console.log((await heldLease(kv, "r1", "a"))?.versionstamp !== undefined); // true
+ * console.log(await heldLease(kv, "r1", "b")); // null
  * kv.close();
  * ```
  */

@@ -82,7 +82,7 @@ export interface SaveWrites {
   release?: string;
 }
 
-/** What a committed save reports: its header's versionstamp, bytes written, whether the lease went. */
+/** What a committed save reports: its header's versionstamp, its bytes, whether the lease went. */
 export interface SaveCommitted {
   versionstamp: string;
   bytes: number;

@@ -144,7 +144,7 @@ function partialFinding(child: Readonly<RunState>): string {
   return "none";
 }
 
-/** The default parameters: one schema object, so its JSON Schema is made once (schema_adapter.ts). */
+/** The default parameters: one schema object, so its JSON Schema is made once (see adaptSchema). */
 const QUESTION = z.object({ question: z.string().min(1).describe("The question to research") });
 
 /**
