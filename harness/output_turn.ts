@@ -125,6 +125,30 @@ function answerOf(state: RunState, plan: OutputPlan | null): Answer | null {
 }
 
 /**
+ * The answer a stored run ends with that was not judged yet, in words (its
+ * `final_answer` call without a result, or its final reply while the run may
+ * still go on), or null. Such an answer was written for the output schema the
+ * run was asked with: judged against another, it could pass with another meaning.
+ *
+ * @example
+ * ```ts
+ * import { unjudgedAnswer } from "./output_turn.ts";
+ * import { newRun } from "./state.ts";
+ * const s = newRun("Where is the timeout?");
+ * s.messages.push({ role: "assistant", content: '{"file":"a.log"}' });
+ * console.log(unjudgedAnswer(s)); // its final reply
+ * ```
+ */
+export function unjudgedAnswer(state: RunState): string | null {
+  if (state.status === "completed" || state.status === "failed") return null;
+  const call = pending(state).find(isAnswerCall);
+  if (call) return `its pending ${FINAL_ANSWER_TOOL} call ${call.id}`;
+  const last = state.messages.at(-1);
+  if (last?.role === "assistant" && !last.tool_calls?.length) return "its final reply";
+  return null;
+}
+
+/**
  * When the transcript ends with an answer: the run's exit (the answer is
  * accepted, or no repair is left), or `repair` after a repair prompt was
  * added (the loop then asks the model again, limits first). Null when there

@@ -205,6 +205,23 @@ export function runSettingsKey(id: string): Deno.KvKey {
   return ["run", id, "server_options"];
 }
 
+/**
+ * What the first HTTP request with an `Idempotency-Key` answered (see
+ * kv/idempotency.ts): scoped to its route and, for a route of one run, the
+ * run's id. A top-level prefix, not under the run: `POST /runs` has no run
+ * yet, and the records expire on their own.
+ *
+ * @example
+ * ```ts
+ * import { idempotencyRecordKey } from "./keys.ts";
+ * console.log(idempotencyRecordKey("messages", "k1", "r1")); // ["idempotency", "messages", "r1", "k1"]
+ * console.log(idempotencyRecordKey("runs", "k1")); // ["idempotency", "runs", "", "k1"]
+ * ```
+ */
+export function idempotencyRecordKey(route: string, key: string, runId = ""): Deno.KvKey {
+  return ["idempotency", route, runId, key];
+}
+
 /** What the indexes of a run are computed from. */
 export interface IndexFields {
   /** The run. */

@@ -6,7 +6,8 @@
 import { ReinsError } from "../harness/errors.ts";
 
 /**
- * A stored record failed validation: it names the run and the field.
+ * A stored record failed validation: it names the run (or, given `what`,
+ * the record) and the field.
  *
  * @example
  * ```ts
@@ -21,9 +22,9 @@ export class RecordError extends ReinsError {
   readonly runId: string;
   /** Dotted path of the invalid field. */
   readonly field: string;
-  /** Creates the error. */
-  constructor(runId: string, field: string, problem: string) {
-    super(`Stored run "${runId}" is invalid at "${field}": ${problem}`);
+  /** Creates the error; `what` names a record that is not a run's own (default `run "<id>"`). */
+  constructor(runId: string, field: string, problem: string, what = `run "${runId}"`) {
+    super(`Stored ${what} is invalid at "${field}": ${problem}`);
     this.runId = runId;
     this.field = field;
   }

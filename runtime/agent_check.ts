@@ -4,16 +4,20 @@
  * of an unknown agent is left alone (a rolling deploy: an old instance must
  * not fail a new agent's runs). A definition whose fingerprint differs from
  * the run's resumes it when every tool its pending calls name (in any run of
- * the tree) still exists with the same parameters; otherwise the run ends
+ * the tree) still exists with the same parameters, and its typed output's
+ * schema is unchanged or no answer awaits its check; otherwise the run ends
  * `failed` with a reason naming the difference: never a silent re-run under
- * other tools, never "Unknown tool" after an approval.
+ * other tools, never "Unknown tool" after an approval, never an answer written
+ * for one output schema judged against another.
  *
  * @module
  */
+import type { JsonSchema } from "../harness/output.ts";
+import { unjudgedAnswer } from "../harness/output_turn.ts";
 import { pending, type RunState } from "../harness/state.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import type { Agent } from "../subagents/define_agent.ts";
-import type { ToolTable } from "../subagents/describe_agent.ts";
+import { hashOf, type ToolTable } from "../subagents/describe_agent.ts";
 import { loadTree } from "../subagents/tree.ts";
 import type { AgentInfo, AgentRegistry } from "./agent_registry.ts";
 import {
@@ -115,6 +119,23 @@ async function firstMismatch(
 }
 
 /**
+ * Whether the root run's typed output changed under an answer that awaits its
+ * check. Child runs take no output schema (an agent tool asks for text), and a
+ * definition without one leaves the run its stored schema (`planOutput`): only
+ * a new or different schema of the root's agent can meet an answer written for
+ * another. Without such an answer the run goes on under the new schema.
+ */
+async function outputMismatch(root: RunState, now: JsonSchema | null): Promise<string | null> {
+  if (now === null) return null;
+  const then = root.outputSchema;
+  if (then !== undefined && await hashOf(then) === await hashOf(now)) return null;
+  const answer = unjudgedAnswer(root);
+  if (answer === null) return null;
+  const what = then === undefined ? "it has an output schema now" : "its output schema changed";
+  return `${what} while ${answer} of run ${root.runId} awaited its check`;
+}
+
+/**
  * Checks stored root run `root` against `registry` (see the module doc); a
  * run that may resume under a changed definition gets the new stamp.
  *
@@ -148,7 +169,8 @@ export async function checkRunAgent(
   if (stamp?.agent === agent.name && stamp.fingerprint === info.description.fingerprint) {
     return { kind: "ready", agent, info, options };
   }
-  const mismatch = await firstMismatch(store, root, agent.name, stamp?.tools, info.table);
+  const mismatch = await firstMismatch(store, root, agent.name, stamp?.tools, info.table) ??
+    await outputMismatch(root, info.description.output);
   if (mismatch) {
     const was = stamp ? ` since run ${root.runId} started (${stamp.fingerprint})` : "";
     return {

@@ -20,7 +20,8 @@ export interface ExecuteRunOptions extends RunOptions {
   /**
    * Refuse (`RunStateError`) unless the stored run is `running` once the lease
    * is held: a sweep's claim, which must not restart a run that stopped
-   * between its look and its lease.
+   * between its look and its lease. A state handed in is then what it looked
+   * at: used if still current, else the run is loaded again.
    */
   onlyIfRunning?: boolean;
   /**
@@ -79,6 +80,25 @@ function renewWhileRunning(
 }
 
 /**
+ * The state to run once the lease is held: loaded now (given an id), or the
+ * one handed in while still current. A stale one is refused before the model
+ * is asked (and paid) for a turn whose save would conflict anyway, unless this
+ * is a sweep's claim: it looked before it held the lease, and what is stored
+ * now decides (one load instead of two when nothing moved meanwhile).
+ */
+async function stateUnderLease(
+  store: KvRunStore,
+  id: string,
+  given: string | RunState,
+  claim: boolean | undefined,
+): Promise<RunState> {
+  if (typeof given === "string") return await store.load(id);
+  if (await store.isCurrent(id)) return given;
+  if (claim) return await store.load(id);
+  throw new RunConflictError(id, "it changed since this store loaded it");
+}
+
+/**
  * Runs (or continues) a stored run under its lease: throws `RunConflictError`
  * when another live owner executes it. Given an id, the run is loaded first;
  * given a state, it must be what this store last loaded or saved of that run
@@ -119,13 +139,7 @@ export async function executeRun(
   // aftermath (children saving, a hand-over) still needs it.
   const exitRelease = store.releaseLeaseOnExit(id, owner);
   try {
-    // A state handed in may be stale (another executor advanced the run since this
-    // store saw it): refuse now, before the model is asked (and paid) for a turn
-    // whose save would conflict anyway.
-    if (typeof runIdOrState !== "string" && !(await store.isCurrent(id))) {
-      throw new RunConflictError(id, "it changed since this store loaded it");
-    }
-    const state = typeof runIdOrState === "string" ? await store.load(id) : runIdOrState;
+    const state = await stateUnderLease(store, id, runIdOrState, onlyIfRunning);
     if (onlyIfRunning && state.status !== "running") {
       throw new RunStateError(id, state.status, "execute");
     }

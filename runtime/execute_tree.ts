@@ -20,12 +20,11 @@ export interface ExecuteTreeOptions extends ExecuteRunOptions {
 }
 
 /**
- * Executes stored run `id` (usually a tree's root) while watching its tree's
- * Stop; a Stop recorded before it starts makes it stop
- * `interrupted/cancelled` before any model call. Resolves once the run and
- * every descendant it started in this process have stopped. Given a state
- * instead of an id, it must be what `store` last loaded or saved of the run
- * (as for `executeRun`), which is then not loaded again.
+ * Executes stored run `idOrState` (usually a tree's root; a state as
+ * `executeRun` takes it) while watching its tree's Stop; a Stop recorded
+ * before it starts makes it stop `interrupted/cancelled` before any model
+ * call. Resolves once the run and every descendant it started in this
+ * process have stopped.
  *
  * @example
  * ```ts
@@ -47,11 +46,11 @@ export interface ExecuteTreeOptions extends ExecuteRunOptions {
 export async function executeTree(
   store: KvRunStore,
   kv: Deno.Kv,
-  id: string | RunState,
+  idOrState: string | RunState,
   options: ExecuteTreeOptions,
 ): Promise<RunState> {
   const { pollMs, ...rest } = options;
-  const { rootId } = typeof id === "string" ? await store.summary(id) : id;
+  const { rootId } = typeof idOrState === "string" ? await store.summary(idOrState) : idOrState;
   const controller = new AbortController();
   const dispose = watchStop(kv, rootId, controller, { pollMs });
   try {
@@ -66,7 +65,7 @@ export async function executeTree(
       await treeSettled(rootId);
       return rest.settle ? await rest.settle(state) : state;
     };
-    return await executeRun(store, id, { ...rest, signal, settle });
+    return await executeRun(store, idOrState, { ...rest, signal, settle });
   } finally {
     await treeSettled(rootId);
     await dispose();

@@ -287,7 +287,8 @@ async function executeLoaded(
   const handOver = handOverOnEviction(deps.kv, store, state.rootId, shutdown);
   try {
     onExecute?.();
-    return await executeTree(store, deps.kv, runOrState, {
+    // The state just loaded or created: executeRun reloads it only if it moved before the lease.
+    return await executeTree(store, deps.kv, state, {
       ...runOptions,
       pollMs: deps.pollMs,
       onlyIfRunning: true,

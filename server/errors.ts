@@ -72,11 +72,19 @@ export class HttpError extends ReinsError {
   readonly status: number;
   /** A stable machine-readable code. */
   readonly code: string;
+  /** Headers the answer carries (e.g. `Retry-After`). */
+  readonly headers: Readonly<Record<string, string>>;
   /** Creates the error. */
-  constructor(status: number, code: string, message: string) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    headers: Readonly<Record<string, string>> = {},
+  ) {
     super(message);
     this.status = status;
     this.code = code;
+    this.headers = headers;
   }
 }
 
@@ -120,6 +128,11 @@ export function errorAnswer(err: unknown): { status: number; body: ErrorBody } {
  */
 export function onError(err: unknown, c: Context): Response {
   const { status, body } = errorAnswer(err);
+  if (err instanceof HttpError) {
+    for (const [k, v] of Object.entries(err.headers)) {
+      c.header(k, v);
+    }
+  }
   if (status === 500 && !(err instanceof RecordError)) {
     console.error(`${c.req.method} ${c.req.path}:`, err);
   }

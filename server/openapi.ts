@@ -27,6 +27,7 @@ import {
 } from "./response_schemas.ts";
 
 import { addConversationRoutes } from "./openapi_conversation.ts";
+import { idempotencyErrors, idempotencyParam, replayedHeader } from "./openapi_idempotency.ts";
 
 type Json = Record<string, unknown>;
 
@@ -119,14 +120,18 @@ function agentAndRunPaths(): Json {
           in: "header",
           required: false,
           schema: { type: "string", enum: ["application/json", "text/event-stream"] },
-        }],
+        }, idempotencyParam],
         responses: {
           "201": {
-            description: "The run's summary, or its event stream; `Location` names the run",
+            description: "The run's summary, or its event stream; `Location` names the run. " +
+              "A replay (`Idempotent-Replayed: true`) is the first answer's summary, or the " +
+              "run's stream from its first event",
+            headers: replayedHeader,
             content: { ...json(ref("Run")), "text/event-stream": { schema: { type: "string" } } },
           },
           ...common,
           ...bodyErrors,
+          ...idempotencyErrors,
         },
       },
       get: {
@@ -250,6 +255,10 @@ export function openApiDocument(): Record<string, unknown> {
     security: [{ bearer: [] }],
     paths: { ...agentAndRunPaths(), ...runReadPaths(), ...controlPaths() } as Record<string, Json>,
   };
-  addConversationRoutes(doc, schema, idParam, { ...forRun, ...bodyErrors });
+  addConversationRoutes(doc, schema, [idParam, idempotencyParam], {
+    ...forRun,
+    ...bodyErrors,
+    ...idempotencyErrors,
+  });
   return doc;
 }

@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { CallQuote } from "../harness/fork.ts";
 import { RunViewResponse } from "./response_schemas.ts";
 import { FollowUpSchema, ForkSchema } from "./routes_conversation.ts";
+import { replayedHeader } from "./openapi_idempotency.ts";
 
 type Json = Record<string, unknown>;
 
@@ -42,7 +43,8 @@ const json = (s: Json) => ({ "application/json": { schema: s } });
 
 /**
  * Adds the conversation routes to an OpenAPI document (`schema` converts a
- * zod schema the way the document does; `errors` are a run route's errors).
+ * zod schema the way the document does; `params` are the run id's and the
+ * `Idempotency-Key`'s; `errors` are a run route's errors, 409 and 422 included).
  *
  * @example
  * ```ts
@@ -54,7 +56,7 @@ const json = (s: Json) => ({ "application/json": { schema: s } });
 export function addConversationRoutes(
   doc: { components: { schemas: Json }; paths: Record<string, Json> },
   schema: (s: z.ZodType, io?: "input" | "output") => Json,
-  idParam: Json,
+  params: Json[],
   errors: Json,
 ): void {
   Object.assign(doc.components.schemas, {
@@ -63,7 +65,6 @@ export function addConversationRoutes(
     ForkCreated: schema(ForkCreatedResponse, "output"),
     ForkQuote: schema(ForkQuoteResponse, "output"),
   });
-  const conflict = { description: "Not allowed now", content: json(ref("Error")) };
   doc.paths["/runs/{id}/messages"] = {
     ...doc.paths["/runs/{id}/messages"],
     post: {
@@ -71,16 +72,17 @@ export function addConversationRoutes(
       description: "Executed like a resume; the run's events go on from its last id. With " +
         "`Accept: text/event-stream` the answer is the run's event stream from its next event " +
         "(the `user_message`) on. Refused (409) while it runs, after a failure, or while a " +
-        "call awaits a verdict.",
-      parameters: [idParam],
+        "call awaits a verdict. A replay (`Idempotent-Replayed: true`) is the first answer's " +
+        "view, or the run's stream from the same event on.",
+      parameters: params,
       requestBody: { required: true, content: json(ref("FollowUp")) },
       responses: {
         "202": {
           description: "Accepted; the run continues (its view, or its event stream)",
+          headers: replayedHeader,
           content: { ...json(ref("Run")), "text/event-stream": { schema: { type: "string" } } },
         },
         ...errors,
-        "409": conflict,
       },
     },
   };
@@ -88,17 +90,22 @@ export function addConversationRoutes(
     post: {
       summary: "Fork the run at a turn: a new run, its next call quoted",
       description: "Read-only calls the fork repeats are served from the source's results " +
-        "($0, traced `replayed`). `start: false` only creates and quotes it.",
-      parameters: [idParam],
+        "($0, traced `replayed`). `start: false` only creates and quotes it. A replay " +
+        "(`Idempotent-Replayed: true`) is the first answer, quote included.",
+      parameters: params,
       requestBody: { required: true, content: json(ref("Fork")) },
       responses: {
         "200": {
           description: "With `quoteOnly`: the quote, nothing created",
+          headers: replayedHeader,
           content: json(ref("ForkQuote")),
         },
-        "201": { description: "The fork and its quote", content: json(ref("ForkCreated")) },
+        "201": {
+          description: "The fork and its quote",
+          headers: replayedHeader,
+          content: json(ref("ForkCreated")),
+        },
         ...errors,
-        "409": conflict,
       },
     },
   };

@@ -83,6 +83,13 @@ export const AgentResponse = z.object({
     description: z.string(),
     parameters: z.record(z.string(), z.unknown()).describe("JSON Schema of the arguments"),
   })).describe("Every tool a run of it gets, one per child agent included"),
+  output: z.record(z.string(), z.unknown()).nullable().describe(
+    "JSON Schema of its typed answer (a run's `output` is then that value); null: a text answer",
+  ),
+  fingerprint: z.string().describe(
+    "A hash of the definition (instructions, tools, output schema, model, limits, children): " +
+      "it changes with every deploy that changes the agent",
+  ),
   agents: z.array(z.string()).describe("Its child agents (each is one of its tools)"),
   limits: z.object({ maxTurns: count, maxBudgetUsd: usd }).describe(
     "The highest limits a run may have (a request may only lower them)",

@@ -1,6 +1,7 @@
 /**
  * `GET /agents`: the agents this server serves, with their tools (parameters
- * as JSON Schema) and limits: what a client may start runs of.
+ * as JSON Schema), typed output (JSON Schema) and limits: what a client may
+ * start runs of, and what their answers will be.
  *
  * @module
  */
@@ -35,6 +36,8 @@ export async function agentList(deps: ResolvedDeps): Promise<z.infer<typeof Agen
       description: agent.description,
       default: agent.name === deps.agents.defaultName,
       tools: description.tools,
+      output: description.output,
+      fingerprint: description.fingerprint,
       agents: description.agents.map((a) => a.name),
       limits: limitCeiling(agent),
     });

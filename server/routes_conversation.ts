@@ -1,7 +1,8 @@
 /**
  * Conversations and forks: `POST /runs/:id/messages` (a follow-up to a
  * stopped run, answered in the same run and executed like a resume) and
- * `POST /runs/:id/fork` (a new run from turn N, quoted before it runs).
+ * `POST /runs/:id/fork` (a new run from turn N, quoted before it runs), each
+ * once per `Idempotency-Key` (see idempotency.ts).
  *
  * @module
  */
@@ -13,7 +14,7 @@ import type { ResolvedDeps } from "./deps.ts";
 import { BadRequestError } from "./errors.ts";
 import { LimitsSchema, readBody } from "./schemas.ts";
 import { runIdParam, runView } from "./views.ts";
-import { eventStream } from "./routes_events.ts";
+import { type Answer, answerOnce, sendAnswer } from "./idempotency.ts";
 import { checkNewLimits } from "./routes_control.ts";
 import { wantsEventStream } from "./routes_runs.ts";
 
@@ -68,40 +69,74 @@ export const ForkSchema = z.strictObject({
 export function registerConversationRoutes(app: Hono, deps: ResolvedDeps): void {
   app.post("/runs/:id/messages", async (c) => {
     const id = runIdParam(c);
-    const { content, limits } = await readBody(c.req.raw, FollowUpSchema);
-    // No client may widen what the agent allows: limits stay under its ceiling.
-    if (limits) await checkNewLimits(deps, id, limits);
-    const store = deps.freshStore();
+    const request = await readBody(c.req.raw, FollowUpSchema);
+    const answer = await answerOnce(
+      c,
+      deps,
+      { route: "messages", runId: id },
+      request,
+      () => followUpAnswer(deps, id, request),
+    );
     // A client that wants to watch the answer gets the run's stream from its next event on.
-    const stream = wantsEventStream(c.req.header("accept"));
-    const after = stream ? await store.lastEventSeq(id) : -1;
-    const state = await followUpRun(store, deps.kv, id, content, { limits });
-    await deps.schedule(state.runId);
-    if (!stream) return c.json(runView(state, null), 202);
-    c.status(202);
-    return eventStream(c, deps, id, { after });
+    return sendAnswer(c, deps, answer, wantsEventStream(c.req.header("accept")));
   });
 
   app.post("/runs/:id/fork", async (c) => {
     const id = runIdParam(c);
-    const { atTurn, start = true, limits, quoteOnly } = await readBody(c.req.raw, ForkSchema);
-    if (limits) await checkNewLimits(deps, id, limits);
-    const store = deps.freshStore();
-    const source = await store.summary(id);
-    const { state, quote } = await forkRun(store, id, {
-      atTurn,
-      start,
-      limits,
-      quoteOnly,
-      // Its source's settings and tool definitions (the fork copies the settings): counted
-      // without creating the fork's workspace, as a quote may create nothing.
-      runWith: (fork) => forkRunOptions(deps, store, { ...fork, runId: id, rootId: source.rootId }),
-    }).catch(asBadRequest);
-    if (quoteOnly) return c.json({ forkedFrom: state.forkedFrom, quote });
-    if (start) await deps.schedule(state.runId);
-    c.header("Location", `/runs/${state.runId}`);
-    return c.json({ ...runView(state, null), quote }, 201);
+    const request = await readBody(c.req.raw, ForkSchema);
+    const answer = await answerOnce(
+      c,
+      deps,
+      { route: "fork", runId: id },
+      request,
+      () => forkAnswer(deps, id, request),
+    );
+    return sendAnswer(c, deps, answer, false);
   });
+}
+
+/** Appends a follow-up to run `id` and schedules it: the answer of `POST /runs/:id/messages`. */
+async function followUpAnswer(
+  deps: ResolvedDeps,
+  id: string,
+  { content, limits }: z.infer<typeof FollowUpSchema>,
+): Promise<Answer> {
+  // No client may widen what the agent allows: limits stay under its ceiling.
+  if (limits) await checkNewLimits(deps, id, limits);
+  const store = deps.freshStore();
+  // A stream of this answer (now or on a replay) starts at the follow-up's first event.
+  const after = await store.lastEventSeq(id);
+  const state = await followUpRun(store, deps.kv, id, content, { limits });
+  await deps.schedule(state.runId);
+  return { status: 202, body: runView(state, null), runId: id, streamAfter: after };
+}
+
+/** Forks run `id` (or only quotes the fork): the answer of `POST /runs/:id/fork`. */
+async function forkAnswer(
+  deps: ResolvedDeps,
+  id: string,
+  { atTurn, start = true, limits, quoteOnly }: z.infer<typeof ForkSchema>,
+): Promise<Answer> {
+  if (limits) await checkNewLimits(deps, id, limits);
+  const store = deps.freshStore();
+  const source = await store.summary(id);
+  const { state, quote } = await forkRun(store, id, {
+    atTurn,
+    start,
+    limits,
+    quoteOnly,
+    // Its source's settings and tool definitions (the fork copies the settings): counted
+    // without creating the fork's workspace, as a quote may create nothing.
+    runWith: (fork) => forkRunOptions(deps, store, { ...fork, runId: id, rootId: source.rootId }),
+  }).catch(asBadRequest);
+  if (quoteOnly) return { status: 200, body: { forkedFrom: state.forkedFrom, quote } };
+  if (start) await deps.schedule(state.runId);
+  return {
+    status: 201,
+    body: { ...runView(state, null), quote },
+    location: `/runs/${state.runId}`,
+    runId: state.runId,
+  };
 }
 
 /** A fork refused for its turn or its budget is the request's fault: a 400 naming the field. */

@@ -1,6 +1,6 @@
 /**
  * Creating and reading runs: `POST /runs` (JSON, or the run's event stream
- * with `Accept: text/event-stream`), `GET /runs`, `GET /runs/:id`,
+ * with `Accept: text/event-stream`; once per `Idempotency-Key`), `GET /runs`, `GET /runs/:id`,
  * `GET /runs/:id/messages`, `GET /runs/:id/tree`.
  *
  * @module
@@ -23,7 +23,7 @@ import {
   parseInput,
   readBody,
 } from "./schemas.ts";
-import { eventStream } from "./routes_events.ts";
+import { type Answer, answerOnce, sendAnswer } from "./idempotency.ts";
 import { runIdParam, runView } from "./views.ts";
 
 /** The agent a new run is of: the one named, else the scenario's, else the default (400 otherwise). */
@@ -114,6 +114,34 @@ export function wantsEventStream(accept: string | undefined): boolean {
   return sse >= 0 && (json < 0 || sse < json);
 }
 
+/** Creates and schedules a run for `body`: the answer of `POST /runs` (201). */
+async function createRun(deps: ResolvedDeps, body: CreateRunBody): Promise<Answer> {
+  const agent = agentFor(deps, body);
+  const model = modelNameFor(deps, agent, body);
+  summaryModelOf(deps, body.options?.context?.summaryModel);
+  const task = body.task ??
+    (body.scenario === undefined ? undefined : deps.scenarios?.task(body.scenario));
+  if (task === undefined) {
+    throw new BadRequestError("task", "required (unless `scenario` is given)");
+  }
+  const { options, limits } = narrowed(deps, agent, body);
+  const state = newRun(task, {
+    system: agent.instructions || undefined,
+    model,
+    limits,
+    agent: agent.name,
+  });
+  // Saved with its settings (and its lease, when started here) in one commit.
+  await deps.start(state, stampOf(await deps.agents.info(agent), options));
+  return {
+    status: 201,
+    body: runView(state, null),
+    location: `/runs/${state.runId}`,
+    runId: state.runId,
+    streamAfter: -1,
+  };
+}
+
 /**
  * Registers the run routes on `app`.
  *
@@ -135,31 +163,10 @@ export function wantsEventStream(accept: string | undefined): boolean {
 export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
   app.post("/runs", async (c) => {
     const body = await readBody(c.req.raw, CreateRunSchema);
-    const agent = agentFor(deps, body);
-    const model = modelNameFor(deps, agent, body);
-    summaryModelOf(deps, body.options?.context?.summaryModel);
-    const task = body.task ??
-      (body.scenario === undefined ? undefined : deps.scenarios?.task(body.scenario));
-    if (task === undefined) {
-      throw new BadRequestError("task", "required (unless `scenario` is given)");
-    }
-    const { options, limits } = narrowed(deps, agent, body);
-    const state = newRun(task, {
-      system: agent.instructions || undefined,
-      model,
-      limits,
-      agent: agent.name,
-    });
-    // Saved with its settings (and its lease, when started here) in one commit.
-    await deps.start(state, stampOf(await deps.agents.info(agent), options));
-    c.header("Location", `/runs/${state.runId}`);
+    const answer = await answerOnce(c, deps, { route: "runs" }, body, () => createRun(deps, body));
     // A client that wants to wait follows the run on this answer (its bytes keep
     // a Deno Deploy instance alive); the run's id is in Location and every event.
-    if (wantsEventStream(c.req.header("accept"))) {
-      c.status(201);
-      return eventStream(c, deps, state.runId);
-    }
-    return c.json(runView(state, null), 201);
+    return sendAnswer(c, deps, answer, wantsEventStream(c.req.header("accept")));
   });
 
   app.get("/runs", async (c) => {

@@ -51,6 +51,13 @@ export interface AgentToolOptions<T = QuestionArgs> {
   agent?: string;
 }
 
+/**
+ * The default parameters, one schema for every agent tool: a server builds
+ * the tools of each run it executes, and each new zod object costs a fresh
+ * JSON Schema and compiled parser (about 15 KB per run, kept while it runs).
+ */
+const QUESTION = z.object({ question: z.string().min(1).describe("The question to research") });
+
 /** In-flight child runs per tree root, so an executor can wait for every descendant. */
 const active = new Map<string, Set<Promise<unknown>>>();
 
@@ -143,9 +150,6 @@ function partialFinding(child: Readonly<RunState>): string {
   }
   return "none";
 }
-
-/** The default parameters: one schema object, so its JSON Schema is made once (see adaptSchema). */
-const QUESTION = z.object({ question: z.string().min(1).describe("The question to research") });
 
 /**
  * Makes a tool (read-only) that runs a child run through `ctx.runChild`: own

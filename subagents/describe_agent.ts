@@ -1,7 +1,8 @@
 /**
  * What an agent is, as data: its tools with their JSON Schema parameters,
- * its child agents, and a fingerprint of the definition (instructions, tool
- * names and parameter schemas, model, limits, children). A stored run keeps
+ * its typed output's JSON Schema, its child agents, and a fingerprint of the
+ * definition (instructions, tool names and parameter schemas, output schema,
+ * model, limits, children). A stored run keeps
  * its agent's fingerprint and a table of its tools' parameter hashes, so a
  * process whose definition changed can tell whether the run's pending calls
  * still mean the same thing.
@@ -9,6 +10,8 @@
  * @module
  */
 import type { AnyTool } from "../harness/run_options.ts";
+import { messageOf } from "../harness/message_of.ts";
+import { type JsonSchema, outputFormat } from "../harness/output.ts";
 import { type Agent, agentTools, type ResolveModel } from "./define_agent.ts";
 
 /** One tool of an agent, as `GET /agents` shows it. */
@@ -35,6 +38,8 @@ export interface AgentDescription {
   limits: { maxTurns?: number; maxBudgetUsd?: number };
   /** Every tool a run of it gets, child agents' tools included. */
   tools: ToolDescription[];
+  /** The JSON Schema its final answer must pass (typed output), or null: a text answer. */
+  output: JsonSchema | null;
   /** Its child agents. */
   agents: AgentDescription[];
   /** A hash of the definition: equal fingerprints mean the same agent. */
@@ -107,11 +112,14 @@ async function describeWith(
     ? agent.model
     : agent.model.name;
   const limits = { ...agent.limits };
+  const output = outputOf(agent);
   const fingerprint = await hashOf({
     instructions: agent.instructions,
     model,
     limits,
     tools: described.map((t) => ({ name: t.name, parameters: t.parameters })),
+    // Only a typed agent's: the fingerprints of the others stay what they were.
+    output: output ?? undefined,
     agents: agents.map((a) => a.fingerprint),
   });
   return {
@@ -121,9 +129,20 @@ async function describeWith(
     model,
     limits,
     tools: described,
+    output,
     agents,
     fingerprint,
   };
+}
+
+/** The JSON Schema of the agent's typed output (what a run stores as `outputSchema`), or null. */
+function outputOf(agent: Agent): JsonSchema | null {
+  if (agent.output === undefined) return null;
+  try {
+    return outputFormat(agent.output).valueSchema;
+  } catch (e) {
+    throw new TypeError(`agent ${agent.name}: ${messageOf(e)}`);
+  }
 }
 
 /**

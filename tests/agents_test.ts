@@ -380,8 +380,10 @@ Deno.test("the inspector shows each run's agent and offers a run of any agent; O
         "agents",
         "default",
         "description",
+        "fingerprint",
         "limits",
         "name",
+        "output",
         "tools",
       ]);
       assert.ok(doc.components.schemas.CreateRun.properties.agent);

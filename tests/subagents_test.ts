@@ -527,3 +527,13 @@ Deno.test("a root stopWhen reaches its children, unless the agent tool opts out"
     }
   }
 });
+
+Deno.test("agent tools share their default parameters: a run's tools build no schema", () => {
+  // A server builds the tools of each run it executes: a zod object per agent
+  // tool meant a JSON Schema and a compiled parser per run, held while it ran.
+  const make = () => agentTool({ name: "research", description: "d", system: "s", tools: [] });
+  const [a, b] = [make(), make()];
+  assert.equal(a.jsonSchema, b.jsonSchema);
+  assert.deepEqual(a.jsonSchema.required, ["question"]);
+  assert.equal(a.parameters.safeParse({ question: "" }).success, false);
+});

@@ -1,4 +1,4 @@
-// The inspector's reply box and "Fork from here" in a real browser (Debian's chromium,
+// The inspector's reply box (sent again after a lost answer: appended once) and "Fork from here" in a real browser (Debian's chromium,
 // driven by conversation_driver.ts in its own process) against the real server. Fails
 // (never skips) when chromium is missing.
 import assert from "node:assert/strict";
@@ -20,7 +20,11 @@ Deno.test("the inspector in chromium: reply to a finished run, fork from a turn 
   assert.deepEqual(r.pageErrors, []);
   const plan = await api(`/runs/${r.plan}`);
   assert.equal(plan.status, "completed");
-  assert.equal(plan.turns, 4, "the follow-up was answered in the same run");
+  assert.equal(plan.turns, 4, "the follow-up was answered in the same run, once");
+  assert.equal(r.asked, 1, "the message sent again after a lost answer is appended once");
+  assert.equal(r.keys.length, 2);
+  assert.match(r.keys[0], /^[0-9a-f]{32}$/);
+  assert.equal(r.keys[1], r.keys[0], "the retry carries the same Idempotency-Key");
   assert.equal(r.runsQuoted, r.runsBefore, "a quote creates nothing");
   assert.match(r.quote, /^Turn 2 would send [\d,]+ prompt tokens \(\$0\.\d{6}\)/);
   const fork = await api(`/runs/${r.fork}`);

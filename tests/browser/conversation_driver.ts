@@ -1,8 +1,9 @@
 // The browser side of tests/browser/conversation_browser_test.ts, in its own process
 // (see `with_page.ts`). Against the running server, in Debian's chromium:
 //
-// 1. A completed plan run: the reply box sends a follow-up; the page shows the run
-//    completed again with 4 turns and the message in the transcript.
+// 1. A completed plan run: the reply box sends a follow-up whose answer is lost (the
+//    page sees a network error), then Send again with the same Idempotency-Key; the
+//    page shows the run completed again with 4 turns and the message once.
 // 2. "Fork from here" on turn 1: the quote is shown (nothing created yet); "Fork and
 //    run" creates the fork and the page moves to it; it completes.
 //
@@ -38,10 +39,30 @@ async function drive(base: string, token: string, screenshot: string): Promise<u
     await page.goto(`${base}/ui/runs/${plan}`);
     await page.fill("#auth-token", token);
     await page.click("#auth button[type=submit]");
-    // 1. The reply box.
+    // 1. The reply box. Its first answer is lost on the way back (the server got the
+    // message and answers it); Send again, once the run takes replies again, carries the
+    // same Idempotency-Key and gets the first answer: the message is appended once.
+    const keys: string[] = [];
+    await page.route("**/runs/*/messages", async (route) => {
+      const request = route.request();
+      if (request.method() !== "POST") return await route.continue();
+      keys.push(request.headers()["idempotency-key"] ?? "");
+      if (keys.length > 1) return await route.continue();
+      await route.fetch();
+      await route.abort("failed");
+    });
+    await page.fill("form.reply input[name=content]", "Which worker was it?");
+    await page.click("form.reply button[type=submit]");
+    await page.locator("#controls-error", { hasText: "Reply refused (network)" }).waitFor();
+    // The run answered meanwhile and takes replies again: the person sends it again.
+    await waitFor(
+      async () => (await api("GET", `/runs/${plan}`)).status === "completed" || undefined,
+      "the lost follow-up to be answered",
+    );
     await page.fill("form.reply input[name=content]", "Which worker was it?");
     await page.click("form.reply button[type=submit]");
     await page.locator("#controls-error.ok", { hasText: "Sent" }).waitFor();
+    await page.unroute("**/runs/*/messages");
     await page.locator(".transcript li.msg.user", { hasText: "Which worker was it?" }).waitFor();
     await waitFor(
       async () => (await api("GET", `/runs/${plan}`)).status === "completed" || undefined,
@@ -62,7 +83,9 @@ async function drive(base: string, token: string, screenshot: string): Promise<u
     const fork = new URL(page.url()).pathname.split("/").at(-1)!;
     await page.locator("#summary", { hasText: "errors.log mentions a timeout" }).waitFor();
     const origin = await text(page, "#summary .crumb");
-    return { plan, fork, quote, origin, runsBefore, runsQuoted, pageErrors };
+    const asked = (await api("GET", `/runs/${plan}/messages`)).messages
+      .filter((m: { content?: string }) => m.content === "Which worker was it?").length;
+    return { plan, fork, quote, origin, runsBefore, runsQuoted, keys, asked, pageErrors };
   });
 }
 

@@ -63,6 +63,7 @@ export async function api(path, init) {
     const sent = storedToken();
     if (sent) headers.set("authorization", "Bearer " + sent);
     if (init.json !== undefined) headers.set("content-type", "application/json");
+    if (init.idempotencyKey) headers.set("idempotency-key", init.idempotencyKey);
     const res = await fetch(path, {
       method: init.method || "GET",
       headers: headers,
@@ -77,6 +78,38 @@ export async function api(path, init) {
     if (storedToken() !== sent) continue; // a token was entered meanwhile
     await askToken(sent ? (answer && answer.error && answer.error.message) || "401" : null);
   }
+}
+
+/** A fresh Idempotency-Key (`crypto.randomUUID` needs https; this does not). */
+function newKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, function (b) {
+    return b.toString(16).padStart(2, "0");
+  }).join("");
+}
+
+/**
+ * Idempotency-Keys for one kind of POST: the same key while the same request
+ * is sent again (Send pressed again after a lost answer is then answered
+ * once), a new one once it was answered (`done`) or the request changed.
+ */
+export function keyedSends() {
+  let sent = null;
+  let key = null;
+  return {
+    key: function (path, payload) {
+      const text = path + " " + JSON.stringify(payload);
+      if (text !== sent) {
+        sent = text;
+        key = newKey();
+      }
+      return key;
+    },
+    done: function () {
+      sent = null;
+      key = null;
+    },
+  };
 }
 
 /** The JSON answer, or throws the API's error (with its status and field). */

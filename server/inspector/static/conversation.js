@@ -1,7 +1,11 @@
 // The reply box (a follow-up, answered in the same run) and "Fork from here"
 // on a turn: the fork's next call is quoted first (nothing is created), then
 // the person confirms and the fork starts; the page moves to it.
-import { $, apiJson, enc } from "./api.js";
+import { $, apiJson, enc, keyedSends } from "./api.js";
+
+// A reply or fork sent again after a lost answer carries the same key: done once.
+const replies = keyedSends();
+const forks = keyedSends();
 
 function say(text, ok) {
   const p = $("controls-error");
@@ -30,10 +34,14 @@ async function sendReply(form, refresh) {
   const button = form.querySelector("button");
   button.disabled = true;
   try {
-    await apiJson("/runs/" + enc(form.dataset.runId) + "/messages", {
+    const path = "/runs/" + enc(form.dataset.runId) + "/messages";
+    const payload = { content: content };
+    await apiJson(path, {
       method: "POST",
-      json: { content: content },
+      json: payload,
+      idempotencyKey: replies.key(path, payload),
     });
+    replies.done();
     input.value = "";
     say("Sent: the run answers it.", true);
   } catch (err) {
@@ -76,7 +84,10 @@ async function fork(button) {
     go.onclick = async function () {
       go.disabled = true;
       try {
-        const made = await apiJson(path, { method: "POST", json: { atTurn: atTurn } });
+        const payload = { atTurn: atTurn };
+        const idempotencyKey = forks.key(path, payload);
+        const made = await apiJson(path, { method: "POST", json: payload, idempotencyKey });
+        forks.done();
         location.href = "/ui/runs/" + enc(made.runId);
       } catch (err) {
         say("Fork refused (" + (err.status || "network") + "): " + err.message, false);

@@ -1,6 +1,9 @@
 // The run list's "Start a run" form: posts { agent, task } to POST /runs
-// and opens the new run's page.
-import { $, apiJson } from "./api.js";
+// (with an Idempotency-Key: Start pressed again after a lost answer makes one
+// run) and opens the new run's page.
+import { $, apiJson, keyedSends } from "./api.js";
+
+const starts = keyedSends();
 
 /** Wires the form, if the page has one. */
 export function newRunForm() {
@@ -13,10 +16,13 @@ export function newRunForm() {
     if (!task) return;
     error.hidden = true;
     try {
+      const payload = { agent: $("new-run-agent").value, task: task };
       const run = await apiJson("/runs", {
         method: "POST",
-        json: { agent: $("new-run-agent").value, task: task },
+        json: payload,
+        idempotencyKey: starts.key("/runs", payload),
       });
+      starts.done();
       location.href = "/ui/runs/" + encodeURIComponent(run.runId);
     } catch (err) {
       error.textContent = err.message;
