@@ -6,7 +6,7 @@ import { run } from "../harness/run.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { RunConflictError } from "../harness/errors.ts";
 import { countingKv, listFiles, runawayModel, withKv } from "./kv_helpers.ts";
-import { KvEventLog, TEXT_LIVE_MS, TOOL_START_LIVE_MS } from "../kv/events.ts";
+import { KvEventLog, PROGRESS_LIVE_MS, TEXT_LIVE_MS, TOOL_START_LIVE_MS } from "../kv/events.ts";
 import { scriptedModel } from "../testing/scripted_model.ts";
 import { createWorkspace } from "../tools/workspace.ts";
 import { demoTools } from "../tools/catalog.ts";
@@ -287,4 +287,28 @@ Deno.test("a new run's trace starts at seq 0 unread; an event stored under its i
     assert.equal(events[0].event.type === "tool_progress" && events[0].event.label, "before");
     assert.equal(events.filter((e) => e.event.type === "turn").length, 2);
     assert.equal(events.at(-1)?.event.type, "run_stopped");
+  }));
+
+Deno.test("a tool's frequent progress costs one commit per quiet spell, every event kept", () =>
+  withKv(async (raw) => {
+    const { kv, commits } = countingKv(raw);
+    const store = new KvRunStore(kv);
+    const state = newRun("report often");
+    await store.save(state); // from now on its events wait for the next save
+    const sink = store.traceSink();
+    const before = commits.n;
+    const at = new Date().toISOString();
+    const progress = (label: string) =>
+      sink({ type: "tool_progress", runId: state.runId, at, callId: "c", toolName: "t", label });
+    for (let i = 0; i < 10; i++) await progress(`tick ${i}`);
+    assert.equal(commits.n - before, 1, "the first progress goes out at once, the rest wait");
+    assert.deepEqual((await store.events(state.runId)).map((e) => e.event.type), ["tool_progress"]);
+    await sleep(PROGRESS_LIVE_MS + 100); // the quiet spell ends: what waited goes out
+    assert.equal(commits.n - before, 2);
+    await progress("tick 10"); // after the spell: at once again
+    await store.save({ ...state, turns: 1 }); // a save ends the spell, taking what waits
+    const labels = (await store.events(state.runId)).map((e) =>
+      e.event.type === "tool_progress" ? e.event.label : e.event.type
+    );
+    assert.deepEqual(labels, Array.from({ length: 11 }, (_, i) => `tick ${i}`));
   }));
