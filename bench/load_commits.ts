@@ -31,7 +31,7 @@ export async function commitsPerRun(dir: string, scenario: string): Promise<numb
     const worker = startWorker(deps, { everyMs: 0 });
     try {
       await worker.recovered;
-      const app = createApp({ ...deps, schedule: worker.schedule });
+      const app = createApp({ ...deps, schedule: worker.schedule, start: worker.start });
       const before = commits.n;
       const res = await app.request("/runs", {
         method: "POST",

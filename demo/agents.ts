@@ -15,7 +15,7 @@ import { RESEARCH_DESCRIPTION, RESEARCH_LIMITS, RESEARCH_SYSTEM } from "../subag
 import { demoTools } from "../tools/catalog.ts";
 import { TIMEOUT_LOCATION } from "../testing/scenarios.ts";
 import type { ScanArchiveOptions } from "../tools/scan_archive.ts";
-import { createWorkspace, isDirectory, openWorkspace, type Workspace } from "../tools/workspace.ts";
+import { createWorkspace, type Workspace } from "../tools/workspace.ts";
 
 /** The demo agent's instructions. */
 export const DEMO_INSTRUCTIONS =
@@ -45,12 +45,20 @@ export interface DemoAgentsOptions {
  * ```
  */
 export async function treeWorkspace(dir: string): Promise<Workspace> {
-  return await isDirectory(dir) ? openWorkspace(dir) : await createWorkspace({ dir });
+  return await createWorkspace({ dir, keep: true });
 }
+
+/** The workspace of each tree context: a root's tools and its children's are made with one. */
+const workspaces = new WeakMap<AgentContext, Promise<Workspace>>();
 
 function toolsOf(scan: ScanArchiveOptions | undefined, readOnly: boolean) {
   return async (ctx: AgentContext): Promise<AnyTool[]> => {
-    const tools = demoTools(await treeWorkspace(ctx.dir), { scan });
+    let ws = workspaces.get(ctx);
+    if (!ws) {
+      workspaces.set(ctx, ws = treeWorkspace(ctx.dir));
+      ws.catch(() => workspaces.delete(ctx)); // a failure is tried again by the next caller
+    }
+    const tools = demoTools(await ws, { scan });
     return readOnly ? tools.filter((t) => t.readOnly) : tools;
   };
 }

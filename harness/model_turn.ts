@@ -1,7 +1,7 @@
 /**
  * One model turn: plan the call against the budget, call the model with the
  * reservation held, then bill and commit the reply before any of its tool
- * calls run.
+ * calls run (a reply without calls is committed by the next save).
  *
  * @module
  */
@@ -201,7 +201,10 @@ async function callModel(
   }
 }
 
-/** Bills the reply, appends it, traces the turn and saves: a resume never asks (and pays) again. */
+/**
+ * Bills the reply, appends it, traces the turn and saves one that calls tools: a resume never
+ * asks (and pays) again.
+ */
 async function commitTurn(
   ctx: RunContext,
   reply: ModelReply,
@@ -232,8 +235,12 @@ async function commitTurn(
     finish: reply.finishReason,
     ms,
   });
-  // Committed before any of its tool calls run.
-  await ctx.save();
+  // Committed before any of its tool calls run. A reply without calls waits for the
+  // next save, one commit fewer: the exit's (it usually ends the run) or the one that
+  // records the next call (a repair, a compaction). Until then the stored marker says
+  // the call may have been billed, as during any commit.
+  if (message.tool_calls?.length) await ctx.save();
+  else state.modelCall = null;
   return message;
 }
 

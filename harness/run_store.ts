@@ -11,9 +11,11 @@ import type { RunState } from "./state.ts";
 /** Persistence as the loop sees it. */
 export interface RunStore {
   /**
-   * Commits the run as it is now. Called after each model reply (before its
-   * tools run), before a write tool starts (its intent), after each tool
-   * result, and at every exit. Throws `RunConflictError` when another executor
+   * Commits the run as it is now. Called after each model reply that calls
+   * tools (before they run), before a model call the last save did not record,
+   * before a write tool starts (its intent), after each tool result, and at
+   * every exit (which carries a final reply with it). Throws
+   * `RunConflictError` when another executor
    * advanced the same run.
    */
   save(state: Readonly<RunState>): Promise<void>;

@@ -110,9 +110,27 @@ function isChunk(c: unknown): c is MessageChunk {
 export function keyBytes(key: Deno.KvKey): number {
   let n = 0;
   for (const part of key) {
-    if (typeof part === "string") n += encoder.encode(part).byteLength + 2;
+    if (typeof part === "string") n += utf8Bytes(part) + 2;
     else if (part instanceof Uint8Array) n += part.byteLength + 2;
     else n += 9;
+  }
+  return n;
+}
+
+/** UTF-8 length of `s` without encoding it (every key of every write is measured). */
+function utf8Bytes(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const next = s.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n += 2; // a pair: 4 bytes for 2 units
+        i++;
+      } else n += 2; // a lone surrogate is encoded as U+FFFD: 3 bytes
+    } else n += 2;
   }
   return n;
 }

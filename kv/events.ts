@@ -50,6 +50,13 @@ export const TOOL_START_LIVE_MS = 250;
  */
 export const TEXT_LIVE_MS = 50;
 
+/**
+ * A run's `tool_progress` goes out at once, then at most once per this many
+ * ms: a tool reporting often (every 500 ms, say) would otherwise cost a commit
+ * each time. What came meanwhile is written by the next flush or save.
+ */
+export const PROGRESS_LIVE_MS = 1000;
+
 /** A held event, keyed, ready to be set in a save's atomic. */
 export interface EventWrite {
   key: Deno.KvKey;
@@ -84,6 +91,8 @@ export class KvEventLog {
   #held = new Map<string, TraceEvent[]>();
   /** Per run: the timer that flushes a held `tool_start` (see {@link TOOL_START_LIVE_MS}). */
   #live = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Per run: the timer of a quiet spell after a progress flush (see {@link PROGRESS_LIVE_MS}). */
+  #quiet = new Map<string, ReturnType<typeof setTimeout>>();
 
   /** Wraps a KV handle (not closed by this class). */
   constructor(kv: Deno.Kv) {
@@ -111,7 +120,7 @@ export class KvEventLog {
       // The live signals go out on their own: a long tool's progress at once; its
       // start, and streamed text, unless a save takes them first (a fast tool's start
       // rides in its result's save, a reply's last words in the reply's).
-      if (event.type === "tool_progress") return this.flush(event.runId);
+      if (event.type === "tool_progress") return this.#progress(event.runId);
       const liveMs = event.type === "tool_start"
         ? TOOL_START_LIVE_MS
         : event.type === "text_delta"
@@ -129,6 +138,15 @@ export class KvEventLog {
       }
       return undefined;
     };
+  }
+
+  /**
+   * Run `id` is being created (its save checks that no header exists): its
+   * events start at seq 0 without a read. Were one stored, its key's check
+   * refuses the write and the seq is read then.
+   */
+  created(id: string): void {
+    if (!this.#next.has(id)) this.#next.set(id, Promise.resolve(0));
   }
 
   /** From now on, the events of run `id` wait for its next save ({@link withHeld}). */
@@ -155,6 +173,8 @@ export class KvEventLog {
     commit: (writes: EventWrite[]) => Promise<HeldCommit<T>>,
   ): Promise<T> {
     let value!: T;
+    // A save writes what is held: the next progress may go out at once again.
+    this.#stopLive(id, this.#quiet);
     await this.#step(id, async (first) => {
       let seq = first;
       // What one atomic cannot carry goes first, on its own.
@@ -210,16 +230,30 @@ export class KvEventLog {
     return out;
   }
 
-  #stopLive(id: string): void {
-    const timer = this.#live.get(id);
+  /** A progress event of run `id` was held: flushed now, or when the quiet spell ends. */
+  #progress(id: string): Promise<void> | undefined {
+    if (this.#quiet.has(id)) return undefined;
+    this.#quiet.set(
+      id,
+      setTimeout(() => {
+        this.#quiet.delete(id);
+        this.flush(id).catch(() => {}); // a later save or flush writes them
+      }, PROGRESS_LIVE_MS),
+    );
+    return this.flush(id);
+  }
+
+  #stopLive(id: string, timers = this.#live): void {
+    const timer = timers.get(id);
     if (timer === undefined) return;
     clearTimeout(timer);
-    this.#live.delete(id);
+    timers.delete(id);
   }
 
   /** Drops what this instance remembers of a run (after it is deleted). */
   forget(id: string): void {
     this.#stopLive(id);
+    this.#stopLive(id, this.#quiet);
     this.#next.delete(id);
     this.#held.delete(id);
   }

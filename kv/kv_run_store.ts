@@ -14,15 +14,14 @@ import type { RunState } from "../harness/state.ts";
 import type { ChatMessage } from "../harness/messages.ts";
 import type { RunStoppedEvent, TraceSink } from "../harness/trace.ts";
 import { RunConflictError, RunNotFoundError, RunTooLargeError } from "../harness/errors.ts";
-import { RecordError } from "./record_error.ts";
-import { headerChunkPrefix, messagePrefix, runKey, runSettingsKey, stagingKey } from "./keys.ts";
+import { runKey, runSettingsKey } from "./keys.ts";
 import { fromHeader, parseHeader, type StoredHeader } from "./record.ts";
 import { type Known, planSave } from "./save_plan.ts";
-import { joinHeader, overflowParts } from "./header_chunks.ts";
-import { decodeMessage, planBatches, write } from "./chunks.ts";
-import { KvEventLog, type StoredEvent, storedEvent } from "./events.ts";
+import { decodeMessage, write } from "./chunks.ts";
+import { KvEventLog, type StoredEvent } from "./events.ts";
 import { retryLocked } from "./retry.ts";
-import { commit, stageBatches } from "./staged_commit.ts";
+import { commit, commitSave } from "./staged_commit.ts";
+import { readChunks, readHeader } from "./run_reader.ts";
 import { decodeValue, encodeValue } from "./value_codec.ts";
 import {
   acquireLease,
@@ -32,6 +31,7 @@ import {
   localHostname,
   releaseLease,
   renewLease,
+  setLease,
 } from "./leases.ts";
 import {
   indexFieldsOf,
@@ -88,6 +88,8 @@ export class KvRunStore implements RunStore {
   /** States run() drives whose header this instance validated (their first save here). */
   #validated = new WeakSet<object>();
   #events: KvEventLog;
+  /** Runs whose exit save gives up a lease (see {@link releaseLeaseOnExit}). */
+  #exitRelease = new Map<string, { owner: string; released: boolean }>();
 
   /** Wraps an open KV handle; closing it stays the caller's job. */
   constructor(kv: Deno.Kv, options: KvRunStoreOptions = {}) {
@@ -108,13 +110,23 @@ export class KvRunStore implements RunStore {
    * must not exist yet). Throws `RunConflictError` when that check fails.
    * `settings`: stored with it in the same atomic (as {@link saveSettings}
    * does alone): a new run and its settings appear together, in one commit.
+   * `lease` (a new run only): this instance's lease on it is taken in that
+   * commit too, for a run about to execute here (see `acquireLease`).
    */
-  async save(state: Readonly<RunState>, options: { settings?: unknown } = {}): Promise<void> {
+  async save(
+    state: Readonly<RunState>,
+    options: { settings?: unknown; lease?: boolean } = {},
+  ): Promise<void> {
     const id = state?.runId;
     if (typeof id !== "string" || id === "") {
       throw new TypeError("save(state): state.runId missing");
     }
     const known = this.#known.get(id);
+    if (options.lease && known) {
+      throw new TypeError(`save("${id}", { lease }): only a new run is leased with its save`);
+    }
+    const release = this.#exitRelease.get(id);
+    const releasing = release && !release.released && endsExecution(state) ? release : null;
     // The header of a state run() drives is validated on its first save here, then
     // trusted: the loop alone changes it (harness/driven_states.ts).
     const driven = isDrivenByRun(state);
@@ -126,6 +138,7 @@ export class KvRunStore implements RunStore {
     // spend save runs beside the run's tools), and what it appends is the next save's.
     const count = state.messages.length;
     const check = { key: runKey(id), versionstamp: known?.versionstamp ?? null };
+    if (!known) this.#events.created(id);
     // The trace events emitted since the last save ride in this save's last atomic.
     const held = this.#events.withHeld(id, reserve, async (events) => {
       // Stored failed over the ceiling: its last event says so too.
@@ -134,30 +147,22 @@ export class KvRunStore implements RunStore {
           if (e.value.type === "run_stopped") e.value = asFailed(e.value, cut);
         }
       }
-      const batches = planBatches(writes, {
-        bytes: reserve + events.reduce((n, e) => n + e.bytes, 0),
-        mutations: final.length + drops.length + 1 + events.length,
+      const lease = options.lease
+        ? (op: Deno.AtomicOperation) => setLease(op, id, this.owner, this.leaseMs, this.holder)
+        : undefined;
+      const res = await commitSave(this.#kv, events, {
+        id,
+        check,
+        writes,
+        final,
+        drops,
+        reserve,
+        owner: this.owner,
+        lease,
+        release: releasing?.owner,
       });
-      const staged = await stageBatches(this.#kv, id, check, batches.slice(0, -1), this.owner);
-      if (!staged) return { ok: false, seqTaken: false, value: null };
-      let { staging, bytes } = staged;
-      const op = this.#kv.atomic().check(check);
-      if (staging) op.check(staging).delete(stagingKey(id));
-      for (const w of [...batches[batches.length - 1], ...final]) {
-        op.set(w.key, w.value);
-        bytes += w.bytes;
-      }
-      for (const e of events) {
-        op.set(e.key, storedEvent(e.value));
-        bytes += e.bytes;
-      }
-      for (const e of events) op.check({ key: e.key, versionstamp: null });
-      for (const k of drops) op.delete(k);
-      const res = await commit(id, op);
-      if (res.ok) return { ok: true, value: { versionstamp: res.versionstamp, bytes } };
-      // Refused: the run moved on (a conflict), or only an event seq was taken.
-      const now = await this.#kv.get(runKey(id), { consistency: "strong" });
-      return { ok: false, seqTaken: now.versionstamp === check.versionstamp, value: null };
+      if (res.ok && res.value?.released && releasing) releasing.released = true;
+      return res;
     });
     const done = await held;
     if (!done) {
@@ -193,8 +198,8 @@ export class KvRunStore implements RunStore {
   ): Promise<{ versionstamp: string; header: StoredHeader; state: RunState }> {
     const entry = await this.#kv.get(runKey(id), { consistency: "strong" });
     if (entry.versionstamp === null) throw new RunNotFoundError(id);
-    const header = await this.#fullHeader(id, decodeValue(entry.value));
-    const chunks = await this.#chunks(id, 0, header.messageCount);
+    const header = await readHeader(this.#kv, id, decodeValue(entry.value));
+    const chunks = await readChunks(this.#kv, id, 0, header.messageCount);
     const messages: ChatMessage[] = [];
     for (let seq = 0; seq < header.messageCount; seq++) {
       messages.push(decodeMessage(id, seq, chunks.get(seq) ?? []));
@@ -225,7 +230,7 @@ export class KvRunStore implements RunStore {
     if (!Number.isInteger(seq) || seq < 0) {
       throw new RangeError(`message(id, seq): seq must be an integer >= 0, got ${seq}`);
     }
-    const chunks = (await this.#chunks(id, seq, seq + 1)).get(seq);
+    const chunks = (await readChunks(this.#kv, id, seq, seq + 1)).get(seq);
     return chunks ? decodeMessage(id, seq, chunks) : null;
   }
 
@@ -327,41 +332,26 @@ export class KvRunStore implements RunStore {
     return releaseLease(this.#kv, id, owner);
   }
 
+  /**
+   * Until the returned function is called, the exit save of run `id` (a save
+   * of it no longer `running`, and not `interrupted/cancelled`) also gives up
+   * `owner`'s lease, in its atomic: one commit fewer per execution. A
+   * cancelled run keeps it: what follows a Stop or an eviction (children
+   * still saving, a hand-over) happens under the lease. The function returns
+   * whether the lease went with an exit save; if not, release it yourself.
+   */
+  releaseLeaseOnExit(id: string, owner = this.owner): () => boolean {
+    const entry = { owner, released: false };
+    this.#exitRelease.set(id, entry);
+    return () => {
+      if (this.#exitRelease.get(id) === entry) this.#exitRelease.delete(id);
+      return entry.released;
+    };
+  }
+
   /** The run's live lease, or null. */
   leaseHolder(id: string): Promise<Lease | null> {
     return leaseHolder(this.#kv, id);
-  }
-
-  /** The full header a stored run key's value is, or points at (a preview's chunks). */
-  async #fullHeader(id: string, value: unknown): Promise<StoredHeader> {
-    const parts = overflowParts(value);
-    if (parts === null) return parseHeader(id, value);
-    parseHeader(id, value); // the preview must be valid too
-    const chunks: unknown[] = [];
-    for await (
-      const e of this.#kv.list({ prefix: headerChunkPrefix(id) }, { consistency: "strong" })
-    ) {
-      const part = e.key[3];
-      if (typeof part === "number" && part < parts) chunks[part] = decodeValue(e.value);
-    }
-    return parseHeader(id, joinHeader(id, parts, chunks));
-  }
-
-  /** The stored chunks of messages `from .. to - 1` of run `id`, by message number. */
-  async #chunks(id: string, from: number, to: number): Promise<Map<number, unknown[]>> {
-    const chunks = new Map<number, unknown[]>();
-    const prefix = messagePrefix(id);
-    const selector = { start: [...prefix, from], end: [...prefix, to] };
-    for await (const e of this.#kv.list(selector, { consistency: "strong", batchSize: 500 })) {
-      const [seq, part] = [e.key[3], e.key[4]];
-      if (!Number.isInteger(seq) || !Number.isInteger(part)) {
-        throw new RecordError(id, "messages", `unexpected key ${JSON.stringify(e.key)}`);
-      }
-      const list = chunks.get(seq as number) ?? [];
-      list[part as number] = decodeValue(e.value);
-      chunks.set(seq as number, list);
-    }
-    return chunks;
   }
 
   async #deleteAll(keys: Deno.KvKey[]): Promise<Deno.KvKey[]> {
@@ -380,6 +370,12 @@ function readable(stored: unknown): unknown {
   } catch {
     return null;
   }
+}
+
+/** Whether a save is its execution's last: the run stopped, other than by a cancellation. */
+function endsExecution(state: Readonly<RunState>): boolean {
+  if (state.status === "running") return false;
+  return !(state.status === "interrupted" && state.interruption?.type === "cancelled");
 }
 
 /** A `run_stopped` event saying what a run cut over the ceiling was stored as. */

@@ -1,7 +1,9 @@
 /**
  * Leases: at most one live executor per run. A lease is `{ owner, expiresAt }`
- * under `leaseKey(id)`, changed only by atomics that check its versionstamp;
- * an expired lease may be taken over, and KV's `expireIn` removes it as a backstop.
+ * under `leaseKey(id)`, changed only by atomics that check its versionstamp
+ * (or the run's header: absent when it is created with its run, the holder's
+ * when its exit save gives it up); an expired lease may be taken over, and
+ * KV's `expireIn` removes it as a backstop.
  *
  * @module
  */
@@ -48,6 +50,54 @@ function leaseValue(owner: string, ttlMs: number, info: LeaseHolderInfo): Lease 
 }
 
 /**
+ * Sets `owner`'s lease on run `id` for `ttlMs` in `op`, unchecked: for the
+ * atomic that creates the run (checked against its header being absent), so
+ * a run started where it is created costs no commit of its own for its lease.
+ *
+ * @example
+ * ```ts
+ * import { leaseHolder, setLease } from "./leases.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * await setLease(kv.atomic(), "r1", "a", 1000).commit();
+ * console.log((await leaseHolder(kv, "r1"))?.owner); // a
+ * kv.close();
+ * ```
+ */
+export function setLease(
+  op: Deno.AtomicOperation,
+  id: string,
+  owner: string,
+  ttlMs: number,
+  info: LeaseHolderInfo = {},
+): Deno.AtomicOperation {
+  checkTtl(ttlMs);
+  return op.set(leaseKey(id), encodeValue(leaseValue(owner, ttlMs, info)), { expireIn: ttlMs });
+}
+
+/**
+ * The stored entry of `owner`'s lease on run `id` (to check in an atomic
+ * that deletes it), or null when `owner` does not hold it.
+ *
+ * @example
+ * ```ts
+ * import { acquireLease, heldLease } from "./leases.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * await acquireLease(kv, "r1", "a", 1000);
+ * console.log((await heldLease(kv, "r1", "a"))?.versionstamp !== undefined); // true
+ * console.log(await heldLease(kv, "r1", "b")); // null
+ * kv.close();
+ * ```
+ */
+export async function heldLease(
+  kv: Deno.Kv,
+  id: string,
+  owner: string,
+): Promise<Deno.KvEntry<unknown> | null> {
+  const entry = await kv.get(leaseKey(id), { consistency: "strong" });
+  return entry.versionstamp !== null && asLease(entry.value)?.owner === owner ? entry : null;
+}
+
+/**
  * This machine's hostname, or undefined when the process may not read it
  * (no `--allow-sys=hostname`): never prompts.
  *
@@ -58,13 +108,18 @@ function leaseValue(owner: string, ttlMs: number, info: LeaseHolderInfo): Lease 
  * ```
  */
 export function localHostname(): string | undefined {
+  // Read once: every store a server makes (one per request and per execution) asks.
+  if (hostname !== undefined) return hostname;
   try {
     const p = Deno.permissions.querySync({ name: "sys", kind: "hostname" });
-    return p.state === "granted" ? Deno.hostname() : undefined;
+    return p.state === "granted" ? hostname = Deno.hostname() : undefined;
   } catch {
     return undefined;
   }
 }
+
+/** This machine's hostname once read (never while the permission is missing). */
+let hostname: string | undefined;
 
 function checkTtl(ttlMs: number): void {
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
@@ -90,8 +145,9 @@ export async function leaseHolder(kv: Deno.Kv, id: string): Promise<Lease | null
 
 /**
  * Takes the lease of a run for `ttlMs`: true when it is free, expired, or
- * already `owner`'s (then it is extended); false when another owner holds it.
- * `info` (host, pid) is stored with it.
+ * already `owner`'s (then it is extended, unless more than half of `ttlMs` is
+ * left: taken a moment ago, e.g. with the run by {@link setLease}); false
+ * when another owner holds it. `info` (host, pid) is stored with it.
  *
  * @example
  * ```ts
@@ -113,6 +169,7 @@ export async function acquireLease(
     const entry = await kv.get(leaseKey(id), { consistency: "strong" });
     const lease = asLease(entry.value);
     if (lease && lease.owner !== owner && lease.expiresAt > Date.now()) return false;
+    if (lease?.owner === owner && lease.expiresAt - Date.now() > ttlMs / 2) return true;
     const value = leaseValue(owner, ttlMs, info);
     const op = kv.atomic().check(entry).set(leaseKey(id), encodeValue(value), { expireIn: ttlMs });
     const res = await retryLocked(() => op.commit());
@@ -215,8 +272,8 @@ export async function renewLeases(
  * ```
  */
 export async function releaseLease(kv: Deno.Kv, id: string, owner: string): Promise<boolean> {
-  const entry = await kv.get(leaseKey(id), { consistency: "strong" });
-  if (asLease(entry.value)?.owner !== owner) return false;
+  const entry = await heldLease(kv, id, owner);
+  if (!entry) return false;
   const op = kv.atomic().check(entry).delete(leaseKey(id));
   return (await retryLocked(() => op.commit())).ok;
 }

@@ -1,13 +1,16 @@
 /**
- * The commits of one save: the staging atomics of a large turn, and the
- * commit that names the run when KV refuses a value as too large.
+ * The commits of one save: the staging atomics of a large turn, the last
+ * atomic (header, indexes, held trace events, and a lease taken or given up
+ * with it), and the commit that names the run when KV refuses a value as too large.
  *
  * @module
  */
 import { retryLocked } from "./retry.ts";
-import { stagingKey } from "./keys.ts";
+import { leaseKey, runKey, stagingKey } from "./keys.ts";
 import { encodeValue } from "./value_codec.ts";
-import type { Write } from "./chunks.ts";
+import { planBatches, type Write } from "./chunks.ts";
+import { type EventWrite, type HeldCommit, storedEvent } from "./events.ts";
+import { heldLease } from "./leases.ts";
 
 /** A key's expected versionstamp, as `atomic().check()` takes it. */
 type Check = { key: Deno.KvKey; versionstamp: string | null };
@@ -55,4 +58,77 @@ export async function commit(
       { cause: e },
     );
   }
+}
+
+/** One save's writes, as `planSave` planned them, and what else its last atomic does. */
+export interface SaveWrites {
+  /** The run. */
+  id: string;
+  /** The header's expected versionstamp (null: a new run). */
+  check: Check;
+  /** New message chunks, in order. */
+  writes: readonly Write[];
+  /** The header and new index keys. */
+  final: readonly Write[];
+  /** Index keys to delete. */
+  drops: readonly Deno.KvKey[];
+  /** Bytes kept free in the last atomic for `final` and `drops`. */
+  reserve: number;
+  /** Who saves (in the staging key of a large turn). */
+  owner: string;
+  /** Adds a lease to the last atomic (a new run about to execute where it is created). */
+  lease?: (op: Deno.AtomicOperation) => void;
+  /** Gives up this owner's lease in the last atomic, if they still hold it. */
+  release?: string;
+}
+
+/** What a committed save reports: its header's versionstamp, its bytes, whether the lease went. */
+export interface SaveCommitted {
+  versionstamp: string;
+  bytes: number;
+  released: boolean;
+}
+
+/**
+ * Commits a save (see `KvRunStore.save`) with `events`, the run's held trace
+ * events, in its last atomic; as `KvEventLog.withHeld` expects it: refused, it
+ * says whether only an event seq was taken (the header unchanged), so it is
+ * retried with fresh seqs and a fresh read of the lease to give up.
+ */
+export async function commitSave(
+  kv: Deno.Kv,
+  events: readonly EventWrite[],
+  save: SaveWrites,
+): Promise<HeldCommit<SaveCommitted | null>> {
+  const { id, check, final, drops } = save;
+  const batches = planBatches(save.writes, {
+    bytes: save.reserve + events.reduce((n, e) => n + e.bytes, 0),
+    mutations: final.length + drops.length + 2 + events.length,
+  });
+  const staged = await stageBatches(kv, id, check, batches.slice(0, -1), save.owner);
+  if (!staged) return { ok: false, seqTaken: false, value: null };
+  let { staging, bytes } = staged;
+  const op = kv.atomic().check(check);
+  if (staging) op.check(staging).delete(stagingKey(id));
+  for (const w of [...batches[batches.length - 1], ...final]) {
+    op.set(w.key, w.value);
+    bytes += w.bytes;
+  }
+  for (const e of events) {
+    op.set(e.key, storedEvent(e.value));
+    bytes += e.bytes;
+  }
+  for (const e of events) op.check({ key: e.key, versionstamp: null });
+  for (const k of drops) op.delete(k);
+  save.lease?.(op);
+  // Read at each attempt: a renewal between this read and the commit refuses it.
+  const lease = save.release === undefined ? null : await heldLease(kv, id, save.release);
+  if (lease) op.check(lease).delete(leaseKey(id));
+  const res = await commit(id, op);
+  if (res.ok) {
+    return { ok: true, value: { versionstamp: res.versionstamp, bytes, released: !!lease } };
+  }
+  // Refused: the run moved on (a conflict), or only an event seq (or the lease) changed.
+  const now = await kv.get(runKey(id), { consistency: "strong" });
+  return { ok: false, seqTaken: now.versionstamp === check.versionstamp, value: null };
 }

@@ -135,6 +135,9 @@ export async function executeRun(
   const local = await claim(store, id, owner);
   const lost = new AbortController();
   const renewal = renewWhileRunning(store, id, owner, lost);
+  // The exit's save gives the lease up in its own commit, unless a cancellation's
+  // aftermath (children saving, a hand-over) still needs it.
+  const exitRelease = store.releaseLeaseOnExit(id, owner);
   try {
     const state = await stateUnderLease(store, id, runIdOrState, onlyIfRunning);
     if (onlyIfRunning && state.status !== "running") {
@@ -155,7 +158,7 @@ export async function executeRun(
     await Promise.all([renewal.stop(), store.flushEvents(id).catch(() => {})]);
     active.delete(local);
     // Not releasing only delays the next executor by one lease time: never mask the run's result.
-    await store.releaseLease(id, owner).catch(() => false);
+    if (!exitRelease()) await store.releaseLease(id, owner).catch(() => false);
   }
 }
 

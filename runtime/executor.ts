@@ -106,6 +106,14 @@ export interface Executor {
    * sweep elsewhere.
    */
   spawn(runId: string): Promise<void>;
+  /**
+   * Saves new root run `state` with its execution `settings` (as
+   * `KvRunStore.saveSettings` stores them) and, in the same commit, this
+   * executor's lease on it; then executes it in the background, as `spawn`,
+   * without loading it back. Once the executor is stopped, the run is saved
+   * without a lease, for a sweep elsewhere. `RunConflictError` if its id exists.
+   */
+  start(state: RunState, settings: unknown): Promise<void>;
   /** Resolves when nothing executes in this executor. */
   idle(): Promise<void>;
   /**
@@ -154,24 +162,35 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   const shutdown = new AbortController();
   const unknown = new Set<string>();
 
-  async function execute(runId: string): Promise<RunState | null> {
+  async function execute(runId: string, created?: Created): Promise<RunState | null> {
     if (shutdown.signal.aborted) throw new Error("the executor is stopped");
-    return await executeRoot(deps, runId, shutdown.signal, unknown);
+    return await executeRoot(deps, runId, shutdown.signal, unknown, created);
   }
 
-  function tracked(runId: string): Promise<RunState | null> {
-    const p = execute(runId);
+  function tracked(runId: string, created?: Created): Promise<RunState | null> {
+    const p = execute(runId, created);
     const settled = p.then(() => {}, () => {}).finally(() => running.delete(settled));
     running.add(settled);
     return p;
   }
 
+  const background = (runId: string, created?: Created) =>
+    void tracked(runId, created).catch((e) =>
+      console.error(`reins: executing run ${runId} failed:`, e)
+    );
+
   return {
-    execute: tracked,
+    execute: (runId) => tracked(runId),
     spawn(runId) {
-      if (shutdown.signal.aborted) return Promise.resolve();
-      tracked(runId).catch((e) => console.error(`reins: executing run ${runId} failed:`, e));
+      if (!shutdown.signal.aborted) background(runId);
       return Promise.resolve();
+    },
+    async start(state, settings) {
+      const store = deps.freshStore();
+      await store.save(state, { settings, lease: !shutdown.signal.aborted });
+      // Stopped meanwhile: the lease goes at once, for a sweep elsewhere.
+      if (shutdown.signal.aborted) await store.releaseLease(state.runId).catch(() => false);
+      else background(state.runId, { store, state });
     },
     async idle() {
       while (running.size) await Promise.all([...running]);
@@ -187,6 +206,12 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       return running.size;
     },
   };
+}
+
+/** A run {@link Executor.start} just created with its lease, and the store that saved it. */
+interface Created {
+  store: KvRunStore;
+  state: RunState;
 }
 
 /** A stored tree root that is `running`, or null (deleted meanwhile, a child, or stopped). */
@@ -213,9 +238,30 @@ async function executeRoot(
   runId: string,
   shutdown: AbortSignal,
   unknown: Set<string>,
+  created?: Created,
 ): Promise<RunState | null> {
-  const store = deps.freshStore();
-  const state = await loadRoot(store, runId);
+  if (!created) return await executeLoaded(deps, deps.freshStore(), runId, shutdown, unknown);
+  const { store, state } = created;
+  let claimed = false;
+  try {
+    return await executeLoaded(deps, store, state, shutdown, unknown, () => claimed = true);
+  } finally {
+    // Not executed after all (its agent refused it, say): its creator's lease goes now.
+    if (!claimed) await store.releaseLease(runId).catch(() => false);
+  }
+}
+
+/** {@link executeRoot} of a run loaded here, or given as `state`; `onExecute` before its claim. */
+async function executeLoaded(
+  deps: ExecutorDeps,
+  store: KvRunStore,
+  runOrState: string | RunState,
+  shutdown: AbortSignal,
+  unknown: Set<string>,
+  onExecute?: () => void,
+): Promise<RunState | null> {
+  const runId = typeof runOrState === "string" ? runOrState : runOrState.runId;
+  const state = typeof runOrState === "string" ? await loadRoot(store, runId) : runOrState;
   if (!state) return null;
   const check = await checkRunAgent(store, state, deps.agents);
   if (check.kind === "unknown") {
@@ -240,7 +286,8 @@ async function executeRoot(
   });
   const handOver = handOverOnEviction(deps.kv, store, state.rootId, shutdown);
   try {
-    // The state just loaded: executeRun reloads it only if it moved before the lease.
+    onExecute?.();
+    // The state just loaded or created: executeRun reloads it only if it moved before the lease.
     return await executeTree(store, deps.kv, state, {
       ...runOptions,
       pollMs: deps.pollMs,

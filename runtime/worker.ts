@@ -10,6 +10,7 @@
  */
 import type { Prices, PriceTable } from "../harness/cost.ts";
 import type { Model } from "../harness/model.ts";
+import type { RunState } from "../harness/state.ts";
 import type { AnyTool } from "../harness/run_options.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import type { Agent } from "../subagents/define_agent.ts";
@@ -113,6 +114,11 @@ export interface Worker {
   readonly recovered: Promise<void>;
   /** Starts run `id` in this process now (the request that created or continued it). */
   schedule(id: string): Promise<void>;
+  /**
+   * Saves a new root run with its settings and this worker's lease (one
+   * commit) and starts it in this process now (see `Executor.start`).
+   */
+  start(state: RunState, settings: unknown): Promise<void>;
   /** A sweep unless one started a moment ago; never waits (for every request). */
   nudge(): void;
   /** Sweeps now (`full`: also runs older versions stopped on shutdown); resolves with the ids started. */
@@ -154,6 +160,7 @@ export function startWorker(deps: WorkerDeps, options: SweeperOptions = {}): Wor
     executor,
     recovered,
     schedule: (id) => executor.spawn(id),
+    start: (state, settings) => executor.start(state, settings),
     nudge: () => sweeper.nudge(),
     sweep: (full) => sweeper.sweep(full),
     async stop() {

@@ -7,6 +7,7 @@
  */
 import type { RunSettings } from "../runtime/run_settings.ts";
 import type { RunLimits } from "../harness/limits.ts";
+import type { RunState } from "../harness/state.ts";
 import { resolveWorkerDeps, type WorkerDeps } from "../runtime/worker.ts";
 import type { ScenarioCatalog } from "../testing/scenario_catalog.ts";
 
@@ -31,6 +32,12 @@ export interface ServerDeps extends WorkerDeps {
    * (any instance's, or a `deno task worker`'s) picks the run up.
    */
   schedule?: (runId: string) => Promise<void>;
+  /**
+   * Saves a run a request created, with its settings, and starts it on this
+   * instance (the server passes its worker's `start`: the run, its settings
+   * and its lease in one commit). Default: saved, then `schedule`d.
+   */
+  start?: (state: RunState, settings: unknown) => Promise<void>;
   /** Called (not awaited) on every request: the worker's throttled sweep. */
   onRequest?: () => void;
   /** Aborted when the server shuts down: event streams end. */
@@ -47,6 +54,8 @@ export interface ServerDeps extends WorkerDeps {
 export interface ResolvedDeps extends ReturnType<typeof resolveWorkerDeps> {
   /** As in {@link ServerDeps}. */
   schedule: (runId: string) => Promise<void>;
+  /** As in {@link ServerDeps}. */
+  start: (state: RunState, settings: unknown) => Promise<void>;
   /** As in {@link ServerDeps}. */
   onRequest: () => void;
   /** As in {@link ServerDeps} (`{}` when none). */
@@ -78,12 +87,18 @@ export interface ResolvedDeps extends ReturnType<typeof resolveWorkerDeps> {
  */
 export function resolveDeps(deps: ServerDeps): ResolvedDeps {
   const worker = resolveWorkerDeps(deps);
+  const schedule = deps.schedule ?? (() => Promise.resolve());
   return {
     ...worker,
     token: deps.token,
     closing: deps.closing,
     scenarios: deps.scenarios,
-    schedule: deps.schedule ?? (() => Promise.resolve()),
+    schedule,
+    start: deps.start ?? (async (state, settings) => {
+      // With its settings, in one commit: the run is only picked up once it exists.
+      await worker.freshStore().save(state, { settings });
+      await schedule(state.runId);
+    }),
     onRequest: deps.onRequest ?? (() => {}),
     runDefaults: deps.runDefaults ?? {},
     mount: deps.mount ?? {},

@@ -131,10 +131,8 @@ async function createRun(deps: ResolvedDeps, body: CreateRunBody): Promise<Answe
     limits,
     agent: agent.name,
   });
-  const store = deps.freshStore();
-  // With its settings, in one commit: the run is only picked up once it exists.
-  await store.save(state, { settings: stampOf(await deps.agents.info(agent), options) });
-  await deps.schedule(state.runId);
+  // Saved with its settings (and its lease, when started here) in one commit.
+  await deps.start(state, stampOf(await deps.agents.info(agent), options));
   return {
     status: 201,
     body: runView(state, null),

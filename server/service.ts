@@ -153,7 +153,12 @@ export async function startService(options: ServeOptions, env: ReinsEnv): Promis
     mount: options.mount,
   };
   const worker = startWorker(deps, { everyMs: env.sweepMs });
-  const app = createApp({ ...deps, schedule: worker.schedule, onRequest: worker.nudge });
+  const app = createApp({
+    ...deps,
+    schedule: worker.schedule,
+    start: worker.start,
+    onRequest: worker.nudge,
+  });
   let closed: Promise<void> | undefined;
   return {
     app,

@@ -87,6 +87,6 @@ export function process(kv: Deno.Kv, agents: readonly Agent[], root: string): Pr
   const store = new KvRunStore(kv, { owner: `p-${crypto.randomUUID().slice(0, 6)}` });
   const deps = { kv, store, agents, makeModel, workspaceRoot: root, pollMs: 20 };
   const worker = startWorker(deps, { everyMs: 0 });
-  const app = createApp({ ...deps, schedule: worker.schedule });
+  const app = createApp({ ...deps, schedule: worker.schedule, start: worker.start });
   return { app, worker, store, call: jsonCaller(app) };
 }

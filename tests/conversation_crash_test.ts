@@ -10,6 +10,7 @@ import { followUpRun } from "../runtime/follow_up_run.ts";
 import { forkRun } from "../runtime/fork_run.ts";
 import { SYSTEM, TASK } from "./fixtures/kv_crash_child.ts";
 import {
+  assertBillWithEstimate,
   assertOneResultPerCall,
   assertSameBill,
   crashAt,
@@ -33,25 +34,51 @@ async function followedUp(env: Env): Promise<RunState> {
   return await followUpRun(env.store, env.kv, env.runId, "Which worker?");
 }
 
-Deno.test("SIGKILL after a follow-up's answer is committed: the resume asks nothing, bills once", () =>
+Deno.test("SIGKILL right after a follow-up's exit save: its answer is in it, billed once", () =>
   withEnv("plan", async (env) => {
     const asked = await followedUp(env);
     const before = [...env.parentTurns];
-    const { child } = await crashAt(env, "answer-committed:4");
+    // The answer (no tool calls) rides in the exit's save: one commit for both.
+    const { child } = await crashAt(env, "stop-committed");
     assert.equal(child.modelCalls, 1);
-    const done = await resume(env);
-    assert.equal(done.status, "completed");
-    assert.equal(done.output, PLAN_ANSWER);
-    assert.equal(done.turns, 4);
-    assert.deepEqual(env.parentTurns, before, "no model call after the kill");
-    assert.equal(done.estimatedUsd, 0);
-    assert.equal(done.messages.length, asked.messages.length + 1);
+    const stored = await env.store.load(env.runId);
+    assert.equal(stored.status, "completed");
+    assert.equal(stored.output, PLAN_ANSWER);
+    assert.equal(stored.turns, 4);
+    assert.equal(stored.estimatedUsd, 0);
+    assert.equal(stored.modelCall, null);
+    assert.equal(stored.messages.length, asked.messages.length + 1);
+    assert.deepEqual(env.parentTurns, before, "nothing asked here");
     // The same follow-up, never crashed, costs exactly as much.
-    const baseline = await withBaseline(env, asked);
-    assertSameBill(done, baseline);
+    assertSameBill(stored, await withBaseline(env, asked));
     const types = await eventTypes(env);
     assert.equal(types.filter((t) => t === "user_message").length, 1);
     assert.equal(types.filter((t) => t === "turn").length, 4);
+    assert.equal(types.at(-1), "run_stopped");
+  }));
+
+Deno.test("SIGKILL after a follow-up's answer arrived, before the exit save: asked again, billed once plus the estimate", () =>
+  withEnv("plan", async (env) => {
+    const asked = await followedUp(env);
+    // Save 1 records the call; save 2, the exit's, would carry the answer.
+    const { child, blocked } = await crashAt(env, "saving:2");
+    assert.equal(child.modelCalls, 1, "the answer was received (and billed) before the kill");
+    const stored = await env.store.load(env.runId);
+    assert.equal(stored.status, "running");
+    assert.equal(stored.turns, 3, "the answer was not committed");
+    assert.equal(stored.modelCall?.turn, 4, "but its call was recorded");
+    assert.ok(blocked.costUsd as number > stored.costUsd, "the child had billed it");
+    const calls = env.parentTurns.length;
+    const done = await resume(env);
+    assert.equal(done.status, "completed");
+    assert.equal(done.output, PLAN_ANSWER);
+    assert.equal(env.parentTurns.length, calls + 1, "asked once more");
+    // Billed once, plus the lost call counted as an estimate (never a whole turn twice).
+    assertBillWithEstimate(done, await withBaseline(env, asked));
+    const types = await eventTypes(env);
+    assert.equal(types.filter((t) => t === "user_message").length, 1, "announced once");
+    assert.equal(types.filter((t) => t === "spend_estimated").length, 1);
+    assert.equal(types.filter((t) => t === "turn").length, 4, "the lost turn left no trace");
   }));
 
 Deno.test("SIGKILL while a follow-up's call is on the wire: one estimate, the turn made once", () =>

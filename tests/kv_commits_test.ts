@@ -6,7 +6,7 @@ import { run } from "../harness/run.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { RunConflictError } from "../harness/errors.ts";
 import { countingKv, listFiles, runawayModel, withKv } from "./kv_helpers.ts";
-import { TEXT_LIVE_MS, TOOL_START_LIVE_MS } from "../kv/events.ts";
+import { KvEventLog, PROGRESS_LIVE_MS, TEXT_LIVE_MS, TOOL_START_LIVE_MS } from "../kv/events.ts";
 import { scriptedModel } from "../testing/scripted_model.ts";
 import { createWorkspace } from "../tools/workspace.ts";
 import { demoTools } from "../tools/catalog.ts";
@@ -38,6 +38,58 @@ Deno.test("a durable turn costs at most 2 KV commits, its trace events included"
     assert.equal(events.filter((e) => e.event.type === "turn").length, 20);
     assert.equal(events.filter((e) => e.event.type === "tool_result").length, 20);
     assert.equal(events.at(-1)?.event.type, "run_stopped");
+  }));
+
+Deno.test("a final answer without tool calls rides in the exit's save", () =>
+  withKv(async (raw) => {
+    const ws = await createWorkspace();
+    try {
+      const { kv, commits } = countingKv(raw);
+      const store = new KvRunStore(kv);
+      const state = newRun("Which file mentions a timeout?");
+      await store.save(state);
+      const saved: string[] = [];
+      const watched = {
+        save: async (s: Readonly<typeof state>) => {
+          const last = s.messages.at(-1);
+          saved.push(
+            `${s.status}:${last?.role}${
+              last?.role === "assistant" && !last.tool_calls ? ":answer" : ""
+            }`,
+          );
+          await store.save(s);
+        },
+        load: (id: string) => store.load(id),
+      };
+      const before = commits.n;
+      const done = await run(state, {
+        model: scriptedModel("plan", { stream: false }),
+        tools: demoTools(ws),
+        limits: { maxTurns: 10, maxBudgetUsd: 1 },
+        store: watched,
+        trace: store.traceSink(),
+      });
+      assert.equal(done.status, "completed");
+      // The first call's marker; per turn with tools, its reply and its result (with the
+      // next call's marker); then the answer and the exit in one.
+      assert.deepEqual(saved, [
+        "running:user",
+        "running:assistant",
+        "running:tool",
+        "running:assistant",
+        "running:tool",
+        "completed:assistant:answer",
+      ]);
+      assert.equal(commits.n - before, 6);
+      const stored = await new KvRunStore(raw).load(state.runId);
+      assert.equal(stored.output, done.output);
+      assert.deepEqual(stored.messages, done.messages);
+      const events = (await store.events(state.runId)).map((e) => e.event.type);
+      assert.equal(events.filter((t) => t === "turn").length, 3);
+      assert.equal(events.at(-1), "run_stopped");
+    } finally {
+      await ws.remove();
+    }
   }));
 
 Deno.test("a progress event is committed while its tool still runs", () =>
@@ -206,4 +258,57 @@ Deno.test("a streamed reply's words ride in its save; a slow one's are committed
     } finally {
       await ws.remove();
     }
+  }));
+
+Deno.test("a new run's trace starts at seq 0 unread; an event stored under its id before is kept", () =>
+  withKv(async (kv) => {
+    const state = newRun("stale trace");
+    // An event under the id before the run exists (a deleted run's, another writer's).
+    await new KvEventLog(kv).append({
+      type: "tool_progress",
+      runId: state.runId,
+      at: "",
+      callId: "c0",
+      toolName: "t",
+      label: "before",
+    });
+    const store = new KvRunStore(kv);
+    await store.save(state);
+    const done = await run(state, {
+      model: runawayModel(),
+      tools: [listFiles],
+      limits: { maxTurns: 2, maxBudgetUsd: 1 },
+      store,
+      trace: store.traceSink(),
+    });
+    assert.equal(done.turns, 2);
+    const events = await store.events(state.runId);
+    assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i));
+    assert.equal(events[0].event.type === "tool_progress" && events[0].event.label, "before");
+    assert.equal(events.filter((e) => e.event.type === "turn").length, 2);
+    assert.equal(events.at(-1)?.event.type, "run_stopped");
+  }));
+
+Deno.test("a tool's frequent progress costs one commit per quiet spell, every event kept", () =>
+  withKv(async (raw) => {
+    const { kv, commits } = countingKv(raw);
+    const store = new KvRunStore(kv);
+    const state = newRun("report often");
+    await store.save(state); // from now on its events wait for the next save
+    const sink = store.traceSink();
+    const before = commits.n;
+    const at = new Date().toISOString();
+    const progress = (label: string) =>
+      sink({ type: "tool_progress", runId: state.runId, at, callId: "c", toolName: "t", label });
+    for (let i = 0; i < 10; i++) await progress(`tick ${i}`);
+    assert.equal(commits.n - before, 1, "the first progress goes out at once, the rest wait");
+    assert.deepEqual((await store.events(state.runId)).map((e) => e.event.type), ["tool_progress"]);
+    await sleep(PROGRESS_LIVE_MS + 100); // the quiet spell ends: what waited goes out
+    assert.equal(commits.n - before, 2);
+    await progress("tick 10"); // after the spell: at once again
+    await store.save({ ...state, turns: 1 }); // a save ends the spell, taking what waits
+    const labels = (await store.events(state.runId)).map((e) =>
+      e.event.type === "tool_progress" ? e.event.label : e.event.type
+    );
+    assert.deepEqual(labels, Array.from({ length: 11 }, (_, i) => `tick ${i}`));
   }));

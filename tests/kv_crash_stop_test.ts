@@ -6,7 +6,7 @@ import { PLAN_ANSWER } from "../testing/scenarios.ts";
 import { computeCost, pricesFor } from "../harness/cost.ts";
 import { crashAt, leaseLapsed, neverCrashed, resume, withEnv } from "./kv_crash_helpers.ts";
 
-Deno.test("SIGKILL right after the final save: the stored trace already ends with run_stopped", () =>
+Deno.test("SIGKILL right after the final save: the trace ends with run_stopped, the lease is gone", () =>
   withEnv("plan", async (env) => {
     const { blocked } = await crashAt(env, "stop-committed");
     assert.equal(blocked.at, "stop-committed");
@@ -18,6 +18,8 @@ Deno.test("SIGKILL right after the final save: the stored trace already ends wit
     assert.equal(last?.type, "run_stopped");
     assert.equal(last?.type === "run_stopped" && last.status, "completed");
     assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i));
+    // The lease went in the same commit: nothing waits for the dead child's to lapse.
+    assert.equal(await env.store.leaseHolder(env.runId), null);
   }));
 
 Deno.test("SIGKILL while a model call is in flight: the resume counts it as spent, marked as an estimate", () =>

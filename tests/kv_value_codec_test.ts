@@ -1,5 +1,6 @@
 // The encoding of stored values (kv/value_codec.ts): bytes any Deno >= 2.5 reads,
 // values stored the old way (by V8's serializer) still read, a later encoding refused.
+import { keyBytes } from "../kv/chunks.ts";
 import assert from "node:assert/strict";
 import { decodeValue, encodeChunk, encodeValue, VALUE_SCHEMA_VERSION } from "../kv/value_codec.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
@@ -50,4 +51,14 @@ Deno.test("an encoding of a later version is refused, other bytes are left to va
   assert.deepEqual(chunk, { parts: 2, data: new Uint8Array([10, 0, 10]) });
   assert.throws(() => encodeValue({ n: 1n }), TypeError);
   assert.deepEqual(decodeValue(encodeValue("a\nb")), "a\nb");
+});
+
+Deno.test("keyBytes counts a string key part's UTF-8 bytes, any text", () => {
+  const encoder = new TextEncoder();
+  for (
+    const s of ["", "run", "é", "日本語", "😀", "a😀b", "\ud800", "\udc00x", "x\ud83d", "mixé😀日"]
+  ) {
+    assert.equal(keyBytes([s]), encoder.encode(s).byteLength + 2, JSON.stringify(s));
+  }
+  assert.equal(keyBytes(["run", "r1", "msg", 0, 0]), 32);
 });

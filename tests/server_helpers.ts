@@ -54,7 +54,13 @@ export async function withServer(
     ...rest,
   };
   const worker = startWorker(deps, { everyMs: 0 });
-  const app = createApp({ schedule: worker.schedule, onRequest: worker.nudge, ...deps });
+  const app = createApp({
+    schedule: worker.schedule,
+    // A test's own `schedule` (one that starts nothing) decides for new runs too.
+    ...(rest.schedule ? {} : { start: worker.start }),
+    onRequest: worker.nudge,
+    ...deps,
+  });
   const call = jsonCaller(app, rest.token);
   try {
     await fn({ app, kv, store, worker, call });

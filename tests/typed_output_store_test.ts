@@ -132,3 +132,42 @@ Deno.test("resumed by another process (the CLI), a typed scenario is validated w
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("before each call, all the model is sent is committed and the call recorded (repairs too)", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new KvRunStore(kv);
+    const state = newRun(TASK);
+    await store.save(state);
+    const inner = scriptedModel("extract-twice");
+    const seen: { sent: number; stored: number; marker: number | undefined }[] = [];
+    const model = {
+      ...inner,
+      async complete(...args: Parameters<typeof inner.complete>) {
+        const stored = await new KvRunStore(kv).read(state.runId);
+        seen.push({
+          sent: args[0].messages.length,
+          stored: stored.messages.length,
+          marker: stored.modelCall?.turn,
+        });
+        return await inner.complete(...args);
+      },
+    };
+    const done = await run(state, {
+      model,
+      output: TIMEOUT_LOCATION,
+      store,
+      limits: { maxTurns: 4 },
+    });
+    assert.equal(done.status, "completed");
+    // Two invalid answers (no tool calls): each is committed with its repair prompt
+    // before the next call, never held for the exit's save.
+    assert.deepEqual(seen, [
+      { sent: 1, stored: 1, marker: 1 },
+      { sent: 3, stored: 3, marker: 2 },
+      { sent: 5, stored: 5, marker: 3 },
+    ]);
+  } finally {
+    kv.close();
+  }
+});

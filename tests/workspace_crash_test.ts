@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { FIXTURES } from "../tools/fixtures.ts";
-import { createWorkspace, openWorkspace, type Workspace } from "../tools/workspace.ts";
+import { createWorkspace, type Workspace } from "../tools/workspace.ts";
 
 const CHILD = new URL("./fixtures/workspace_child.ts", import.meta.url).pathname;
 
@@ -19,9 +19,9 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** What the server's executor does with a run's workspace folder. */
+/** What the server's executor does with a run's workspace folder (demo/agents.ts). */
 async function prepare(dir: string): Promise<Workspace> {
-  return await exists(dir) ? openWorkspace(dir) : await createWorkspace({ dir });
+  return await createWorkspace({ dir, keep: true });
 }
 
 async function assertComplete(ws: Workspace): Promise<void> {
@@ -68,6 +68,23 @@ Deno.test("two preparations of one workspace at once both get the whole folder",
     await assertComplete(a);
     // Only the folder itself remains: the loser's copy was removed.
     assert.deepEqual([...Deno.readDirSync(root)].map((e) => e.name), ["run-2"]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("keep: a tree's folder is used as the tree left it; without keep its files are restored", async () => {
+  const root = await Deno.makeTempDir({ prefix: "reins-ws-keep-" });
+  try {
+    const dir = join(root, "tree");
+    const ws = await prepare(dir);
+    await Deno.remove(ws.resolve("notes.txt")); // the tree deleted it
+    await Deno.writeTextFile(ws.resolve("errors.log"), "edited");
+    const again = await prepare(dir);
+    assert.equal(again.dir, ws.dir);
+    assert.deepEqual(await again.files(), ["access.log", "errors.log"]);
+    assert.equal(await Deno.readTextFile(again.resolve("errors.log")), "edited");
+    await assertComplete(await createWorkspace({ dir }));
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -42,6 +42,8 @@ export interface WorkspaceOptions {
    * exists, the demo files in it are overwritten, each atomically.
    */
   dir?: string;
+  /** With `dir`: a folder already there is used as it is (its files are kept, not overwritten). */
+  keep?: boolean;
   /** Create a new `reins-ws-*` folder under this one (created if missing). */
   parent?: string;
   /** Called after each demo file is written (tests use it to kill a process mid-way). */
@@ -82,6 +84,7 @@ async function writeFixtures(dir: string, options: WorkspaceOptions): Promise<vo
 async function prepareDir(dir: string, options: WorkspaceOptions): Promise<string> {
   const target = resolvePath(dir);
   if (await isDirectory(target)) {
+    if (options.keep) return target;
     for (const [name, text] of Object.entries(FIXTURES)) {
       const tmp = join(target, `.${name}.${crypto.randomUUID()}.tmp`);
       await Deno.writeTextFile(tmp, text);
