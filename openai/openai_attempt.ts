@@ -22,6 +22,12 @@ export interface AttemptConfig {
   /** `{baseUrl}/chat/completions`. */
   url: string;
   doFetch: typeof fetch;
+  /**
+   * Whether `doFetch` is the runtime's own fetch, which rejects (the request,
+   * and a body being read) with the signal's reason once it aborts: then no
+   * race of our own is needed. A caller's fetch may ignore the signal.
+   */
+  nativeFetch: boolean;
   timeoutMs: number;
   /** Replaces every secret in a text with `[redacted]`. */
   redact: (text: string) => string;
@@ -107,7 +113,8 @@ async function fetchAnswer(
     body,
     signal,
   };
-  const res = await race(cfg.doFetch(cfg.url, init), signal, (r) => void r.body?.cancel());
+  const sent = cfg.doFetch(cfg.url, init);
+  const res = await (cfg.nativeFetch ? sent : race(sent, signal, (r) => void r.body?.cancel()));
   const { status, statusText } = res;
   const ok = status >= 200 && status < 300;
   const sse = /^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "");
@@ -117,7 +124,7 @@ async function fetchAnswer(
   }
   // A 2xx that is not a stream: this endpoint does not stream; stop asking it to.
   if (streaming && ok) cfg.onPlain();
-  const text = await race(res.text(), signal);
+  const text = await (cfg.nativeFetch ? res.text() : race(res.text(), signal));
   return { status, statusText, text, retryAfter: res.headers.get("retry-after") };
 }
 

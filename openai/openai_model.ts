@@ -111,6 +111,9 @@ export function responseFormat(output: OutputFormat): {
   };
 }
 
+/** The runtime's fetch as this module found it (a later stand-in may ignore signals). */
+const RUNTIME_FETCH = globalThis.fetch;
+
 /** The body of a chat-completions request (without the streaming fields). */
 function chatPayload(model: string, request: ModelRequest): Record<string, unknown> {
   const payload: Record<string, unknown> = { model, messages: toWire(request.messages) };
@@ -160,6 +163,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
   const cfg: AttemptConfig = {
     url: `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`,
     doFetch: options.fetch ?? globalThis.fetch,
+    nativeFetch: (options.fetch ?? globalThis.fetch) === RUNTIME_FETCH,
     timeoutMs: nonNegative("timeoutMs", options.timeoutMs ?? 120_000, false),
     redact: redactor(options),
     headers,

@@ -362,3 +362,61 @@ Deno.test("modelFromEnv without a base URL or model throws ConfigError naming th
   });
   assert.throws(() => modelFromEnv(new Map([["LLM_BASE_URL", BASE]])), /LLM_MODEL/);
 });
+
+/** A real server answering 200 at once, then holding the body open until `release`. */
+function stallingServer() {
+  let release = () => {};
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
+    new Response(
+      new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode('{"choices":'));
+          release = () => c.close();
+        },
+      }),
+      { headers: { "content-type": "application/json" } },
+    ));
+  return { baseUrl: `http://127.0.0.1:${server.addr.port}/v1`, server, release: () => release() };
+}
+
+Deno.test("the runtime's fetch: a Stop while the body is read rejects at once with its reason", async () => {
+  const s = stallingServer();
+  try {
+    const model = createOpenAIModel({ baseUrl: s.baseUrl, model: "m", stream: false });
+    const ctrl = new AbortController();
+    const reason = new Error("stopped");
+    setTimeout(() => ctrl.abort(reason), 30);
+    const t0 = performance.now();
+    assert.equal(await failure(model.complete(REQ, ctrl.signal)), reason);
+    assert.ok(performance.now() - t0 < 1_000, "rejected long after the Stop");
+  } finally {
+    s.release();
+    await s.server.shutdown();
+  }
+});
+
+Deno.test("the runtime's fetch: a body that stalls past the timeout is a network error", async () => {
+  const s = stallingServer();
+  try {
+    const model = createOpenAIModel({
+      baseUrl: s.baseUrl,
+      model: "m",
+      stream: false,
+      timeoutMs: 20,
+      maxRetries: 0,
+    });
+    const e = await modelError(model.complete(REQ, live()), "network");
+    assert.match(e.message, /after 1 attempt: timed out after 20 ms$/);
+  } finally {
+    s.release();
+    await s.server.shutdown();
+  }
+});
+
+Deno.test("a caller's fetch that ignores the signal still cannot hold a Stop", async () => {
+  const body = new ReadableStream<Uint8Array>({ start: () => {} }); // never ends, never aborts
+  const fake = endpoint(() => new Response(body, { status: 200 }));
+  const ctrl = new AbortController();
+  setTimeout(() => ctrl.abort("stop"), 20);
+  assert.equal(await failure(mk(fake).complete(REQ, ctrl.signal)), "stop");
+});
