@@ -76,7 +76,10 @@ export async function modelTurn(
   if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
   const called = await callModel(ctx, definitions, plan);
   if (called === null || "status" in called) return called;
-  await countLostReplies(ctx, called.reply.lost, called.reply.usage?.prompt_tokens, definitions);
+  // Most replies lost nothing on the way: no call (each async call costs, cold, a few µs a turn).
+  if (called.reply.lost?.length) {
+    await countLostReplies(ctx, called.reply.lost, called.reply.usage?.prompt_tokens, definitions);
+  }
   learnPromptRatio(ctx.state, counted.tokens, called.reply.usage?.prompt_tokens);
   const badUsage = usageProblem(called.reply.usage);
   if (badUsage) {
@@ -86,8 +89,10 @@ export async function modelTurn(
     );
   }
   const message = await commitTurn(ctx, called.reply, called.ms, prices);
-  return (await overspent(ctx, called.reply, plan.maxTokens, left, prices)) ??
-    cutByHardBudget(ctx, called.reply, message);
+  const over = ctx.options.budgetMode === "hard"
+    ? await overspent(ctx, called.reply, plan.maxTokens, left, prices)
+    : null;
+  return over ?? cutByHardBudget(ctx, called.reply, message);
 }
 
 function needsLocalCount(ctx: RunContext): boolean {
@@ -134,7 +139,7 @@ function learnPromptRatio(state: RunState, local: number | undefined, reported: 
 }
 
 /**
- * In hard mode, a reply that cost more than the budget had left (the
+ * In hard mode (the caller checks), a reply that cost more than the budget had left (the
  * provider counted more than reins did, or ignored `max_tokens`) ends the run
  * `budget_exceeded` saying by how much, and is traced: a run never goes on,
  * or reports `completed`, over a hard budget.
@@ -146,7 +151,6 @@ async function overspent(
   left: number,
   prices: Prices,
 ): Promise<Exit | null> {
-  if (ctx.options.budgetMode !== "hard") return null;
   const { state } = ctx;
   const turnCost = computeCost(reply.usage, prices);
   const over = roundUsd(turnCost - left);

@@ -154,13 +154,23 @@ export function unjudgedAnswer(state: RunState): string | null {
  * added (the loop then asks the model again, limits first). Null when there
  * is no answer yet.
  */
-export async function judgeAnswer(
+export function judgeAnswer(
   ctx: RunContext,
   plan: OutputPlan | null,
 ): Promise<Exit | "repair" | null> {
+  // Asked before every model call, mostly with no answer yet: no async call for that.
+  const answer = answerOf(ctx.state, plan);
+  return answer ? judgeFound(ctx, plan, answer) : NO_ANSWER;
+}
+
+const NO_ANSWER: Promise<null> = Promise.resolve(null);
+
+async function judgeFound(
+  ctx: RunContext,
+  plan: OutputPlan | null,
+  answer: Answer,
+): Promise<Exit | "repair" | null> {
   const { state } = ctx;
-  const answer = answerOf(state, plan);
-  if (!answer) return null;
   if (!plan) {
     state.output = answer.raw;
     return exit.completed("the model answered");

@@ -93,18 +93,21 @@ function runnable(call: ToolCall, tool: AnyTool, args: unknown): Runnable {
   return new LazyRunnable(call, tool, args);
 }
 
+const NOTHING: Promise<null> = Promise.resolve(null);
+
 function readBatch(ctx: RunContext, session: ToolSession): ReadBatch {
   const concurrency = Math.max(1, ctx.options.concurrency ?? 4);
   let queued: Runnable[] = [];
-  const flush = async (): Promise<Exit | null> => {
+  // Plain functions, not async ones: called for every call, they mostly have nothing to wait for.
+  const flush = (): Promise<Exit | null> => {
     const todo = queued;
     queued = [];
-    return todo.length ? await runReads(ctx, session, todo) : null;
+    return todo.length ? runReads(ctx, session, todo) : NOTHING;
   };
   return {
-    add: async (r) => {
+    add: (r) => {
       queued.push(r);
-      return queued.length >= concurrency ? await flush() : null;
+      return queued.length >= concurrency ? flush() : NOTHING;
     },
     flush,
   };

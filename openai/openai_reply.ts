@@ -61,7 +61,9 @@ export async function parseBody(
   const message: AssistantMessage = { role: "assistant", content };
   const calls = parseToolCalls(raw.tool_calls, bad);
   if (calls.length > 0) message.tool_calls = calls;
-  const usage = await parseUsage(body.usage, request, message, bad);
+  const usage = body.usage === undefined || body.usage === null
+    ? await countedUsage(request, message)
+    : parseUsage(body.usage, bad);
   const finishReason = typeof choice.finish_reason === "string"
     ? choice.finish_reason
     : message.tool_calls
@@ -93,20 +95,17 @@ function parseToolCalls(raw: unknown, bad: (what: string) => ModelError): ToolCa
   });
 }
 
-/** The reply's usage, validated; counted locally when the endpoint reports none. */
-async function parseUsage(
-  raw: unknown,
-  request: ModelRequest,
-  message: AssistantMessage,
-  bad: (what: string) => ModelError,
-): Promise<CallUsage> {
-  if (raw === undefined || raw === null) {
-    await loadTokenizer(); // only an endpoint that reports no usage makes us count
-    return {
-      prompt_tokens: countPromptTokens(request.messages, request.tools),
-      completion_tokens: countCompletionTokens(message),
-    };
-  }
+/** The usage of a reply that reports none, counted locally. */
+async function countedUsage(request: ModelRequest, message: AssistantMessage): Promise<CallUsage> {
+  await loadTokenizer(); // only an endpoint that reports no usage makes us count
+  return {
+    prompt_tokens: countPromptTokens(request.messages, request.tools),
+    completion_tokens: countCompletionTokens(message),
+  };
+}
+
+/** The usage a reply reports, validated (synchronous: the common case awaits nothing). */
+function parseUsage(raw: unknown, bad: (what: string) => ModelError): CallUsage {
   if (!isObject(raw)) throw bad("usage is not an object");
   for (const k of ["prompt_tokens", "completion_tokens"] as const) {
     const n = raw[k];
