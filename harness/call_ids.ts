@@ -104,7 +104,7 @@ function usedIds(transcript: readonly ChatMessage[]): ReadonlySet<string> {
  */
 export function toWire(messages: readonly ChatMessage[]): ChatMessage[] {
   // Called on every model call, and calls are rarely renamed: look before allocating.
-  if (!messages.some(renamesCalls)) return messages as ChatMessage[];
+  if (!anyRenamed(messages)) return messages as ChatMessage[];
   const wire = new Map<string, string>();
   for (const m of messages) {
     if (m.role !== "assistant") continue;
@@ -121,6 +121,33 @@ export function toWire(messages: readonly ChatMessage[]): ChatMessage[] {
       tool_calls: m.tool_calls.map(({ wireId, ...c }) => (wireId ? { ...c, id: wireId } : c)),
     };
   });
+}
+
+/** How far {@link anyRenamed} has read a transcript, and whether it found a renamed call. */
+interface RenameScan {
+  count: number;
+  last: ChatMessage | undefined;
+  renamed: boolean;
+}
+
+const renameScans = new WeakMap<readonly ChatMessage[], RenameScan>();
+
+/**
+ * Whether a call of `messages` was renamed, reading (like {@link usedIds})
+ * only the messages added since the last look at the same array: a run's
+ * transcript only grows, and every turn's request carries all of it.
+ */
+function anyRenamed(messages: readonly ChatMessage[]): boolean {
+  let s = renameScans.get(messages);
+  if (!s || messages.length < s.count || messages[s.count - 1] !== s.last) {
+    s = { count: 0, last: undefined, renamed: false };
+    renameScans.set(messages, s);
+  }
+  for (; s.count < messages.length && !s.renamed; s.count++) {
+    s.renamed = renamesCalls(messages[s.count]);
+  }
+  s.last = messages[s.count - 1];
+  return s.renamed;
 }
 
 function renamesCalls(m: ChatMessage): boolean {

@@ -6,10 +6,11 @@
  *
  * @module
  */
-import type { ChatMessage } from "./messages.ts";
+import type { ChatMessage, ToolDefinition } from "./messages.ts";
 import type { RunState } from "./state.ts";
-import type { ContextWindow } from "./run_context.ts";
-import type { ContextPolicy } from "./context_policy.ts";
+import type { ContextWindow, RunContext } from "./run_context.ts";
+import type { Exit } from "./exit.ts";
+import type { ContextPolicy, ResolvedContextPolicy } from "./context_policy.ts";
 import type { Model } from "./model.ts";
 import type { Prices, PriceTable } from "./cost.ts";
 import { resolveContextPolicy } from "./context_policy.ts";
@@ -19,6 +20,8 @@ import { countPromptTokens, loadTokenizer } from "./tokens.ts";
 import { compact } from "./compaction.ts";
 
 export type { ContextWindow };
+
+const NO_VERDICT: Promise<null> = Promise.resolve(null);
 
 /** What {@link contextWindow} reads of the run's options. */
 export interface ContextWindowOptions {
@@ -45,7 +48,7 @@ export interface ContextWindowOptions {
  * ```
  */
 export function contextWindow(options: ContextWindowOptions): ContextWindow {
-  const policy = options.context
+  const policyOrNull = options.context
     ? resolveContextPolicy(options.context, options.model, options.prices)
     : null;
   let view: ChatMessage[] = [];
@@ -66,23 +69,29 @@ export function contextWindow(options: ContextWindowOptions): ContextWindow {
     for (; synced < state.messages.length; synced++) view.push(state.messages[synced]);
     return view;
   };
+  const compactBefore = async (
+    policy: ResolvedContextPolicy,
+    ctx: RunContext,
+    definitions: readonly ToolDefinition[],
+  ): Promise<Exit | null> => {
+    await loadTokenizer();
+    const { state } = ctx;
+    const reason = forced ? "context_length" : "trigger";
+    forced = false;
+    const ratio = Math.max(1, state.promptRatio ?? 1);
+    const tokens = countPromptTokens(messages(state), definitions);
+    if (reason === "trigger" && Math.ceil(tokens * ratio) <= policy.triggerTokens) return null;
+    const count = (c: ContextState) =>
+      countPromptTokens(contextView(state.messages, c), definitions);
+    return await compact({ ctx, policy, reason, before: tokens, count });
+  };
   return {
     messages,
-    async beforeTurn(ctx, definitions) {
-      if (!policy) return null;
-      await loadTokenizer();
-      const { state } = ctx;
-      const reason = forced ? "context_length" : "trigger";
-      forced = false;
-      const ratio = Math.max(1, state.promptRatio ?? 1);
-      const tokens = countPromptTokens(messages(state), definitions);
-      if (reason === "trigger" && Math.ceil(tokens * ratio) <= policy.triggerTokens) return null;
-      const count = (c: ContextState) =>
-        countPromptTokens(contextView(state.messages, c), definitions);
-      return await compact({ ctx, policy, reason, before: tokens, count });
-    },
+    // Asked before every model call: without a policy, no async call.
+    beforeTurn: (ctx, definitions) =>
+      policyOrNull ? compactBefore(policyOrNull, ctx, definitions) : NO_VERDICT,
     retriesAfter(state, error) {
-      if (!policy || !isContextLengthError(error) || retriedAt === state.turns) return false;
+      if (!policyOrNull || !isContextLengthError(error) || retriedAt === state.turns) return false;
       retriedAt = state.turns;
       forced = true;
       return true;

@@ -80,17 +80,46 @@ export function hasToolCall(name: string): StopCondition {
  * console.log(await firstStop([isStepCount(3)], newRun("x"))); // null
  * ```
  */
-export async function firstStop(
+export function firstStop(
   conditions: readonly StopCondition[],
   state: Readonly<RunState>,
 ): Promise<Exit | null> {
-  for (const c of conditions) {
-    const answer = c(state);
+  // Asked before every model call, mostly of synchronous conditions that do not
+  // fire: no async call until one answers with a promise.
+  try {
+    for (let i = 0; i < conditions.length; i++) {
+      const answer = conditions[i](state);
+      if (answer instanceof Promise) return settleFrom(conditions, state, i, answer);
+      if (answer) return Promise.resolve(verdictOf(answer));
+    }
+  } catch (e) {
+    return Promise.reject(e); // as an async function would: a condition's throw is a rejection
+  }
+  return NO_STOP;
+}
+
+const NO_STOP: Promise<null> = Promise.resolve(null);
+
+/** {@link firstStop} from condition `i` on, whose answer is a promise. */
+async function settleFrom(
+  conditions: readonly StopCondition[],
+  state: Readonly<RunState>,
+  i: number,
+  pending: Promise<boolean | Exit>,
+): Promise<Exit | null> {
+  const first = await pending;
+  if (first) return verdictOf(first);
+  for (let j = i + 1; j < conditions.length; j++) {
+    const answer = conditions[j](state);
     // Most conditions answer synchronously: awaiting only a promise saves a tick per condition.
     const v = answer instanceof Promise ? await answer : answer;
-    if (v === true) return exit.completed("a stop condition was met");
-    // A hand-written verdict may omit the interruption (a final exit has none).
-    if (v) return { ...v, interruption: v.interruption ?? null } as Exit;
+    if (v) return verdictOf(v);
   }
   return null;
+}
+
+function verdictOf(v: true | Exit): Exit {
+  if (v === true) return exit.completed("a stop condition was met");
+  // A hand-written verdict may omit the interruption (a final exit has none).
+  return { ...v, interruption: v.interruption ?? null } as Exit;
 }
