@@ -243,6 +243,11 @@ Deno.test("runDemo (quick) prints every experiment with the facts the chapter re
     /4 nodes, every one interrupted; stop\(\) -> last run_stopped \(from the KV events\): ([\d,]+) ms/,
   );
   assert.ok(lastStop, c.join("\n"));
+  // The Stop went out once the tree had grown (both leaves scanning), not at a fixed time.
+  assert.match(
+    c.join("\n"),
+    /^ {2}requestStop\(kv, rootId, "user pressed Stop"\) at [\d,]+ ms, once all 2 leaves had reported scan_archive progress; /m,
+  );
   assert.ok(Number(lastStop[1].replace(/,/g, "")) < 250, lastStop[0]);
   assert.ok(c.some((l) => l.endsWith(": 0: no tool still running")), c.join("\n"));
 });

@@ -7,11 +7,11 @@
  * @module
  */
 import { newRun, pending, type RunState } from "../../harness/state.ts";
-import type { TraceEvent } from "../../harness/trace.ts";
+import type { TraceEvent, TraceSink } from "../../harness/trace.ts";
 import { KvRunStore } from "../../kv/kv_run_store.ts";
 import { requestStop } from "../../runtime/stop_tree.ts";
 import { scriptedModel } from "../../testing/scripted_model.ts";
-import { TREE_SCENARIOS } from "../../testing/tree_scenarios.ts";
+import { SCAN_QUESTIONS, TREE_SCENARIOS } from "../../testing/tree_scenarios.ts";
 import { executeTree } from "../../runtime/execute_tree.ts";
 import { demoExits, exitName } from "./exit_log.ts";
 import { researchTool } from "../../subagents/research.ts";
@@ -36,6 +36,8 @@ export const TREE_TASK = "Investigate the workspace and report what you find.";
 export const TREE_STOP_REASON = "user pressed Stop";
 /** How long to keep watching after a Stop for a tool that is still running, ms. */
 const SETTLE_MS = 300;
+/** The Stop goes out at the latest this many ms after the tree starts, and (c) then fails. */
+const STOP_DEADLINE_MS = 30_000;
 
 /** One tree played to its end, read back from KV. */
 interface Grown {
@@ -45,6 +47,8 @@ interface Grown {
   events: Map<string, TraceEvent[]>;
   /** `Date.now()` just before `requestStop` (0 if the tree was not stopped). */
   requestedAt: number;
+  /** ms from the tree's start to `requestStop` (0 if the tree was not stopped). */
+  stoppedAfter: number;
   /** ms of the whole `executeTree` call. */
   ms: number;
 }
@@ -55,8 +59,50 @@ interface GrowOptions {
   depth?: number;
   /** `scan_archive` pace for the leaves. */
   scan?: { ms: number; every: number };
-  /** Stop the tree this many ms after it starts. */
-  stopAt?: number;
+  /** Stop the tree once this many runs have reported `scan_archive` progress. */
+  stopOnceScanning?: number;
+}
+
+/** The Stop of a tree, sent once `want` runs are scanning (or at the deadline). */
+interface Stopper {
+  /** Watches the tree's events (every node's: children inherit the trace). */
+  trace: TraceSink;
+  /** `Date.now()` just before `requestStop`, 0 before. */
+  requestedAt: number;
+  /** Runs scanning when the Stop went out. */
+  scanningAtStop: number;
+  /** The `requestStop` call, once made. */
+  stopping: Promise<unknown>;
+  /** Clears the deadline. */
+  dispose(): void;
+}
+
+/**
+ * Sends the Stop once `want` runs have reported `scan_archive` progress: the
+ * tree has grown and its leaves are mid-scan however loaded the machine is
+ * (a fixed time raced the tree's growth). The deadline keeps it from hanging.
+ */
+function stopOnceScanning(kv: Deno.Kv, rootId: string, want: number): Stopper {
+  const scanning = new Set<string>();
+  const stop = () => {
+    if (s.requestedAt) return;
+    s.requestedAt = Date.now();
+    s.scanningAtStop = scanning.size;
+    s.stopping = requestStop(kv, rootId, TREE_STOP_REASON);
+  };
+  const timer = setTimeout(stop, STOP_DEADLINE_MS);
+  const s: Stopper = {
+    trace: (e) => {
+      if (e.type !== "tool_progress" || e.toolName !== "scan_archive") return;
+      scanning.add(e.runId);
+      if (scanning.size >= want) stop();
+    },
+    requestedAt: 0,
+    scanningAtStop: 0,
+    stopping: Promise.resolve(),
+    dispose: () => clearTimeout(timer),
+  };
+  return s;
 }
 
 /** Saves a root, executes its tree under the Stop key, and reads the tree and its events back. */
@@ -71,12 +117,9 @@ async function grow(
   await store.save(root);
   const model = scriptedModel(scenario, { scenarios: TREE_SCENARIOS });
   const tools = [researchTool({ workspace: ws, depth: o.depth, scan: o.scan })];
-  let requestedAt = 0;
-  let stopping: Promise<unknown> = Promise.resolve();
-  const timer = o.stopAt === undefined ? undefined : setTimeout(() => {
-    requestedAt = Date.now();
-    stopping = requestStop(kv, root.runId, TREE_STOP_REASON);
-  }, o.stopAt);
+  const want = o.stopOnceScanning;
+  const stopper = want === undefined ? undefined : stopOnceScanning(kv, root.runId, want);
+  const startedAt = Date.now();
   const started = performance.now();
   let done: RunState;
   try {
@@ -84,12 +127,22 @@ async function grow(
       model,
       tools,
       limits: { maxBudgetUsd: TREE_BUDGET_USD },
+      trace: stopper?.trace,
     });
   } finally {
-    clearTimeout(timer);
-    await stopping;
+    stopper?.dispose();
+    await stopper?.stopping;
   }
   const took = performance.now() - started;
+  const requestedAt = stopper?.requestedAt ?? 0;
+  if (stopper && stopper.scanningAtStop < want!) {
+    throw new Error(
+      `Cannot show one Stop for the tree: ${stopper.scanningAtStop} of ${want} leaves were ` +
+        (requestedAt
+          ? `scanning after ${ms(STOP_DEADLINE_MS)}`
+          : `scanning when it ended (${done.status})`),
+    );
+  }
   // A tool still running after its run stopped would report (or return) within this wait.
   if (requestedAt) await sleep(SETTLE_MS);
   const nodes = await loadTree(store, root.runId);
@@ -98,7 +151,8 @@ async function grow(
   for (const n of nodes) {
     events.set(n.runId, (await store.events(n.runId)).map((e) => e.event));
   }
-  return { root: done, nodes, events, requestedAt, ms: took };
+  const stoppedAfter = requestedAt ? requestedAt - startedAt : 0;
+  return { root: done, nodes, events, requestedAt, stoppedAfter, ms: took };
 }
 
 /** `abcdef12-…` -> `abcdef12`, keeping the `.call_…` path of a child. */
@@ -212,17 +266,18 @@ async function stoppedNodes(kv: Deno.Kv, c: Grown): Promise<StoppedNodes> {
 }
 
 /** (c) One Stop for the whole tree while the leaves are mid-scan. */
-async function stoppedTree(out: Out, kv: Deno.Kv, scanMs: number, stopAt: number): Promise<void> {
+async function stoppedTree(out: Out, kv: Deno.Kv, scanMs: number): Promise<void> {
+  const leaves = SCAN_QUESTIONS.length;
   out("");
   out(
     `  -- (c) a depth-3 tree whose leaves scan ~${ms(scanMs)} (research-deep-slow), ` +
-      `stopped at ${ms(stopAt)}`,
+      `stopped once its ${leaves} leaves are scanning`,
   );
   const c = await withWorkspace((ws) =>
     grow(kv, ws, "research-deep-slow", {
       depth: 2,
       scan: { ms: scanMs, every: 100 },
-      stopAt,
+      stopOnceScanning: leaves,
     })
   );
   const { rows, last, late } = await stoppedNodes(kv, c);
@@ -236,7 +291,8 @@ async function stoppedTree(out: Out, kv: Deno.Kv, scanMs: number, stopAt: number
     "tool events after",
   ], rows);
   out(
-    `  requestStop(kv, rootId, ${JSON.stringify(TREE_STOP_REASON)}) at ${ms(stopAt)}; ` +
+    `  requestStop(kv, rootId, ${JSON.stringify(TREE_STOP_REASON)}) at ${ms(c.stoppedAfter)}, ` +
+      `once all ${leaves} leaves had reported scan_archive progress; ` +
       `executeTree (watching the Stop key) returned after ${ms(c.ms)}`,
   );
   const all = c.nodes.every((n) => n.status === "interrupted");
@@ -257,10 +313,10 @@ async function stoppedTree(out: Out, kv: Deno.Kv, scanMs: number, stopAt: number
  * turns (from the KV trace) plus its children; (b) `research-runaway` (the
  * child's turn cap stops it, the parent completes quoting the child's stop
  * sentence); (c) `research-deep-slow` (a depth-3 tree whose leaves run
- * `scan_archive`) stopped at 1.2 s by `requestStop`: every node interrupted,
- * ms from the Stop to the last `run_stopped` in KV, and no tool event after a
- * node's `run_stopped`. `quick` scans 750 ms and stops at 250 ms instead of
- * 3 s and 1.2 s.
+ * `scan_archive`) stopped by `requestStop` once both leaves have reported
+ * progress: every node interrupted, ms from the Stop to the last
+ * `run_stopped` in KV, and no tool event after a node's `run_stopped`.
+ * `quick` scans 750 ms instead of 3 s.
  *
  * @example
  * ```ts
@@ -270,13 +326,12 @@ async function stoppedTree(out: Out, kv: Deno.Kv, scanMs: number, stopAt: number
  */
 export async function treeExperiment(out: Out, options: ExperimentOptions = {}): Promise<void> {
   const scanMs = options.quick ? 750 : 3_000;
-  const stopAt = options.quick ? 250 : 1_200;
   heading(out, `12. subagents: a tree under one budget (${usd(TREE_BUDGET_USD)} at the root)`);
   const kv = await Deno.openKv(":memory:");
   try {
     await twoChildren(out, kv);
     await runawayChild(out, kv);
-    await stoppedTree(out, kv, scanMs, stopAt);
+    await stoppedTree(out, kv, scanMs);
   } finally {
     kv.close();
   }
