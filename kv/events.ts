@@ -126,16 +126,7 @@ export class KvEventLog {
         : event.type === "text_delta"
         ? TEXT_LIVE_MS
         : null;
-      if (liveMs !== null && !this.#live.has(event.runId)) {
-        const id = event.runId;
-        this.#live.set(
-          id,
-          setTimeout(() => {
-            this.#live.delete(id);
-            this.flush(id).catch(() => {}); // a later save or flush writes them
-          }, liveMs),
-        );
-      }
+      if (liveMs !== null) this.#flushLater(this.#live, event.runId, liveMs);
       return undefined;
     };
   }
@@ -233,14 +224,20 @@ export class KvEventLog {
   /** A progress event of run `id` was held: flushed now, or when the quiet spell ends. */
   #progress(id: string): Promise<void> | undefined {
     if (this.#quiet.has(id)) return undefined;
-    this.#quiet.set(
+    this.#flushLater(this.#quiet, id, PROGRESS_LIVE_MS);
+    return this.flush(id);
+  }
+
+  /** Flushes run `id` in `ms` unless `timers` already holds a timer for it. */
+  #flushLater(timers: Map<string, ReturnType<typeof setTimeout>>, id: string, ms: number): void {
+    if (timers.has(id)) return;
+    timers.set(
       id,
       setTimeout(() => {
-        this.#quiet.delete(id);
+        timers.delete(id);
         this.flush(id).catch(() => {}); // a later save or flush writes them
-      }, PROGRESS_LIVE_MS),
+      }, ms),
     );
-    return this.flush(id);
   }
 
   #stopLive(id: string, timers = this.#live): void {
