@@ -111,9 +111,18 @@ async function verdictWords(page: Page, base: string, api: Api) {
   const line = await stopped.innerText();
   assert.match(line, /^Waiting for your verdict: delete_file \(call_\d+_\d+\) needs approval · /);
   assert.doesNotMatch(line, /awaiting a verdict/);
+  // The notice may come and go between two polls (a quick tree completes at once and
+  // completion hides it): a watcher in the page records that it was shown.
+  await page.evaluate(`{
+    const p = document.getElementById("controls-error");
+    const look = () => {
+      if (!p.hidden && p.textContent.startsWith("Approved")) globalThis.approvedShown = true;
+    };
+    new MutationObserver(look).observe(p, { attributes: true, childList: true, subtree: true });
+  }`);
   const clicked = Date.now();
   await page.click("#controls button.approve");
-  await page.locator("#controls-error", { hasText: "Approved" }).waitFor();
+  await page.waitForFunction("globalThis.approvedShown === true");
   await page.locator("#summary .badge", { hasText: "Completed" }).waitFor();
   await page.locator("#controls-error").waitFor({ state: "hidden", timeout: 5_500 });
   return { approvedNoticeGoneMs: Date.now() - clicked };
