@@ -122,7 +122,10 @@ async function verdictWords(page: Page, base: string, api: Api) {
   }`);
   const clicked = Date.now();
   await page.click("#controls button.approve");
-  await page.waitForFunction("globalThis.approvedShown === true");
+  // A function, not a string: the inspector's CSP forbids the page evaluating strings.
+  await page.waitForFunction(() =>
+    (globalThis as { approvedShown?: boolean }).approvedShown === true
+  );
   await page.locator("#summary .badge", { hasText: "Completed" }).waitFor();
   await page.locator("#controls-error").waitFor({ state: "hidden", timeout: 5_500 });
   return { approvedNoticeGoneMs: Date.now() - clicked };
