@@ -80,37 +80,12 @@ export function hasToolCall(name: string): StopCondition {
  * console.log(await firstStop([isStepCount(3)], newRun("x"))); // null
  * ```
  */
-export function firstStop(
+export async function firstStop(
   conditions: readonly StopCondition[],
   state: Readonly<RunState>,
 ): Promise<Exit | null> {
-  // Asked before every model call, mostly of synchronous conditions that do not
-  // fire: no async call until one answers with a promise.
-  try {
-    for (let i = 0; i < conditions.length; i++) {
-      const answer = conditions[i](state);
-      if (answer instanceof Promise) return settleFrom(conditions, state, i, answer);
-      if (answer) return Promise.resolve(verdictOf(answer));
-    }
-  } catch (e) {
-    return Promise.reject(e); // as an async function would: a condition's throw is a rejection
-  }
-  return NO_STOP;
-}
-
-const NO_STOP: Promise<null> = Promise.resolve(null);
-
-/** {@link firstStop} from condition `i` on, whose answer is a promise. */
-async function settleFrom(
-  conditions: readonly StopCondition[],
-  state: Readonly<RunState>,
-  i: number,
-  pending: Promise<boolean | Exit>,
-): Promise<Exit | null> {
-  const first = await pending;
-  if (first) return verdictOf(first);
-  for (let j = i + 1; j < conditions.length; j++) {
-    const answer = conditions[j](state);
+  for (const c of conditions) {
+    const answer = c(state);
     // Most conditions answer synchronously: awaiting only a promise saves a tick per condition.
     const v = answer instanceof Promise ? await answer : answer;
     if (v) return verdictOf(v);
