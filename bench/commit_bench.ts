@@ -12,6 +12,7 @@ import { newRun } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
 import type { AnyTool } from "../harness/run_options.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
+import { counting } from "./counting_kv.ts";
 import { scriptedModel } from "../testing/scripted_model.ts";
 
 /** Commits of a run of `turns` turns, and per extra turn between the two lengths. */
@@ -22,37 +23,6 @@ export interface CommitResult {
   run20: number;
   /** (run20 - run10) / 10: commits per turn in steady state. */
   perTurn: number;
-}
-
-/** A view of `kv` counting its commits (atomics, and bare sets and deletes). */
-export function counting(kv: Deno.Kv): { kv: Deno.Kv; commits: { n: number } } {
-  const commits = { n: 0 };
-  const view = new Proxy(kv, {
-    get(target, prop) {
-      const v = Reflect.get(target, prop, target);
-      if (typeof v !== "function") return v;
-      if (prop === "set" || prop === "delete") {
-        return (...a: unknown[]) => (commits.n++, v.apply(target, a));
-      }
-      if (prop !== "atomic") return v.bind(target);
-      return () => {
-        const op = target.atomic();
-        const wrapped: Deno.AtomicOperation = new Proxy(op, {
-          get(t, p) {
-            const f = Reflect.get(t, p, t);
-            if (typeof f !== "function") return f;
-            return (...a: unknown[]) => {
-              if (p === "commit") commits.n++;
-              const r = f.apply(t, a);
-              return r === t ? wrapped : r;
-            };
-          },
-        });
-        return wrapped;
-      };
-    },
-  });
-  return { kv: view, commits };
 }
 
 /**

@@ -47,36 +47,6 @@ interface Measured {
   extra?: Record<string, unknown>;
 }
 
-let commits = 0;
-/** A view of `kv` counting commits (atomics, bare sets and deletes). */
-function countCommits(kv: Deno.Kv): Deno.Kv {
-  return new Proxy(kv, {
-    get(target, prop) {
-      const v = Reflect.get(target, prop, target);
-      if (typeof v !== "function") return v;
-      if (prop === "set" || prop === "delete") {
-        return (...a: unknown[]) => (commits++, v.apply(target, a));
-      }
-      if (prop !== "atomic") return v.bind(target);
-      return () => {
-        const op = target.atomic();
-        const view: Deno.AtomicOperation = new Proxy(op, {
-          get(t, p) {
-            const f = Reflect.get(t, p, t);
-            if (typeof f !== "function") return f;
-            return (...a: unknown[]) => {
-              if (p === "commit") commits++;
-              const r = f.apply(t, a);
-              return r === t ? view : r;
-            };
-          },
-        });
-        return view;
-      };
-    },
-  });
-}
-
 /** `plan`, then the steady runaway; `go` runs one scenario for at most that many turns. */
 async function planThenRunaway<R extends { turns: number; output: unknown }>(
   imported: number,
@@ -104,12 +74,16 @@ async function tinyReins(stream: boolean, kvMode: boolean): Promise<Measured> {
   const reins: typeof import("../mod.ts") = await load("../mod.ts");
   const { TINY_TOOLS }: typeof import("./tiny_tools.ts") = await load("./tiny_tools.ts");
   const durable: typeof import("../kv/mod.ts") | null = kvMode ? await load("../kv/mod.ts") : null;
+  const { counting }: Partial<typeof import("./counting_kv.ts")> = kvMode
+    ? await load("./counting_kv.ts")
+    : {};
   const tools = TINY_TOOLS.map((t) => reins.defineTool(t));
   const imported = performance.now();
   const dir = kvMode ? await Deno.makeTempDir() : "";
   const raw = dir ? await Deno.openKv(`${dir}/runs.sqlite`) : null;
+  const counted = raw && counting ? counting(raw) : null;
   try {
-    const store = raw && durable ? new durable.KvRunStore(countCommits(raw)) : undefined;
+    const store = counted && durable ? new durable.KvRunStore(counted.kv) : undefined;
     return await planThenRunaway(
       imported,
       (model, maxTurns) =>
@@ -120,7 +94,7 @@ async function tinyReins(stream: boolean, kvMode: boolean): Promise<Measured> {
           store,
           trace: store?.traceSink(),
         }),
-      (done) => ({ status: done.status, commits }),
+      (done) => ({ status: done.status, commits: counted?.commits.n ?? 0 }),
     );
   } finally {
     raw?.close();

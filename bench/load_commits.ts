@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { createApp } from "../server/app.ts";
 import { startWorker } from "../runtime/worker.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { counting } from "./commit_bench.ts";
+import { counting } from "./counting_kv.ts";
 import { demoDeps } from "../demo/process.ts";
 import { median } from "./instrument.ts";
 
