@@ -15,6 +15,7 @@
 import { RunStateError } from "./errors.ts";
 import { exit } from "./exit.ts";
 import { checkLimits, checkNonNegative, type RunLimits } from "./limits.ts";
+import { isoNow } from "./iso_now.ts";
 import { pending, type RunState, type RunStatus } from "./state.ts";
 import type { StopCondition } from "./stop_conditions.ts";
 import type { RunContext } from "./run_context.ts";
@@ -105,7 +106,7 @@ export function followUp(
   next.output = null;
   // A new message may follow changes in the world: earlier reads are not served again.
   next.resultCache = {};
-  next.updatedAt = new Date().toISOString();
+  next.updatedAt = isoNow();
   return next;
 }
 

@@ -24,28 +24,39 @@ export const DEFAULT_LIMITS: Readonly<RunLimits> = Object.freeze({ maxTurns: 20,
 const TURN_CAP = "expected an integer of at least 1";
 const NON_NEG_NUM = "expected a non-negative number";
 
+let schema: ReturnType<typeof buildSchema> | undefined;
+
 /**
- * The one schema of {@link RunLimits}: a stored run's limits are validated
- * with it, the config file's and a run's settings with its `.partial()`, and
- * the HTTP API caps its fields further (server/schemas.ts).
+ * The one schema of {@link RunLimits}, built on first use (a run that never
+ * loads a stored run or a config file never builds it): a stored run's limits
+ * are validated with it, the config file's and a run's settings with its
+ * `.partial()`, and the HTTP API caps its fields further (server/schemas.ts).
+ * {@link checkLimits} applies the same rules to a caller's limits in plain
+ * code; a test holds the two to the same verdicts.
  *
  * @example
  * ```ts
- * import { RunLimitsSchema } from "./limits.ts";
- * console.log(RunLimitsSchema.safeParse({ maxTurns: -1, maxBudgetUsd: 1 }).success); // false
+ * import { runLimitsSchema } from "./limits.ts";
+ * console.log(runLimitsSchema().safeParse({ maxTurns: -1, maxBudgetUsd: 1 }).success); // false
  * ```
  */
-export const RunLimitsSchema: z.ZodObject<{
+export function runLimitsSchema(): z.ZodObject<{
   maxTurns: z.ZodInt;
   maxBudgetUsd: z.ZodNumber;
-}, z.core.$strict> = z.strictObject({
-  maxTurns: z.int({ error: TURN_CAP }).min(1, { error: TURN_CAP }).describe(
-    "Model calls at most (at least 1)",
-  ),
-  maxBudgetUsd: z.number({ error: NON_NEG_NUM }).min(0, { error: NON_NEG_NUM }).describe(
-    "USD at most",
-  ),
-}, { error: "expected an object" });
+}, z.core.$strict> {
+  return schema ??= buildSchema();
+}
+
+function buildSchema() {
+  return z.strictObject({
+    maxTurns: z.int({ error: TURN_CAP }).min(1, { error: TURN_CAP }).describe(
+      "Model calls at most (at least 1)",
+    ),
+    maxBudgetUsd: z.number({ error: NON_NEG_NUM }).min(0, { error: NON_NEG_NUM }).describe(
+      "USD at most",
+    ),
+  }, { error: "expected an object" });
+}
 
 /**
  * Throws a `RangeError` naming `name` unless `value` is a non-negative number
@@ -74,8 +85,13 @@ export function checkNonNegative(name: string, value: number, integer: boolean):
   }
 }
 
+/** The fields of {@link RunLimits}, for naming an unknown one. */
+const FIELDS: readonly string[] = Object.keys(DEFAULT_LIMITS);
+
 /**
- * Validates limits given by a caller (RangeError names the field).
+ * Validates limits given by a caller: a `TypeError` names a field that is no
+ * limit (a misspelled `maxTurn` would otherwise be dropped, or stored and
+ * refused on load), a `RangeError` names a bad value.
  *
  * @example
  * ```ts
@@ -84,22 +100,25 @@ export function checkNonNegative(name: string, value: number, integer: boolean):
  * ```
  */
 export function checkLimits(limits: Partial<RunLimits>): RunLimits {
-  const merged = { ...DEFAULT_LIMITS, ...limits };
-  // The schema decides; checkNonNegative words the RangeError for the field it refused.
-  // Interpreted (jitless): compiling zod's fast path costs a fresh process about 0.4 ms,
-  // and a run checks its limits twice.
-  const issues = RunLimitsSchema.safeParse(merged, { jitless: true }).error?.issues ?? [];
-  for (const issue of issues) {
-    const field = issue.path[0];
-    if (field === "maxTurns") {
-      checkNonNegative("limits.maxTurns", merged.maxTurns, true);
-      throw new RangeError(
-        "limits.maxTurns must be at least 1 (a run that may not call the model does nothing), got 0",
-      );
-    }
-    if (field === "maxBudgetUsd") {
-      checkNonNegative("limits.maxBudgetUsd", merged.maxBudgetUsd, false);
+  // Plain code, not the schema: a fresh process would pay about 0.4 ms to run zod's
+  // object parser cold, and every run checks its limits twice (issue 29).
+  if (typeof limits !== "object" || limits === null) {
+    throw new TypeError(
+      `limits must be an object, got ${limits === null ? "null" : typeof limits}`,
+    );
+  }
+  for (const key of Object.keys(limits)) {
+    if (!FIELDS.includes(key)) {
+      throw new TypeError(`limits has no field "${key}" (the limits: ${FIELDS.join(", ")})`);
     }
   }
+  const merged = { ...DEFAULT_LIMITS, ...limits };
+  checkNonNegative("limits.maxTurns", merged.maxTurns, true);
+  if (merged.maxTurns < 1) {
+    throw new RangeError(
+      "limits.maxTurns must be at least 1 (a run that may not call the model does nothing), got 0",
+    );
+  }
+  checkNonNegative("limits.maxBudgetUsd", merged.maxBudgetUsd, false);
   return merged;
 }

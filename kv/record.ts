@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import type { ChatMessage } from "../harness/messages.ts";
-import { RunLimitsSchema } from "../harness/limits.ts";
+import { runLimitsSchema } from "../harness/limits.ts";
 import { RecordError } from "./record_error.ts";
 import {
   RUN_SCHEMA_VERSION,
@@ -66,7 +66,7 @@ const headerSchema = z.strictObject({
   model: z.string().nullable(),
   agent: z.string().min(1).max(64).optional(),
   // A turn cap of 0 was accepted before it was refused everywhere: such a record still loads.
-  limits: RunLimitsSchema.extend({ maxTurns: count }),
+  limits: runLimitsSchema().extend({ maxTurns: count }),
   turns: count,
   toolRuns: count,
   usage: z.strictObject({ prompt_tokens: count, completion_tokens: count }),

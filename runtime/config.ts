@@ -13,7 +13,7 @@ import { messageOf } from "../harness/message_of.ts";
 import { issueLine } from "../harness/schema_issue.ts";
 import { readEnv } from "./env.ts";
 import { type Prices, pricesSchemaOf, type PriceTable } from "../harness/cost.ts";
-import { RunLimitsSchema } from "../harness/limits.ts";
+import { runLimitsSchema } from "../harness/limits.ts";
 import { agentOptionsSchema } from "../subagents/agent_options.ts";
 import type { ContextSettings } from "../harness/context_policy.ts";
 import type { Model } from "../harness/model.ts";
@@ -106,7 +106,7 @@ const configSchema = z.strictObject({
     .optional(),
   // Checked below against the flat or the table shape, for clearer messages than a union's.
   prices: z.unknown().optional(),
-  limits: RunLimitsSchema.partial().optional(),
+  limits: runLimitsSchema().partial().optional(),
   budgetMode: agentOptionsSchema().shape.budgetMode,
   dedupe: agentOptionsSchema().shape.dedupe,
   toolErrors: agentOptionsSchema().shape.toolErrors,

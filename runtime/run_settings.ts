@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { type Prices, pricesSchema, type PriceTable, priceTableSchema } from "../harness/cost.ts";
-import { DEFAULT_LIMITS, type RunLimits, RunLimitsSchema } from "../harness/limits.ts";
+import { DEFAULT_LIMITS, type RunLimits, runLimitsSchema } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool, RunOptions } from "../harness/run_options.ts";
 import type { TraceSink } from "../harness/trace.ts";
@@ -58,7 +58,7 @@ const legacySchema = agentOptionsSchema().extend({
   researchDepth: z.int().min(0).optional(),
   researchWrites: z.boolean().optional(),
   prices: z.union([pricesSchema(), priceTableSchema()]).optional(),
-  limits: RunLimitsSchema.partial().optional(),
+  limits: runLimitsSchema().partial().optional(),
 });
 
 /** Settings as stored: an agent's stamp, or (written before agents) options only. */

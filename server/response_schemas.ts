@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { RUN_STATUSES, type RunStatus } from "../harness/state.ts";
-import { RunLimitsSchema } from "../harness/limits.ts";
+import { runLimitsSchema } from "../harness/limits.ts";
 import { failureSchema, interruptionSchema, messageSchema } from "../kv/record.ts";
 import type { RunView } from "./views.ts";
 import type { TreeNode } from "../subagents/tree.ts";
@@ -61,7 +61,7 @@ export const RunViewResponse = RunSummaryResponse.extend({
     "Why the run failed, as data, when the failure has a shape (invalid_output: the raw answer " +
       "and each issue's path and message)",
   ),
-  limits: RunLimitsSchema,
+  limits: runLimitsSchema(),
   lease: LeaseResponse.nullable(),
   compaction: z.object({
     compactions: count,

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { BadRequestError, HttpError, TooLargeError } from "./errors.ts";
 import { RUN_STATUSES, type RunStatus } from "../harness/state.ts";
-import { RunLimitsSchema } from "../harness/limits.ts";
+import { runLimitsSchema } from "../harness/limits.ts";
 import { agentOptionsSchema } from "../subagents/agent_options.ts";
 
 /** Run statuses, as `?status=` accepts them. */
@@ -20,10 +20,10 @@ export const RunIdSchema = z.string().regex(
   "expected a run id (letters, digits, '.', '_', ':', '-'; at most 200 characters)",
 );
 
-const limit = RunLimitsSchema.shape;
+const limit = runLimitsSchema().shape;
 
 /** The limits a client may give a run: those of a run, capped so no client can widen them much. */
-export const LimitsSchema = RunLimitsSchema.extend({
+export const LimitsSchema = runLimitsSchema().extend({
   maxTurns: limit.maxTurns.min(1).max(1000).optional(),
   maxBudgetUsd: limit.maxBudgetUsd.positive().max(1000).optional(),
 });

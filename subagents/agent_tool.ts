@@ -55,8 +55,11 @@ export interface AgentToolOptions<T = QuestionArgs> {
  * The default parameters, one schema for every agent tool: a server builds
  * the tools of each run it executes, and each new zod object costs a fresh
  * JSON Schema and compiled parser (about 15 KB per run, kept while it runs).
+ * Built on first use: a process that defines no agent tool never pays for it.
  */
-const QUESTION = z.object({ question: z.string().min(1).describe("The question to research") });
+let question: z.ZodObject<{ question: z.ZodString }> | undefined;
+const questionSchema = () =>
+  question ??= z.object({ question: z.string().min(1).describe("The question to research") });
 
 /** In-flight child runs per tree root, so an executor can wait for every descendant. */
 const active = new Map<string, Set<Promise<unknown>>>();
@@ -191,7 +194,8 @@ export function agentTool<T = QuestionArgs>(options: AgentToolOptions<T>): Tool<
     throw new TypeError(`agentTool(${name}): system must be a string`);
   }
   const own = checkLimits(limits);
-  const parameters = options.parameters ?? (QUESTION as ToolSchema<unknown> as ToolSchema<T>);
+  const parameters = options.parameters ??
+    (questionSchema() as ToolSchema<unknown> as ToolSchema<T>);
   const task = options.task ?? ((args: T) => (args as QuestionArgs).question);
   return defineTool<T>({
     name,

@@ -4,7 +4,7 @@ import { run } from "../../harness/run.ts";
 import type { Model } from "../../harness/model.ts";
 import { memorySink } from "../../harness/trace.ts";
 import { computeCost, type Prices } from "../../harness/cost.ts";
-import { checkLimits } from "../../harness/limits.ts";
+import { checkLimits, runLimitsSchema } from "../../harness/limits.ts";
 import { fixture } from "../helpers.ts";
 import { researchTool } from "../../subagents/research.ts";
 
@@ -112,6 +112,42 @@ Deno.test("a model reporting NaN or negative usage ends the run failed with a re
 Deno.test("an unbounded budget is refused up front with a clear error", () => {
   assert.throws(() => checkLimits({ maxBudgetUsd: Infinity }), /finite/);
   assert.throws(() => newRun("hi", { limits: { maxBudgetUsd: Infinity } }), RangeError);
+});
+
+Deno.test("checkLimits and the stored limits' schema give the same verdicts", () => {
+  // checkLimits is plain code (no zod on a fresh process's first run); the schema
+  // validates stored runs and config files. Whatever one accepts, so must the other.
+  const values = [0, 1, 2, 1.5, -1, NaN, Infinity, -Infinity, 1e9, "3", null, undefined, true];
+  let accepted = 0;
+  for (const maxTurns of values) {
+    for (const maxBudgetUsd of [...values, 0.05]) {
+      const limits = { maxTurns, maxBudgetUsd } as never;
+      let ok = true;
+      try {
+        checkLimits(limits);
+      } catch (e) {
+        assert.ok(e instanceof RangeError, `${JSON.stringify(limits)}: ${e}`);
+        ok = false;
+      }
+      const label = `maxTurns ${String(maxTurns)}, maxBudgetUsd ${String(maxBudgetUsd)}`;
+      assert.equal(ok, runLimitsSchema().safeParse(limits).success, label);
+      if (ok) accepted++;
+    }
+  }
+  // maxTurns 1, 2 or 1e9; maxBudgetUsd 0, 1, 2, 1.5, 1e9 or 0.05.
+  assert.equal(accepted, 3 * 6);
+});
+
+Deno.test("a field that is no limit is refused, not dropped or stored", () => {
+  assert.throws(
+    () => newRun("hi", { limits: { maxTurn: 5 } as never }),
+    (e) => e instanceof TypeError && /limits has no field "maxTurn"/.test(e.message),
+  );
+  assert.throws(() => checkLimits(null as never), TypeError);
+  assert.equal(
+    runLimitsSchema().safeParse({ maxTurns: 5, maxBudgetUsd: 1, maxTurn: 5 }).success,
+    false,
+  );
 });
 
 Deno.test("money adds up without float drift: state, trace and tree figures", async () => {
