@@ -23,6 +23,7 @@ export const FRESH_MODES = [
   "empty",
   "import-bare",
   "import-mod",
+  "import-src",
   "bare",
   "bare-stream",
   "reins",

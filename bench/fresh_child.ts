@@ -8,14 +8,16 @@
  *
  * Issue 29's setup (the two tiny tools of bench/tiny_tools.ts): `bare` /
  * `bare-stream` run the truly bare loop (bench/tiny_loop.ts: its own fetch
- * loop and zod, nothing of reins), `reins` / `reins-plain` run mod.ts with the
+ * loop and zod, nothing of reins), `reins` / `reins-plain` run mod.ts (as
+ * users load it: dist/mod.js, built by `deno task build`) with the
  * same tools made by `defineTool`, `reins-kv` / `reins-kv-plain` add kv/mod.ts
  * (a `KvRunStore` and its trace sink on a temp SQLite file); each runs `plan`
  * (3 turns) against the OpenAI-compatible endpoint at `baseUrl`, then a
  * 50-turn `runaway` for the steady ms per turn; reins with the default soft
  * budget; streamed replies, or plain with `-plain` (the bare loop: plain, or
  * streamed with `-stream`). `import-bare` / `import-mod` import the bare
- * loop's modules / mod.ts and the tiny tools, then exit.
+ * loop's modules / dist/mod.js and the tiny tools, then exit; `import-src`
+ * imports mod.ts's TypeScript sources instead (what the bundle saves).
  *
  * Issue 14's setup (the demo's tools on a real workspace, tools/catalog.ts):
  * `bare-demo-stream` (bench/bare_loop.ts, streamed) and `reins-demo`
@@ -71,9 +73,11 @@ async function tinyBare(stream: boolean): Promise<Measured> {
 
 /** reins (mod.ts) with the tiny tools; with `kv`, a `KvRunStore` and its trace on a temp file. */
 async function tinyReins(stream: boolean, kvMode: boolean): Promise<Measured> {
-  const reins: typeof import("../mod.ts") = await load("../mod.ts");
+  const reins: typeof import("../mod.ts") = await load("../dist/mod.js");
   const { TINY_TOOLS }: typeof import("./tiny_tools.ts") = await load("./tiny_tools.ts");
-  const durable: typeof import("../kv/mod.ts") | null = kvMode ? await load("../kv/mod.ts") : null;
+  const durable: typeof import("../kv/mod.ts") | null = kvMode
+    ? await load("../dist/kv/mod.js")
+    : null;
   const { counting }: Partial<typeof import("./counting_kv.ts")> = kvMode
     ? await load("./counting_kv.ts")
     : {};
@@ -126,8 +130,8 @@ async function demoBare(): Promise<Measured> {
 
 /** reins (mod.ts, streamed) with the demo's tools on a real workspace. */
 async function demoReins(): Promise<Measured> {
-  const reins: typeof import("../mod.ts") = await load("../mod.ts");
-  const demo: typeof import("../demo/mod.ts") = await load("../demo/mod.ts");
+  const reins: typeof import("../mod.ts") = await load("../dist/mod.js");
+  const demo: typeof import("../demo/mod.ts") = await load("../dist/demo/mod.js");
   const imported = performance.now();
   const ws = await demo.createWorkspace();
   try {
@@ -156,7 +160,8 @@ async function importOnly(...specifiers: string[]): Promise<Measured> {
 const MODES: Record<string, () => Promise<Measured>> = {
   "empty": () => Promise.resolve({ imported: performance.now() }),
   "import-bare": () => importOnly("./tiny_loop.ts"),
-  "import-mod": () => importOnly("../mod.ts", "./tiny_tools.ts"),
+  "import-mod": () => importOnly("../dist/mod.js", "./tiny_tools.ts"),
+  "import-src": () => importOnly("../mod.ts", "./tiny_tools.ts"),
   "bare": () => tinyBare(false),
   "bare-stream": () => tinyBare(true),
   "reins": () => tinyReins(true, false),
@@ -166,7 +171,7 @@ const MODES: Record<string, () => Promise<Measured>> = {
   // What each demo mode imports: the loop and the demo's tools.
   "import-demo-bare": () =>
     importOnly("./bare_loop.ts", "../tools/catalog.ts", "../tools/workspace.ts"),
-  "import-demo-mod": () => importOnly("../mod.ts", "../demo/mod.ts"),
+  "import-demo-mod": () => importOnly("../dist/mod.js", "../dist/demo/mod.js"),
   "bare-demo-stream": demoBare,
   "reins-demo": demoReins,
   "tok-js-tiktoken": async () => {

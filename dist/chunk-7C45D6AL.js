@@ -1,0 +1,846 @@
+import {
+  attemptText
+} from "./chunk-BJGHO7P5.js";
+import {
+  toWire
+} from "./chunk-AOQWFOCM.js";
+import {
+  countCompletionTokens,
+  countPromptTokens,
+  loadTokenizer,
+  saysContextLength
+} from "./chunk-DSOFEU5A.js";
+import {
+  cutText
+} from "./chunk-VHWLCFOY.js";
+import {
+  sleep
+} from "./chunk-HYL4LFLN.js";
+import {
+  ModelError
+} from "./chunk-LVT2ZGFI.js";
+import {
+  messageOf
+} from "./chunk-IYXQD7XI.js";
+import {
+  __name
+} from "./chunk-OSOEW62Q.js";
+
+// openai/provider_name.ts
+var HOSTS = [
+  [
+    "api.openai.com",
+    "openai"
+  ],
+  [
+    ".openai.azure.com",
+    "azure.ai.openai"
+  ],
+  [
+    "generativelanguage.googleapis.com",
+    "gcp.gemini"
+  ],
+  [
+    "api.anthropic.com",
+    "anthropic"
+  ],
+  [
+    "api.deepseek.com",
+    "deepseek"
+  ],
+  [
+    "api.groq.com",
+    "groq"
+  ],
+  [
+    "api.mistral.ai",
+    "mistral_ai"
+  ],
+  [
+    "api.x.ai",
+    "x_ai"
+  ],
+  [
+    "api.perplexity.ai",
+    "perplexity"
+  ]
+];
+function providerName(baseUrl) {
+  let host = "";
+  try {
+    host = new URL(baseUrl).hostname;
+  } catch {
+  }
+  return HOSTS.find(([suffix]) => host === suffix || host.endsWith(suffix))?.[1] ?? "openai";
+}
+__name(providerName, "providerName");
+
+// harness/watch_deadline.ts
+var pending = /* @__PURE__ */ new Set();
+var armed = null;
+var MAX_DELAY_MS = 2 ** 31 - 1;
+function watchDeadline(ms, expire) {
+  const deadline = {
+    at: performance.now() + Math.max(0, ms),
+    expire
+  };
+  pending.add(deadline);
+  if (!armed || armed.signal.aborted || deadline.at < armed.at) arm(deadline.at);
+  else armed.signal.addEventListener("abort", fire);
+  return () => {
+    pending.delete(deadline);
+    if (pending.size === 0) armed?.signal.removeEventListener("abort", fire);
+  };
+}
+__name(watchDeadline, "watchDeadline");
+function arm(at) {
+  armed?.signal.removeEventListener("abort", fire);
+  const now = performance.now();
+  const until = Math.min(at, now + MAX_DELAY_MS);
+  const signal = AbortSignal.timeout(Math.max(0, Math.ceil(until - now)));
+  signal.addEventListener("abort", fire);
+  armed = {
+    at: until,
+    signal
+  };
+}
+__name(arm, "arm");
+function fire() {
+  armed = null;
+  const now = performance.now();
+  const due = [];
+  let next = Infinity;
+  for (const d of pending) {
+    if (d.at <= now) {
+      pending.delete(d);
+      due.push(d);
+    } else if (d.at < next) next = d.at;
+  }
+  if (next < Infinity) arm(next);
+  for (const d of due) d.expire();
+}
+__name(fire, "fire");
+
+// openai/sse_reader.ts
+var BUFFER_BYTES = 16384;
+var spare = [];
+var MAX_SPARE = 8;
+async function readSseData(stream, onData, options) {
+  const { signal } = options;
+  signal.throwIfAborted();
+  let byob;
+  let plain;
+  try {
+    byob = stream.getReader({
+      mode: "byob"
+    });
+  } catch {
+    plain = stream.getReader();
+  }
+  const reader = byob ?? plain;
+  const onAbort = /* @__PURE__ */ __name(() => void reader.cancel(signal.reason).catch(() => {
+  }), "onAbort");
+  signal.addEventListener("abort", onAbort, {
+    once: true
+  });
+  const lines = new SseLines(onData);
+  const decoder = new TextDecoder();
+  let buffer = byob ? new Uint8Array(spare.pop() ?? new ArrayBuffer(BUFFER_BYTES)) : void 0;
+  try {
+    for (; ; ) {
+      let got;
+      try {
+        got = byob ? await byob.read(buffer) : await plain.read();
+      } catch (e) {
+        throw signal.aborted ? signal.reason : options.broke(e);
+      }
+      if (byob && got.value) buffer = new Uint8Array(got.value.buffer);
+      if (signal.aborted) throw signal.reason;
+      if (got.done) break;
+      if (lines.push(decoder.decode(got.value, {
+        stream: true
+      }))) return;
+    }
+    lines.end(decoder.decode());
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    reader.cancel().catch(() => {
+    });
+    if (buffer && !buffer.buffer.detached && buffer.buffer.byteLength === BUFFER_BYTES) {
+      if (spare.length < MAX_SPARE) spare.push(buffer.buffer);
+    }
+  }
+}
+__name(readSseData, "readSseData");
+var SseLines = class {
+  static {
+    __name(this, "SseLines");
+  }
+  onData;
+  #rest;
+  #data;
+  /** The last text ended in `\r`: a `\n` starting the next is the same line break. */
+  #afterCr;
+  #done;
+  constructor(onData) {
+    this.onData = onData;
+    this.#rest = "";
+    this.#data = null;
+    this.#afterCr = false;
+    this.#done = false;
+  }
+  /** Takes a piece of text; true once `onData` said it is done. */
+  push(text) {
+    let from = 0;
+    if (this.#afterCr && text.charCodeAt(0) === 10) from = 1;
+    this.#afterCr = false;
+    const n = text.length;
+    for (let i = from; i < n && !this.#done; i++) {
+      const c = text.charCodeAt(i);
+      if (c !== 10 && c !== 13) continue;
+      const piece = text.slice(from, i);
+      this.#line(this.#rest ? this.#rest + piece : piece);
+      this.#rest = "";
+      if (c === 13) {
+        if (i + 1 === n) this.#afterCr = true;
+        else if (text.charCodeAt(i + 1) === 10) i++;
+      }
+      from = i + 1;
+    }
+    if (!this.#done && from < n) this.#rest += text.slice(from);
+    return this.#done;
+  }
+  /** The body ended: a last line without its line break, and an event without its blank line. */
+  end(text) {
+    if (this.push(text)) return;
+    if (this.#rest) this.#line(this.#rest);
+    this.#rest = "";
+    if (this.#data !== null && !this.#done) this.#dispatch();
+  }
+  #line(line) {
+    if (line === "") {
+      if (this.#data !== null) this.#dispatch();
+    } else if (line.startsWith("data:")) {
+      const value = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
+      this.#data = this.#data === null ? value : `${this.#data}
+${value}`;
+    }
+  }
+  #dispatch() {
+    const data = this.#data;
+    this.#data = null;
+    if (this.onData(data) === true) this.#done = true;
+  }
+};
+
+// openai/openai_stream.ts
+var StreamCutError = class extends Error {
+  static {
+    __name(this, "StreamCutError");
+  }
+  /** The body assembled from what arrived (its `finish_reason` null). */
+  partial;
+  /** Creates the error. */
+  constructor(message, partial, options) {
+    super(message, options);
+    this.name = "StreamCutError";
+    this.partial = partial;
+  }
+};
+function isObject(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+__name(isObject, "isObject");
+var Assembler = class {
+  static {
+    __name(this, "Assembler");
+  }
+  options;
+  content;
+  calls;
+  finish;
+  usage;
+  model;
+  constructor(options) {
+    this.options = options;
+    this.content = null;
+    this.calls = /* @__PURE__ */ new Map();
+    this.finish = void 0;
+    this.usage = void 0;
+    this.model = void 0;
+  }
+  add(chunk) {
+    const { bad, onText } = this.options;
+    if (!isObject(chunk)) throw bad("a stream chunk is not a JSON object");
+    if (chunk.error !== void 0 && chunk.error !== null) {
+      const e = chunk.error;
+      const message = isObject(e) && typeof e.message === "string" ? e.message : JSON.stringify(e);
+      throw new ModelError("server", `The stream reported an error: ${cutText(message, 200)}`);
+    }
+    if (typeof chunk.model === "string") this.model = chunk.model;
+    if (chunk.usage !== void 0 && chunk.usage !== null) this.usage = chunk.usage;
+    if (chunk.choices === void 0 || chunk.choices === null) return;
+    if (!Array.isArray(chunk.choices)) throw bad("a stream chunk's choices is not an array");
+    const choice = chunk.choices.find((c) => isObject(c) && (c.index ?? 0) === 0);
+    if (!isObject(choice)) return;
+    if (choice.finish_reason !== void 0 && choice.finish_reason !== null) {
+      this.finish = choice.finish_reason;
+    }
+    const delta = choice.delta;
+    if (delta === void 0 || delta === null) return;
+    if (!isObject(delta)) throw bad("a stream chunk's delta is not an object");
+    if (delta.content !== void 0 && delta.content !== null) {
+      if (typeof delta.content !== "string") throw bad("a stream delta's content is not a string");
+      this.content = (this.content ?? "") + delta.content;
+      if (delta.content && onText) {
+        try {
+          onText(delta.content);
+        } catch {
+        }
+      }
+    }
+    if (delta.tool_calls !== void 0 && delta.tool_calls !== null) {
+      if (!Array.isArray(delta.tool_calls)) {
+        throw bad("a stream delta's tool_calls is not an array");
+      }
+      for (const t of delta.tool_calls) this.#addCall(t);
+    }
+  }
+  #addCall(t) {
+    const { bad } = this.options;
+    if (!isObject(t)) throw bad("a streamed tool call is not an object");
+    const index = typeof t.index === "number" ? t.index : this.calls.size;
+    const parts = this.calls.get(index) ?? {
+      args: ""
+    };
+    if (typeof t.id === "string" && t.id) parts.id = t.id;
+    if (typeof t.type === "string") parts.type = t.type;
+    const f = t.function;
+    if (isObject(f)) {
+      if (typeof f.name === "string" && f.name) parts.name = (parts.name ?? "") + f.name;
+      if (typeof f.arguments === "string") parts.args += f.arguments;
+      else if (f.arguments !== void 0 && f.arguments !== null) {
+        throw bad("a streamed tool call's arguments is not a string");
+      }
+    }
+    this.calls.set(index, parts);
+  }
+  body() {
+    const message = {
+      role: "assistant",
+      content: this.content
+    };
+    if (this.calls.size) {
+      message.tool_calls = [
+        ...this.calls.entries()
+      ].sort((a, b) => a[0] - b[0]).map(([, c]) => ({
+        id: c.id,
+        type: c.type ?? "function",
+        function: {
+          name: c.name,
+          arguments: c.args
+        }
+      }));
+    }
+    const body = {
+      choices: [
+        {
+          index: 0,
+          message,
+          finish_reason: this.finish ?? null
+        }
+      ]
+    };
+    if (this.usage !== void 0) body.usage = this.usage;
+    if (this.model !== void 0) body.model = this.model;
+    return body;
+  }
+};
+async function readChatStream(stream, options) {
+  const out = new Assembler(options);
+  let done = false;
+  const onData = /* @__PURE__ */ __name((text) => {
+    if (text.trim() === "[DONE]") return done = true;
+    let chunk;
+    try {
+      chunk = JSON.parse(text);
+    } catch {
+      throw options.bad(`a stream chunk is not JSON: ${JSON.stringify(cutText(text, 200))}`);
+    }
+    out.add(chunk);
+  }, "onData");
+  await readSseData(stream, onData, {
+    signal: options.signal,
+    broke: /* @__PURE__ */ __name((e) => new StreamCutError(`the connection broke mid-reply: ${messageOf(e)}`, out.body(), {
+      cause: e
+    }), "broke")
+  });
+  if (out.finish === void 0) {
+    const how = done ? "[DONE] came without a finish_reason" : "no finish_reason, usage or [DONE]";
+    throw new StreamCutError(`the stream ended before the reply finished (${how})`, out.body());
+  }
+  return out.body();
+}
+__name(readChatStream, "readChatStream");
+
+// openai/openai_reply.ts
+function isObject2(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+__name(isObject2, "isObject");
+function malformed(url, redact) {
+  return (what) => new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`);
+}
+__name(malformed, "malformed");
+function parseReply(text, url, request, redact) {
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    const bad = malformed(url, redact);
+    return Promise.reject(bad(`body is not JSON: ${JSON.stringify(cutText(redact(text), 200))}`));
+  }
+  return parseBody(body, url, request, redact);
+}
+__name(parseReply, "parseReply");
+async function parseBody(body, url, request, redact) {
+  const bad = malformed(url, redact);
+  if (!isObject2(body)) throw bad("body is not a JSON object");
+  if (!Array.isArray(body.choices) || body.choices.length === 0) throw bad("no choices");
+  const choice = body.choices[0];
+  if (!isObject2(choice) || !isObject2(choice.message)) throw bad("choices[0] has no message");
+  const raw = choice.message;
+  let content;
+  if (raw.content === void 0 || raw.content === null) content = null;
+  else if (typeof raw.content === "string") content = raw.content;
+  else throw bad("choices[0].message.content is not a string");
+  const message = {
+    role: "assistant",
+    content
+  };
+  const calls = parseToolCalls(raw.tool_calls, bad);
+  if (calls.length > 0) message.tool_calls = calls;
+  const usage = body.usage === void 0 || body.usage === null ? await countedUsage(request, message) : parseUsage(body.usage, bad);
+  const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : message.tool_calls ? "tool_calls" : "stop";
+  const reply = {
+    message,
+    usage,
+    finishReason
+  };
+  if (typeof body.model === "string") reply.model = body.model;
+  return reply;
+}
+__name(parseBody, "parseBody");
+function parseToolCalls(raw, bad) {
+  if (raw === void 0 || raw === null) return [];
+  if (!Array.isArray(raw)) throw bad("choices[0].message.tool_calls is not an array");
+  return raw.map((c, i) => {
+    const at = `choices[0].message.tool_calls[${i}]`;
+    if (!isObject2(c)) throw bad(`${at} is not an object`);
+    if (c.id !== void 0 && c.id !== null && typeof c.id !== "string") {
+      throw bad(`${at}.id is not a string`);
+    }
+    const id = typeof c.id === "string" ? c.id : "";
+    if (!isObject2(c.function)) throw bad(`${at}.function is missing`);
+    const { name, arguments: args } = c.function;
+    if (typeof name !== "string" || !name) throw bad(`${at}.function.name is missing`);
+    if (isObject2(args)) return fn(id, name, JSON.stringify(args));
+    if (typeof args !== "string") throw bad(`${at}.function.arguments is not a string`);
+    return fn(id, name, args);
+  });
+}
+__name(parseToolCalls, "parseToolCalls");
+async function countedUsage(request, message) {
+  await loadTokenizer();
+  return {
+    prompt_tokens: countPromptTokens(request.messages, request.tools),
+    completion_tokens: countCompletionTokens(message)
+  };
+}
+__name(countedUsage, "countedUsage");
+function parseUsage(raw, bad) {
+  if (!isObject2(raw)) throw bad("usage is not an object");
+  for (const k of [
+    "prompt_tokens",
+    "completion_tokens"
+  ]) {
+    const n = raw[k];
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
+      throw bad(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
+    }
+  }
+  const usage = {
+    prompt_tokens: raw.prompt_tokens,
+    completion_tokens: raw.completion_tokens
+  };
+  const cached = cachedTokens(raw);
+  if (cached !== void 0) usage.cached_prompt_tokens = cached;
+  return usage;
+}
+__name(parseUsage, "parseUsage");
+function cachedTokens(usage) {
+  const details = usage.prompt_tokens_details;
+  const n = isObject2(details) ? details.cached_tokens : usage.prompt_cache_hit_tokens;
+  return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : void 0;
+}
+__name(cachedTokens, "cachedTokens");
+function fn(id, name, args) {
+  return {
+    id,
+    type: "function",
+    function: {
+      name,
+      arguments: args
+    }
+  };
+}
+__name(fn, "fn");
+
+// openai/openai_attempt.ts
+var STATUS_TEXT = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout"
+};
+async function attempt(cfg, body, signal, request, streaming) {
+  const ctrl = new AbortController();
+  let timedOut = false;
+  const forget = watchDeadline(cfg.timeoutMs, () => {
+    timedOut = true;
+    ctrl.abort(new DOMException(`timed out after ${cfg.timeoutMs} ms`, "TimeoutError"));
+  });
+  const onOuterAbort = /* @__PURE__ */ __name(() => ctrl.abort(signal.reason), "onOuterAbort");
+  signal.addEventListener("abort", onOuterAbort, {
+    once: true
+  });
+  let answer;
+  try {
+    answer = await fetchAnswer(cfg, body, ctrl.signal, request, streaming);
+  } catch (e) {
+    if (signal.aborted) throw signal.reason;
+    return await failure(cfg, e, timedOut);
+  } finally {
+    forget();
+    signal.removeEventListener("abort", onOuterAbort);
+  }
+  if ("streamed" in answer) return parseBody(answer.streamed, cfg.url, request, cfg.redact);
+  return await interpret(cfg, answer, request);
+}
+__name(attempt, "attempt");
+async function fetchAnswer(cfg, body, signal, request, streaming) {
+  const init = {
+    method: "POST",
+    headers: streaming ? cfg.streamHeaders : cfg.headers,
+    body,
+    signal
+  };
+  const sent = cfg.doFetch(cfg.url, init);
+  const res = await (cfg.nativeFetch ? sent : race(sent, signal, (r) => void r.body?.cancel()));
+  const { status, statusText } = res;
+  const ok = status >= 200 && status < 300;
+  const sse = /^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "");
+  if (streaming && sse && ok && res.body) {
+    const bad = malformed(cfg.url, cfg.redact);
+    return {
+      streamed: await readChatStream(res.body, {
+        onText: request.onText,
+        signal,
+        bad
+      })
+    };
+  }
+  if (streaming && ok) cfg.onPlain();
+  const text = await (cfg.nativeFetch ? res.text() : race(res.text(), signal));
+  return {
+    status,
+    statusText,
+    text,
+    retryAfter: res.headers.get("retry-after")
+  };
+}
+__name(fetchAnswer, "fetchAnswer");
+async function failure(cfg, e, timedOut) {
+  if (e instanceof ModelError) throw e;
+  if (!timedOut && !(e instanceof StreamCutError) && refused(e)) {
+    throw new ModelError("network", `Nothing listens at ${cfg.url}: connection refused`);
+  }
+  const detail = timedOut ? `timed out after ${cfg.timeoutMs} ms` : cfg.redact(messageOf(e));
+  if (!(e instanceof StreamCutError)) {
+    return {
+      kind: "network",
+      what: `Network error calling ${cfg.url}`,
+      detail
+    };
+  }
+  const lost = await lostReply(e, detail);
+  const what = e.cause === void 0 ? `The stream from ${cfg.url} ended before the reply finished` : `Network error calling ${cfg.url}`;
+  return {
+    kind: "network",
+    what,
+    detail,
+    lost
+  };
+}
+__name(failure, "failure");
+function refused(e) {
+  for (let err = e, depth = 0; err instanceof Error && depth < 3; err = err.cause, depth++) {
+    if (err instanceof Deno.errors.ConnectionRefused || /connection refused/i.test(err.message)) {
+      return true;
+    }
+  }
+  return false;
+}
+__name(refused, "refused");
+async function lostReply(e, reason) {
+  const choice = Array.isArray(e.partial.choices) ? e.partial.choices[0] : void 0;
+  const raw = isObject2(choice) && isObject2(choice.message) ? choice.message : {};
+  const calls = Array.isArray(raw.tool_calls) ? raw.tool_calls : [];
+  const message = {
+    role: "assistant",
+    content: typeof raw.content === "string" ? raw.content : null,
+    tool_calls: calls.map((c) => ({
+      id: "",
+      type: "function",
+      function: {
+        name: String(c?.function?.name ?? ""),
+        arguments: String(c?.function?.arguments ?? "")
+      }
+    }))
+  };
+  await loadTokenizer();
+  return {
+    completion_tokens: countCompletionTokens(message),
+    reason
+  };
+}
+__name(lostReply, "lostReply");
+function interpret(cfg, answer, request) {
+  const { status, statusText, retryAfter } = answer;
+  if (status >= 200 && status < 300) {
+    return parseReply(answer.text, cfg.url, request, cfg.redact);
+  }
+  const text = cfg.redact(answer.text);
+  const line = cfg.redact(`${status} ${statusText || STATUS_TEXT[status] || "Error"} from ${cfg.url}`);
+  if (status === 401 || status === 403) {
+    throw new ModelError("auth", `${line}: check LLM_API_KEY`, status);
+  }
+  if (status === 429 || status >= 500) {
+    const kind2 = status === 429 ? "rate_limited" : "server";
+    const detail = cutText(text, 200);
+    const wait = retryAfterMs(retryAfter);
+    return {
+      kind: kind2,
+      what: line,
+      detail,
+      status,
+      retryAfterMs: wait
+    };
+  }
+  const kind = status === 400 && saysContextLength(text) ? "context_length" : "bad_request";
+  throw new ModelError(kind, `${line}: ${errorMessage(text)}`, status);
+}
+__name(interpret, "interpret");
+function race(p, signal, onLate) {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const onAbort = /* @__PURE__ */ __name(() => {
+      done = true;
+      reject(signal.reason);
+    }, "onAbort");
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, {
+      once: true
+    });
+    p.then((v) => {
+      signal.removeEventListener("abort", onAbort);
+      if (done) onLate?.(v);
+      else resolve(v);
+    }, (e) => {
+      signal.removeEventListener("abort", onAbort);
+      if (!done) reject(e);
+    });
+  });
+}
+__name(race, "race");
+function retryAfterMs(header) {
+  if (header === null || header.trim() === "") return void 0;
+  const seconds = Number(header.trim());
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1e3);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? void 0 : Math.max(0, date - Date.now());
+}
+__name(retryAfterMs, "retryAfterMs");
+function errorMessage(text) {
+  try {
+    const body = JSON.parse(text);
+    const m = body?.error?.message ?? body?.error ?? body?.message;
+    if (typeof m === "string" && m) return m;
+  } catch {
+  }
+  return cutText(text, 200);
+}
+__name(errorMessage, "errorMessage");
+
+// openai/openai_model.ts
+function nonNegative(name, value, integer) {
+  if (!Number.isFinite(value) || value < 0 || integer && !Number.isInteger(value)) {
+    throw new RangeError(`createOpenAIModel: ${name} must be a non-negative ${integer ? "integer" : "number"}, got ${value}`);
+  }
+  return value;
+}
+__name(nonNegative, "nonNegative");
+function redactor(options) {
+  const secrets = /* @__PURE__ */ new Set();
+  const add = /* @__PURE__ */ __name((v) => {
+    if (typeof v !== "string" || v.trim() === "") return;
+    secrets.add(v);
+    const token = /^\s*(?:bearer|basic|token)\s+(\S+)/i.exec(v)?.[1];
+    if (token) secrets.add(token);
+  }, "add");
+  add(options.apiKey);
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (/auth|key|token|secret|cookie|session|password/i.test(name)) add(value);
+  }
+  const sorted = [
+    ...secrets
+  ].sort((a, b) => b.length - a.length);
+  if (sorted.length === 0) return (text) => text;
+  return (text) => sorted.reduce((t, secret) => t.split(secret).join("[redacted]"), text);
+}
+__name(redactor, "redactor");
+function responseFormat(output) {
+  return {
+    type: "json_schema",
+    json_schema: {
+      name: output.name,
+      schema: output.schema,
+      strict: output.strict
+    }
+  };
+}
+__name(responseFormat, "responseFormat");
+var RUNTIME_FETCH = globalThis.fetch;
+function chatPayload(model, request) {
+  const payload = {
+    model,
+    messages: toWire(request.messages)
+  };
+  if (request.tools.length > 0) payload.tools = request.tools;
+  if (request.maxTokens !== void 0) payload.max_tokens = request.maxTokens;
+  if (request.output) payload.response_format = responseFormat(request.output);
+  return payload;
+}
+__name(chatPayload, "chatPayload");
+function createOpenAIModel(options) {
+  if (typeof options.baseUrl !== "string" || !options.baseUrl) {
+    throw new TypeError("createOpenAIModel: baseUrl must be a non-empty string");
+  }
+  if (typeof options.model !== "string" || !options.model) {
+    throw new TypeError("createOpenAIModel: model must be a non-empty string");
+  }
+  const retry = {
+    maxRetries: nonNegative("maxRetries", options.maxRetries ?? 3, true),
+    baseMs: nonNegative("retryBaseMs", options.retryBaseMs ?? 250, false),
+    maxRetryAfterMs: nonNegative("maxRetryAfterMs", options.maxRetryAfterMs ?? 3e4, false)
+  };
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json",
+    ...options.apiKey ? {
+      authorization: `Bearer ${options.apiKey}`
+    } : {},
+    ...options.headers
+  };
+  const client = {
+    streams: options.stream ?? true
+  };
+  const cfg = {
+    url: `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`,
+    doFetch: options.fetch ?? globalThis.fetch,
+    nativeFetch: (options.fetch ?? globalThis.fetch) === RUNTIME_FETCH,
+    timeoutMs: nonNegative("timeoutMs", options.timeoutMs ?? 12e4, false),
+    redact: redactor(options),
+    headers,
+    streamHeaders: {
+      ...headers,
+      accept: "text/event-stream, application/json"
+    },
+    onPlain: /* @__PURE__ */ __name(() => client.streams = false, "onPlain")
+  };
+  return {
+    name: options.model,
+    provider: options.provider ?? providerName(options.baseUrl),
+    ...(options.structuredOutput ?? "json_schema") === "json_schema" ? {
+      structuredOutput: "json_schema"
+    } : {},
+    complete: /* @__PURE__ */ __name((request, signal) => complete(cfg, retry, client, options.model, request, signal), "complete")
+  };
+}
+__name(createOpenAIModel, "createOpenAIModel");
+async function complete(cfg, retry, client, model, request, signal) {
+  signal.throwIfAborted();
+  const payload = chatPayload(model, request);
+  let plain, streamed;
+  const bodyOf = /* @__PURE__ */ __name((streaming) => streaming ? streamed ??= JSON.stringify({
+    ...payload,
+    stream: true,
+    stream_options: {
+      include_usage: true
+    }
+  }) : plain ??= JSON.stringify(payload), "bodyOf");
+  let fellBack = false;
+  const lost = [];
+  const text = attemptText(request);
+  const watched = {
+    ...request,
+    onText: text.onText
+  };
+  for (let n = 1; ; n++) {
+    const streaming = client.streams;
+    let outcome;
+    if (n > 1) text.retrying();
+    try {
+      outcome = await attempt(cfg, bodyOf(streaming), signal, watched, streaming);
+    } catch (e) {
+      if (fellBack && !streaming) client.streams = true;
+      if (!streaming || fellBack || !(e instanceof ModelError) || e.status !== 400) {
+        throw withLost(e, lost);
+      }
+      fellBack = true;
+      client.streams = false;
+      n--;
+      continue;
+    }
+    if ("message" in outcome) return lost.length ? {
+      ...outcome,
+      lost
+    } : outcome;
+    if (outcome.lost) lost.push(outcome.lost);
+    if (n > retry.maxRetries) {
+      const attempts = `${n} attempt${n === 1 ? "" : "s"}`;
+      const message = `${outcome.what} after ${attempts}: ${outcome.detail}`;
+      throw new ModelError(outcome.kind, message, outcome.status, lost);
+    }
+    const backoff = retry.baseMs * 2 ** (n - 1) * (0.5 + Math.random() / 2);
+    await sleep(Math.min(outcome.retryAfterMs ?? backoff, retry.maxRetryAfterMs), signal);
+  }
+}
+__name(complete, "complete");
+function withLost(e, lost) {
+  if (!lost.length || !(e instanceof ModelError)) return e;
+  return new ModelError(e.kind, e.message, e.status, [
+    ...e.lost,
+    ...lost
+  ]);
+}
+__name(withLost, "withLost");
+
+export {
+  createOpenAIModel
+};

@@ -1,0 +1,449 @@
+import {
+  adaptSchema
+} from "./chunk-SJAJQEIF.js";
+import {
+  cutText
+} from "./chunk-VHWLCFOY.js";
+import {
+  messageOf
+} from "./chunk-IYXQD7XI.js";
+import {
+  __name
+} from "./chunk-OSOEW62Q.js";
+
+// harness/summary_prompt.ts
+var SUMMARY_PROMPT = "You compact the context of an agent run. Summarize the conversation below for the agent that will continue the task without seeing it again. Keep, stated exactly: every fact found in tool results that may matter later (names, numbers, paths, errors), the user's instructions and constraints, what has been done and what is left to do. Say how many times a repeated call was made instead of repeating it. If an earlier summary is given, fold it in. Write plain text, as short as the facts allow. Do not call tools.";
+var MAX_LINE_CHARS = 2e4;
+function oneLine(text) {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > MAX_LINE_CHARS ? `${flat.slice(0, MAX_LINE_CHARS)}\u2026` : flat;
+}
+__name(oneLine, "oneLine");
+function lines(m) {
+  switch (m.role) {
+    case "system":
+    case "user":
+      return [
+        `[${m.role}] ${oneLine(m.content)}`
+      ];
+    case "assistant": {
+      const out = m.content ? [
+        `[assistant] ${oneLine(m.content)}`
+      ] : [];
+      for (const c of m.tool_calls ?? []) {
+        out.push(`[call ${c.id}] ${c.function.name} ${oneLine(c.function.arguments)}`);
+      }
+      return out;
+    }
+    case "tool":
+      return [
+        `[result ${m.tool_call_id}] ${oneLine(m.content)}`
+      ];
+  }
+}
+__name(lines, "lines");
+function summaryRequest(earlier, messages) {
+  const parts = [];
+  if (earlier !== null) parts.push("[earlier summary]", earlier.trim());
+  parts.push("[conversation]", ...messages.flatMap(lines));
+  return [
+    {
+      role: "system",
+      content: SUMMARY_PROMPT
+    },
+    {
+      role: "user",
+      content: parts.join("\n")
+    }
+  ];
+}
+__name(summaryRequest, "summaryRequest");
+
+// harness/context_view.ts
+var ELIDE_MIN_CHARS = 400;
+function emptyContext() {
+  return {
+    summary: null,
+    summaryTurns: 0,
+    summarizedTo: 0,
+    elidedTo: 0,
+    compactions: 0,
+    costUsd: 0,
+    usage: {
+      prompt_tokens: 0,
+      completion_tokens: 0
+    }
+  };
+}
+__name(emptyContext, "emptyContext");
+function headLength(messages) {
+  let i = 0;
+  while (i < messages.length && messages[i].role === "system") i++;
+  return i < messages.length && messages[i].role === "user" ? i + 1 : i;
+}
+__name(headLength, "headLength");
+var SUMMARY_OPENING = "[Summary of turns 1-";
+function summaryMessage(context) {
+  return {
+    role: "user",
+    content: `${SUMMARY_OPENING}${context.summaryTurns}, written to save context; the full transcript is kept in the run's record]
+${context.summary ?? ""}`
+  };
+}
+__name(summaryMessage, "summaryMessage");
+function summarizedTurnsOf(text) {
+  if (!text.startsWith(SUMMARY_OPENING)) return 0;
+  const n = parseInt(text.slice(SUMMARY_OPENING.length), 10);
+  return Number.isInteger(n) && n > 0 ? n : 0;
+}
+__name(summarizedTurnsOf, "summarizedTurnsOf");
+function elidedStub(result, call) {
+  const args = call ? ` ${call.function.arguments}` : "";
+  return {
+    ...result,
+    content: `[result elided to save context: ${result.name}${args} returned ${result.content.length} characters. Call the tool again if you need them.]`
+  };
+}
+__name(elidedStub, "elidedStub");
+var stubs = /* @__PURE__ */ new WeakMap();
+function callOf(messages, i, id) {
+  for (let j = i - 1; j >= 0; j--) {
+    const m = messages[j];
+    if (m.role === "assistant" && m.tool_calls) {
+      const call = m.tool_calls.find((c) => c.id === id);
+      if (call) return call;
+    }
+  }
+  return void 0;
+}
+__name(callOf, "callOf");
+function shown(messages, i, context) {
+  const m = messages[i];
+  if (m.role !== "tool" || i >= context.elidedTo || m.content.length < ELIDE_MIN_CHARS) return m;
+  let stub = stubs.get(m);
+  if (!stub) stubs.set(m, stub = elidedStub(m, callOf(messages, i, m.tool_call_id)));
+  return stub;
+}
+__name(shown, "shown");
+function shownRange(messages, context, from, to) {
+  const out = [];
+  for (let i = from; i < to; i++) out.push(shown(messages, i, context));
+  return out;
+}
+__name(shownRange, "shownRange");
+function elidable(messages, from, to) {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const m = messages[i];
+    if (m.role === "tool" && m.content.length >= ELIDE_MIN_CHARS) n++;
+  }
+  return n;
+}
+__name(elidable, "elidable");
+function contextView(messages, context) {
+  if (!context) return messages;
+  const head = headLength(messages);
+  const out = messages.slice(0, head);
+  if (context.summary !== null) out.push(summaryMessage(context));
+  const from = Math.max(head, context.summarizedTo);
+  return out.concat(shownRange(messages, context, from, messages.length));
+}
+__name(contextView, "contextView");
+function keptFrom(messages, from, keep) {
+  let seen2 = 0;
+  for (let i = messages.length - 1; i >= from; i--) {
+    if (messages[i].role !== "assistant" || ++seen2 < keep) continue;
+    let cut = i;
+    while (cut - 1 >= from && messages[cut - 1].role === "user") cut--;
+    return cut > from ? cut : null;
+  }
+  return null;
+}
+__name(keptFrom, "keptFrom");
+function turnsBetween(messages, from, to) {
+  let n = 0;
+  for (let i = from; i < to; i++) if (messages[i].role === "assistant") n++;
+  return n;
+}
+__name(turnsBetween, "turnsBetween");
+function contextForPrefix(context, count) {
+  if (!context) return void 0;
+  if (context.summarizedTo <= count) {
+    return {
+      ...context,
+      elidedTo: Math.min(context.elidedTo, count)
+    };
+  }
+  return {
+    ...context,
+    summary: null,
+    summaryTurns: 0,
+    summarizedTo: 0,
+    elidedTo: Math.min(context.elidedTo, count)
+  };
+}
+__name(contextForPrefix, "contextForPrefix");
+function forkContext(context, count) {
+  const cut = contextForPrefix(context, count);
+  if (!cut || cut.summary === null && cut.elidedTo === 0) return void 0;
+  return {
+    ...emptyContext(),
+    summary: cut.summary,
+    summaryTurns: cut.summaryTurns,
+    summarizedTo: cut.summarizedTo,
+    elidedTo: cut.elidedTo
+  };
+}
+__name(forkContext, "forkContext");
+
+// harness/output.ts
+var MAX_OUTPUT_ISSUES = 20;
+var MAX_ISSUE_CHARS = 300;
+function outputFormat(schema) {
+  return adaptOutput(schema).format;
+}
+__name(outputFormat, "outputFormat");
+function adaptOutput(schema) {
+  const where = "run(state, options): options.output";
+  let adapted;
+  try {
+    adapted = adaptSchema(schema, where);
+  } catch (e) {
+    if (e instanceof TypeError) throw e;
+    const why = messageOf(e);
+    throw new TypeError(`${where} cannot be expressed as JSON Schema: ${why}`);
+  }
+  const json = adapted.jsonSchema;
+  const wrapped = json.type !== "object";
+  const asked = wrapped ? {
+    type: "object",
+    properties: {
+      value: json
+    },
+    required: [
+      "value"
+    ],
+    additionalProperties: false
+  } : json;
+  const format = {
+    name: "output",
+    schema: asked,
+    strict: isStrict(asked),
+    wrapped,
+    valueSchema: json
+  };
+  return {
+    check: adapted.check,
+    format
+  };
+}
+__name(adaptOutput, "adaptOutput");
+function isStrict(s) {
+  if (Array.isArray(s)) return s.every(isStrict);
+  if (typeof s !== "object" || s === null) return true;
+  const o = s;
+  if (o.type === "object" || o.properties) {
+    const keys = Object.keys(o.properties ?? {});
+    const required = Array.isArray(o.required) ? o.required : [];
+    if (o.additionalProperties !== false || keys.some((k) => !required.includes(k))) return false;
+  }
+  return Object.values(o).every(isStrict);
+}
+__name(isStrict, "isStrict");
+function checkAnswer(text, schema, format) {
+  let data;
+  try {
+    data = JSON.parse(unfenced(text));
+  } catch (e) {
+    const what = text.trim() === "" ? "the answer is empty" : e.message;
+    return {
+      ok: false,
+      issues: [
+        {
+          path: "(root)",
+          message: `not JSON: ${what}`
+        }
+      ]
+    };
+  }
+  return checkValue(data, schema, format);
+}
+__name(checkAnswer, "checkAnswer");
+function checkValue(data, schema, format) {
+  const tries = format.wrapped && isValueWrapper(data) ? [
+    data.value,
+    data
+  ] : [
+    data
+  ];
+  let first = null;
+  for (const candidate of tries) {
+    const parsed = schema.safeParse(candidate);
+    if (parsed.success) return {
+      ok: true,
+      value: parsed.data
+    };
+    first ??= {
+      ok: false,
+      issues: toIssues(parsed.error.issues)
+    };
+  }
+  return first;
+}
+__name(checkValue, "checkValue");
+function isValueWrapper(data) {
+  return typeof data === "object" && data !== null && !Array.isArray(data) && Object.keys(data).length === 1 && "value" in data;
+}
+__name(isValueWrapper, "isValueWrapper");
+function unfenced(text) {
+  const m = /^\s*```[a-zA-Z]*\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
+  return m ? m[1] : text;
+}
+__name(unfenced, "unfenced");
+function toIssues(issues) {
+  const out = issues.slice(0, MAX_OUTPUT_ISSUES).map((i) => ({
+    path: i.path.length ? i.path.map(String).join(".") : "(root)",
+    message: cutText(i.message, MAX_ISSUE_CHARS)
+  }));
+  const more = issues.length - out.length;
+  if (more > 0) out[out.length - 1].message += ` (and ${more} more issues)`;
+  return out;
+}
+__name(toIssues, "toIssues");
+function repairText(issues) {
+  const lines2 = issues.map((i) => `- at ${i.path}: ${i.message}`);
+  return `${REPAIR_PREFIX} ${issues.length === 1 ? "1 issue" : `${issues.length} issues`}:
+${lines2.join("\n")}
+Answer again with only the corrected JSON value, no other text.`;
+}
+__name(repairText, "repairText");
+var REPAIR_PREFIX = "Your answer does not match the required JSON Schema;";
+
+// harness/call_ids.ts
+function runUniqueIds(calls, transcript, turn) {
+  const used = usedIds(transcript);
+  const inReply = /* @__PURE__ */ new Set();
+  return calls.map((c, i) => {
+    const given = typeof c.id === "string" && c.id ? c.id : "";
+    let id = given || `call_${turn}_${i}`;
+    let wireId;
+    if (given && used.has(given) && !inReply.has(given)) wireId = given;
+    for (let n = 0; used.has(id) || inReply.has(id); n++) {
+      id = `${given || "call"}_t${turn}_${i}${n ? `_${n}` : ""}`;
+    }
+    inReply.add(given);
+    inReply.add(id);
+    const fn = {
+      name: String(c.function?.name ?? ""),
+      arguments: String(c.function?.arguments ?? "")
+    };
+    return wireId !== void 0 ? {
+      id,
+      wireId,
+      type: "function",
+      function: fn
+    } : {
+      id,
+      type: "function",
+      function: fn
+    };
+  });
+}
+__name(runUniqueIds, "runUniqueIds");
+var seen = /* @__PURE__ */ new WeakMap();
+function usedIds(transcript) {
+  let s = seen.get(transcript);
+  if (!s || transcript.length < s.count || transcript[s.count - 1] !== s.last) {
+    s = {
+      count: 0,
+      last: void 0,
+      ids: /* @__PURE__ */ new Set()
+    };
+    seen.set(transcript, s);
+  }
+  for (; s.count < transcript.length; s.count++) {
+    const m = transcript[s.count];
+    if (m.role !== "assistant") continue;
+    for (const c of m.tool_calls ?? []) {
+      s.ids.add(c.id);
+      if (c.wireId) s.ids.add(c.wireId);
+    }
+  }
+  s.last = transcript[s.count - 1];
+  return s.ids;
+}
+__name(usedIds, "usedIds");
+function toWire(messages) {
+  if (!anyRenamed(messages)) return messages;
+  const wire = /* @__PURE__ */ new Map();
+  for (const m of messages) {
+    if (m.role !== "assistant") continue;
+    for (const c of m.tool_calls ?? []) if (c.wireId) wire.set(c.id, c.wireId);
+  }
+  return messages.map((m) => {
+    if (m.role === "tool") {
+      const id = wire.get(m.tool_call_id);
+      return id === void 0 ? m : {
+        ...m,
+        tool_call_id: id
+      };
+    }
+    if (m.role !== "assistant" || !m.tool_calls) return m;
+    return {
+      ...m,
+      tool_calls: m.tool_calls.map(({ wireId, ...c }) => wireId ? {
+        ...c,
+        id: wireId
+      } : c)
+    };
+  });
+}
+__name(toWire, "toWire");
+var renameScans = /* @__PURE__ */ new WeakMap();
+function anyRenamed(messages) {
+  let s = renameScans.get(messages);
+  if (!s || messages.length < s.count || messages[s.count - 1] !== s.last) {
+    s = {
+      count: 0,
+      last: void 0,
+      renamed: false
+    };
+    renameScans.set(messages, s);
+  }
+  for (; s.count < messages.length && !s.renamed; s.count++) {
+    s.renamed = renamesCalls(messages[s.count]);
+  }
+  s.last = messages[s.count - 1];
+  return s.renamed;
+}
+__name(anyRenamed, "anyRenamed");
+function renamesCalls(m) {
+  return m.role === "assistant" && m.tool_calls?.some(isRenamed) === true;
+}
+__name(renamesCalls, "renamesCalls");
+function isRenamed(c) {
+  return Boolean(c.wireId);
+}
+__name(isRenamed, "isRenamed");
+
+export {
+  emptyContext,
+  headLength,
+  summarizedTurnsOf,
+  shownRange,
+  elidable,
+  contextView,
+  keptFrom,
+  turnsBetween,
+  forkContext,
+  outputFormat,
+  adaptOutput,
+  checkAnswer,
+  checkValue,
+  repairText,
+  REPAIR_PREFIX,
+  runUniqueIds,
+  toWire,
+  SUMMARY_PROMPT,
+  summaryRequest
+};

@@ -1,0 +1,32 @@
+import {
+  __name
+} from "./chunk-OSOEW62Q.js";
+
+// harness/text_attempts.ts
+function attemptText(request) {
+  const { onText, onReset } = request;
+  let shown = false;
+  return {
+    onText: onText && ((delta) => {
+      if (!delta) return;
+      shown = true;
+      try {
+        onText(delta);
+      } catch {
+      }
+    }),
+    retrying() {
+      if (!shown) return;
+      shown = false;
+      try {
+        onReset?.();
+      } catch {
+      }
+    }
+  };
+}
+__name(attemptText, "attemptText");
+
+export {
+  attemptText
+};

@@ -1,0 +1,2708 @@
+import {
+  defineTool,
+  describeIssues,
+  toolDefinitions
+} from "./chunk-II5LUMME.js";
+import {
+  markDrivenByRun
+} from "./chunk-CT6FU4E4.js";
+import {
+  RESUMABLE_STATUSES,
+  checkLimits,
+  checkNonNegative,
+  isoNow,
+  newRun,
+  pending
+} from "./chunk-DP3QUJMC.js";
+import {
+  adaptOutput,
+  checkAnswer,
+  checkValue,
+  contextView,
+  elidable,
+  emptyContext,
+  forkContext,
+  headLength,
+  keptFrom,
+  repairText,
+  runUniqueIds,
+  shownRange,
+  summaryRequest,
+  turnsBetween
+} from "./chunk-AOQWFOCM.js";
+import {
+  countMessageTokens,
+  countPromptTokens,
+  countTokens,
+  isContextLengthError,
+  loadTokenizer,
+  tokenizerLoaded,
+  truncateToTokens
+} from "./chunk-DSOFEU5A.js";
+import {
+  cutText
+} from "./chunk-VHWLCFOY.js";
+import {
+  PermanentToolError,
+  RunNotFoundError,
+  RunStateError,
+  RunTooLargeError,
+  SuspendRun
+} from "./chunk-LVT2ZGFI.js";
+import {
+  messageOf
+} from "./chunk-IYXQD7XI.js";
+import {
+  __name
+} from "./chunk-OSOEW62Q.js";
+
+// harness/exit.ts
+function abortReason(signal) {
+  const r = signal.reason;
+  if (typeof r === "string") return r;
+  if (r instanceof Error) return r.message || r.name;
+  return String(r);
+}
+__name(abortReason, "abortReason");
+var exit = {
+  /** The run is done (the model answered, or a condition was met). */
+  completed(reason) {
+    return {
+      status: "completed",
+      interruption: null,
+      reason
+    };
+  },
+  /** The run failed for good; `error` is stored as the run's error. */
+  failed(reason, error) {
+    return error === void 0 ? {
+      status: "failed",
+      interruption: null,
+      reason
+    } : {
+      status: "failed",
+      interruption: null,
+      reason,
+      error
+    };
+  },
+  /** The final answer failed the output schema after `repairs` repair turns. */
+  invalidOutput(raw, issues, repairs) {
+    const n = issues.length;
+    const reason = `invalid output: the answer still fails the output schema after ${repairs} repair${repairs === 1 ? "" : "s"}; ${n} issue${n === 1 ? "" : "s"}, the first at ${issues[0]?.path ?? "(root)"}: ${issues[0]?.message ?? "?"}`;
+    return {
+      status: "failed",
+      interruption: null,
+      reason,
+      error: reason,
+      failure: {
+        kind: "invalid_output",
+        raw,
+        issues
+      }
+    };
+  },
+  /** The turn cap stopped the run (resumable with a higher cap). */
+  maxTurns(reason) {
+    return {
+      status: "max_turns_exceeded",
+      interruption: {
+        type: "max_turns"
+      },
+      reason
+    };
+  },
+  /** The budget stopped the run (resumable with a larger budget). */
+  budget(reason) {
+    return {
+      status: "budget_exceeded",
+      interruption: {
+        type: "max_budget"
+      },
+      reason
+    };
+  },
+  /** The run paused for a person's verdict or an outside event (resumable). */
+  interrupted(interruption, reason) {
+    return {
+      status: "interrupted",
+      interruption,
+      reason
+    };
+  },
+  /** The run was stopped by an aborted signal, with its reason. */
+  cancelled(signal) {
+    const reason = abortReason(signal);
+    return {
+      status: "interrupted",
+      interruption: {
+        type: "cancelled",
+        reason
+      },
+      reason: `cancelled: ${reason}`
+    };
+  }
+};
+
+// harness/stop_conditions.ts
+function isStepCount(n) {
+  checkNonNegative("isStepCount(n)", n, true);
+  return (s) => s.turns >= n ? exit.maxTurns(`turn cap reached: ${s.turns} of ${n} turns used`) : false;
+}
+__name(isStepCount, "isStepCount");
+function isBudgetSpent(usd) {
+  checkNonNegative("isBudgetSpent(usd)", usd, false);
+  return (s) => s.costUsd >= usd ? exit.budget(`budget spent: $${s.costUsd.toFixed(6)} of $${usd.toFixed(6)}`) : false;
+}
+__name(isBudgetSpent, "isBudgetSpent");
+function hasToolCall(name) {
+  if (typeof name !== "string" || !name) {
+    throw new TypeError("hasToolCall(name): name must be a non-empty string");
+  }
+  return (s) => s.messages.some((m) => m.role === "assistant" && m.tool_calls?.some((c) => c.function.name === name)) ? exit.completed(`stop condition: the model called ${name}`) : false;
+}
+__name(hasToolCall, "hasToolCall");
+async function firstStop(conditions, state) {
+  for (const c of conditions) {
+    const answer = c(state);
+    const v = answer instanceof Promise ? await answer : answer;
+    if (v) return verdictOf(v);
+  }
+  return null;
+}
+__name(firstStop, "firstStop");
+function verdictOf(v) {
+  if (v === true) return exit.completed("a stop condition was met");
+  return {
+    ...v,
+    interruption: v.interruption ?? null
+  };
+}
+__name(verdictOf, "verdictOf");
+
+// harness/follow_up.ts
+var FOLLOW_UP_STATUSES = [
+  "completed",
+  "max_turns_exceeded",
+  "budget_exceeded",
+  "interrupted"
+];
+function followUpRefusal(state) {
+  if (state.parentId !== null) {
+    return `it is a subagent of run "${state.parentId}"; send the message to its root`;
+  }
+  if (state.status === "running") return "it is running; wait until it stops";
+  if (!FOLLOW_UP_STATUSES.includes(state.status)) return `status is ${state.status}`;
+  const i = state.interruption;
+  if (state.status === "interrupted" && i?.type === "approval") {
+    return `call "${i.callId}"${i.runId && i.runId !== state.runId ? ` of run "${i.runId}"` : ""} awaits a verdict: decide the verdict first (approve or reject it)`;
+  }
+  const open = pending(state);
+  if (open.length) {
+    return `call "${open[0].id}" of its last reply has no result yet: resume the run first`;
+  }
+  return null;
+}
+__name(followUpRefusal, "followUpRefusal");
+function followUp(state, message, options = {}) {
+  if (typeof message !== "string" || message.trim() === "") {
+    throw new TypeError("followUp(state, message): message must be a non-empty string");
+  }
+  const why = followUpRefusal(state);
+  if (why) throw new RunStateError(state.runId, state.status, "follow up", why);
+  const next = structuredClone(state);
+  next.limits = checkLimits({
+    ...next.limits,
+    ...options.limits
+  });
+  next.messages.push({
+    role: "user",
+    content: message
+  });
+  next.status = "running";
+  next.interruption = null;
+  next.stopReason = null;
+  next.output = null;
+  next.resultCache = {};
+  next.updatedAt = isoNow();
+  return next;
+}
+__name(followUp, "followUp");
+function turnsSinceLastMessage(state) {
+  const { messages } = state;
+  const repairs = state.outputRepairs ?? [];
+  const seen = scans.get(messages);
+  const read = seen?.read ?? 0;
+  const stale = !seen || read > messages.length || repairs.length < seen.repairs || repairs.slice(seen.repairs).some((i) => i < read);
+  const scan = stale ? {
+    read: 0,
+    repairs: 0,
+    last: -1,
+    earlier: false,
+    since: 0
+  } : seen;
+  if (stale) scans.set(messages, scan);
+  scan.repairs = repairs.length;
+  for (; scan.read < messages.length; scan.read++) {
+    const role = messages[scan.read].role;
+    if (role === "assistant") scan.since++;
+    else if (role === "user" && !repairs.includes(scan.read)) {
+      scan.earlier ||= scan.last >= 0;
+      scan.last = scan.read;
+      scan.since = 0;
+    }
+  }
+  return scan.earlier ? scan.since : state.turns;
+}
+__name(turnsSinceLastMessage, "turnsSinceLastMessage");
+var scans = /* @__PURE__ */ new WeakMap();
+function isTurnCapReached(n) {
+  checkNonNegative("isTurnCapReached(n)", n, true);
+  return (s) => {
+    const since = turnsSinceLastMessage(s);
+    if (since < n) return false;
+    const what = since === s.turns ? "turns used" : "turns since the last message used";
+    return exit.maxTurns(`turn cap reached: ${since} of ${n} ${what}`);
+  };
+}
+__name(isTurnCapReached, "isTurnCapReached");
+async function announceFollowUp(ctx) {
+  const { state } = ctx;
+  const index = state.messages.length - 1;
+  const last = state.messages[index];
+  if (last?.role !== "user" || state.modelCall || state.outputRepairs?.includes(index)) return;
+  if (!state.messages.some((m) => m.role === "assistant")) return;
+  await ctx.emit({
+    type: "user_message",
+    runId: state.runId,
+    index,
+    turns: state.turns,
+    content: last.content
+  });
+}
+__name(announceFollowUp, "announceFollowUp");
+
+// harness/cost.ts
+import { z } from "zod";
+
+// harness/schema_issue.ts
+function formatPath(path, start = "") {
+  let out = start;
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else if (typeof key === "string" && /^[A-Za-z_$][\w$]*$/.test(key)) {
+      out += out ? `.${key}` : key;
+    } else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
+}
+__name(formatPath, "formatPath");
+function issueLine(issue, start = "", input) {
+  const path = formatPath(issue.path, start);
+  const where = path ? `${path}: ` : "";
+  if (issue.code === "unrecognized_keys") {
+    const keys = issue.keys.map((k) => `"${k}"`).join(", ");
+    return `${where}unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}`;
+  }
+  const got = input === void 0 || issue.message.includes("received") ? "" : gotText(valueAt(input, issue.path));
+  return `${where}${issue.message}${got}`;
+}
+__name(issueLine, "issueLine");
+function valueAt(input, path) {
+  let value = input;
+  for (const key of path) {
+    if (typeof value !== "object" || value === null) return void 0;
+    value = value[key];
+  }
+  return value;
+}
+__name(valueAt, "valueAt");
+function gotText(value) {
+  if (typeof value === "string") {
+    const quoted = JSON.stringify(value);
+    return `, got ${quoted.length > 60 ? `${quoted.slice(0, 57)}..."` : quoted}`;
+  }
+  if (typeof value === "function") return ", got a function";
+  return typeof value === "object" && value !== null ? "" : `, got ${String(value)}`;
+}
+__name(gotText, "gotText");
+
+// harness/cost.ts
+var DEFAULT_MAX_OUTPUT_TOKENS = 16384;
+var DEFAULT_PRICES = Object.freeze({
+  inputPerMillion: 2,
+  outputPerMillion: 12
+});
+var NON_NEG_NUM = "expected a non-negative number";
+var OBJECT = "expected an object";
+var POS_INT = "expected a positive integer";
+var schemas;
+function priceSchemas() {
+  if (schemas) return schemas;
+  const nonNegNum = z.number({
+    error: NON_NEG_NUM
+  }).min(0, {
+    error: NON_NEG_NUM
+  });
+  const posInt = z.int({
+    error: POS_INT
+  }).min(1, {
+    error: POS_INT
+  });
+  const prices = z.strictObject({
+    inputPerMillion: nonNegNum,
+    outputPerMillion: nonNegNum,
+    maxOutputTokens: posInt.optional(),
+    contextTokens: posInt.optional(),
+    cachedInputPerMillion: nonNegNum.optional(),
+    cacheWritePerMillion: nonNegNum.optional()
+  }, {
+    error: OBJECT
+  });
+  const table = z.strictObject({
+    default: prices,
+    models: z.record(z.string(), prices, {
+      error: OBJECT
+    }).optional()
+  }, {
+    error: OBJECT
+  });
+  return schemas = {
+    prices,
+    table
+  };
+}
+__name(priceSchemas, "priceSchemas");
+function pricesSchema() {
+  return priceSchemas().prices;
+}
+__name(pricesSchema, "pricesSchema");
+function priceTableSchema() {
+  return priceSchemas().table;
+}
+__name(priceTableSchema, "priceTableSchema");
+function pricesSchemaOf(value) {
+  const isTable = typeof value === "object" && value !== null && ("default" in value || "models" in value);
+  return isTable ? priceTableSchema() : pricesSchema();
+}
+__name(pricesSchemaOf, "pricesSchemaOf");
+function computeCost(usage, prices = DEFAULT_PRICES) {
+  const read = Math.min(Math.max(0, usage.cached_prompt_tokens ?? 0), usage.prompt_tokens);
+  const write = Math.min(Math.max(0, usage.cache_write_tokens ?? 0), usage.prompt_tokens - read);
+  const fresh = usage.prompt_tokens - read - write;
+  return roundUsd((fresh * prices.inputPerMillion + read * (prices.cachedInputPerMillion ?? prices.inputPerMillion) + write * (prices.cacheWritePerMillion ?? prices.inputPerMillion) + usage.completion_tokens * prices.outputPerMillion) / 1e6);
+}
+__name(computeCost, "computeCost");
+function addUsd(a, b) {
+  return roundUsd(a + b);
+}
+__name(addUsd, "addUsd");
+function checkPrices(table, name = "prices") {
+  if (table === void 0) return;
+  const issue = pricesSchemaOf(table).safeParse(table).error?.issues[0];
+  if (issue) throw new RangeError(issueLine(issue, name, table));
+}
+__name(checkPrices, "checkPrices");
+function pricesFor(table, model) {
+  if (!table) return DEFAULT_PRICES;
+  if ("inputPerMillion" in table) return table;
+  return table.models?.[model] ?? table.default;
+}
+__name(pricesFor, "pricesFor");
+function roundUsd(usd) {
+  return Math.round(usd * 1e9) / 1e9;
+}
+__name(roundUsd, "roundUsd");
+
+// harness/output_turn.ts
+import { z as z2 } from "zod";
+var FINAL_ANSWER_TOOL = "final_answer";
+var ANSWER_ACCEPTED = "Accepted.";
+var DEFAULT_OUTPUT_REPAIRS = 2;
+function planOutput(state, options) {
+  const maxRepairs = options.maxOutputRepairs ?? DEFAULT_OUTPUT_REPAIRS;
+  if (!Number.isInteger(maxRepairs) || maxRepairs < 0) {
+    throw new RangeError(`maxOutputRepairs must be a non-negative integer, got ${maxRepairs}`);
+  }
+  const schema2 = options.output ?? storedSchema(state);
+  if (schema2 === null) return null;
+  const { check, format } = adaptOutput(schema2);
+  const mode = options.model.structuredOutput === "json_schema" ? "json_schema" : "tool";
+  if (mode === "tool" && options.tools?.some((t) => t.name === FINAL_ANSWER_TOOL)) {
+    throw new TypeError(`run(state, options): a tool is named "${FINAL_ANSWER_TOOL}", the name the output schema's answer tool takes for this model`);
+  }
+  state.outputSchema = format.valueSchema;
+  return {
+    check,
+    format,
+    mode,
+    maxRepairs
+  };
+}
+__name(planOutput, "planOutput");
+function storedSchema(state) {
+  if (state.outputSchema === void 0) return null;
+  try {
+    return z2.fromJSONSchema(state.outputSchema);
+  } catch (e) {
+    throw new RunStateError(state.runId, state.status, "resume", `its stored output schema cannot be rebuilt (${e.message}); pass \`output\``);
+  }
+}
+__name(storedSchema, "storedSchema");
+function answerTools(plan) {
+  if (plan?.mode !== "tool") return [];
+  return [
+    {
+      type: "function",
+      function: {
+        name: FINAL_ANSWER_TOOL,
+        description: "Give your final answer. Call it once, when you are done; its arguments are the answer and must match the schema.",
+        parameters: plan.format.schema
+      }
+    }
+  ];
+}
+__name(answerTools, "answerTools");
+function toolCallsToRun(state, plan) {
+  const calls = pending(state);
+  return plan?.mode === "tool" ? calls.filter((c) => !isAnswerCall(c)) : calls;
+}
+__name(toolCallsToRun, "toolCallsToRun");
+function isAnswerCall(call) {
+  return call.function.name === FINAL_ANSWER_TOOL;
+}
+__name(isAnswerCall, "isAnswerCall");
+function answerOf(state, plan) {
+  const last = state.messages.at(-1);
+  if (last?.role === "assistant" && !last.tool_calls?.length) {
+    return {
+      raw: last.content ?? "",
+      calls: []
+    };
+  }
+  if (plan?.mode !== "tool") return null;
+  const calls = pending(state).filter(isAnswerCall);
+  return calls.length ? {
+    raw: calls.at(-1).function.arguments,
+    calls
+  } : null;
+}
+__name(answerOf, "answerOf");
+function unjudgedAnswer(state) {
+  if (state.status === "completed" || state.status === "failed") return null;
+  const call = pending(state).find(isAnswerCall);
+  if (call) return `its pending ${FINAL_ANSWER_TOOL} call ${call.id}`;
+  const last = state.messages.at(-1);
+  if (last?.role === "assistant" && !last.tool_calls?.length) return "its final reply";
+  return null;
+}
+__name(unjudgedAnswer, "unjudgedAnswer");
+function judgeAnswer(ctx, plan) {
+  const answer = answerOf(ctx.state, plan);
+  return answer ? judgeFound(ctx, plan, answer) : NO_ANSWER;
+}
+__name(judgeAnswer, "judgeAnswer");
+var NO_ANSWER = Promise.resolve(null);
+async function judgeFound(ctx, plan, answer) {
+  const { state } = ctx;
+  if (!plan) {
+    state.output = answer.raw;
+    return exit.completed("the model answered");
+  }
+  const check = judge(answer, plan);
+  if (check.ok) {
+    answerCalls(state, answer, ANSWER_ACCEPTED);
+    state.output = check.value;
+    return exit.completed("the model answered; the answer passes the output schema");
+  }
+  const used = repairsUsed(state);
+  const left = used < plan.maxRepairs;
+  await ctx.emit({
+    type: "output_invalid",
+    runId: state.runId,
+    turn: state.turns,
+    issues: check.issues,
+    repair: left ? used + 1 : null
+  });
+  if (!left) return exit.invalidOutput(answer.raw, check.issues, used);
+  const text = repairText(check.issues);
+  const refused = await unaffordableRepair(ctx, answer.raw, text);
+  if (refused) return refused;
+  addRepair(state, answer, text);
+  return "repair";
+}
+__name(judgeFound, "judgeFound");
+function judge(answer, plan) {
+  if (!answer.calls.length) return checkAnswer(answer.raw, plan.check, plan.format);
+  let args;
+  try {
+    args = JSON.parse(answer.raw);
+  } catch (e) {
+    const message = `the ${FINAL_ANSWER_TOOL} arguments are not JSON: ${e.message}`;
+    return {
+      ok: false,
+      issues: [
+        {
+          path: "(root)",
+          message
+        }
+      ]
+    };
+  }
+  return checkValue(args, plan.check, plan.format);
+}
+__name(judge, "judge");
+function answerCalls(state, answer, text) {
+  for (const call of answer.calls) {
+    state.messages.push({
+      role: "tool",
+      tool_call_id: call.id,
+      name: call.function.name,
+      content: text
+    });
+  }
+}
+__name(answerCalls, "answerCalls");
+function addRepair(state, answer, text) {
+  if (answer.calls.length) answerCalls(state, answer, text);
+  else state.messages.push({
+    role: "user",
+    content: text
+  });
+  (state.outputRepairs ??= []).push(state.messages.length - 1);
+}
+__name(addRepair, "addRepair");
+function repairsUsed(state) {
+  const repairs = new Set(state.outputRepairs ?? []);
+  let used = 0;
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    const role = state.messages[i].role;
+    if (repairs.has(i)) used++;
+    else if (role === "user" || role === "system") break;
+  }
+  return used;
+}
+__name(repairsUsed, "repairsUsed");
+async function unaffordableRepair(ctx, raw, text) {
+  if (ctx.options.budgetMode !== "hard") return null;
+  await loadTokenizer();
+  const { state, options } = ctx;
+  const prices = pricesFor(options.prices ?? options.model.prices, options.model.name);
+  const prompt = (ctx.lastPromptTokens ?? countPromptTokens(ctx.window.messages(state), [])) + countTokens(raw) + countTokens(text) + 16;
+  const usd = computeCost({
+    prompt_tokens: prompt,
+    completion_tokens: countTokens(raw)
+  }, prices);
+  const left = ctx.remainingUsd();
+  if (usd <= left) return null;
+  return exit.budget(`budget spent: a repair of the output would cost about $${usd.toFixed(6)} and $${Math.max(0, left).toFixed(6)} is left (hard budget, not started)`);
+}
+__name(unaffordableRepair, "unaffordableRepair");
+function verdictDuringRepair(state, verdict) {
+  const at = state.messages.length - 1;
+  if (verdict.status !== "completed" || !state.outputRepairs?.includes(at)) return verdict;
+  const raw = lastRaw(state, at);
+  return exit.invalidOutput(raw, repairIssues(state.messages[at].content ?? ""), repairsUsed(state));
+}
+__name(verdictDuringRepair, "verdictDuringRepair");
+function lastRaw(state, repairAt) {
+  const m = state.messages[repairAt - 1];
+  if (m?.role === "assistant") return m.content ?? "";
+  const call = state.messages.findLast((x) => x.role === "assistant");
+  return call?.role === "assistant" ? call.tool_calls?.find(isAnswerCall)?.function.arguments ?? call.content ?? "" : "";
+}
+__name(lastRaw, "lastRaw");
+function repairIssues(text) {
+  return [
+    ...text.matchAll(/^- at (\S+): (.*)$/gm)
+  ].map((m) => ({
+    path: m[1],
+    message: m[2]
+  }));
+}
+__name(repairIssues, "repairIssues");
+
+// harness/fork.ts
+function forkPoint(state, atTurn) {
+  const replies = state.messages.filter((m) => m.role === "assistant").length;
+  if (!Number.isInteger(atTurn) || atTurn < 0 || atTurn > replies) {
+    throw new RangeError(`atTurn must be an integer from 0 to ${replies} (the turns of run "${state.runId}"), got ${atTurn}`);
+  }
+  let seen = 0;
+  for (let i = 0; i < state.messages.length; i++) {
+    if (state.messages[i].role === "assistant" && seen++ === atTurn) return i;
+  }
+  return state.messages.length;
+}
+__name(forkPoint, "forkPoint");
+function forkState(source, options) {
+  if (source.parentId !== null) {
+    throw new RunStateError(source.runId, source.status, "fork", `it is a subagent of run "${source.parentId}"; fork its root`);
+  }
+  const { atTurn } = options;
+  const messages = structuredClone(source.messages.slice(0, forkPoint(source, atTurn)));
+  const open = pending({
+    messages
+  });
+  if (open.length || messages.at(-1)?.role === "assistant" || endsWithAcceptedAnswer(messages)) {
+    throw new RangeError(open.length ? `cannot fork run "${source.runId}" at turn ${atTurn}: call "${open[0].id}" of that turn has no result` : `cannot fork run "${source.runId}" at turn ${atTurn}: it is the run's final answer`);
+  }
+  const fork = newRun("(forked)", {
+    runId: options.runId,
+    model: source.model ?? void 0,
+    agent: source.agent,
+    limits: {
+      ...source.limits,
+      ...options.limits
+    }
+  });
+  fork.messages = messages;
+  fork.turns = atTurn;
+  if (source.promptRatio) fork.promptRatio = source.promptRatio;
+  const context = forkContext(source.context, messages.length);
+  if (context) fork.context = context;
+  fork.forkedFrom = {
+    runId: source.runId,
+    turn: atTurn
+  };
+  if (source.outputSchema !== void 0) fork.outputSchema = structuredClone(source.outputSchema);
+  const repairs = source.outputRepairs?.filter((i) => i < messages.length);
+  if (repairs?.length) fork.outputRepairs = repairs;
+  return fork;
+}
+__name(forkState, "forkState");
+function forkableTurns(messages) {
+  const out = /* @__PURE__ */ new Set();
+  let turn = 0;
+  let open = /* @__PURE__ */ new Set();
+  const check = /* @__PURE__ */ __name((end) => {
+    if (end > 0 && messages[end - 1].role !== "assistant" && open.size === 0 && !endsWithAcceptedAnswer(messages, end)) out.add(turn);
+  }, "check");
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (m.role === "assistant") {
+      check(i);
+      turn++;
+      open = new Set((m.tool_calls ?? []).map((c) => c.id));
+    } else if (m.role === "tool") open.delete(m.tool_call_id);
+  }
+  check(messages.length);
+  return out;
+}
+__name(forkableTurns, "forkableTurns");
+function endsWithAcceptedAnswer(messages, end = messages.length) {
+  for (let i = end - 1; i >= 0 && messages[i].role === "tool"; i--) {
+    const m = messages[i];
+    if (m.role === "tool" && m.name === FINAL_ANSWER_TOOL && m.content === ANSWER_ACCEPTED) {
+      return true;
+    }
+  }
+  return false;
+}
+__name(endsWithAcceptedAnswer, "endsWithAcceptedAnswer");
+async function quoteNextCall(state, options) {
+  await loadTokenizer();
+  const prices = pricesFor(options.prices ?? options.model.prices, options.model.name);
+  const plan = planOutput({
+    ...state
+  }, options);
+  const definitions = [
+    ...toolDefinitions(options.tools ?? []),
+    ...answerTools(plan)
+  ];
+  const promptTokens = countPromptTokens(contextView(state.messages, state.context), definitions);
+  const replyTokens = prices.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  const promptUsd = computeCost({
+    prompt_tokens: promptTokens,
+    completion_tokens: 0
+  }, prices);
+  const replyUsd = computeCost({
+    prompt_tokens: 0,
+    completion_tokens: replyTokens
+  }, prices);
+  return {
+    turn: state.turns + 1,
+    promptTokens,
+    promptUsd,
+    replyTokens,
+    replyUsd,
+    totalUsd: computeCost({
+      prompt_tokens: promptTokens,
+      completion_tokens: replyTokens
+    }, prices),
+    model: options.model.name
+  };
+}
+__name(quoteNextCall, "quoteNextCall");
+
+// harness/execute_tool.ts
+function prepareCall(call, tools) {
+  const name = call.function?.name;
+  const tool = tools.get(name);
+  if (!tool) {
+    const known = [
+      ...tools.keys()
+    ].join(", ") || "none";
+    return {
+      type: "invalid",
+      call,
+      error: `Unknown tool "${name}". Available tools: ${known}.`
+    };
+  }
+  const raw = call.function.arguments;
+  let parsed;
+  try {
+    parsed = raw === void 0 || raw === "" ? {} : JSON.parse(raw);
+  } catch (e) {
+    return {
+      type: "invalid",
+      call,
+      error: `Invalid arguments for ${name}: not valid JSON (${e.message}). Send a JSON object matching the tool's schema.`
+    };
+  }
+  const checked = tool.parameters.safeParse(parsed);
+  if (!checked.success) {
+    return {
+      type: "invalid",
+      call,
+      error: `Invalid arguments for ${name}: ${describeIssues(checked.error.issues)}.`
+    };
+  }
+  return {
+    type: "ready",
+    call,
+    tool,
+    args: checked.data
+  };
+}
+__name(prepareCall, "prepareCall");
+function displayArgs(call) {
+  try {
+    return JSON.parse(call.function.arguments);
+  } catch {
+    return call.function.arguments;
+  }
+}
+__name(displayArgs, "displayArgs");
+function isPermanent(e) {
+  return e instanceof PermanentToolError || typeof e === "object" && e !== null && e.permanent === true;
+}
+__name(isPermanent, "isPermanent");
+async function invokeTool(tool, args, ctx) {
+  const signal = ctx.signal;
+  signal.throwIfAborted();
+  let onAbort;
+  const aborted = new Promise((_, reject2) => {
+    onAbort = /* @__PURE__ */ __name(() => reject2(signal.reason), "onAbort");
+    signal.addEventListener("abort", onAbort, {
+      once: true
+    });
+  });
+  try {
+    const value = await Promise.race([
+      Promise.resolve().then(() => tool.run(args, ctx)),
+      aborted
+    ]);
+    const output = typeof value === "string" ? value : value === void 0 ? "" : JSON.stringify(value);
+    return {
+      type: "tool-result",
+      output
+    };
+  } catch (e) {
+    if (signal.aborted) throw signal.reason;
+    if (e instanceof SuspendRun) {
+      return {
+        type: "tool-suspended",
+        interruption: e.interruption,
+        reason: e.message
+      };
+    }
+    return {
+      type: "tool-error",
+      error: messageOf(e),
+      permanent: isPermanent(e),
+      cause: e
+    };
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    aborted.catch(() => {
+    });
+  }
+}
+__name(invokeTool, "invokeTool");
+
+// harness/dedupe.ts
+function canonicalJson(value) {
+  return JSON.stringify(value, (_k, v) => v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) : v);
+}
+__name(canonicalJson, "canonicalJson");
+function fnv1a(text) {
+  let h = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) {
+    h ^= BigInt(text.charCodeAt(i));
+    h = h * 0x100000001b3n & 0xffffffffffffffffn;
+  }
+  return h.toString(16).padStart(16, "0");
+}
+__name(fnv1a, "fnv1a");
+function callSignature(toolName, args) {
+  return `${toolName}:${fnv1a(canonicalJson(args))}`;
+}
+__name(callSignature, "callSignature");
+function cachedResult(ctx, r) {
+  const { state, options } = ctx;
+  if (!options.dedupe || !(r.tool.readOnly || options.dedupeAll)) return void 0;
+  const cachedId = state.resultCache[r.signature];
+  return cachedId === void 0 ? void 0 : resultOf(state, cachedId, r.args);
+}
+__name(cachedResult, "cachedResult");
+function resultOf(state, callId, args) {
+  let content;
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    const m = state.messages[i];
+    if (m.role === "tool" && m.tool_call_id === callId) content = m.content;
+    if (m.role === "assistant" && content !== void 0) {
+      const call = m.tool_calls?.find((c) => c.id === callId);
+      if (!call) continue;
+      try {
+        return canonicalJson(JSON.parse(call.function.arguments)) === canonicalJson(args) ? content : void 0;
+      } catch {
+        return void 0;
+      }
+    }
+  }
+  return void 0;
+}
+__name(resultOf, "resultOf");
+
+// harness/replay.ts
+function recordedReads(source, atTurn, tools) {
+  const out = /* @__PURE__ */ new Map();
+  const messages = source.messages.slice(forkPoint(source, atTurn));
+  const results = /* @__PURE__ */ new Map();
+  for (const m of messages) if (m.role === "tool") results.set(m.tool_call_id, m.content);
+  for (const m of messages) {
+    if (m.role !== "assistant") continue;
+    for (const call of m.tool_calls ?? []) {
+      if (tools.get(call.function.name)?.readOnly !== true) return out;
+      const content = results.get(call.id);
+      const signature = signatureOf(call.function.name, call.function.arguments);
+      if (content === void 0 || signature === null || /^Error\b/.test(content)) continue;
+      if (!out.has(signature)) {
+        out.set(signature, {
+          runId: source.runId,
+          callId: call.id,
+          content
+        });
+      }
+    }
+  }
+  return out;
+}
+__name(recordedReads, "recordedReads");
+function signatureOf(name, args) {
+  try {
+    return callSignature(name, JSON.parse(args));
+  } catch {
+    return null;
+  }
+}
+__name(signatureOf, "signatureOf");
+function forkWrote(messages, atTurn, tools) {
+  let replies = 0;
+  for (const m of messages) {
+    if (m.role !== "assistant" || ++replies <= atTurn) continue;
+    if (m.tool_calls?.some((c) => tools.get(c.function.name)?.readOnly !== true)) return true;
+  }
+  return false;
+}
+__name(forkWrote, "forkWrote");
+var indexes = /* @__PURE__ */ new WeakMap();
+async function replayedResult(ctx, r, tools) {
+  const origin = ctx.state.forkedFrom;
+  const store = ctx.options.store;
+  if (!origin || !store || !r.tool.readOnly) return void 0;
+  if (forkWrote(ctx.state.messages, origin.turn, tools)) return void 0;
+  let index = indexes.get(ctx);
+  if (!index) {
+    const read = store.read?.bind(store) ?? store.load.bind(store);
+    index = read(origin.runId).then((s) => recordedReads(s, origin.turn, tools)).catch(() => /* @__PURE__ */ new Map());
+    indexes.set(ctx, index);
+  }
+  return (await index).get(r.signature);
+}
+__name(replayedResult, "replayedResult");
+
+// harness/tool_step.ts
+async function runToolCalls(ctx, calls, tools, session) {
+  const reads = readBatch(ctx, session);
+  for (const call of calls) {
+    if (ctx.signal.aborted) return exit.cancelled(ctx.signal);
+    const stopped2 = await runCall(ctx, session, reads, call, tools);
+    if (stopped2) return stopped2;
+  }
+  return await reads.flush();
+}
+__name(runToolCalls, "runToolCalls");
+async function runCall(ctx, session, reads, call, tools) {
+  const prepared = prepareCall(call, tools);
+  if (prepared.type === "invalid") {
+    return await reads.flush() ?? await recordInvalid(ctx, session, call, prepared.error);
+  }
+  const { tool, args } = prepared;
+  const r = runnable(call, tool, args);
+  const needs = typeof tool.needsApproval === "function" ? tool.needsApproval(args) : tool.needsApproval;
+  const why = verdictNeeded(ctx, r, needs);
+  if (why) return await reads.flush() ?? await askApproval(ctx, call, tool, why);
+  const cached = cachedResult(ctx, r);
+  if (cached !== void 0) return await reads.flush() ?? await serveCached(ctx, call, cached);
+  const replayed = ctx.state.forkedFrom && !needs ? await replayedResult(ctx, r, tools) : void 0;
+  if (replayed) return await reads.flush() ?? await serveCached(ctx, call, replayed);
+  if (tool.readOnly && !needs) return await reads.add(r);
+  return await reads.flush() ?? await runWrite(ctx, session, r);
+}
+__name(runCall, "runCall");
+var LazyRunnable = class {
+  static {
+    __name(this, "LazyRunnable");
+  }
+  call;
+  tool;
+  args;
+  #signature;
+  constructor(call, tool, args) {
+    this.call = call;
+    this.tool = tool;
+    this.args = args;
+  }
+  get signature() {
+    return this.#signature ??= callSignature(this.tool.name, this.args);
+  }
+};
+function runnable(call, tool, args) {
+  return new LazyRunnable(call, tool, args);
+}
+__name(runnable, "runnable");
+var NOTHING = Promise.resolve(null);
+function readBatch(ctx, session) {
+  const concurrency = Math.max(1, ctx.options.concurrency ?? 4);
+  let queued = [];
+  const flush = /* @__PURE__ */ __name(() => {
+    const todo = queued;
+    queued = [];
+    return todo.length ? runReads(ctx, session, todo) : NOTHING;
+  }, "flush");
+  return {
+    add: /* @__PURE__ */ __name((r) => {
+      queued.push(r);
+      return queued.length >= concurrency ? flush() : NOTHING;
+    }, "add"),
+    flush
+  };
+}
+__name(readBatch, "readBatch");
+async function runReads(ctx, session, todo) {
+  const { signal } = ctx;
+  const outcomes = await settleAll(todo.map((r) => execute(ctx, r)));
+  if (signal.aborted) {
+    for (let i = 0; i < todo.length; i++) {
+      const o = outcomes[i];
+      if (o.status === "fulfilled" && o.value.finished) {
+        await record(ctx, session, todo[i], o.value.outcome);
+      }
+    }
+    return exit.cancelled(signal);
+  }
+  for (let i = 0; i < todo.length; i++) {
+    const o = outcomes[i];
+    if (o.status === "rejected") throw o.reason;
+    const stopped2 = await record(ctx, session, todo[i], o.value.outcome);
+    if (stopped2) return stopped2;
+  }
+  return null;
+}
+__name(runReads, "runReads");
+async function settleAll(promises) {
+  if (promises.length !== 1) return await Promise.allSettled(promises);
+  try {
+    return [
+      {
+        status: "fulfilled",
+        value: await promises[0]
+      }
+    ];
+  } catch (reason) {
+    return [
+      {
+        status: "rejected",
+        reason
+      }
+    ];
+  }
+}
+__name(settleAll, "settleAll");
+function verdictNeeded(ctx, r, needs) {
+  const { state } = ctx;
+  if (state.approved.includes(r.call.id)) return null;
+  const uncertain = state.inFlight.includes(r.call.id) && !r.tool.idempotent;
+  if (uncertain) return "uncertain_effect";
+  return needs ? "needs_approval" : null;
+}
+__name(verdictNeeded, "verdictNeeded");
+async function recordInvalid(ctx, session, call, error) {
+  await ctx.emit({
+    type: "tool_result",
+    runId: ctx.state.runId,
+    toolName: call.function.name,
+    callId: call.id,
+    ms: 0,
+    ok: false,
+    error
+  });
+  return await record(ctx, session, {
+    call,
+    tool: void 0,
+    signature: ""
+  }, {
+    type: "tool-error",
+    error,
+    permanent: false
+  });
+}
+__name(recordInvalid, "recordInvalid");
+async function runWrite(ctx, session, r) {
+  const { state, signal } = ctx;
+  const { call } = r;
+  if (!state.inFlight.includes(call.id)) state.inFlight.push(call.id);
+  state.approved = state.approved.filter((id) => id !== call.id);
+  await ctx.save();
+  const { outcome, finished } = await execute(ctx, r);
+  if (signal.aborted) {
+    if (finished) await record(ctx, session, r, outcome);
+    return exit.cancelled(signal);
+  }
+  return await record(ctx, session, r, outcome);
+}
+__name(runWrite, "runWrite");
+async function askApproval(ctx, call, tool, why) {
+  await ctx.emit({
+    type: "approval_required",
+    runId: ctx.state.runId,
+    toolName: tool.name,
+    callId: call.id,
+    args: call.function.arguments,
+    why
+  });
+  const what = why === "uncertain_effect" ? `${tool.name} (${call.id}) was interrupted before its result was recorded; its effect is uncertain` : `${tool.name} (${call.id}) needs approval`;
+  return exit.interrupted({
+    type: "approval",
+    callId: call.id,
+    toolName: tool.name,
+    args: displayArgs(call),
+    why
+  }, `awaiting a verdict: ${what}`);
+}
+__name(askApproval, "askApproval");
+async function serveCached(ctx, call, output) {
+  const { state } = ctx;
+  const replayed = typeof output === "string" ? void 0 : output;
+  state.messages.push({
+    role: "tool",
+    tool_call_id: call.id,
+    name: call.function.name,
+    content: replayed ? replayed.content : output
+  });
+  await ctx.save();
+  await ctx.emit({
+    type: "tool_result",
+    runId: state.runId,
+    toolName: call.function.name,
+    callId: call.id,
+    ms: 0,
+    ok: true,
+    ...replayed ? {
+      replayed: {
+        runId: replayed.runId,
+        callId: replayed.callId
+      }
+    } : {
+      cached: true
+    }
+  });
+  return null;
+}
+__name(serveCached, "serveCached");
+async function execute(ctx, r) {
+  const { state, signal } = ctx;
+  const { call, tool } = r;
+  await ctx.emit({
+    type: "tool_start",
+    runId: state.runId,
+    toolName: tool.name,
+    callId: call.id,
+    args: call.function.arguments
+  });
+  const toolCtx = {
+    signal,
+    progress: /* @__PURE__ */ __name((label, fraction) => void ctx.emit({
+      type: "tool_progress",
+      runId: state.runId,
+      toolName: tool.name,
+      callId: call.id,
+      label,
+      fraction
+    }), "progress"),
+    runId: state.runId,
+    rootId: state.rootId,
+    callId: call.id,
+    idempotencyKey: `${state.runId}:${call.id}`,
+    runChild: ctx.runChild(call.id)
+  };
+  const started = performance.now();
+  state.toolRuns += 1;
+  const outcome = await invokeTool(tool, r.args, toolCtx).catch((e) => {
+    if (signal.aborted) return null;
+    throw e;
+  });
+  const ms = performance.now() - started;
+  if (!outcome) {
+    return {
+      outcome: {
+        type: "tool-error",
+        error: "cancelled",
+        permanent: false
+      },
+      finished: false
+    };
+  }
+  await ctx.emit({
+    type: "tool_result",
+    runId: state.runId,
+    toolName: tool.name,
+    callId: call.id,
+    ms,
+    ok: outcome.type === "tool-result",
+    ...outcome.type === "tool-error" ? {
+      error: outcome.error
+    } : {},
+    ...outcome.type === "tool-suspended" ? {
+      suspended: {
+        interruption: outcome.interruption,
+        reason: outcome.reason
+      }
+    } : {}
+  });
+  return {
+    outcome,
+    finished: true
+  };
+}
+__name(execute, "execute");
+function errorText(ctx, outcome, call) {
+  const policy = ctx.options.toolErrors ?? "describe";
+  if (typeof policy === "function") return policy(outcome.cause ?? new Error(outcome.error), call);
+  return policy === "generic" ? "Error" : `Error: ${outcome.error}`;
+}
+__name(errorText, "errorText");
+async function record(ctx, session, r, outcome) {
+  const { state, options } = ctx;
+  const { call, tool } = r;
+  const name = call.function.name;
+  if (outcome.type === "tool-suspended") {
+    return exit.interrupted(outcome.interruption, outcome.reason);
+  }
+  let content;
+  let stop = null;
+  if (outcome.type === "tool-result") {
+    content = outcome.output;
+    session.lastFailure = null;
+    if (tool && options.dedupe && (tool.readOnly || options.dedupeAll)) {
+      state.resultCache[r.signature] = call.id;
+    }
+  } else {
+    content = errorText(ctx, outcome, call);
+    const strict = options.stopOnPermanentError ?? true;
+    const failure = `${r.signature}\0${outcome.error}`;
+    const fail = /* @__PURE__ */ __name((reason) => exit.failed(reason, outcome.error), "fail");
+    if (outcome.permanent && strict) stop = fail(`${name} failed permanently: ${outcome.error}`);
+    else if ((options.toolErrors ?? "describe") === "fatal") {
+      stop = fail(`${name} failed (tool errors are fatal): ${outcome.error}`);
+    } else if (strict && r.signature && session.lastFailure === failure) {
+      stop = fail(`${name} failed the same way twice in a row: ${outcome.error}`);
+    }
+    session.lastFailure = failure;
+  }
+  state.inFlight = state.inFlight.filter((id) => id !== call.id);
+  state.messages.push({
+    role: "tool",
+    tool_call_id: call.id,
+    name,
+    content
+  });
+  if (!stop) await ctx.save();
+  return stop;
+}
+__name(record, "record");
+
+// harness/budget_gate.ts
+var MAX_RESERVED_TOKENS = 4096;
+var DEFAULT_MIN_REPLY_TOKENS = 32;
+function newBudgetGate() {
+  return {
+    inFlight: 0,
+    reservedUsd: 0
+  };
+}
+__name(newBudgetGate, "newBudgetGate");
+function planCall(b) {
+  const { gate } = b;
+  if (!b.hard && gate.inFlight === 0) return {
+    type: "call",
+    maxTokens: void 0,
+    reservedUsd: 0
+  };
+  const own = b.ownUsd();
+  const ancestors = b.ancestorsUsd();
+  const remaining = Math.min(own, (ancestors ?? own) - gate.reservedUsd);
+  const promptUsd = b.promptUsd();
+  const bought = Math.floor((remaining - promptUsd) * 1e6 / b.outputPerMillion);
+  const reserving = gate.inFlight > 0 || ancestors !== void 0;
+  const cap = Math.min(reserving ? MAX_RESERVED_TOKENS : Infinity, b.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
+  const maxTokens = Math.min(bought, cap);
+  const left = `$${Math.max(0, remaining).toFixed(6)}`;
+  if (!(maxTokens >= 1)) {
+    const why = b.hard ? "hard budget" : "the rest is reserved by calls in flight";
+    return {
+      type: "refused",
+      reason: `budget spent: the next prompt alone costs $${promptUsd.toFixed(6)} and ${left} is left (${why}, not called)`
+    };
+  }
+  const least = Math.min(b.minReplyTokens ?? DEFAULT_MIN_REPLY_TOKENS, cap);
+  if (b.hard && maxTokens < least) {
+    return {
+      type: "refused",
+      reason: `budget spent: ${left} is left, which after the next prompt ($${promptUsd.toFixed(6)}) buys ${maxTokens} reply token${maxTokens === 1 ? "" : "s"}, fewer than the ${least} a useful reply needs (minReplyTokens; hard budget, not called)`
+    };
+  }
+  const reservedUsd = reserving ? promptUsd + maxTokens * b.outputPerMillion / 1e6 : 0;
+  return {
+    type: "call",
+    maxTokens,
+    reservedUsd
+  };
+}
+__name(planCall, "planCall");
+async function withReservation(gate, usd, fn) {
+  gate.inFlight += 1;
+  gate.reservedUsd = roundUsd(gate.reservedUsd + usd);
+  try {
+    return await fn();
+  } finally {
+    gate.inFlight -= 1;
+    gate.reservedUsd = roundUsd(gate.reservedUsd - usd);
+    for (const wake of [
+      ...waiting.get(gate) ?? []
+    ]) wake();
+  }
+}
+__name(withReservation, "withReservation");
+var waiting = /* @__PURE__ */ new WeakMap();
+function mayFitLater(gate) {
+  return gate.inFlight > 0 && gate.reservedUsd > 0;
+}
+__name(mayFitLater, "mayFitLater");
+function callSettled(gate, signal) {
+  if (gate.inFlight === 0 || signal.aborted) return Promise.resolve();
+  const wakers = waiting.get(gate) ?? /* @__PURE__ */ new Set();
+  waiting.set(gate, wakers);
+  return new Promise((resolve) => {
+    const wake = /* @__PURE__ */ __name(() => {
+      wakers.delete(wake);
+      signal.removeEventListener("abort", wake);
+      resolve();
+    }, "wake");
+    wakers.add(wake);
+    signal.addEventListener("abort", wake, {
+      once: true
+    });
+  });
+}
+__name(callSettled, "callSettled");
+
+// harness/text_deltas.ts
+function textDeltas(ctx) {
+  if (!ctx.options.trace) return void 0;
+  const turn = ctx.state.turns + 1;
+  return (delta) => {
+    if (ctx.signal.aborted) return;
+    ctx.emit({
+      type: "text_delta",
+      runId: ctx.state.runId,
+      delta,
+      turn
+    }).catch(() => {
+    });
+  };
+}
+__name(textDeltas, "textDeltas");
+function textReset(ctx) {
+  if (!ctx.options.trace) return void 0;
+  const turn = ctx.state.turns + 1;
+  return () => {
+    if (ctx.signal.aborted) return;
+    const event = {
+      type: "text_delta",
+      runId: ctx.state.runId,
+      delta: "",
+      turn,
+      reset: true
+    };
+    ctx.emit(event).catch(() => {
+    });
+  };
+}
+__name(textReset, "textReset");
+
+// harness/lost_replies.ts
+async function countLostReplies(ctx, lost, reportedPrompt, definitions) {
+  if (!lost?.length) return;
+  const { state, options } = ctx;
+  let prompt = typeof reportedPrompt === "number" && Number.isSafeInteger(reportedPrompt) && reportedPrompt >= 0 ? reportedPrompt : ctx.lastPromptTokens;
+  if (prompt === null) {
+    await loadTokenizer();
+    prompt = countPromptTokens(state.messages, definitions);
+  }
+  const prices = pricesFor(options.prices ?? options.model.prices, options.model.name);
+  for (const reply of lost) {
+    const usd = computeCost({
+      prompt_tokens: prompt,
+      completion_tokens: reply.completion_tokens
+    }, prices);
+    state.estimatedUsd = addUsd(state.estimatedUsd, usd);
+    await ctx.spend(usd, null);
+    await ctx.emit({
+      type: "spend_estimated",
+      runId: state.runId,
+      turn: state.turns + 1,
+      prompt_tokens: prompt,
+      completion_tokens: reply.completion_tokens,
+      basis: "lost_reply",
+      reason: reply.reason,
+      usd,
+      costUsd: state.costUsd
+    });
+  }
+}
+__name(countLostReplies, "countLostReplies");
+
+// harness/model_turn.ts
+function promptCounter(definitions) {
+  let counted = 0;
+  let tokens = -1;
+  let seen = null;
+  return (messages) => {
+    if (tokens < 0 || messages !== seen) {
+      [tokens, counted] = [
+        countPromptTokens([], definitions),
+        0
+      ];
+    }
+    seen = messages;
+    for (; counted < messages.length; counted++) tokens += countMessageTokens(messages[counted]);
+    return tokens;
+  };
+}
+__name(promptCounter, "promptCounter");
+async function modelTurn(ctx, definitions, promptTokens) {
+  const prices = pricesFor(ctx.options.prices ?? ctx.options.model.prices, ctx.options.model.name);
+  const left = ctx.remainingUsd();
+  const counted = {
+    tokens: void 0
+  };
+  while (needsLocalCount(ctx) && !tokenizerLoaded()) await loadTokenizer();
+  const plan = planTurn(ctx, prices, promptTokens, counted);
+  if (plan.type === "refused") {
+    if (!mayFitLater(ctx.gate)) return exit.budget(plan.reason);
+    await callSettled(ctx.gate, ctx.signal);
+    return null;
+  }
+  if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
+  const called = await callModel(ctx, definitions, plan);
+  if (called === null || "status" in called) return called;
+  if (called.reply.lost?.length) {
+    await countLostReplies(ctx, called.reply.lost, called.reply.usage?.prompt_tokens, definitions);
+  }
+  learnPromptRatio(ctx.state, counted.tokens, called.reply.usage?.prompt_tokens);
+  const badUsage = usageProblem(called.reply.usage);
+  if (badUsage) {
+    return exit.failed(`the model reported invalid usage (${badUsage}); nothing can be billed`, badUsage);
+  }
+  const message = await commitTurn(ctx, called.reply, called.ms, prices);
+  const over = ctx.options.budgetMode === "hard" ? await overspent(ctx, called.reply, plan.maxTokens, left, prices) : null;
+  return over ?? cutByHardBudget(ctx, called.reply, message);
+}
+__name(modelTurn, "modelTurn");
+function needsLocalCount(ctx) {
+  return ctx.options.budgetMode === "hard" || ctx.gate.inFlight > 0;
+}
+__name(needsLocalCount, "needsLocalCount");
+var RATIO_MARGIN = 1.05;
+function planTurn(ctx, prices, promptTokens, counted) {
+  const { state, options } = ctx;
+  const ratio = state.promptRatio ? Math.max(1, state.promptRatio) * RATIO_MARGIN : 1;
+  return planCall({
+    gate: ctx.gate,
+    hard: options.budgetMode === "hard",
+    ownUsd: /* @__PURE__ */ __name(() => ctx.remainingUsd(), "ownUsd"),
+    ancestorsUsd: /* @__PURE__ */ __name(() => options.budgetLink?.remainingUsd(), "ancestorsUsd"),
+    promptUsd: /* @__PURE__ */ __name(() => {
+      counted.tokens = promptTokens(ctx.window.messages(state));
+      const estimate = Math.ceil(counted.tokens * ratio);
+      return computeCost({
+        prompt_tokens: estimate,
+        completion_tokens: 0
+      }, prices);
+    }, "promptUsd"),
+    outputPerMillion: prices.outputPerMillion,
+    maxOutputTokens: prices.maxOutputTokens,
+    minReplyTokens: options.minReplyTokens
+  });
+}
+__name(planTurn, "planTurn");
+function learnPromptRatio(state, local, reported) {
+  if (!local || typeof reported !== "number" || !Number.isFinite(reported) || reported <= 0) return;
+  const seen = Math.round(reported / local * 1e4) / 1e4;
+  if (seen > (state.promptRatio ?? 0)) state.promptRatio = seen;
+}
+__name(learnPromptRatio, "learnPromptRatio");
+async function overspent(ctx, reply, maxTokens, left, prices) {
+  const { state } = ctx;
+  const turnCost = computeCost(reply.usage, prices);
+  const over = roundUsd(turnCost - left);
+  if (!(over > 0)) return null;
+  await ctx.emit({
+    type: "budget_overspent",
+    runId: state.runId,
+    turnCostUsd: turnCost,
+    leftUsd: roundUsd(left),
+    overUsd: over,
+    maxTokens: maxTokens ?? null,
+    completion_tokens: reply.usage.completion_tokens
+  });
+  const ignored = maxTokens !== void 0 && reply.usage.completion_tokens > maxTokens ? `; it returned ${reply.usage.completion_tokens} reply tokens for max_tokens ${maxTokens}` : "";
+  return exit.budget(`budget exceeded: the provider overspent the hard budget by $${over.toFixed(6)} (the reply cost $${turnCost.toFixed(6)} with $${roundUsd(left).toFixed(6)} left${ignored})`);
+}
+__name(overspent, "overspent");
+async function callModel(ctx, definitions, plan) {
+  const { state, options, signal } = ctx;
+  const started = performance.now();
+  try {
+    const reply = await withReservation(ctx.gate, plan.reservedUsd, () => options.model.complete({
+      messages: ctx.window.messages(state),
+      tools: definitions,
+      maxTokens: plan.maxTokens,
+      ...ctx.output?.mode === "json_schema" ? {
+        output: ctx.output.format
+      } : {},
+      onText: textDeltas(ctx),
+      onReset: textReset(ctx)
+    }, signal));
+    return {
+      reply,
+      ms: performance.now() - started
+    };
+  } catch (e) {
+    if (signal.aborted) return exit.cancelled(signal);
+    await countLostReplies(ctx, e.lost, void 0, definitions);
+    if (ctx.window.retriesAfter(state, e)) return null;
+    const message = messageOf(e);
+    const kind = e.kind;
+    return exit.failed(`model call failed${kind ? ` (${kind})` : ""}: ${message}`, message);
+  }
+}
+__name(callModel, "callModel");
+async function commitTurn(ctx, reply, ms, prices) {
+  const { state } = ctx;
+  const message = normalizeReply(reply.message, state);
+  const usage = reply.usage;
+  const turnCost = computeCost(usage, prices);
+  state.turns += 1;
+  state.usage.prompt_tokens += usage.prompt_tokens;
+  state.usage.completion_tokens += usage.completion_tokens;
+  ctx.lastPromptTokens = usage.prompt_tokens;
+  await ctx.spend(turnCost, null);
+  state.messages.push(message);
+  await ctx.emit({
+    type: "turn",
+    runId: state.runId,
+    turn: state.turns,
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    total_tokens: usage.prompt_tokens + usage.completion_tokens,
+    turnCostUsd: turnCost,
+    costUsd: state.costUsd,
+    finish: reply.finishReason,
+    ms
+  });
+  if (message.tool_calls?.length) await ctx.save();
+  else state.modelCall = null;
+  return message;
+}
+__name(commitTurn, "commitTurn");
+function usageProblem(usage) {
+  if (typeof usage !== "object" || usage === null) return `usage is ${usage}`;
+  for (const k of [
+    "prompt_tokens",
+    "completion_tokens"
+  ]) {
+    const v = usage[k];
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) return `${k} is ${v}`;
+  }
+  return null;
+}
+__name(usageProblem, "usageProblem");
+function cutByHardBudget(ctx, reply, message) {
+  if (reply.finishReason !== "length" || message.tool_calls?.length || ctx.options.budgetMode !== "hard") return null;
+  if (!ctx.output) ctx.state.output = message.content ?? "";
+  return exit.budget("budget spent: the reply was cut at the tokens the budget could buy (hard budget)");
+}
+__name(cutByHardBudget, "cutByHardBudget");
+function normalizeReply(m, state) {
+  const calls = runUniqueIds(m.tool_calls ?? [], state.messages, state.turns);
+  return calls.length ? {
+    role: "assistant",
+    content: m.content ?? null,
+    tool_calls: calls
+  } : {
+    role: "assistant",
+    content: m.content ?? ""
+  };
+}
+__name(normalizeReply, "normalizeReply");
+
+// harness/child_run.ts
+function childRunner(ctx, callId, run2) {
+  return async (child, options) => {
+    const parentId = ctx.state.runId;
+    checkChild(child, parentId, callId, options);
+    const stored = await loadChild(ctx.options.store, child.runId, parentId);
+    if (stored) {
+      const unrecorded = stored.costUsd - (ctx.state.callSpend[callId] ?? 0);
+      if (unrecorded > 1e-12) await ctx.spend(unrecorded, callId);
+      ctx.childSaved(callId, stored.costUsd);
+      if (stored.status !== "running" && stored.status !== "interrupted") return stored;
+    } else {
+      await ctx.options.store?.save(child);
+      ctx.childSaved(callId, child.costUsd);
+    }
+    return await run2(stored ?? child, childOptions(ctx, callId, options));
+  };
+}
+__name(childRunner, "childRunner");
+function childOptions(ctx, callId, o) {
+  const parent = ctx.options;
+  const own = checkLimits(o.limits ?? {});
+  return {
+    ...parent,
+    model: o.model ?? parent.model,
+    tools: o.tools,
+    // The parent's output schema is its own answer's: a child has its own, or none.
+    output: o.output,
+    limits: {
+      maxTurns: own.maxTurns,
+      maxBudgetUsd: Math.min(own.maxBudgetUsd, Math.max(0, ctx.remainingUsd()))
+    },
+    stopWhen: [
+      ...o.inheritStopWhen === false ? [] : parent.stopWhen ?? [],
+      ...o.stopWhen ?? []
+    ],
+    signal: ctx.signal,
+    budgetLink: {
+      gate: ctx.gate,
+      remainingUsd: /* @__PURE__ */ __name(() => ctx.remainingUsd(), "remainingUsd"),
+      spend: /* @__PURE__ */ __name((usd) => ctx.spend(usd, callId), "spend"),
+      saved: /* @__PURE__ */ __name((usd) => ctx.childSaved(callId, usd), "saved")
+    }
+  };
+}
+__name(childOptions, "childOptions");
+function checkChild(child, parentId, callId, o) {
+  if (!child || typeof child.runId !== "string") {
+    throw new TypeError("runChild(child, options): child must be a run (newRun)");
+  }
+  if (child.parentId !== parentId || child.parentCallId !== callId) {
+    throw new TypeError(`runChild: run "${child.runId}" is not a child of call "${callId}" of run "${parentId}" (give newRun the option parent: { runId, rootId, callId })`);
+  }
+  if (!o || !Array.isArray(o.tools)) {
+    throw new TypeError("runChild(child, options): options.tools must be an array");
+  }
+}
+__name(checkChild, "checkChild");
+async function loadChild(store, id, parentId) {
+  if (!store) return null;
+  try {
+    const child = await store.load(id);
+    if (child.parentId !== parentId) {
+      throw new Error(`run "${id}" exists but is not a child of "${parentId}"`);
+    }
+    return child;
+  } catch (e) {
+    if (e instanceof RunNotFoundError) return null;
+    throw e;
+  }
+}
+__name(loadChild, "loadChild");
+
+// harness/unfinished_call.ts
+function nextIsModelCall(state) {
+  return state.status === "running" && pending(state).length === 0 && state.messages.at(-1)?.role !== "assistant";
+}
+__name(nextIsModelCall, "nextIsModelCall");
+function markModelCall(state, lastPromptTokens) {
+  if (!nextIsModelCall(state)) state.modelCall = null;
+  else {
+    state.modelCall ??= {
+      turn: state.turns + 1,
+      since: isoNow(),
+      promptTokens: lastPromptTokens
+    };
+  }
+}
+__name(markModelCall, "markModelCall");
+async function countUnfinishedCall(ctx) {
+  const { state, options } = ctx;
+  const marker = state.modelCall;
+  if (!marker) return;
+  state.modelCall = null;
+  let tokens = marker.promptTokens;
+  const basis = tokens === null ? "local_count" : "last_reported_prompt";
+  if (tokens === null) {
+    await loadTokenizer();
+    tokens = countPromptTokens(ctx.window.messages(state), toolDefinitions(options.tools ?? []));
+  }
+  const model = marker.kind === "compaction" ? options.context?.summaryModel ?? options.model : options.model;
+  const usd = computeCost({
+    prompt_tokens: tokens,
+    completion_tokens: 0
+  }, pricesFor(options.prices ?? model.prices, model.name));
+  state.estimatedUsd = addUsd(state.estimatedUsd, usd);
+  await ctx.spend(usd, null);
+  await ctx.emit({
+    type: "spend_estimated",
+    runId: state.runId,
+    turn: marker.turn,
+    prompt_tokens: tokens,
+    basis,
+    ...marker.kind ? {
+      kind: marker.kind
+    } : {},
+    usd,
+    costUsd: state.costUsd
+  });
+  await ctx.save();
+}
+__name(countUnfinishedCall, "countUnfinishedCall");
+
+// harness/event_chain.ts
+var RESOLVED = Promise.resolve();
+function eventChain(sink) {
+  let ended = false;
+  let tail = null;
+  return {
+    emit(e) {
+      if (!sink || ended) return RESOLVED;
+      const event = {
+        ...e,
+        at: isoNow()
+      };
+      if (tail) return tail = tail.then(() => sink(event));
+      let answer;
+      try {
+        answer = sink(event);
+      } catch (error) {
+        return tail = Promise.reject(error);
+      }
+      if (answer === void 0 || typeof answer?.then !== "function") {
+        return RESOLVED;
+      }
+      return tail = Promise.resolve(answer);
+    },
+    end() {
+      ended = true;
+    }
+  };
+}
+__name(eventChain, "eventChain");
+
+// harness/save_queue.ts
+var SPEND_SAVE_MS = 250;
+function saveQueue(save, intervalMs = SPEND_SAVE_MS) {
+  let chain = Promise.resolve();
+  let timer;
+  let lastAt = -Infinity;
+  let failure = null;
+  let closed = false;
+  const enqueue = /* @__PURE__ */ __name((spendOnly) => {
+    const next = chain.then(() => {
+      lastAt = performance.now();
+      return save(spendOnly);
+    });
+    chain = next.catch(() => {
+    });
+    return next;
+  }, "enqueue");
+  const clearTimer = /* @__PURE__ */ __name(() => {
+    if (timer !== void 0) clearTimeout(timer);
+    timer = void 0;
+  }, "clearTimer");
+  const spendSave = /* @__PURE__ */ __name(() => {
+    timer = void 0;
+    enqueue(true).catch((e) => failure ??= e);
+  }, "spendSave");
+  const checkpoint = /* @__PURE__ */ __name(async () => {
+    clearTimer();
+    try {
+      await enqueue(false);
+    } catch (e) {
+      failure = null;
+      throw e;
+    }
+    if (failure !== null) {
+      const e = failure;
+      failure = null;
+      throw e;
+    }
+  }, "checkpoint");
+  return {
+    checkpoint,
+    spent() {
+      if (closed || timer !== void 0) return;
+      timer = setTimeout(spendSave, Math.max(0, lastAt + intervalMs - performance.now()));
+    },
+    close() {
+      closed = true;
+      return checkpoint();
+    },
+    abandon() {
+      closed = true;
+      clearTimer();
+    }
+  };
+}
+__name(saveQueue, "saveQueue");
+
+// harness/context_policy.ts
+import { z as z3 } from "zod";
+var DEFAULT_WINDOW_TOKENS = 128e3;
+var DEFAULT_TRIGGER_SHARE = 0.83;
+var ELIDE_TARGET = 0.6;
+var policySchema;
+function contextPolicySchema() {
+  return policySchema ??= z3.strictObject({
+    windowTokens: z3.int().min(1).optional().describe("The model's context window in tokens (default: its prices' contextTokens, else 128,000)"),
+    trigger: z3.union([
+      z3.number().gt(0).max(1),
+      z3.strictObject({
+        tokens: z3.int().min(1)
+      })
+    ]).optional().describe("Compact over this share of the window (default 0.83), or { tokens }"),
+    keepTurns: z3.int().min(1).optional().describe("Recent turns kept verbatim (default 4)"),
+    strategies: z3.array(z3.enum([
+      "elide",
+      "summarize"
+    ])).min(1).optional().describe("Cheapest first (default elide, then summarize)"),
+    summaryMaxTokens: z3.int().min(1).optional().describe("Reply cap of a summary (default 1,024)")
+  });
+}
+__name(contextPolicySchema, "contextPolicySchema");
+var settingsSchema;
+function contextSettingsSchema() {
+  return settingsSchema ??= contextPolicySchema().extend({
+    summaryModel: z3.string().min(1).max(200).optional().describe("The model that writes summaries, by name (default: the run's model)")
+  });
+}
+__name(contextSettingsSchema, "contextSettingsSchema");
+function checkContextPolicy(policy) {
+  if (typeof policy !== "object" || policy === null) {
+    throw new RangeError(`context must be an object, got ${policy}`);
+  }
+  const { summaryModel, ...data } = policy;
+  const parsed = contextPolicySchema().safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = [
+      "context",
+      ...issue.path.map(String)
+    ].join(".");
+    throw new RangeError(`${path}: ${issue.message}`);
+  }
+  if (summaryModel !== void 0 && typeof summaryModel?.complete !== "function") {
+    throw new RangeError("context.summaryModel must be a Model");
+  }
+}
+__name(checkContextPolicy, "checkContextPolicy");
+function resolveContextPolicy(policy, model, prices) {
+  checkContextPolicy(policy);
+  const own = pricesFor(prices ?? model.prices, model.name);
+  const windowTokens = policy.windowTokens ?? own.contextTokens ?? DEFAULT_WINDOW_TOKENS;
+  const t = policy.trigger ?? DEFAULT_TRIGGER_SHARE;
+  const summaryModel = policy.summaryModel ?? model;
+  return {
+    windowTokens,
+    triggerTokens: typeof t === "number" ? Math.floor(windowTokens * t) : t.tokens,
+    keepTurns: policy.keepTurns ?? 4,
+    strategies: policy.strategies ?? [
+      "elide",
+      "summarize"
+    ],
+    summaryModel,
+    summaryPrices: pricesFor(prices ?? summaryModel.prices, summaryModel.name),
+    summaryMaxTokens: policy.summaryMaxTokens ?? 1024
+  };
+}
+__name(resolveContextPolicy, "resolveContextPolicy");
+
+// harness/compaction.ts
+var MAX_SUMMARY_CHARS = 16e3;
+async function compact(input) {
+  const { ctx, policy, reason } = input;
+  const messages = ctx.state.messages;
+  const pre = ctx.state.context ?? emptyContext();
+  const from = Math.max(headLength(messages), pre.summarizedTo);
+  const keep = reason === "context_length" ? 1 : policy.keepTurns;
+  const cut = keptFrom(messages, from, keep);
+  if (cut === null) return null;
+  const summarizes = policy.strategies.includes("summarize");
+  if (policy.strategies.includes("elide")) {
+    const elided = elidable(messages, Math.max(from, pre.elidedTo), cut);
+    const next = {
+      ...pre,
+      elidedTo: Math.max(pre.elidedTo, cut)
+    };
+    const after = elided > 0 ? input.count(next) : input.before;
+    const enough = reason === "trigger" && after <= policy.triggerTokens * ELIDE_TARGET;
+    if (elided > 0 && (!summarizes || enough)) {
+      await commit(input, {
+        ...next,
+        compactions: pre.compactions + 1
+      }, {
+        strategy: "elide",
+        elided,
+        after
+      });
+      return null;
+    }
+  }
+  return summarizes ? await summarize(input, pre, from, cut) : null;
+}
+__name(compact, "compact");
+async function commit(input, next, o) {
+  const { ctx } = input;
+  const { state } = ctx;
+  state.context = next;
+  state.modelCall = null;
+  ctx.lastPromptTokens = o.after;
+  await ctx.emit({
+    type: "compaction",
+    runId: state.runId,
+    compaction: next.compactions,
+    strategy: o.strategy,
+    reason: input.reason,
+    turn: state.turns + 1,
+    tokensBefore: input.before,
+    tokensAfter: o.after,
+    prompt_tokens: o.reply?.usage.prompt_tokens ?? 0,
+    completion_tokens: o.reply?.usage.completion_tokens ?? 0,
+    quotedUsd: o.quotedUsd ?? 0,
+    compactionCostUsd: o.costUsd ?? 0,
+    costUsd: state.costUsd,
+    summarizedTurns: next.summary === null ? 0 : next.summaryTurns,
+    elided: o.elided,
+    ...o.strategy === "summarize" ? {
+      summary: next.summary ?? ""
+    } : {},
+    ms: o.ms ?? 0
+  });
+  await ctx.save();
+}
+__name(commit, "commit");
+function request(input, pre, from, cut) {
+  const { policy, ctx } = input;
+  const messages = ctx.state.messages;
+  const room = Math.max(1, policy.windowTokens - policy.summaryMaxTokens - 64);
+  let shown = shownRange(messages, pre, from, cut);
+  let req = summaryRequest(pre.summary, shown);
+  if (countPromptTokens(req) > room) {
+    shown = shownRange(messages, {
+      ...pre,
+      elidedTo: cut
+    }, from, cut);
+    req = summaryRequest(pre.summary, shown);
+  }
+  let tokens = countPromptTokens(req);
+  if (tokens > room) {
+    const text = truncateToTokens(req[1].content ?? "", room - (tokens - countPromptTokens([
+      req[1]
+    ])));
+    req = [
+      req[0],
+      {
+        role: "user",
+        content: text
+      }
+    ];
+    tokens = countPromptTokens(req);
+  }
+  return {
+    messages: req,
+    tokens
+  };
+}
+__name(request, "request");
+async function summarize(input, pre, from, cut) {
+  const { ctx, policy } = input;
+  const { state, options, signal } = ctx;
+  const req = request(input, pre, from, cut);
+  const next = {
+    ...pre,
+    summarizedTo: cut,
+    summaryTurns: pre.summaryTurns + turnsBetween(state.messages, from, cut),
+    compactions: pre.compactions + 1
+  };
+  const quotedUsd = computeCost({
+    prompt_tokens: req.tokens,
+    completion_tokens: policy.summaryMaxTokens
+  }, policy.summaryPrices);
+  const plan = planSummary(input, req.tokens, input.count({
+    ...next,
+    summary: ""
+  }));
+  if (plan.type === "refused") return exit.budget(plan.reason);
+  state.modelCall = {
+    turn: state.turns + 1,
+    since: isoNow(),
+    promptTokens: req.tokens,
+    kind: "compaction"
+  };
+  if (options.store) await ctx.save();
+  const started = performance.now();
+  let reply;
+  try {
+    reply = await withReservation(ctx.gate, plan.reservedUsd, () => policy.summaryModel.complete({
+      messages: req.messages,
+      tools: [],
+      maxTokens: plan.maxTokens ?? policy.summaryMaxTokens
+    }, signal));
+  } catch (e) {
+    if (signal.aborted) return exit.cancelled(signal);
+    const message = messageOf(e);
+    const kind = e.kind;
+    return exit.failed(`compaction failed: the summary call failed${kind ? ` (${kind})` : ""}: ${message}`, message);
+  }
+  const ms = performance.now() - started;
+  const bad = usageProblem(reply.usage);
+  if (bad) {
+    return exit.failed(`compaction failed: the summary call reported invalid usage (${bad})`, bad);
+  }
+  return await commitSummary(input, next, {
+    reply,
+    ms,
+    quotedUsd
+  });
+}
+__name(summarize, "summarize");
+async function commitSummary(input, next, o) {
+  const { ctx, policy } = input;
+  const { state } = ctx;
+  const { usage } = o.reply;
+  const costUsd = computeCost(usage, policy.summaryPrices);
+  state.modelCall = null;
+  state.usage.prompt_tokens += usage.prompt_tokens;
+  state.usage.completion_tokens += usage.completion_tokens;
+  await ctx.spend(costUsd, null);
+  const text = cutText((o.reply.message.content ?? "").trim(), MAX_SUMMARY_CHARS);
+  const done = {
+    ...next,
+    summary: text,
+    costUsd: addUsd(next.costUsd, costUsd),
+    usage: {
+      prompt_tokens: next.usage.prompt_tokens + usage.prompt_tokens,
+      completion_tokens: next.usage.completion_tokens + usage.completion_tokens
+    }
+  };
+  const after = input.count(done);
+  await commit(input, done, {
+    strategy: "summarize",
+    elided: 0,
+    after,
+    ...o,
+    costUsd
+  });
+  return text === "" ? exit.failed("compaction failed: the summary call returned no text") : null;
+}
+__name(commitSummary, "commitSummary");
+function planSummary(input, promptTokens, nextPrompt) {
+  const { ctx, policy } = input;
+  const { options } = ctx;
+  const hard = options.budgetMode === "hard";
+  const own = pricesFor(options.prices ?? options.model.prices, options.model.name);
+  const nextUsd = hard ? computeCost({
+    prompt_tokens: nextPrompt + policy.summaryMaxTokens,
+    completion_tokens: 1
+  }, own) : 0;
+  const promptUsd = computeCost({
+    prompt_tokens: promptTokens,
+    completion_tokens: 0
+  }, policy.summaryPrices);
+  const plan = planCall({
+    gate: ctx.gate,
+    hard,
+    ownUsd: /* @__PURE__ */ __name(() => roundUsd(ctx.remainingUsd() - nextUsd), "ownUsd"),
+    ancestorsUsd: /* @__PURE__ */ __name(() => options.budgetLink?.remainingUsd(), "ancestorsUsd"),
+    promptUsd: /* @__PURE__ */ __name(() => promptUsd, "promptUsd"),
+    outputPerMillion: policy.summaryPrices.outputPerMillion,
+    maxOutputTokens: policy.summaryMaxTokens
+  });
+  if (plan.type === "call" && (!hard || plan.maxTokens === policy.summaryMaxTokens)) return plan;
+  if (!hard) return plan;
+  const quoted = computeCost({
+    prompt_tokens: promptTokens,
+    completion_tokens: policy.summaryMaxTokens
+  }, policy.summaryPrices);
+  return {
+    type: "refused",
+    reason: `budget spent: a compaction (quoted $${quoted.toFixed(6)}) and the next turn ($${nextUsd.toFixed(6)}) cost more than the $${Math.max(0, ctx.remainingUsd()).toFixed(6)} left (hard budget, not compacted)`
+  };
+}
+__name(planSummary, "planSummary");
+
+// harness/context_window.ts
+var NO_VERDICT = Promise.resolve(null);
+function contextWindow(options) {
+  const policyOrNull = options.context ? resolveContextPolicy(options.context, options.model, options.prices) : null;
+  let view = [];
+  let viewOf;
+  let synced = 0;
+  let forced = false;
+  let retriedAt = -1;
+  const messages = /* @__PURE__ */ __name((state) => {
+    const context = state.context;
+    if (!context) return state.messages;
+    if (viewOf !== context || synced > state.messages.length) {
+      [view, viewOf, synced] = [
+        contextView(state.messages, context),
+        context,
+        state.messages.length
+      ];
+    }
+    for (; synced < state.messages.length; synced++) view.push(state.messages[synced]);
+    return view;
+  }, "messages");
+  const compactBefore = /* @__PURE__ */ __name(async (policy, ctx, definitions) => {
+    await loadTokenizer();
+    const { state } = ctx;
+    const reason = forced ? "context_length" : "trigger";
+    forced = false;
+    const ratio = Math.max(1, state.promptRatio ?? 1);
+    const tokens = countPromptTokens(messages(state), definitions);
+    if (reason === "trigger" && Math.ceil(tokens * ratio) <= policy.triggerTokens) return null;
+    const count = /* @__PURE__ */ __name((c) => countPromptTokens(contextView(state.messages, c), definitions), "count");
+    return await compact({
+      ctx,
+      policy,
+      reason,
+      before: tokens,
+      count
+    });
+  }, "compactBefore");
+  return {
+    messages,
+    // Asked before every model call: without a policy, no async call.
+    beforeTurn: /* @__PURE__ */ __name((ctx, definitions) => policyOrNull ? compactBefore(policyOrNull, ctx, definitions) : NO_VERDICT, "beforeTurn"),
+    retriesAfter(state, error) {
+      if (!policyOrNull || !isContextLengthError(error) || retriedAt === state.turns) return false;
+      retriedAt = state.turns;
+      forced = true;
+      return true;
+    }
+  };
+}
+__name(contextWindow, "contextWindow");
+
+// harness/run.ts
+function run(initial, options) {
+  const observe = options?.observe;
+  return observe ? observe(initial, options, execute2) : execute2(initial, options);
+}
+__name(run, "run");
+async function execute2(initial, options) {
+  checkOptions(initial, options);
+  const state = structuredClone(initial);
+  markDrivenByRun(state, true);
+  state.limits = checkLimits({
+    ...state.limits,
+    ...options.limits
+  });
+  state.model = options.model.name;
+  const output = planOutput(state, options);
+  const events = eventChain(options.trace);
+  const { ctx, saves } = runContext(state, options, events.emit, output);
+  state.status = "running";
+  state.interruption = null;
+  state.stopReason = null;
+  const start = /* @__PURE__ */ __name(() => announceFollowUp(ctx).then(() => countUnfinishedCall(ctx)), "start");
+  const stop = await start().then(() => loop(ctx)).catch(tooLarge).catch((e) => {
+    saves.abandon();
+    throw e;
+  });
+  applyExit(state, stop);
+  await stopped(ctx, stop, events.end).catch((e) => {
+    saves.abandon();
+    throw e;
+  });
+  await closeSaves(state, options, saves);
+  markDrivenByRun(state, false);
+  return state;
+}
+__name(execute2, "execute");
+function checkOptions(initial, options) {
+  if (!options || typeof options.model?.complete !== "function") {
+    throw new TypeError("run(state, options): options.model must be a Model");
+  }
+  checkPrices(options.prices);
+  checkPrices(options.model.prices, "model.prices");
+  if (options.minReplyTokens !== void 0) {
+    checkNonNegative("minReplyTokens", options.minReplyTokens, true);
+  }
+  if (!RESUMABLE_STATUSES.includes(initial.status)) {
+    throw new RunStateError(initial.runId, initial.status, "resume");
+  }
+}
+__name(checkOptions, "checkOptions");
+function runContext(state, options, emit, output) {
+  const childStored = {};
+  const saves = saveQueue(async (spendOnly) => {
+    if (!options.store) return;
+    if (!spendOnly) markModelCall(state, ctx.lastPromptTokens);
+    state.updatedAt = isoNow();
+    const saved = spendOnly ? storedSpendOnly(state, childStored) : state;
+    await options.store.save(saved);
+    options.budgetLink?.saved?.(saved.costUsd);
+  });
+  const ctx = {
+    state,
+    options,
+    signal: options.signal ?? new AbortController().signal,
+    gate: options.budgetLink?.gate ?? newBudgetGate(),
+    emit,
+    lastPromptTokens: null,
+    window: contextWindow(options),
+    output,
+    save: /* @__PURE__ */ __name(() => options.store ? saves.checkpoint() : Promise.resolve(), "save"),
+    remainingUsd: /* @__PURE__ */ __name(() => {
+      const own = roundUsd(state.limits.maxBudgetUsd - state.costUsd);
+      return Math.min(own, options.budgetLink?.remainingUsd() ?? Infinity);
+    }, "remainingUsd"),
+    spend: /* @__PURE__ */ __name((usd, callId) => spend(ctx, usd, callId), "spend"),
+    childSaved: /* @__PURE__ */ __name((callId, usd) => {
+      childStored[callId] = usd;
+      if (options.store) saves.spent();
+    }, "childSaved"),
+    runChild: /* @__PURE__ */ __name((callId) => childRunner(ctx, callId, run), "runChild")
+  };
+  return {
+    ctx,
+    saves
+  };
+}
+__name(runContext, "runContext");
+async function spend(ctx, usd, callId) {
+  const { state } = ctx;
+  state.costUsd = addUsd(state.costUsd, usd);
+  if (callId !== null) {
+    state.childCostUsd = addUsd(state.childCostUsd, usd);
+    state.callSpend[callId] = addUsd(state.callSpend[callId] ?? 0, usd);
+  }
+  await ctx.options.budgetLink?.spend(usd);
+}
+__name(spend, "spend");
+function applyExit(state, stop) {
+  state.status = stop.status;
+  state.interruption = stop.interruption;
+  state.stopReason = stop.reason;
+  if ("error" in stop && stop.error !== void 0) state.error = stop.error;
+  if ("failure" in stop && stop.failure !== void 0) state.failure = stop.failure;
+  state.updatedAt = isoNow();
+}
+__name(applyExit, "applyExit");
+async function stopped(ctx, stop, end) {
+  const { state } = ctx;
+  const last = ctx.emit({
+    type: "run_stopped",
+    runId: state.runId,
+    status: state.status,
+    reason: state.stopReason ?? stop.reason,
+    interruption: state.interruption,
+    turns: state.turns,
+    costUsd: state.costUsd
+  });
+  end();
+  await last;
+}
+__name(stopped, "stopped");
+async function closeSaves(state, options, saves) {
+  if (!options.store) return;
+  const cut = await saves.close().then(() => null, tooLarge);
+  if (cut) {
+    state.status = cut.status;
+    state.interruption = null;
+    state.stopReason = cut.reason;
+    state.error ??= cut.reason;
+  }
+}
+__name(closeSaves, "closeSaves");
+async function loop(ctx) {
+  const { state, options, signal } = ctx;
+  const tools = new Map((options.tools ?? []).map((t) => [
+    t.name,
+    t
+  ]));
+  const definitions = [
+    ...toolDefinitions(options.tools ?? []),
+    ...answerTools(ctx.output)
+  ];
+  const conditions = [
+    // Counted since the last user message: each message of a conversation gets the cap.
+    isTurnCapReached(state.limits.maxTurns),
+    isBudgetSpent(state.limits.maxBudgetUsd),
+    ...options.stopWhen ?? []
+  ];
+  const session = {
+    lastFailure: null
+  };
+  const prompt = promptCounter(definitions);
+  for (; ; ) {
+    if (signal.aborted) return exit.cancelled(signal);
+    const calls = toolCallsToRun(state, ctx.output);
+    if (calls.length) {
+      const stopped3 = await runToolCalls(ctx, calls, tools, session);
+      if (stopped3) return stopped3;
+      continue;
+    }
+    const judged = await judgeAnswer(ctx, ctx.output);
+    if (judged && judged !== "repair") return judged;
+    const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx) ?? await ctx.window.beforeTurn(ctx, definitions);
+    if (verdict) return verdictDuringRepair(state, verdict);
+    const stopped2 = await modelTurn(ctx, definitions, prompt);
+    if (stopped2) return stopped2;
+  }
+}
+__name(loop, "loop");
+function storedSpendOnly(state, childStored) {
+  let lag = 0;
+  const callSpend = {
+    ...state.callSpend
+  };
+  for (const [callId, usd] of Object.entries(childStored)) {
+    const ahead = roundUsd((callSpend[callId] ?? 0) - usd);
+    if (ahead > 0) {
+      lag = addUsd(lag, ahead);
+      callSpend[callId] = usd;
+    }
+  }
+  if (!(lag > 0)) return state;
+  return {
+    ...state,
+    callSpend,
+    costUsd: roundUsd(state.costUsd - lag),
+    childCostUsd: roundUsd(state.childCostUsd - lag)
+  };
+}
+__name(storedSpendOnly, "storedSpendOnly");
+function tooLarge(e) {
+  if (e instanceof RunTooLargeError) return exit.failed(e.reason, e.reason);
+  throw e;
+}
+__name(tooLarge, "tooLarge");
+function ancestorsBroke(ctx) {
+  const left = ctx.options.budgetLink?.remainingUsd() ?? Infinity;
+  return left <= 0 ? exit.budget("budget spent: the parent run's budget is used up") : null;
+}
+__name(ancestorsBroke, "ancestorsBroke");
+
+// harness/verdict.ts
+function awaitingCall(state, callId, action) {
+  if (typeof callId !== "string" || callId === "") {
+    throw new TypeError(`${action}(state, callId): callId must be a non-empty string`);
+  }
+  const verb = `${action} call "${callId}" of`;
+  const i = state.interruption;
+  if (state.status !== "interrupted" || i?.type !== "approval") {
+    throw new RunStateError(state.runId, state.status, verb, `status is ${state.status}, not awaiting a verdict`);
+  }
+  if (i.runId && i.runId !== state.runId) {
+    throw new RunStateError(state.runId, state.status, verb, `the call awaiting a verdict belongs to child run "${i.runId}"`);
+  }
+  const verdict = state.approved.includes(callId) ? "approved" : state.rejected.some((r) => r.callId === callId) ? "rejected" : null;
+  if (verdict) {
+    throw new RunStateError(state.runId, state.status, verb, `call "${callId}" was already ${verdict}; resume the run to continue`);
+  }
+  const call = pending(state).find((c) => c.id === callId);
+  if (!call || i.callId !== callId) {
+    throw new RunStateError(state.runId, state.status, verb, `the call awaiting a verdict is "${i.callId}"`);
+  }
+  return call;
+}
+__name(awaitingCall, "awaitingCall");
+function approve(state, callId) {
+  awaitingCall(state, callId, "approve");
+  const next = structuredClone(state);
+  next.approved.push(callId);
+  return next;
+}
+__name(approve, "approve");
+function defaultRejectionText(toolName) {
+  return `The user declined this ${toolName} call, so it was not run and nothing was changed. Do not report it as done.`;
+}
+__name(defaultRejectionText, "defaultRejectionText");
+function reject(state, callId, reason) {
+  const call = awaitingCall(state, callId, "reject");
+  const name = call.function.name;
+  const trimmed = reason?.trim();
+  const text = state.inFlight.includes(callId) ? `This ${name} call was interrupted before its result was recorded, so it may or may not have taken effect; the user declined to retry it${trimmed ? `: ${trimmed}` : ""}. Do not report it as done.` : trimmed ? `The user declined this ${name} call: ${trimmed}. It was not run and nothing was changed.` : defaultRejectionText(name);
+  const next = structuredClone(state);
+  next.rejected.push({
+    callId,
+    reason: text
+  });
+  next.inFlight = next.inFlight.filter((id) => id !== callId);
+  next.messages.push({
+    role: "tool",
+    tool_call_id: callId,
+    name,
+    content: text
+  });
+  return next;
+}
+__name(reject, "reject");
+
+// subagents/agent_tool.ts
+import { z as z4 } from "zod";
+var question;
+var questionSchema = /* @__PURE__ */ __name(() => question ??= z4.object({
+  question: z4.string().min(1).describe("The question to research")
+}), "questionSchema");
+var active = /* @__PURE__ */ new Map();
+function track(rootId, p) {
+  let set = active.get(rootId);
+  if (!set) active.set(rootId, set = /* @__PURE__ */ new Set());
+  const settled = p.then(() => {
+  }, () => {
+  }).finally(() => {
+    set.delete(settled);
+    if (!set.size && active.get(rootId) === set) active.delete(rootId);
+  });
+  set.add(settled);
+  return p;
+}
+__name(track, "track");
+async function treeSettled(rootId) {
+  for (; ; ) {
+    const sets = rootId === void 0 ? [
+      ...active.values()
+    ] : [
+      active.get(rootId)
+    ];
+    const pending2 = sets.flatMap((s) => s ? [
+      ...s
+    ] : []);
+    if (!pending2.length) return;
+    await Promise.all(pending2);
+  }
+}
+__name(treeSettled, "treeSettled");
+function childRunId(parentId, callId) {
+  return `${parentId}.${callId}`;
+}
+__name(childRunId, "childRunId");
+function describeChildStop(name, child) {
+  const partial = partialFinding(child);
+  switch (child.status) {
+    case "completed":
+      if (child.output !== null && typeof child.output !== "string") {
+        return JSON.stringify(child.output);
+      }
+      return child.output || `${name} finished without an answer.`;
+    case "max_turns_exceeded":
+      return `${name} stopped at its turn cap after ${child.turns} turns; partial finding: ${partial}`;
+    case "budget_exceeded":
+      return `${name} stopped at its budget after ${child.turns} turns ($${child.costUsd.toFixed(6)} spent); partial finding: ${partial}`;
+    case "failed":
+      return `${name} failed: ${child.stopReason ?? child.error ?? "unknown error"}`;
+    default:
+      return `${name} stopped (${child.status}): ${child.stopReason ?? "no reason given"}`;
+  }
+}
+__name(describeChildStop, "describeChildStop");
+function partialFinding(child) {
+  for (let i = child.messages.length - 1; i >= 0; i--) {
+    const m = child.messages[i];
+    if (m.role === "assistant" && m.content?.trim()) return m.content.trim();
+  }
+  return "none";
+}
+__name(partialFinding, "partialFinding");
+function agentTool(options) {
+  const { name, description, system, tools, limits = {}, model, stopWhen, inheritStopWhen, agent } = options;
+  if (!Array.isArray(tools)) throw new TypeError(`agentTool(${name}): tools must be an array`);
+  if (typeof system !== "string") {
+    throw new TypeError(`agentTool(${name}): system must be a string`);
+  }
+  const own = checkLimits(limits);
+  const parameters = options.parameters ?? questionSchema();
+  const task = options.task ?? ((args) => args.question);
+  return defineTool({
+    name,
+    description,
+    parameters,
+    readOnly: true,
+    run: /* @__PURE__ */ __name((args, ctx) => runChild(args, ctx), "run")
+  });
+  async function runChild(args, ctx) {
+    const rootId = ctx.rootId ?? ctx.runId;
+    const child = newRun(task(args), {
+      system,
+      runId: childRunId(ctx.runId, ctx.callId),
+      parent: {
+        runId: ctx.runId,
+        rootId,
+        callId: ctx.callId
+      },
+      limits: own,
+      agent
+    });
+    const done = await track(rootId, ctx.runChild(child, {
+      tools,
+      limits: own,
+      model,
+      stopWhen,
+      inheritStopWhen
+    }));
+    const i = done.interruption;
+    if (done.status === "interrupted" && i?.type === "approval") {
+      const holder = i.runId ?? done.runId;
+      const what = i.why === "needs_approval" ? "needs approval" : "has an uncertain effect";
+      throw new SuspendRun({
+        ...i,
+        runId: holder
+      }, `awaiting a verdict in child run "${holder}" (via ${name} call ${ctx.callId}): ${i.toolName} (${i.callId}) ${what}`);
+    }
+    if (done.status === "interrupted" && i?.type === "cancelled") {
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      throw new SuspendRun(i, `child run "${done.runId}" was cancelled: ${i.reason}`);
+    }
+    return describeChildStop(name, done);
+  }
+  __name(runChild, "runChild");
+}
+__name(agentTool, "agentTool");
+
+// subagents/agent_options.ts
+import { z as z5 } from "zod";
+var POSITIVE = "expected a positive integer";
+var BOOLEAN = "expected true or false";
+var schema;
+function agentOptionsSchema() {
+  return schema ??= z5.strictObject({
+    budgetMode: z5.enum([
+      "soft",
+      "hard"
+    ], {
+      error: 'expected "soft" or "hard"'
+    }).optional(),
+    dedupe: z5.boolean({
+      error: BOOLEAN
+    }).optional(),
+    toolErrors: z5.enum([
+      "describe",
+      "generic",
+      "fatal"
+    ], {
+      error: 'expected "describe", "generic" or "fatal"'
+    }).optional(),
+    concurrency: z5.int({
+      error: POSITIVE
+    }).min(1, {
+      error: POSITIVE
+    }).optional(),
+    stopOnPermanentError: z5.boolean({
+      error: BOOLEAN
+    }).optional(),
+    context: contextSettingsSchema().optional().describe("Compact the prompt of a long run: old tool results elided, older turns summarized (the summary model by name)")
+  });
+}
+__name(agentOptionsSchema, "agentOptionsSchema");
+
+// subagents/define_agent.ts
+var AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+function checkOptions2(name, options) {
+  if (options === void 0) return {};
+  const issue = agentOptionsSchema().safeParse(options).error?.issues[0];
+  if (!issue) return {
+    ...options
+  };
+  const known = issue.code === "unrecognized_keys" ? ` (known: ${Object.keys(agentOptionsSchema().shape).join(", ")})` : "";
+  throw new TypeError(`defineAgent(${name}): ${issueLine(issue, "options", options)}${known}`);
+}
+__name(checkOptions2, "checkOptions");
+function checkUniqueToolNames(agent, names) {
+  const seen = /* @__PURE__ */ new Set();
+  for (const n of names) {
+    if (seen.has(n)) {
+      throw new TypeError(`defineAgent(${agent}): two tools are named "${n}"`);
+    }
+    seen.add(n);
+  }
+}
+__name(checkUniqueToolNames, "checkUniqueToolNames");
+function checkSpec(spec) {
+  if (!spec || typeof spec !== "object") {
+    throw new TypeError("defineAgent(spec): spec must be an object");
+  }
+  if (typeof spec.name !== "string" || !AGENT_NAME.test(spec.name)) {
+    throw new TypeError(`defineAgent: name must match ${AGENT_NAME} (URL-safe), got ${JSON.stringify(spec.name)}`);
+  }
+  const name = spec.name;
+  if (typeof spec.instructions !== "string") {
+    throw new TypeError(`defineAgent(${name}): instructions must be a string`);
+  }
+  if (spec.description !== void 0 && typeof spec.description !== "string") {
+    throw new TypeError(`defineAgent(${name}): description must be a string`);
+  }
+  if (!Array.isArray(spec.tools) && typeof spec.tools !== "function") {
+    throw new TypeError(`defineAgent(${name}): tools must be a list or a function of the tree`);
+  }
+  const model = spec.model;
+  if (model !== void 0 && typeof model !== "string" && typeof model?.complete !== "function") {
+    throw new TypeError(`defineAgent(${name}): model must be a Model or a model name`);
+  }
+  if (spec.agents !== void 0 && !Array.isArray(spec.agents)) {
+    throw new TypeError(`defineAgent(${name}): agents must be a list of agents`);
+  }
+  for (const child of spec.agents ?? []) {
+    if (!isAgent(child)) {
+      throw new TypeError(`defineAgent(${name}): agents must be made by defineAgent`);
+    }
+  }
+}
+__name(checkSpec, "checkSpec");
+var AGENTS = /* @__PURE__ */ new WeakSet();
+function isAgent(value) {
+  return typeof value === "object" && value !== null && AGENTS.has(value);
+}
+__name(isAgent, "isAgent");
+function defineAgent(spec) {
+  checkSpec(spec);
+  const name = spec.name;
+  const agents = Object.freeze([
+    ...spec.agents ?? []
+  ]);
+  if (Array.isArray(spec.tools)) {
+    checkUniqueToolNames(name, [
+      ...spec.tools.map((t) => t.name),
+      ...agents.map((a) => a.name)
+    ]);
+  } else checkUniqueToolNames(name, agents.map((a) => a.name));
+  const limits = spec.limits === void 0 ? {} : checkPartialLimits(spec.limits);
+  const agent = Object.freeze({
+    name,
+    description: spec.description ?? "",
+    instructions: spec.instructions,
+    ...spec.model === void 0 ? {} : {
+      model: spec.model
+    },
+    tools: Array.isArray(spec.tools) ? Object.freeze([
+      ...spec.tools
+    ]) : spec.tools,
+    agents,
+    limits: Object.freeze(limits),
+    ...spec.prices === void 0 ? {} : {
+      prices: spec.prices
+    },
+    options: Object.freeze(checkOptions2(name, spec.options)),
+    ...spec.output === void 0 ? {} : {
+      output: spec.output
+    }
+  });
+  AGENTS.add(agent);
+  return agent;
+}
+__name(defineAgent, "defineAgent");
+function checkPartialLimits(limits) {
+  const full = checkLimits(limits);
+  const out = {};
+  if (limits.maxTurns !== void 0) out.maxTurns = full.maxTurns;
+  if (limits.maxBudgetUsd !== void 0) out.maxBudgetUsd = full.maxBudgetUsd;
+  return out;
+}
+__name(checkPartialLimits, "checkPartialLimits");
+async function agentTools(agent, ctx, resolveModel) {
+  const own = typeof agent.tools === "function" ? await agent.tools(ctx) : agent.tools;
+  if (!Array.isArray(own)) {
+    throw new TypeError(`agent ${agent.name}: its tools function must return a list of tools`);
+  }
+  const children = [];
+  for (const child of agent.agents) {
+    children.push(agentTool({
+      name: child.name,
+      description: child.description || `Delegates one question to the ${child.name} agent.`,
+      system: child.instructions,
+      tools: await agentTools(child, ctx, resolveModel),
+      limits: child.limits,
+      model: childModel(child, resolveModel),
+      agent: child.name
+    }));
+  }
+  const tools = [
+    ...own,
+    ...children
+  ];
+  checkUniqueToolNames(agent.name, tools.map((t) => t.name));
+  return tools;
+}
+__name(agentTools, "agentTools");
+function childModel(child, resolveModel) {
+  if (child.model === void 0 || typeof child.model !== "string") return child.model;
+  if (!resolveModel) {
+    throw new TypeError(`agent ${child.name}: model "${child.model}" needs the process's models`);
+  }
+  return resolveModel(child.model);
+}
+__name(childModel, "childModel");
+
+export {
+  issueLine,
+  pricesSchema,
+  priceTableSchema,
+  pricesSchemaOf,
+  checkPrices,
+  isStepCount,
+  isBudgetSpent,
+  hasToolCall,
+  followUpRefusal,
+  followUp,
+  unjudgedAnswer,
+  forkState,
+  forkableTurns,
+  quoteNextCall,
+  run,
+  approve,
+  reject,
+  treeSettled,
+  childRunId,
+  agentTool,
+  agentOptionsSchema,
+  isAgent,
+  defineAgent,
+  agentTools
+};

@@ -1,0 +1,19 @@
+import {
+  __name
+} from "./chunk-OSOEW62Q.js";
+
+// harness/message_of.ts
+function messageOf(e) {
+  if (e instanceof Error) return e.message || e.name;
+  if (typeof e === "string") return e;
+  try {
+    return JSON.stringify(e) ?? String(e);
+  } catch {
+    return String(e);
+  }
+}
+__name(messageOf, "messageOf");
+
+export {
+  messageOf
+};

@@ -1,0 +1,115 @@
+import {
+  __name
+} from "./chunk-OSOEW62Q.js";
+
+// harness/errors.ts
+var ReinsError = class extends Error {
+  static {
+    __name(this, "ReinsError");
+  }
+  /** Creates a reins error with a message. */
+  constructor(message, options) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+};
+var RunStateError = class extends ReinsError {
+  static {
+    __name(this, "RunStateError");
+  }
+  /** The run concerned. */
+  runId;
+  /** The run's status when the operation was refused. */
+  status;
+  /** Creates the error; `action` is a verb phrase such as `resume` or `approve call "c2" of`. */
+  constructor(runId, status, action, detail) {
+    super(`Cannot ${action} run "${runId}": ${detail ?? `status is ${status}`}`);
+    this.runId = runId;
+    this.status = status;
+  }
+};
+var RunConflictError = class extends ReinsError {
+  static {
+    __name(this, "RunConflictError");
+  }
+  /** The run concerned. */
+  runId;
+  /** Creates the error. */
+  constructor(runId, detail = "another process advanced it first") {
+    super(`Run "${runId}" was changed concurrently: ${detail}`);
+    this.runId = runId;
+  }
+};
+var RunNotFoundError = class extends ReinsError {
+  static {
+    __name(this, "RunNotFoundError");
+  }
+  /** The run concerned. */
+  runId;
+  /** Creates the error. */
+  constructor(runId) {
+    super(`Run "${runId}" not found`);
+    this.runId = runId;
+  }
+};
+var ModelError = class extends ReinsError {
+  static {
+    __name(this, "ModelError");
+  }
+  /** What went wrong, for callers that branch on it. */
+  kind;
+  /** HTTP status, when there was one. */
+  status;
+  /** Attempts whose reply was lost on the way (the provider may have billed them). */
+  lost;
+  /** Creates the error. */
+  constructor(kind, message, status, lost = []) {
+    super(message);
+    this.kind = kind;
+    this.status = status;
+    this.lost = lost;
+  }
+};
+var PermanentToolError = class extends ReinsError {
+  static {
+    __name(this, "PermanentToolError");
+  }
+};
+var SuspendRun = class extends ReinsError {
+  static {
+    __name(this, "SuspendRun");
+  }
+  /** The interruption the run stops with. */
+  interruption;
+  /** Creates the signal-like error. */
+  constructor(interruption, reason) {
+    super(reason);
+    this.interruption = interruption;
+  }
+};
+var RunTooLargeError = class extends ReinsError {
+  static {
+    __name(this, "RunTooLargeError");
+  }
+  /** The run concerned. */
+  runId;
+  /** Why, as stored as the run's stop reason. */
+  reason;
+  /** Creates the error. */
+  constructor(runId, reason) {
+    super(`save("${runId}"): ${reason}; stored as failed`);
+    this.runId = runId;
+    this.reason = reason;
+  }
+};
+
+export {
+  ReinsError,
+  RunStateError,
+  RunConflictError,
+  RunNotFoundError,
+  ModelError,
+  PermanentToolError,
+  SuspendRun,
+  RunTooLargeError
+};

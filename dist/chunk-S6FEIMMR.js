@@ -1,0 +1,89 @@
+import {
+  agentRunOptions,
+  loadRunSettings,
+  modelOf
+} from "./chunk-CB4JQGUM.js";
+import {
+  forkState,
+  quoteNextCall
+} from "./chunk-CX4HGGMU.js";
+import {
+  RunStateError
+} from "./chunk-LVT2ZGFI.js";
+import {
+  __name
+} from "./chunk-OSOEW62Q.js";
+
+// runtime/fork_run.ts
+import { join } from "node:path";
+var FORK_NOT_STARTED = "created by a fork and not started: resume it to start";
+async function forkRun(store, id, options) {
+  const { runWith, start = true, quoteOnly = false, ...fork } = options;
+  const state = forkState(await store.read(id), fork);
+  if (quoteOnly) {
+    const run = await runWith(state);
+    const quote2 = await quoteNextCall(state, run);
+    if (run.budgetMode === "hard") coveredByBudget(state, quote2);
+    return {
+      state,
+      quote: quote2
+    };
+  }
+  const settings = await store.settings(id);
+  if (settings !== null) await store.saveSettings(state.runId, settings);
+  let quote;
+  try {
+    const run = await runWith(state);
+    quote = await quoteNextCall(state, run);
+    if (run.budgetMode === "hard") coveredByBudget(state, quote);
+  } catch (e) {
+    await store.delete(state.runId).catch(() => {
+    });
+    throw e;
+  }
+  if (!start) {
+    state.status = "interrupted";
+    state.interruption = {
+      type: "cancelled",
+      reason: FORK_NOT_STARTED
+    };
+    state.stopReason = FORK_NOT_STARTED;
+  }
+  await store.save(state);
+  return {
+    state,
+    quote
+  };
+}
+__name(forkRun, "forkRun");
+function coveredByBudget(state, quote) {
+  if (quote.totalUsd <= state.limits.maxBudgetUsd) return;
+  throw new RangeError(`limits.maxBudgetUsd: the fork's next call is quoted at $${quote.totalUsd.toFixed(6)} (prompt $${quote.promptUsd.toFixed(6)} + reply reservation $${quote.replyUsd.toFixed(6)}) and a hard budget must cover it; the budget is $${state.limits.maxBudgetUsd.toFixed(6)}`);
+}
+__name(coveredByBudget, "coveredByBudget");
+async function forkRunOptions(deps, store, source) {
+  const agent = deps.agents.forRun(source);
+  if (!agent) {
+    const name = source.agent ?? "(none)";
+    throw new RunStateError(source.runId, source.status, "fork", `its agent "${name}" is not served here`);
+  }
+  const stored = await loadRunSettings(store, source.runId);
+  const options = stored === null ? {} : "fingerprint" in stored ? stored.options : stored.legacy;
+  return await agentRunOptions(agent, options, {
+    model: modelOf(agent, source, deps),
+    context: {
+      rootId: source.rootId,
+      dir: join(deps.workspaceRoot, source.rootId)
+    },
+    resolveModel: deps.makeModel,
+    prices: deps.prices,
+    extraTools: deps.agents.extraTools
+  });
+}
+__name(forkRunOptions, "forkRunOptions");
+
+export {
+  FORK_NOT_STARTED,
+  forkRun,
+  forkRunOptions
+};

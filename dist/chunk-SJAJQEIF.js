@@ -1,0 +1,113 @@
+import {
+  messageOf
+} from "./chunk-IYXQD7XI.js";
+import {
+  __name
+} from "./chunk-OSOEW62Q.js";
+
+// harness/schema_adapter.ts
+import { z } from "zod";
+function adaptSchema(schema, where) {
+  if (!schema || typeof schema !== "object" && typeof schema !== "function") {
+    throw new TypeError(`${where}: expected a zod 4 schema or a Standard JSON Schema`);
+  }
+  const known = adapted.get(schema);
+  if (known) return known;
+  const fresh = adaptFresh(schema, where);
+  adapted.set(schema, fresh);
+  return fresh;
+}
+__name(adaptSchema, "adaptSchema");
+var adapted = /* @__PURE__ */ new WeakMap();
+function adaptFresh(schema, where) {
+  if ("_zod" in schema) return {
+    check: zodCheck(schema),
+    jsonSchema: zodJsonSchema(schema)
+  };
+  const standard = schema["~standard"];
+  if (standard && typeof standard.jsonSchema?.input === "function") {
+    return {
+      check: standardCheck(standard),
+      jsonSchema: standardJsonSchema(standard, where)
+    };
+  }
+  if (standard?.vendor === "zod" || "_def" in schema) {
+    throw new TypeError(`${where}: a zod 3 schema cannot give reins a JSON Schema; use zod 4 (npm:zod@4, or "zod/v4" from zod 3.25) or any Standard JSON Schema`);
+  }
+  if (typeof schema.safeParse === "function" && !standard) {
+    throw new TypeError(`${where}: a schema without a JSON Schema; pass the tool's jsonSchema too`);
+  }
+  throw new TypeError(`${where}: expected a zod 4 schema or a Standard JSON Schema`);
+}
+__name(adaptFresh, "adaptFresh");
+function zodCheck(schema) {
+  const s = schema;
+  if (typeof s.safeParse === "function") return s;
+  return {
+    safeParse: /* @__PURE__ */ __name((data) => z.safeParse(schema, data), "safeParse")
+  };
+}
+__name(zodCheck, "zodCheck");
+function zodJsonSchema(schema) {
+  const { $schema: _drop, ...json } = z.toJSONSchema(schema);
+  return json;
+}
+__name(zodJsonSchema, "zodJsonSchema");
+function standardJsonSchema(standard, where) {
+  let json;
+  try {
+    json = standard.jsonSchema.input({
+      target: "draft-2020-12"
+    });
+  } catch (e) {
+    const why = messageOf(e);
+    throw new TypeError(`${where}: the ${standard.vendor} schema gives no JSON Schema: ${why}`);
+  }
+  const { $schema: _drop, ...rest } = json;
+  return rest;
+}
+__name(standardJsonSchema, "standardJsonSchema");
+function standardCheck(standard) {
+  return {
+    safeParse(data) {
+      const result = standard.validate(data);
+      if (result instanceof Promise) {
+        const issues = [
+          {
+            path: [],
+            message: "asynchronous schemas are not supported"
+          }
+        ];
+        return {
+          success: false,
+          error: {
+            issues
+          }
+        };
+      }
+      if (result.issues) return {
+        success: false,
+        error: {
+          issues: result.issues.map(issueOf)
+        }
+      };
+      return {
+        success: true,
+        data: result.value
+      };
+    }
+  };
+}
+__name(standardCheck, "standardCheck");
+function issueOf(issue) {
+  const path = Array.from(issue.path ?? [], (p) => typeof p === "object" ? p.key : p);
+  return {
+    path,
+    message: issue.message
+  };
+}
+__name(issueOf, "issueOf");
+
+export {
+  adaptSchema
+};

@@ -1,0 +1,1 @@
+// @ts-self-types="../../model/mod.ts"
