@@ -2,7 +2,7 @@
 import {
   jsonlSink,
   memorySink
-} from "./chunk-2LGH6LS5.js";
+} from "./chunk-HH6XPTGR.js";
 import {
   approve,
   defineAgent,
@@ -12,43 +12,38 @@ import {
   isStepCount,
   reject,
   run
-} from "./chunk-CX4HGGMU.js";
+} from "./chunk-GDKK6SYO.js";
 import {
   defineTool
-} from "./chunk-II5LUMME.js";
-import "./chunk-CT6FU4E4.js";
+} from "./chunk-JFPNGBYL.js";
+import "./chunk-WQU7Y35Y.js";
 import {
   DEFAULT_LIMITS,
   newRun
-} from "./chunk-DP3QUJMC.js";
+} from "./chunk-VR6MMKNT.js";
 import {
   createOpenAIModel
-} from "./chunk-7C45D6AL.js";
-import "./chunk-BJGHO7P5.js";
+} from "./chunk-D26EYE2I.js";
+import "./chunk-4GB4C2DK.js";
 import {
   SUMMARY_PROMPT
-} from "./chunk-AOQWFOCM.js";
-import "./chunk-SJAJQEIF.js";
-import "./chunk-DSOFEU5A.js";
-import "./chunk-VHWLCFOY.js";
-import "./chunk-HYL4LFLN.js";
+} from "./chunk-YE6DMVFG.js";
+import "./chunk-K6ZQPNWR.js";
+import "./chunk-V35EBTLI.js";
+import "./chunk-UPPPGWUO.js";
+import "./chunk-KDAN4KL7.js";
 import {
   ModelError,
   PermanentToolError,
   ReinsError,
   RunNotFoundError,
   RunStateError
-} from "./chunk-LVT2ZGFI.js";
-import "./chunk-IYXQD7XI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-ISIFESS6.js";
+import "./chunk-O3LUTIO5.js";
+import "./chunk-SC5ASBGQ.js";
 
 // harness/run_store.ts
 var MemoryRunStore = class {
-  static {
-    __name(this, "MemoryRunStore");
-  }
   #runs = /* @__PURE__ */ new Map();
   /** How many times `save` was called (for tests). */
   saves = 0;

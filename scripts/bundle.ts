@@ -10,7 +10,11 @@
  * - npm packages stay imports, resolved by deno.json's `imports` as before.
  * - Each entry file starts with `@ts-self-types` naming its source: types,
  *   docs and `deno doc --lint` still come from the TypeScript.
- * - `--keep-names`: error classes name themselves with `new.target.name`.
+ * - No `--keep-names`: it wraps every closure in a call that sets its name,
+ *   on the hot path too. The bundler renames only a top-level name that
+ *   collides (`execute2`, seen in stack traces); tests/dist_test.ts fails if a
+ *   class or an exported function is ever renamed (errors name themselves
+ *   with `new.target.name`).
  *
  * `deno task build` rewrites dist/. `deno task build --check` (part of
  * `deno task ok`) changes nothing and fails, naming the files, when dist/ is
@@ -46,7 +50,7 @@ async function readConfig(): Promise<{ entries: Entry[]; externals: string[] }> 
 async function build(entries: Entry[], externals: string[], outdir: string): Promise<void> {
   const args = ["bundle", "--quiet", "--platform", "deno", "--packages", "external"];
   for (const e of externals) args.push("--external", e);
-  args.push("--code-splitting", "--keep-names", "--outdir", outdir);
+  args.push("--code-splitting", "--outdir", outdir);
   args.push(...entries.map((e) => e.source));
   const out = await new Deno.Command(Deno.execPath(), { args, cwd: ROOT, stderr: "piped" })
     .output();

@@ -26,6 +26,44 @@ Deno.test("each dist entry exports what its source exports, and names its types"
   }
 });
 
+Deno.test("the bundle renames no class and no exported function", async () => {
+  // Errors name themselves with new.target.name; the bundler renames a top-level
+  // name that collides with another module's (execute -> execute2), which only
+  // stack traces of internal functions may show.
+  const sourceClasses = new Set<string>();
+  const layers = ["harness", "openai", "ai_sdk", "tools", "testing", "kv", "mcp", "subagents"];
+  for (const dir of [...layers, "runtime", "server", "cli", "demo", "otel", "model"]) {
+    await collectClasses(new URL(`${dir}/`, root), sourceClasses);
+  }
+  const distClasses = new Set<string>();
+  await collectClasses(new URL("dist/", root), distClasses);
+  assert.ok(distClasses.size > 10);
+  for (const name of distClasses) {
+    assert.ok(sourceClasses.has(name), `dist renamed a class: ${name}`);
+  }
+  for (const [name, path] of entries) {
+    const built = await import(new URL(path, root).href);
+    for (const [key, value] of Object.entries(built)) {
+      if (typeof value === "function") assert.equal(value.name, key, `${name}: ${key}`);
+    }
+  }
+});
+
+/** Adds the name of every class declared in the .ts/.js files under `dir`. */
+async function collectClasses(dir: URL, into: Set<string>): Promise<void> {
+  for await (const entry of Deno.readDir(dir)) {
+    const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
+    if (entry.isDirectory) await collectClasses(url, into);
+    else if (/\.(ts|js)$/.test(entry.name)) {
+      // The bundle declares `var Name = class ...`; the sources, `class Name`.
+      const text = await Deno.readTextFile(url);
+      for (const m of text.matchAll(/\bclass ([A-Za-z_$][\w$]*)|([A-Za-z_$][\w$]*) = class\b/g)) {
+        into.add(m[1] ?? m[2]);
+      }
+    }
+  }
+}
+
 Deno.test("dist entries share one copy of each class, and errors keep their names", async () => {
   const reins = await import("../dist/mod.js");
   const kv = await import("../dist/kv/mod.js");

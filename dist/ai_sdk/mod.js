@@ -1,23 +1,21 @@
 // @ts-self-types="../../ai_sdk/mod.ts"
 import {
   attemptText
-} from "../chunk-BJGHO7P5.js";
+} from "../chunk-4GB4C2DK.js";
 import {
   countCompletionTokens,
   countPromptTokens,
   loadTokenizer,
   saysContextLength
-} from "../chunk-DSOFEU5A.js";
+} from "../chunk-V35EBTLI.js";
 import {
   raced,
   sleep
-} from "../chunk-HYL4LFLN.js";
+} from "../chunk-KDAN4KL7.js";
 import {
   ModelError
-} from "../chunk-LVT2ZGFI.js";
-import {
-  __name
-} from "../chunk-OSOEW62Q.js";
+} from "../chunk-ISIFESS6.js";
+import "../chunk-SC5ASBGQ.js";
 
 // ai_sdk/ai_sdk_prompt.ts
 function input(args) {
@@ -27,7 +25,6 @@ function input(args) {
     return args;
   }
 }
-__name(input, "input");
 function toPrompt(messages) {
   const prompt = [];
   for (const m of messages) {
@@ -95,7 +92,6 @@ function toPrompt(messages) {
   }
   return prompt;
 }
-__name(toPrompt, "toPrompt");
 function toTools(tools) {
   return tools.map((t) => ({
     type: "function",
@@ -104,7 +100,6 @@ function toTools(tools) {
     inputSchema: t.function.parameters
   }));
 }
-__name(toTools, "toTools");
 
 // ai_sdk/ai_sdk_reply.ts
 var FINISH = {
@@ -113,17 +108,15 @@ var FINISH = {
   "tool-calls": "tool_calls",
   "content-filter": "content_filter"
 };
-var isObject = /* @__PURE__ */ __name((v) => typeof v === "object" && v !== null && !Array.isArray(v), "isObject");
+var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function count(v) {
   return typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : void 0;
 }
-__name(count, "count");
 function finishReason(reason, hasCalls) {
   const unified = isObject(reason) ? reason.unified : reason;
   if (typeof unified !== "string") return hasCalls ? "tool_calls" : "stop";
   return FINISH[unified] ?? unified.replaceAll("-", "_");
 }
-__name(finishReason, "finishReason");
 async function usageOf(usage, request, message) {
   const u = isObject(usage) ? usage : {};
   const input2 = isObject(u.inputTokens) ? u.inputTokens : {
@@ -151,9 +144,8 @@ async function usageOf(usage, request, message) {
   if (write) result.cache_write_tokens = write;
   return result;
 }
-__name(usageOf, "usageOf");
 async function toReply(result, request, name) {
-  const bad = /* @__PURE__ */ __name((what) => new ModelError("malformed", `Malformed reply from ${name}: ${what}`), "bad");
+  const bad = (what) => new ModelError("malformed", `Malformed reply from ${name}: ${what}`);
   if (!isObject(result) || !Array.isArray(result.content)) throw bad("no content array");
   let text = "";
   const calls = [];
@@ -191,10 +183,9 @@ async function toReply(result, request, name) {
   if (typeof result.response?.modelId === "string") reply.model = result.response.modelId;
   return reply;
 }
-__name(toReply, "toReply");
 
 // ai_sdk/ai_sdk_stream.ts
-var isObject2 = /* @__PURE__ */ __name((v) => typeof v === "object" && v !== null && !Array.isArray(v), "isObject");
+var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 async function readAiSdkStream(stream, signal, onText) {
   const result = {
     content: [],
@@ -214,7 +205,6 @@ async function readAiSdkStream(stream, signal, onText) {
   }
   return result;
 }
-__name(readAiSdkStream, "readAiSdkStream");
 function addPart(part, result, inputs, onText) {
   const content = result.content;
   switch (part.type) {
@@ -267,7 +257,6 @@ function addPart(part, result, inputs, onText) {
       throw part.error;
   }
 }
-__name(addPart, "addPart");
 
 // ai_sdk/ai_sdk_model.ts
 function kindOf(err) {
@@ -279,7 +268,6 @@ function kindOf(err) {
   if (status !== void 0) return "bad_request";
   return "network";
 }
-__name(kindOf, "kindOf");
 function checkArguments(languageModel, options) {
   if (!languageModel || typeof languageModel.doGenerate !== "function") {
     throw new TypeError("aiSdkModel: expected an AI SDK language model (with doGenerate)");
@@ -297,7 +285,6 @@ function checkArguments(languageModel, options) {
     baseMs: options.retryBaseMs ?? 250
   };
 }
-__name(checkArguments, "checkArguments");
 function callOptions(options, request, signal) {
   const output = request.output;
   return {
@@ -322,7 +309,6 @@ function callOptions(options, request, signal) {
     abortSignal: signal
   };
 }
-__name(callOptions, "callOptions");
 function aiSdkModel(languageModel, options = {}) {
   const { maxRetries, baseMs } = checkArguments(languageModel, options);
   const name = options.name ?? languageModel.modelId;
@@ -334,7 +320,6 @@ function aiSdkModel(languageModel, options = {}) {
     const { stream } = await model.doStream(call);
     return await readAiSdkStream(stream, signal, onText);
   }
-  __name(generate, "generate");
   return {
     name,
     // `anthropic.messages` is served by `anthropic` (gen_ai.provider.name).
@@ -369,7 +354,6 @@ function aiSdkModel(languageModel, options = {}) {
     }
   };
 }
-__name(aiSdkModel, "aiSdkModel");
 export {
   aiSdkModel
 };

@@ -1,20 +1,20 @@
 // @ts-self-types="../../cli/mod.ts"
 import {
   McpStartError
-} from "../chunk-3AGVN5TS.js";
+} from "../chunk-XCV5OE6B.js";
 import {
   ConfigError,
   loadConfig,
   openProcessTools,
   spentText,
   storedTask
-} from "../chunk-5CWF6OML.js";
+} from "../chunk-HO4GGKT7.js";
 import {
   KvOpenError,
   defaultKvPath,
   isKvUrl,
   openKv
-} from "../chunk-K77IP6BD.js";
+} from "../chunk-CPKE4Z77.js";
 import {
   UnknownAgentError,
   agentRegistry,
@@ -32,49 +32,47 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-CB4JQGUM.js";
-import "../chunk-22DKED7V.js";
+} from "../chunk-DHI3OUBO.js";
+import "../chunk-O7MXWKIO.js";
 import {
   combineSinks,
   fileSink
-} from "../chunk-2LGH6LS5.js";
+} from "../chunk-HH6XPTGR.js";
 import {
   KvRunStore
-} from "../chunk-FV7LNKHT.js";
+} from "../chunk-OXSCHO7A.js";
 import {
   loadTree
-} from "../chunk-26LOZA5X.js";
+} from "../chunk-3RG7ZYOO.js";
 import {
   checkPrices
-} from "../chunk-CX4HGGMU.js";
-import "../chunk-II5LUMME.js";
-import "../chunk-CT6FU4E4.js";
+} from "../chunk-GDKK6SYO.js";
+import "../chunk-JFPNGBYL.js";
+import "../chunk-WQU7Y35Y.js";
 import {
   RESUMABLE_STATUSES,
   RUN_STATUSES,
   newRun
-} from "../chunk-DP3QUJMC.js";
-import "../chunk-7C45D6AL.js";
-import "../chunk-BJGHO7P5.js";
-import "../chunk-AOQWFOCM.js";
-import "../chunk-SJAJQEIF.js";
-import "../chunk-DSOFEU5A.js";
+} from "../chunk-VR6MMKNT.js";
+import "../chunk-D26EYE2I.js";
+import "../chunk-4GB4C2DK.js";
+import "../chunk-YE6DMVFG.js";
+import "../chunk-K6ZQPNWR.js";
+import "../chunk-V35EBTLI.js";
 import {
   cutText
-} from "../chunk-VHWLCFOY.js";
+} from "../chunk-UPPPGWUO.js";
 import {
   sleep
-} from "../chunk-HYL4LFLN.js";
+} from "../chunk-KDAN4KL7.js";
 import {
   ReinsError,
   RunConflictError
-} from "../chunk-LVT2ZGFI.js";
+} from "../chunk-ISIFESS6.js";
 import {
   messageOf
-} from "../chunk-IYXQD7XI.js";
-import {
-  __name
-} from "../chunk-OSOEW62Q.js";
+} from "../chunk-O3LUTIO5.js";
+import "../chunk-SC5ASBGQ.js";
 
 // cli/args.ts
 import { parseArgs } from "node:util";
@@ -114,7 +112,6 @@ function exitCodeOf(state) {
       return EXIT_CODES.running;
   }
 }
-__name(exitCodeOf, "exitCodeOf");
 var EXIT_CODES_HELP = `Exit codes:
   0  completed (the demo: every experiment ran)
   1  failed
@@ -129,9 +126,6 @@ var EXIT_CODES_HELP = `Exit codes:
 // cli/args.ts
 var DEFAULT_TASK = "Which file mentions a timeout?";
 var UsageError = class extends Error {
-  static {
-    __name(this, "UsageError");
-  }
   /** Creates the error. */
   constructor(message) {
     super(message);
@@ -148,7 +142,6 @@ function wrap(text, indent, width) {
   if (line) lines.push(line);
   return lines.map((l) => " ".repeat(indent) + l).join("\n");
 }
-__name(wrap, "wrap");
 function runUsage(options = {}) {
   const intro = options.intro ?? "Runs an agent: one run, persisted in Deno KV, or a continuation of one.";
   const scenarios = options.scenarios?.length ? ` One of:
@@ -201,7 +194,6 @@ Flags:
 
 ${EXIT_CODES_HELP}`;
 }
-__name(runUsage, "runUsage");
 function num(flag, v, integer) {
   if (v === void 0) return void 0;
   const n = Number(v);
@@ -210,13 +202,11 @@ function num(flag, v, integer) {
   }
   return n;
 }
-__name(num, "num");
 function atLeastOne(flag, v) {
   const n = num(flag, v, true);
   if (n === 0) throw new UsageError(`--${flag}: expected an integer of at least 1, got "${v}"`);
   return n;
 }
-__name(atLeastOne, "atLeastOne");
 function oneOf(flag, v, allowed) {
   if (v === void 0) return void 0;
   if (!allowed.includes(v)) {
@@ -224,7 +214,6 @@ function oneOf(flag, v, allowed) {
   }
   return v;
 }
-__name(oneOf, "oneOf");
 var VALUE_FLAGS = /* @__PURE__ */ new Set([
   "--agent",
   "--scenario",
@@ -259,7 +248,6 @@ function glueNegativeValues(argv) {
   }
   return out;
 }
-__name(glueNegativeValues, "glueNegativeValues");
 var OPTIONS = {
   help: {
     type: "boolean",
@@ -363,7 +351,6 @@ function flagsOf(v) {
     compactAt: atLeastOne("compact-at", v["compact-at"])
   };
 }
-__name(flagsOf, "flagsOf");
 function commandOf(v, pos, argv, scenarioTask) {
   const actions = [
     "resume",
@@ -375,15 +362,15 @@ function commandOf(v, pos, argv, scenarioTask) {
   if (actions.length > 1) {
     throw new UsageError(`--${actions[0]} and --${actions[1]} cannot be combined`);
   }
-  const callArg = /* @__PURE__ */ __name((flag) => {
+  const callArg = (flag) => {
     if (pos.length !== 1) {
       throw new UsageError(`--${flag} ID CALL: expected one call id after the run id`);
     }
     return pos[0];
-  }, "callArg");
-  const noTask = /* @__PURE__ */ __name((flag) => {
+  };
+  const noTask = (flag) => {
     if (pos.length) throw new UsageError(`--${flag} takes no task text, got "${pos.join(" ")}"`);
-  }, "noTask");
+  };
   if (v.help) return {
     kind: "help"
   };
@@ -439,7 +426,6 @@ function commandOf(v, pos, argv, scenarioTask) {
   }
   throw new UsageError("missing TASK text (or --scenario NAME); see --help");
 }
-__name(commandOf, "commandOf");
 function checkCombinations(v, command2) {
   if (v.reason !== void 0 && command2.kind !== "reject" && command2.kind !== "stop") {
     throw new UsageError("--reason goes with --reject or --stop");
@@ -456,7 +442,6 @@ function checkCombinations(v, command2) {
     throw new UsageError("--scenario and --base-url cannot be combined (a scenario is the scripted provider)");
   }
 }
-__name(checkCombinations, "checkCombinations");
 function parseRunArgs(argv, scenarioTask) {
   let parsed;
   try {
@@ -477,7 +462,6 @@ function parseRunArgs(argv, scenarioTask) {
     ...flags
   };
 }
-__name(parseRunArgs, "parseRunArgs");
 
 // cli/node_labels.ts
 function nodeLabels(rootId) {
@@ -500,7 +484,6 @@ function nodeLabels(rootId) {
     }
   };
 }
-__name(nodeLabels, "nodeLabels");
 
 // cli/summary.ts
 function summarize(s) {
@@ -525,7 +508,6 @@ function summarize(s) {
     } : {}
   };
 }
-__name(summarize, "summarize");
 function describeRun(s) {
   const lines = [
     `run ${s.runId}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ""}`,
@@ -548,7 +530,6 @@ function describeRun(s) {
   lines.push(`  ${spentText(s.costUsd, s.limits.maxBudgetUsd)}`);
   return lines;
 }
-__name(describeRun, "describeRun");
 function progressPrinter(rootId, t0, labels = nodeLabels(rootId)) {
   return (e) => {
     labels.see(e);
@@ -560,7 +541,6 @@ function progressPrinter(rootId, t0, labels = nodeLabels(rootId)) {
     return line === null || !tag ? line : line.replace(/^ {2}/, `  ${tag}`);
   };
 }
-__name(progressPrinter, "progressPrinter");
 function progressLine(e, t0) {
   const t = `(t+${Math.round(performance.now() - t0)} ms)`;
   switch (e.type) {
@@ -587,14 +567,12 @@ function progressLine(e, t0) {
       return null;
   }
 }
-__name(progressLine, "progressLine");
 function suspendedWords(runId, { interruption: i, reason }) {
   if (i.type !== "approval") return `stopped: ${reason}`;
   const holder = i.runId ?? runId;
   const child = holder.startsWith(`${runId}.`) ? holder.slice(runId.length + 1) : holder;
   return `waits: child ${child} awaits a verdict on ${i.toolName} (${i.callId})`;
 }
-__name(suspendedWords, "suspendedWords");
 
 // cli/stream_printer.ts
 var CHILD_LINE_CHARS = 100;
@@ -612,30 +590,29 @@ function completeLines(buffer) {
     rest
   };
 }
-__name(completeLines, "completeLines");
 function streamPrinter(rootId, t0, write) {
   let open = false;
   const labels = nodeLabels(rootId);
   const progress = progressPrinter(rootId, t0, labels);
   const pending = /* @__PURE__ */ new Map();
-  const close = /* @__PURE__ */ __name(() => {
+  const close = () => {
     if (open) write("\n");
     open = false;
-  }, "close");
-  const lines = /* @__PURE__ */ __name((runId, texts) => {
+  };
+  const lines = (runId, texts) => {
     if (!texts.length) return;
     close();
     for (const t of texts) write(`  ${labels.label(runId)}${t}
 `);
-  }, "lines");
-  const flush = /* @__PURE__ */ __name((runId) => {
+  };
+  const flush = (runId) => {
     const rest = pending.get(runId);
     pending.delete(runId);
     if (rest) lines(runId, [
       rest
     ]);
-  }, "flush");
-  const root = /* @__PURE__ */ __name((e) => {
+  };
+  const root = (e) => {
     if (e.reset) {
       write(`${open ? " " : "  root> "}\u21BA retrying
 `);
@@ -644,8 +621,8 @@ function streamPrinter(rootId, t0, write) {
     }
     if (!open) write("  root> "), open = true;
     write(e.delta.replaceAll("\n", "\n  root> "));
-  }, "root");
-  const child = /* @__PURE__ */ __name((e) => {
+  };
+  const child = (e) => {
     if (e.reset) {
       pending.delete(e.runId);
       lines(e.runId, [
@@ -655,7 +632,7 @@ function streamPrinter(rootId, t0, write) {
     const { lines: done, rest } = completeLines((pending.get(e.runId) ?? "") + e.delta);
     pending.set(e.runId, rest);
     lines(e.runId, done);
-  }, "child");
+  };
   return (e) => {
     labels.see(e);
     if (e.type === "text_delta") return labels.label(e.runId) ? child(e) : root(e);
@@ -665,7 +642,6 @@ function streamPrinter(rootId, t0, write) {
     if (line) write(line + "\n");
   };
 }
-__name(streamPrinter, "streamPrinter");
 
 // runtime/await_lease.ts
 var LEASE_MARGIN_MS = 2e3;
@@ -673,10 +649,9 @@ function describe(lease) {
   const where = lease.host !== void 0 && lease.pid !== void 0 ? ` (pid ${lease.pid} on ${lease.host})` : "";
   return `${lease.owner}${where}`;
 }
-__name(describe, "describe");
-var seconds = /* @__PURE__ */ __name((ms) => `${Math.max(0, Math.ceil(ms / 1e3))} s`, "seconds");
+var seconds = (ms) => `${Math.max(0, Math.ceil(ms / 1e3))} s`;
 async function awaitLease(store, id, options = {}) {
-  const { onWait, pollMs = 250, progressMs = 5e3, isGone = /* @__PURE__ */ __name((l) => holderGone(l), "isGone") } = options;
+  const { onWait, pollMs = 250, progressMs = 5e3, isGone = (l) => holderGone(l) } = options;
   let lease = await store.leaseHolder(id);
   if (!lease || lease.owner === store.owner) return;
   const started = Date.now();
@@ -700,7 +675,6 @@ async function awaitLease(store, id, options = {}) {
     lease = await store.leaseHolder(id);
   }
 }
-__name(awaitLease, "awaitLease");
 
 // cli/preflight.ts
 async function checkTracePath(path) {
@@ -715,7 +689,6 @@ async function checkTracePath(path) {
     throw new UsageError(`--trace "${path}": ${why}`);
   }
 }
-__name(checkTracePath, "checkTracePath");
 function checkBaseUrl(value, source) {
   let ok = false;
   try {
@@ -729,7 +702,6 @@ function checkBaseUrl(value, source) {
     throw new UsageError(`${source} "${value}": expected an http:// or https:// URL, e.g. http://127.0.0.1:8788/v1`);
   }
 }
-__name(checkBaseUrl, "checkBaseUrl");
 
 // cli/stop_command.ts
 async function stopCommand(store, kv, runId, reason) {
@@ -743,7 +715,6 @@ async function stopCommand(store, kv, runId, reason) {
   await requestStop(kv, runId, reason);
   return `stop requested for the tree of run ${runId} (root ${rootId}): ${reason}`;
 }
-__name(stopCommand, "stopCommand");
 
 // cli/mcp_lines.ts
 function mcpToolLines(servers) {
@@ -754,7 +725,6 @@ function mcpToolLines(servers) {
     return `mcp ${name}${who}: ${n} tool${n === 1 ? "" : "s"}${n ? `: ${names}` : ""}`;
   });
 }
-__name(mcpToolLines, "mcpToolLines");
 
 // cli/runs.ts
 import { parseArgs as parseArgs2 } from "node:util";
@@ -764,28 +734,25 @@ var NUMERIC = /^[+\-]?\$?\d[\d,]*(\.\d+)?( ?(ms|x|%|s))?$/;
 function int(n) {
   return Math.round(n).toLocaleString("en-US");
 }
-__name(int, "int");
 function table(headers, rows, options = {}) {
   const indent = options.indent ?? "  ";
   const gap = " ".repeat(options.gap ?? 2);
   const text = rows.map((row) => headers.map((_, i) => cellText(row[i])));
   const right = headers.map((_, i) => rows.length > 0 && rows.every((row, r) => typeof row[i] === "number" || text[r][i] === "" || text[r][i] === "-" || NUMERIC.test(text[r][i])));
   const widths = headers.map((h, i) => Math.max(h.length, ...text.map((row) => row[i].length)));
-  const line = /* @__PURE__ */ __name((cells) => (indent + cells.map((c, i) => {
+  const line = (cells) => (indent + cells.map((c, i) => {
     if (right[i]) return c.padStart(widths[i]);
     return i === cells.length - 1 ? c : c.padEnd(widths[i]);
-  }).join(gap)).trimEnd(), "line");
+  }).join(gap)).trimEnd();
   return [
     line(headers),
     ...text.map(line)
   ];
 }
-__name(table, "table");
 function cellText(cell) {
   if (cell === void 0) return "";
   return typeof cell === "number" ? int(cell) : cell;
 }
-__name(cellText, "cellText");
 
 // cli/runs.ts
 var RUNS_USAGE = `Usage: deno task runs [list] [--status S] [--limit N] [--json]
@@ -804,16 +771,13 @@ function age(iso, now = Date.now()) {
   if (s < 86400) return `${Math.round(s / 3600)} h`;
   return `${Math.round(s / 86400)} d`;
 }
-__name(age, "age");
 function tableText(headers, rows) {
   return table(headers, rows).join("\n");
 }
-__name(tableText, "tableText");
 function taskCell(task) {
   const line = task.replace(/\s+/g, " ").trim();
   return line.length > 40 ? `${cutText(line, 39)}\u2026` : line;
 }
-__name(taskCell, "taskCell");
 async function listTable(store, runs) {
   const tasks = await Promise.all(runs.map((r) => storedTask(store, r.runId)));
   return tableText([
@@ -834,7 +798,6 @@ async function listTable(store, runs) {
     r.stopReason ?? ""
   ]));
 }
-__name(listTable, "listTable");
 function parseRunsArgs(argv) {
   let parsed;
   try {
@@ -894,7 +857,6 @@ function parseRunsArgs(argv) {
     help: v.help ?? false
   };
 }
-__name(parseRunsArgs, "parseRunsArgs");
 function messageLine(m) {
   const text = m.role === "assistant" ? [
     m.content ?? "",
@@ -902,7 +864,6 @@ function messageLine(m) {
   ].filter(Boolean).join(" ") : m.role === "tool" ? `[${m.tool_call_id}] ${m.content}` : m.content ?? "";
   return `  ${m.role.padEnd(9)} ${text.length > 300 ? cutText(text, 300) + "\u2026" : text}`;
 }
-__name(messageLine, "messageLine");
 async function showRun(store, id, json) {
   const s = await store.load(id);
   if (json) return console.log(JSON.stringify(s));
@@ -913,7 +874,6 @@ async function showRun(store, id, json) {
   console.log("transcript:");
   for (const m of s.messages) console.log(messageLine(m));
 }
-__name(showRun, "showRun");
 async function printTree(store, id, json) {
   const nodes = await loadTree(store, id);
   if (json) return console.log(JSON.stringify(nodes));
@@ -931,7 +891,6 @@ async function printTree(store, id, json) {
     `$${n.costUsd.toFixed(6)}`
   ])));
 }
-__name(printTree, "printTree");
 function envKvPath() {
   try {
     return readEnv().kvPath;
@@ -939,7 +898,6 @@ function envKvPath() {
     throw new UsageError(e.message);
   }
 }
-__name(envKvPath, "envKvPath");
 async function runsMain(argv) {
   const a = parseRunsArgs(argv);
   if (a.help) return console.log(RUNS_USAGE), EXIT_CODES.completed;
@@ -963,7 +921,6 @@ async function runsMain(argv) {
     kv.close();
   }
 }
-__name(runsMain, "runsMain");
 if (false) await runCli(runsMain);
 
 // cli/cli.ts
@@ -976,7 +933,6 @@ function pickAgent(s) {
     throw e;
   }
 }
-__name(pickAgent, "pickAgent");
 function checkModel(s, name) {
   try {
     s.makeModel(name);
@@ -985,7 +941,6 @@ function checkModel(s, name) {
   }
   return name;
 }
-__name(checkModel, "checkModel");
 function modelNameOf(s, agent) {
   const { flags } = s;
   if (agent.model !== void 0 && (flags.model ?? flags.scenario) !== void 0) {
@@ -998,7 +953,6 @@ function modelNameOf(s, agent) {
   if (name === void 0) throw new UsageError("no model: give --model NAME (or set LLM_MODEL)");
   return checkModel(s, name);
 }
-__name(modelNameOf, "modelNameOf");
 async function createRun(s, task) {
   const agent = pickAgent(s);
   const model = modelNameOf(s, agent);
@@ -1035,7 +989,6 @@ async function createRun(s, task) {
   await s.store.save(state);
   return state;
 }
-__name(createRun, "createRun");
 async function continueRun(s) {
   const cmd = s.flags.command;
   if (cmd.kind !== "resume" && cmd.kind !== "approve" && cmd.kind !== "reject" && cmd.kind !== "continue") {
@@ -1046,7 +999,7 @@ async function continueRun(s) {
   if (other !== void 0) checkModel(s, other);
   await awaitLease(s.store, stored.rootId, {
     waitMs: s.flags.waitSeconds === void 0 ? void 0 : s.flags.waitSeconds * 1e3,
-    onWait: /* @__PURE__ */ __name((line) => console.error(line), "onWait")
+    onWait: (line) => console.error(line)
   });
   const limits = {
     ...s.flags.maxTurns !== void 0 ? {
@@ -1076,7 +1029,6 @@ async function continueRun(s) {
     limits: changed
   });
 }
-__name(continueRun, "continueRun");
 async function execute(s, root) {
   const check = await checkRunAgent(s.store, root, s.registry);
   if (check.kind === "unknown") {
@@ -1108,7 +1060,7 @@ async function execute(s, root) {
     trace: combineSinks(printer, s.flags.trace ? fileSink(s.flags.trace) : void 0),
     extraTools: s.registry.extraTools
   });
-  const onSigint = /* @__PURE__ */ __name(() => ac.abort("interrupted by Ctrl-C"), "onSigint");
+  const onSigint = () => ac.abort("interrupted by Ctrl-C");
   Deno.addSignalListener("SIGINT", onSigint);
   try {
     const done = await executeTree(s.store, s.kv, root.runId, options).catch(async (e) => {
@@ -1120,13 +1072,11 @@ async function execute(s, root) {
     Deno.removeSignalListener("SIGINT", onSigint);
   }
 }
-__name(execute, "execute");
 function report(s, done) {
   if (s.flags.json) console.log(JSON.stringify(summarize(done)));
   else for (const line of describeRun(done)) console.log(line);
   return exitCodeOf(done);
 }
-__name(report, "report");
 async function endUnstarted(store, id, e) {
   try {
     const s = await store.load(id);
@@ -1135,7 +1085,6 @@ async function endUnstarted(store, id, e) {
   } catch {
   }
 }
-__name(endUnstarted, "endUnstarted");
 async function requireFolder(what, dir) {
   let ok = false;
   try {
@@ -1147,14 +1096,12 @@ async function requireFolder(what, dir) {
   }
   if (!ok) throw new UsageError(`${what} "${dir}": no such folder`);
 }
-__name(requireFolder, "requireFolder");
 function checkEndpoint(flags, settings) {
   if (flags.baseUrl !== void 0) return checkBaseUrl(flags.baseUrl, "--base-url");
   if (settings.baseUrl === void 0 || flags.scenario !== void 0) return;
   const fromEnv = readEnv().baseUrl === settings.baseUrl;
   checkBaseUrl(settings.baseUrl, fromEnv ? "LLM_BASE_URL" : "reins.jsonc baseUrl");
 }
-__name(checkEndpoint, "checkEndpoint");
 async function command(options, flags) {
   const config = await loadConfig(flags.config);
   const explicitWs = flags.workspace ?? config.workspace;
@@ -1211,7 +1158,6 @@ async function command(options, flags) {
     kv.close();
   }
 }
-__name(command, "command");
 async function cli(options) {
   const argv = [
     ...options.args ?? Deno.args
@@ -1237,7 +1183,6 @@ async function cli(options) {
   Deno.exitCode = code;
   return code;
 }
-__name(cli, "cli");
 
 // cli/run_worker.ts
 import { parseArgs as parseArgs3 } from "node:util";
@@ -1267,7 +1212,6 @@ function positiveMs(raw, name) {
   }
   return ms;
 }
-__name(positiveMs, "positiveMs");
 function parseWorkerArgs(args) {
   const { values } = parseArgs3({
     args,
@@ -1297,7 +1241,6 @@ function parseWorkerArgs(args) {
     env
   };
 }
-__name(parseWorkerArgs, "parseWorkerArgs");
 async function openResources(path, env) {
   let mcp;
   let settings;
@@ -1321,14 +1264,13 @@ async function openResources(path, env) {
     return e.message;
   }
 }
-__name(openResources, "openResources");
 function signalled() {
   const { promise, resolve } = Promise.withResolvers();
   const listeners = [
     "SIGINT",
     "SIGTERM"
   ].map((signal) => {
-    const fn = /* @__PURE__ */ __name(() => resolve(signal), "fn");
+    const fn = () => resolve(signal);
     Deno.addSignalListener(signal, fn);
     return [
       signal,
@@ -1339,7 +1281,6 @@ function signalled() {
     for (const [s, fn] of listeners) Deno.removeSignalListener(s, fn);
   });
 }
-__name(signalled, "signalled");
 async function runWorker(args, options) {
   let parsed;
   try {
@@ -1393,7 +1334,6 @@ async function runWorker(args, options) {
   console.log(`reins worker: ${signal}: handed over ${executing} run(s) in ${took} ms`);
   return 0;
 }
-__name(runWorker, "runWorker");
 export {
   cli,
   runWorker

@@ -3,20 +3,18 @@ import {
   listFilesTool,
   readFileTool,
   scanArchiveTool
-} from "../chunk-55R56SB2.js";
+} from "../chunk-SNNAC2YS.js";
 import {
   defineTool
-} from "../chunk-II5LUMME.js";
-import "../chunk-SJAJQEIF.js";
-import "../chunk-VHWLCFOY.js";
-import "../chunk-HYL4LFLN.js";
+} from "../chunk-JFPNGBYL.js";
+import "../chunk-K6ZQPNWR.js";
+import "../chunk-UPPPGWUO.js";
+import "../chunk-KDAN4KL7.js";
 import {
   PermanentToolError
-} from "../chunk-LVT2ZGFI.js";
-import "../chunk-IYXQD7XI.js";
-import {
-  __name
-} from "../chunk-OSOEW62Q.js";
+} from "../chunk-ISIFESS6.js";
+import "../chunk-O3LUTIO5.js";
+import "../chunk-SC5ASBGQ.js";
 
 // tools/workspace.ts
 import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from "node:path";
@@ -86,14 +84,12 @@ async function createWorkspace(options = {}) {
   await writeFixtures(dir, options);
   return openWorkspace(dir);
 }
-__name(createWorkspace, "createWorkspace");
 async function writeFixtures(dir, options) {
   for (const [name, text] of Object.entries(FIXTURES)) {
     await Deno.writeTextFile(join(dir, name), text);
     await options.onFileWritten?.(name);
   }
 }
-__name(writeFixtures, "writeFixtures");
 async function prepareDir(dir, options) {
   const target = resolvePath(dir);
   if (await isDirectory(target)) {
@@ -132,7 +128,6 @@ async function prepareDir(dir, options) {
   }
   return target;
 }
-__name(prepareDir, "prepareDir");
 async function isDirectory(path) {
   try {
     return (await Deno.stat(path)).isDirectory;
@@ -141,14 +136,13 @@ async function isDirectory(path) {
     throw e;
   }
 }
-__name(isDirectory, "isDirectory");
 function openWorkspace(dir) {
   const root = Deno.realPathSync(dir);
-  const inside = /* @__PURE__ */ __name((p) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep), "inside");
-  const refuse = /* @__PURE__ */ __name((path) => {
+  const inside = (p) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
+  const refuse = (path) => {
     throw new PermanentToolError(`permission denied: ${JSON.stringify(path)} is outside the workspace`);
-  }, "refuse");
-  const escapes = /* @__PURE__ */ __name((abs, hops) => {
+  };
+  const escapes = (abs, hops) => {
     if (!inside(abs) || hops > 40) return true;
     for (let p = abs; p !== root; p = dirname(p)) {
       try {
@@ -159,7 +153,7 @@ function openWorkspace(dir) {
       }
     }
     return false;
-  }, "escapes");
+  };
   return {
     dir: root,
     resolve(path) {
@@ -170,14 +164,14 @@ function openWorkspace(dir) {
     },
     async files() {
       const out = [];
-      const walk = /* @__PURE__ */ __name(async (folder) => {
+      const walk = async (folder) => {
         for await (const entry of Deno.readDir(folder)) {
           if (entry.name.startsWith(".")) continue;
           const full = join(folder, entry.name);
           if (entry.isDirectory) await walk(full);
           else out.push(relative(root, full).split(sep).join("/"));
         }
-      }, "walk");
+      };
       await walk(root);
       return out.sort();
     },
@@ -192,7 +186,6 @@ function openWorkspace(dir) {
     }
   };
 }
-__name(openWorkspace, "openWorkspace");
 function linkTarget(path) {
   try {
     return Deno.lstatSync(path).isSymlink ? Deno.readLinkSync(path) : void 0;
@@ -200,7 +193,6 @@ function linkTarget(path) {
     return void 0;
   }
 }
-__name(linkTarget, "linkTarget");
 
 // tools/delete_file.ts
 import { join as join2 } from "node:path";
@@ -249,11 +241,9 @@ function deleteFileTool(ws) {
     }
   });
 }
-__name(deleteFileTool, "deleteFileTool");
 function oneLine(s) {
   return s.replace(/[\t\n\r]/g, " ");
 }
-__name(oneLine, "oneLine");
 
 // tools/catalog.ts
 function demoTools(ws, options = {}) {
@@ -264,7 +254,6 @@ function demoTools(ws, options = {}) {
     scanArchiveTool(ws, options.scan)
   ];
 }
-__name(demoTools, "demoTools");
 export {
   createWorkspace,
   demoTools

@@ -2,22 +2,22 @@
 import {
   KvOpenError,
   openKv
-} from "../chunk-K77IP6BD.js";
+} from "../chunk-CPKE4Z77.js";
 import {
   KvRunStore,
   RecordError
-} from "../chunk-FV7LNKHT.js";
-import "../chunk-CT6FU4E4.js";
-import "../chunk-DP3QUJMC.js";
-import "../chunk-VHWLCFOY.js";
-import "../chunk-HYL4LFLN.js";
+} from "../chunk-OXSCHO7A.js";
+import "../chunk-WQU7Y35Y.js";
+import "../chunk-VR6MMKNT.js";
+import "../chunk-UPPPGWUO.js";
+import "../chunk-KDAN4KL7.js";
 import {
   RunConflictError,
   RunNotFoundError,
   RunTooLargeError
-} from "../chunk-LVT2ZGFI.js";
-import "../chunk-IYXQD7XI.js";
-import "../chunk-OSOEW62Q.js";
+} from "../chunk-ISIFESS6.js";
+import "../chunk-O3LUTIO5.js";
+import "../chunk-SC5ASBGQ.js";
 export {
   KvOpenError,
   KvRunStore,

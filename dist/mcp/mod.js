@@ -2,13 +2,13 @@
 import {
   mcpServerTools,
   mcpTools
-} from "../chunk-4WVNLAA3.js";
+} from "../chunk-GM3YM6AH.js";
 import {
   McpStartError
-} from "../chunk-3AGVN5TS.js";
-import "../chunk-LVT2ZGFI.js";
-import "../chunk-IYXQD7XI.js";
-import "../chunk-OSOEW62Q.js";
+} from "../chunk-XCV5OE6B.js";
+import "../chunk-ISIFESS6.js";
+import "../chunk-O3LUTIO5.js";
+import "../chunk-SC5ASBGQ.js";
 export {
   McpStartError,
   mcpServerTools,

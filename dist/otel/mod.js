@@ -3,10 +3,10 @@ import {
   CAPTURE_CONTENT_ENV,
   DEFAULT_AGENT_NAME,
   openTelemetry
-} from "../chunk-22DKED7V.js";
-import "../chunk-DP3QUJMC.js";
-import "../chunk-IYXQD7XI.js";
-import "../chunk-OSOEW62Q.js";
+} from "../chunk-O7MXWKIO.js";
+import "../chunk-VR6MMKNT.js";
+import "../chunk-O3LUTIO5.js";
+import "../chunk-SC5ASBGQ.js";
 export {
   CAPTURE_CONTENT_ENV,
   DEFAULT_AGENT_NAME,

@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-S6FEIMMR.js";
+} from "../chunk-XK5LZDM5.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -20,28 +20,28 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-CB4JQGUM.js";
-import "../chunk-22DKED7V.js";
-import "../chunk-2LGH6LS5.js";
-import "../chunk-FV7LNKHT.js";
-import "../chunk-26LOZA5X.js";
+} from "../chunk-DHI3OUBO.js";
+import "../chunk-O7MXWKIO.js";
+import "../chunk-HH6XPTGR.js";
+import "../chunk-OXSCHO7A.js";
+import "../chunk-3RG7ZYOO.js";
 import {
   forkState,
   quoteNextCall
-} from "../chunk-CX4HGGMU.js";
-import "../chunk-II5LUMME.js";
-import "../chunk-CT6FU4E4.js";
-import "../chunk-DP3QUJMC.js";
-import "../chunk-7C45D6AL.js";
-import "../chunk-BJGHO7P5.js";
-import "../chunk-AOQWFOCM.js";
-import "../chunk-SJAJQEIF.js";
-import "../chunk-DSOFEU5A.js";
-import "../chunk-VHWLCFOY.js";
-import "../chunk-HYL4LFLN.js";
-import "../chunk-LVT2ZGFI.js";
-import "../chunk-IYXQD7XI.js";
-import "../chunk-OSOEW62Q.js";
+} from "../chunk-GDKK6SYO.js";
+import "../chunk-JFPNGBYL.js";
+import "../chunk-WQU7Y35Y.js";
+import "../chunk-VR6MMKNT.js";
+import "../chunk-D26EYE2I.js";
+import "../chunk-4GB4C2DK.js";
+import "../chunk-YE6DMVFG.js";
+import "../chunk-K6ZQPNWR.js";
+import "../chunk-V35EBTLI.js";
+import "../chunk-UPPPGWUO.js";
+import "../chunk-KDAN4KL7.js";
+import "../chunk-ISIFESS6.js";
+import "../chunk-O3LUTIO5.js";
+import "../chunk-SC5ASBGQ.js";
 export {
   DEFAULT_STOP_REASON,
   FORK_NOT_STARTED,

@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-S6FEIMMR.js";
+} from "../chunk-XK5LZDM5.js";
 import {
   loadConfig,
   openProcessTools,
@@ -10,11 +10,11 @@ import {
   spentText,
   storedTask,
   usdPair
-} from "../chunk-5CWF6OML.js";
+} from "../chunk-HO4GGKT7.js";
 import {
   defaultKvPath,
   openKv
-} from "../chunk-K77IP6BD.js";
+} from "../chunk-CPKE4Z77.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -32,9 +32,9 @@ import {
   stampOf,
   startWorker,
   wideningOf
-} from "../chunk-CB4JQGUM.js";
-import "../chunk-22DKED7V.js";
-import "../chunk-2LGH6LS5.js";
+} from "../chunk-DHI3OUBO.js";
+import "../chunk-O7MXWKIO.js";
+import "../chunk-HH6XPTGR.js";
 import {
   CHUNK_BYTES,
   KvRunStore,
@@ -45,49 +45,48 @@ import {
   idempotencyRecordKey,
   interruptionSchema,
   messageSchema
-} from "../chunk-FV7LNKHT.js";
+} from "../chunk-OXSCHO7A.js";
 import {
   hashOf,
   loadTree
-} from "../chunk-26LOZA5X.js";
+} from "../chunk-3RG7ZYOO.js";
 import {
   agentOptionsSchema,
   childRunId,
   followUpRefusal,
   forkableTurns
-} from "../chunk-CX4HGGMU.js";
-import "../chunk-II5LUMME.js";
-import "../chunk-CT6FU4E4.js";
+} from "../chunk-GDKK6SYO.js";
+import "../chunk-JFPNGBYL.js";
+import "../chunk-WQU7Y35Y.js";
 import {
   RESUMABLE_STATUSES,
   RUN_STATUSES,
   newRun,
   runLimitsSchema
-} from "../chunk-DP3QUJMC.js";
-import "../chunk-7C45D6AL.js";
-import "../chunk-BJGHO7P5.js";
-import "../chunk-AOQWFOCM.js";
-import "../chunk-SJAJQEIF.js";
-import "../chunk-DSOFEU5A.js";
+} from "../chunk-VR6MMKNT.js";
+import "../chunk-D26EYE2I.js";
+import "../chunk-4GB4C2DK.js";
+import "../chunk-YE6DMVFG.js";
+import "../chunk-K6ZQPNWR.js";
+import "../chunk-V35EBTLI.js";
 import {
   cutText
-} from "../chunk-VHWLCFOY.js";
+} from "../chunk-UPPPGWUO.js";
 import {
   sleep
-} from "../chunk-HYL4LFLN.js";
+} from "../chunk-KDAN4KL7.js";
 import {
   ReinsError,
   RunConflictError,
   RunNotFoundError,
   RunStateError
-} from "../chunk-LVT2ZGFI.js";
+} from "../chunk-ISIFESS6.js";
 import {
   messageOf
-} from "../chunk-IYXQD7XI.js";
+} from "../chunk-O3LUTIO5.js";
 import {
-  __name,
   __template
-} from "../chunk-OSOEW62Q.js";
+} from "../chunk-SC5ASBGQ.js";
 
 // server/app.ts
 import { Hono } from "hono";
@@ -95,9 +94,6 @@ import { bodyLimit } from "hono/body-limit";
 
 // server/errors.ts
 var BadRequestError = class extends ReinsError {
-  static {
-    __name(this, "BadRequestError");
-  }
   /** Dotted path of the offending field (`body` when the body is not JSON). */
   field;
   /** Creates the error. */
@@ -107,18 +103,12 @@ var BadRequestError = class extends ReinsError {
   }
 };
 var TooLargeError = class extends BadRequestError {
-  static {
-    __name(this, "TooLargeError");
-  }
   /** Creates the error. */
   constructor(field, limit2) {
     super(field, `longer than the limit of ${limit2} characters`);
   }
 };
 var HttpError = class extends ReinsError {
-  static {
-    __name(this, "HttpError");
-  }
   /** The HTTP status. */
   status;
   /** A stable machine-readable code. */
@@ -135,7 +125,7 @@ var HttpError = class extends ReinsError {
 };
 function errorAnswer(err) {
   const message = messageOf(err);
-  const answer = /* @__PURE__ */ __name((status2, code, field) => ({
+  const answer = (status2, code, field) => ({
     status: status2,
     body: {
       error: field === void 0 ? {
@@ -147,7 +137,7 @@ function errorAnswer(err) {
         field
       }
     }
-  }), "answer");
+  });
   if (err instanceof TooLargeError) return answer(413, "payload_too_large", err.field);
   if (err instanceof BadRequestError) return answer(400, "bad_request", err.field);
   if (err instanceof HttpError) return answer(err.status, err.code);
@@ -165,7 +155,6 @@ function errorAnswer(err) {
     }
   };
 }
-__name(errorAnswer, "errorAnswer");
 function onError(err, c) {
   const { status: status2, body: body2 } = errorAnswer(err);
   if (err instanceof HttpError) {
@@ -178,14 +167,12 @@ function onError(err, c) {
   }
   return c.json(body2, status2);
 }
-__name(onError, "onError");
 
 // server/auth.ts
 var encoder = new TextEncoder();
 async function digest(text) {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
 }
-__name(digest, "digest");
 async function safeEqual(a, b) {
   const [x, y] = await Promise.all([
     digest(a),
@@ -195,11 +182,9 @@ async function safeEqual(a, b) {
   for (let i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
   return diff === 0;
 }
-__name(safeEqual, "safeEqual");
 function bearerToken(header) {
   return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? "")?.[1] ?? null;
 }
-__name(bearerToken, "bearerToken");
 function bearerAuth(token) {
   return async (c, next) => {
     if (!token) return await next();
@@ -211,7 +196,6 @@ function bearerAuth(token) {
     await next();
   };
 }
-__name(bearerAuth, "bearerAuth");
 
 // server/deps.ts
 function resolveDeps(deps) {
@@ -235,10 +219,9 @@ function resolveDeps(deps) {
     mount: deps.mount ?? {}
   };
 }
-__name(resolveDeps, "resolveDeps");
 
 // server/inspector/spend.ts
-var inSubtree = /* @__PURE__ */ __name((id, runId) => id === runId || id.startsWith(`${runId}.`), "inSubtree");
+var inSubtree = (id, runId) => id === runId || id.startsWith(`${runId}.`);
 async function loadSpend(store, run, nodes) {
   const ids = nodes.map((n) => n.runId).filter((id) => inSubtree(id, run.runId));
   if (!ids.includes(run.runId)) ids.unshift(run.runId);
@@ -257,7 +240,6 @@ async function loadSpend(store, run, nodes) {
     calls
   };
 }
-__name(loadSpend, "loadSpend");
 
 // server/inspector/html.ts
 import { html as honoHtml, raw } from "hono/html";
@@ -266,40 +248,33 @@ function html(strings, ...values) {
   if (out instanceof Promise) throw new TypeError("html: a Promise was interpolated");
   return out;
 }
-__name(html, "html");
 
 // server/inspector/format.ts
 function runHref(id) {
   return `/ui/runs/${encodeURIComponent(id)}`;
 }
-__name(runHref, "runHref");
 function formatUsd(usd3) {
   if (!Number.isFinite(usd3) || usd3 === 0) return "$0";
   if (Math.abs(usd3) >= 1) return `$${usd3.toFixed(2)}`;
   return `$${usd3.toFixed(6)}`;
 }
-__name(formatUsd, "formatUsd");
 function formatTime(iso) {
   const ms2 = Date.parse(iso);
   if (Number.isNaN(ms2)) return iso;
   return new Date(ms2).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
 }
-__name(formatTime, "formatTime");
 function time(iso) {
   return html`<time datetime="${iso}">${formatTime(iso)}</time>`;
 }
-__name(time, "time");
 function clip(text, max) {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${cutText(flat, max - 1)}\u2026` : flat;
 }
-__name(clip, "clip");
 function runLabel(id, rootLabel) {
   const dot = id.indexOf(".");
   if (dot > 0) return id.slice(dot + 1);
   return rootLabel ?? id.slice(0, 8);
 }
-__name(runLabel, "runLabel");
 function prettyArgs(args) {
   if (typeof args === "string") {
     try {
@@ -310,12 +285,10 @@ function prettyArgs(args) {
   }
   return JSON.stringify(args, null, 2) ?? String(args);
 }
-__name(prettyArgs, "prettyArgs");
 function taskOf(messages) {
   const m = messages.find((m2) => m2.role === "user");
   return m?.content ?? "";
 }
-__name(taskOf, "taskOf");
 
 // server/inspector/budget_picture.ts
 var W = 1e3;
@@ -327,7 +300,7 @@ var PAD = {
   top: 10,
   bottom: 18
 };
-var n2 = /* @__PURE__ */ __name((x) => Math.round(x * 100) / 100, "n2");
+var n2 = (x) => Math.round(x * 100) / 100;
 function renderBudgetBar(s) {
   const scale = Math.max(s.budgetUsd, s.spentUsd) || 1;
   const within = Math.min(s.spentUsd, s.budgetUsd) / scale * W;
@@ -341,7 +314,6 @@ ${over > 0 ? html`<rect class="bar-over" x="${n2(within)}" y="0" width="${n2(ove
 <line class="bar-budget" x1="${n2(mark)}" x2="${n2(mark)}" y1="0" y2="${BAR_H}"></line>
 </svg>`;
 }
-__name(renderBudgetBar, "renderBudgetBar");
 function renderSpendChart(s, rootId) {
   const n = s.calls.length;
   if (n === 0) return html`<p class="muted">No model call yet.</p>`;
@@ -351,9 +323,9 @@ function renderSpendChart(s, rootId) {
   const biggest = Math.max(...s.calls.map((c) => c.costUsd), 1e-9);
   const plotH = CHART_H - PAD.top - PAD.bottom;
   const step = (W - PAD.left - PAD.right) / n;
-  const x = /* @__PURE__ */ __name((i) => PAD.left + step * (i + 0.5), "x");
-  const y = /* @__PURE__ */ __name((usd3) => PAD.top + plotH * (1 - usd3 / top), "y");
-  const barH = /* @__PURE__ */ __name((usd3) => plotH * 0.35 * usd3 / biggest, "barH");
+  const x = (i) => PAD.left + step * (i + 0.5);
+  const y = (usd3) => PAD.top + plotH * (1 - usd3 / top);
+  const barH = (usd3) => plotH * 0.35 * usd3 / biggest;
   const points = totals.map((t, i) => `${n2(x(i))},${n2(y(t))}`).join(" ");
   const calls = s.calls.map((c, i) => {
     const who = c.runId === rootId ? "root" : runLabel(c.runId);
@@ -382,7 +354,6 @@ ${calls}
 <text class="axis-label end" x="${W - PAD.right}" y="${CHART_H - 4}">call ${n}</text>
 </svg>`;
 }
-__name(renderSpendChart, "renderSpendChart");
 function renderBudget(s, rootId) {
   const over = s.spentUsd - s.budgetUsd;
   const [spent, budget] = usdPair(s.spentUsd, s.budgetUsd);
@@ -396,7 +367,6 @@ ${renderBudgetBar(s)}
 each bar: that call's own cost. The dashed line is the budget.</p>
 </div>`;
 }
-__name(renderBudget, "renderBudget");
 
 // server/inspector/static/activity.js
 var activity_default = `// The activity log, newest first: one line per event, a call's progress
@@ -1328,11 +1298,9 @@ function statusWords(run, stop) {
     detail: reason
   };
 }
-__name(statusWords, "statusWords");
 function badge(words) {
   return html`<span class="badge tone-${words.tone}">${words.label}</span>`;
 }
-__name(badge, "badge");
 
 // server/inspector/resume_form.ts
 var MAX_TURNS = 1e3;
@@ -1343,12 +1311,10 @@ function stoppedBy(root) {
   if (root.status === "max_turns_exceeded" || i === "max_turns") return "turns";
   return null;
 }
-__name(stoppedBy, "stoppedBy");
 function suggestedBudget(root) {
   const wanted = Math.max(root.limits.maxBudgetUsd * 2, root.costUsd * 1.5, 1e-4);
   return Math.min(MAX_BUDGET_USD, Math.ceil(wanted * 1e4) / 1e4);
 }
-__name(suggestedBudget, "suggestedBudget");
 function renderRaiseForm(root) {
   const by = stoppedBy(root);
   if (!by) return null;
@@ -1368,7 +1334,6 @@ function renderRaiseForm(root) {
     </form>
   `;
 }
-__name(renderRaiseForm, "renderRaiseForm");
 
 // server/inspector/conversation.ts
 function renderReplyBox(d) {
@@ -1390,12 +1355,10 @@ function renderReplyBox(d) {
     </form>
   `;
 }
-__name(renderReplyBox, "renderReplyBox");
 function forkButton(runId, turn) {
   return html`<div class="fork-from"><button type="button" class="fork" data-action="fork"
     data-run-id="${runId}" data-turn="${turn}" title="A new run from after this turn (its tool results included); its next call is quoted before it runs">Fork from here</button></div>`;
 }
-__name(forkButton, "forkButton");
 function forkPoints(messages) {
   const turns = forkableTurns(messages);
   const out = /* @__PURE__ */ new Map();
@@ -1408,19 +1371,16 @@ function forkPoints(messages) {
   if (turns.has(turn)) out.set(messages.length - 1, turn);
   return out;
 }
-__name(forkPoints, "forkPoints");
 function transcriptOptions(d) {
   return d.run.parentId === null ? {
     forkRunId: d.run.runId
   } : {};
 }
-__name(transcriptOptions, "transcriptOptions");
 function renderForkOrigin(run) {
   const origin = run.forkedFrom;
   if (!origin) return "";
   return html`<p class="crumb">Forked from <a href="${runHref(origin.runId)}">${runLabel(origin.runId)}</a> at turn ${origin.turn}</p>`;
 }
-__name(renderForkOrigin, "renderForkOrigin");
 
 // server/inspector/run_page.ts
 function renderFacts(run) {
@@ -1453,7 +1413,6 @@ ${run.compaction ? html`
 ${lease}
 </dl>`;
 }
-__name(renderFacts, "renderFacts");
 function renderOutcome(run) {
   const answer = renderOutput(run);
   const error3 = run.error !== null ? html`
@@ -1464,7 +1423,6 @@ function renderOutcome(run) {
     ` : "";
   return html`${answer}${error3}`;
 }
-__name(renderOutcome, "renderOutcome");
 function renderSummary(d) {
   const { run } = d;
   const words = statusWords(run, run.status === "running" ? d.stop : null);
@@ -1483,7 +1441,6 @@ ${renderFacts(run)}
 ${renderOutcome(run)}
 </div>`;
 }
-__name(renderSummary, "renderSummary");
 function renderOutput(run) {
   if (run.output === null) return "";
   const text = typeof run.output === "string";
@@ -1495,7 +1452,6 @@ function renderOutput(run) {
     </div>
   `;
 }
-__name(renderOutput, "renderOutput");
 function renderControls(d) {
   const { root } = d;
   const i = root.interruption;
@@ -1543,7 +1499,6 @@ function renderControls(d) {
   }
   return html`${forms}`;
 }
-__name(renderControls, "renderControls");
 
 // server/inspector/tool_rows.ts
 var TOOL_STATE_WORDS = {
@@ -1601,7 +1556,6 @@ function toolRows(state, nodes) {
     };
   });
 }
-__name(toolRows, "toolRows");
 async function loadToolRows(store, runIds) {
   const states = /* @__PURE__ */ new Map();
   await Promise.all(runIds.map(async (id) => {
@@ -1614,7 +1568,6 @@ async function loadToolRows(store, runIds) {
   for (const [id, state] of states) out[id] = toolRows(state, states);
   return out;
 }
-__name(loadToolRows, "loadToolRows");
 function renderToolRow(r) {
   const fraction = r.state === "ok" ? "1" : "0";
   return html`
@@ -1623,7 +1576,6 @@ function renderToolRow(r) {
           class="tool-label" title="${r.label}">${r.label}</span><span class="tool-state">${TOOL_STATE_WORDS[r.state]}</span></div>
   `;
 }
-__name(renderToolRow, "renderToolRow");
 
 // server/inspector/tree.ts
 function share(n, total) {
@@ -1634,7 +1586,6 @@ function share(n, total) {
     aria-hidden="true"><rect class="share-room" width="40" height="6"></rect><rect
     class="share-part" width="${Math.round(part * 4e3) / 100}" height="6"></rect></svg>${total > 0 ? Math.round(part * 100) : 0}%</span>`;
 }
-__name(share, "share");
 function renderTree(d) {
   const total = d.nodes[0]?.costUsd ?? 0;
   const rows = d.nodes.map((n) => {
@@ -1660,7 +1611,6 @@ function renderTree(d) {
   });
   return html`<ul class="tree">${rows}</ul>`;
 }
-__name(renderTree, "renderTree");
 
 // server/inspector/transcript.ts
 function repairsOf(messages, prompts) {
@@ -1674,7 +1624,6 @@ function repairsOf(messages, prompts) {
     replies
   };
 }
-__name(repairsOf, "repairsOf");
 function messageBlock(m, index, repairs, fork) {
   if (repairs.prompts.has(index)) return repairBlock(m, fork);
   switch (m.role) {
@@ -1715,14 +1664,12 @@ function messageBlock(m, index, repairs, fork) {
     }
   }
 }
-__name(messageBlock, "messageBlock");
 function repairBlock(m, fork) {
   return html`
     <li
       class="msg repair"><span class="role">repair: the answer failed the output schema</span><pre>${m.content}</pre>${fork}</li>
   `;
 }
-__name(repairBlock, "repairBlock");
 function renderTranscript(messages, repairs = [], options = {}) {
   if (!messages.length) return html`<p class="muted">No messages.</p>`;
   const marked = repairsOf(messages, repairs);
@@ -1733,7 +1680,6 @@ function renderTranscript(messages, repairs = [], options = {}) {
     return messageBlock(m, i, marked, turn === void 0 ? "" : forkButton(forkRunId, turn));
   })}</ol>`;
 }
-__name(renderTranscript, "renderTranscript");
 
 // server/inspector/page.ts
 var _a;
@@ -1744,7 +1690,6 @@ function renderPage(o) {
           data-locked="true"
         ` : "", o.body);
 }
-__name(renderPage, "renderPage");
 function lockedNote() {
   return html`
     <div
@@ -1752,7 +1697,6 @@ function lockedNote() {
     <noscript><p>Without JavaScript the page cannot send the token: use the API with <code>Authorization: Bearer &lt;token&gt;</code>.</p></noscript></div>
   `;
 }
-__name(lockedNote, "lockedNote");
 function renderNewRun(agents, defaultAgent) {
   const options = agents.map((name) => html`
       <option value="${name}" ${name === defaultAgent ? " selected" : ""}>${name}</option>
@@ -1769,7 +1713,6 @@ function renderNewRun(agents, defaultAgent) {
     </section>
   `;
 }
-__name(renderNewRun, "renderNewRun");
 function renderListMain(list, before = "") {
   return html`
     ${before}<section class="card">
@@ -1781,7 +1724,6 @@ function renderListMain(list, before = "") {
     </section>
   `;
 }
-__name(renderListMain, "renderListMain");
 function renderRunMain(d) {
   if (!d) {
     return html`
@@ -1831,7 +1773,6 @@ function renderRunMain(d) {
     </section>
   `;
 }
-__name(renderRunMain, "renderRunMain");
 function renderErrorMain(title, message) {
   return html`
     <section class="card">
@@ -1841,7 +1782,6 @@ function renderErrorMain(title, message) {
     </section>
   `;
 }
-__name(renderErrorMain, "renderErrorMain");
 
 // server/inspector/run_list.ts
 function listCounts(runs) {
@@ -1857,7 +1797,6 @@ function listCounts(runs) {
   for (const r of runs) counts[statusWords(r.run, r.stop).tone]++;
   return counts;
 }
-__name(listCounts, "listCounts");
 function renderRunList(runs) {
   const c = listCounts(runs);
   const tally = [
@@ -1927,7 +1866,6 @@ function renderRunList(runs) {
     </table>
   `;
 }
-__name(renderRunList, "renderRunList");
 
 // server/schemas.ts
 import { z } from "zod";
@@ -1938,9 +1876,9 @@ var LimitsSchema = runLimitsSchema().extend({
   maxTurns: limit.maxTurns.min(1).max(1e3).optional(),
   maxBudgetUsd: limit.maxBudgetUsd.positive().max(1e3).optional()
 });
-var agentOwned = /* @__PURE__ */ __name((what) => z.never({
+var agentOwned = (what) => z.never({
   error: `${what} belong to the agent's definition (see GET /agents)`
-}).optional(), "agentOwned");
+}).optional();
 var setting = agentOptionsSchema().shape;
 var RunOptionsSchema = agentOptionsSchema().extend({
   budgetMode: setting.budgetMode.describe("hard narrows a soft agent; soft cannot loosen a hard one"),
@@ -2003,12 +1941,10 @@ function parseInput(schema2, value, where) {
   }
   throw new BadRequestError(field, issue.message);
 }
-__name(parseInput, "parseInput");
 function isJsonContentType(header) {
   const type = (header ?? "").split(";")[0].trim().toLowerCase();
   return type === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type);
 }
-__name(isJsonContentType, "isJsonContentType");
 async function readBody(request, schema2, optional = false) {
   const text = await request.text();
   if (text.trim() === "") {
@@ -2027,7 +1963,6 @@ async function readBody(request, schema2, optional = false) {
   }
   return parseInput(schema2, value, "");
 }
-__name(readBody, "readBody");
 
 // server/views.ts
 function runView(state, lease) {
@@ -2066,11 +2001,9 @@ function runView(state, lease) {
     } : {}
   };
 }
-__name(runView, "runView");
 function runIdParam(c) {
   return parseInput(RunIdSchema, c.req.param("id"), "id");
 }
-__name(runIdParam, "runIdParam");
 
 // server/inspector.ts
 var LIST_ROOTS = 100;
@@ -2096,13 +2029,11 @@ function page(c, body2, status2 = 200) {
     "content-type": "text/html; charset=utf-8"
   });
 }
-__name(page, "page");
 async function authorized(c, token) {
   if (!token) return true;
   const given = bearerToken(c.req.header("authorization"));
   return given !== null && await safeEqual(given, token);
 }
-__name(authorized, "authorized");
 async function loadRunList(deps) {
   const all = await deps.store.list({
     limit: LIST_SCAN
@@ -2119,7 +2050,6 @@ async function loadRunList(deps) {
     stop: run.status === "running" ? await readStop(deps.kv, run.runId) : null
   })));
 }
-__name(loadRunList, "loadRunList");
 async function loadRunPage(deps, id) {
   const store = deps.freshStore();
   const state = await store.load(id);
@@ -2147,7 +2077,6 @@ async function loadRunPage(deps, id) {
     spend
   };
 }
-__name(loadRunPage, "loadRunPage");
 function runParts(d) {
   return {
     runId: d.run.runId,
@@ -2167,7 +2096,6 @@ function runParts(d) {
     transcript: String(renderTranscript(d.messages, d.repairs, transcriptOptions(d)))
   };
 }
-__name(runParts, "runParts");
 async function listPage(c, deps) {
   let list = null;
   if (await authorized(c, deps.token)) {
@@ -2192,7 +2120,6 @@ async function listPage(c, deps) {
     locked: !list
   }));
 }
-__name(listPage, "listPage");
 async function runPage(c, deps) {
   let id;
   try {
@@ -2243,7 +2170,6 @@ async function runPage(c, deps) {
     }), 404);
   }
 }
-__name(runPage, "runPage");
 function registerInspectorPages(app, deps) {
   app.get("/", (c) => listPage(c, deps));
   app.get("/ui/runs/:id", (c) => runPage(c, deps));
@@ -2255,7 +2181,6 @@ function registerInspectorPages(app, deps) {
     }));
   }
 }
-__name(registerInspectorPages, "registerInspectorPages");
 function registerInspectorParts(app, deps) {
   app.get("/ui/parts/runs", async (c) => {
     const runs = await loadRunList(deps);
@@ -2272,7 +2197,6 @@ function registerInspectorParts(app, deps) {
     return c.json(runParts(await loadRunPage(deps, id)));
   });
 }
-__name(registerInspectorParts, "registerInspectorParts");
 
 // server/openapi.ts
 import { z as z7 } from "zod";
@@ -2418,7 +2342,6 @@ var recordSchema = z3.discriminatedUnion("state", [
 function keyOf(scope) {
   return idempotencyRecordKey(scope.route, scope.key, scope.runId);
 }
-__name(keyOf, "keyOf");
 function parseRecord(scope, stored) {
   if (stored === null) return null;
   const what = `idempotency record of key ${JSON.stringify(scope.key)} (${scope.route})`;
@@ -2434,12 +2357,10 @@ function parseRecord(scope, stored) {
   const field = issue.path.map(String).join(".") || "(root)";
   throw new RecordError(scope.runId ?? "", field, issue.message, what);
 }
-__name(parseRecord, "parseRecord");
 function live(record2, now) {
   if (record2 === null) return false;
   return record2.state === "pending" ? record2.until > now : record2.expiresAt > now;
 }
-__name(live, "live");
 async function claimIdempotencyKey(kv, scope, request, options) {
   const key = keyOf(scope);
   for (; ; ) {
@@ -2472,7 +2393,6 @@ async function claimIdempotencyKey(kv, scope, request, options) {
     };
   }
 }
-__name(claimIdempotencyKey, "claimIdempotencyKey");
 async function recordIdempotentAnswer(kv, scope, versionstamp, request, answer, options) {
   const at = options.now ?? Date.now();
   const record2 = {
@@ -2500,7 +2420,6 @@ async function recordIdempotentAnswer(kv, scope, versionstamp, request, answer, 
   }).commit();
   return done.ok;
 }
-__name(recordIdempotentAnswer, "recordIdempotentAnswer");
 async function releaseIdempotencyKey(kv, scope, versionstamp) {
   const key = keyOf(scope);
   await kv.atomic().check({
@@ -2508,7 +2427,6 @@ async function releaseIdempotencyKey(kv, scope, versionstamp) {
     versionstamp
   }).delete(key).commit();
 }
-__name(releaseIdempotencyKey, "releaseIdempotencyKey");
 
 // server/routes_events.ts
 import { streamSSE } from "hono/streaming";
@@ -2530,13 +2448,12 @@ function registerEventRoutes(app, deps) {
     });
   });
 }
-__name(registerEventRoutes, "registerEventRoutes");
 function eventStream(c, deps, id, options = {}) {
   let after = options.after ?? -1;
   const follow = options.follow ?? true;
   return streamSSE(c, async (stream) => {
     const done = new AbortController();
-    const end = /* @__PURE__ */ __name(() => done.abort(), "end");
+    const end = () => done.abort();
     stream.onAbort(end);
     deps.closing?.addEventListener("abort", end, {
       once: true
@@ -2546,7 +2463,7 @@ function eventStream(c, deps, id, options = {}) {
       let quietSince = Date.now();
       let checkStatus = true;
       let quietPolls = 0;
-      const send = /* @__PURE__ */ __name(async ({ seq, event }) => {
+      const send = async ({ seq, event }) => {
         const named = event.type === "text_delta" ? {
           event: "text_delta"
         } : {};
@@ -2557,7 +2474,7 @@ function eventStream(c, deps, id, options = {}) {
         });
         after = seq;
         quietSince = Date.now();
-      }, "send");
+      };
       while (!done.signal.aborted) {
         const batch = await deps.store.events(id, {
           afterSeq: after
@@ -2593,7 +2510,6 @@ function eventStream(c, deps, id, options = {}) {
     }
   });
 }
-__name(eventStream, "eventStream");
 
 // server/idempotency.ts
 var IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
@@ -2609,7 +2525,6 @@ function idempotencyKeyOf(c) {
   }
   return key;
 }
-__name(idempotencyKeyOf, "idempotencyKeyOf");
 async function answerOnce(c, deps, route, request, work) {
   const key = idempotencyKeyOf(c);
   if (key === void 0) return await work();
@@ -2645,7 +2560,6 @@ async function answerOnce(c, deps, route, request, work) {
   await record(deps, scope, claim.versionstamp, hash, answer);
   return answer;
 }
-__name(answerOnce, "answerOnce");
 async function record(deps, scope, versionstamp, hash, answer) {
   const what = `${IDEMPOTENCY_KEY_HEADER} ${JSON.stringify(scope.key)} (${scope.route})`;
   try {
@@ -2657,7 +2571,6 @@ async function record(deps, scope, versionstamp, hash, answer) {
     console.error(`${what}: the answer could not be recorded:`, e);
   }
 }
-__name(record, "record");
 async function replayOf(deps, answer) {
   if (answer.body !== void 0 || answer.runId === void 0) {
     return {
@@ -2670,7 +2583,6 @@ async function replayOf(deps, answer) {
     body: runView(await deps.freshStore().load(answer.runId), null)
   };
 }
-__name(replayOf, "replayOf");
 function sendAnswer(c, deps, answer, stream) {
   if (answer.location !== void 0) c.header("Location", answer.location);
   const status2 = answer.status;
@@ -2682,7 +2594,6 @@ function sendAnswer(c, deps, answer, stream) {
   }
   return c.json(answer.body, status2);
 }
-__name(sendAnswer, "sendAnswer");
 
 // server/routes_control.ts
 async function checkNewLimits(deps, id, limits) {
@@ -2695,16 +2606,15 @@ async function checkNewLimits(deps, id, limits) {
   const over = limitsWidening(agent, limits);
   if (over) throw new BadRequestError(`limits.${over.field}`, over.problem);
 }
-__name(checkNewLimits, "checkNewLimits");
 function registerControlRoutes(app, deps) {
-  const continued = /* @__PURE__ */ __name(async (id, verdict, limits) => {
+  const continued = async (id, verdict, limits) => {
     if (limits) await checkNewLimits(deps, id, limits);
     const root = await continueTree(deps.freshStore(), deps.kv, id, verdict, {
       limits
     });
     await deps.schedule(root.runId);
     return runView(root, null);
-  }, "continued");
+  };
   app.post("/runs/:id/approve", async (c) => {
     const id = runIdParam(c);
     const { callId } = await readBody(c.req.raw, ApproveSchema);
@@ -2740,7 +2650,6 @@ function registerControlRoutes(app, deps) {
     }, 202);
   });
 }
-__name(registerControlRoutes, "registerControlRoutes");
 
 // server/routes_runs.ts
 function agentFor(deps, body2) {
@@ -2752,7 +2661,6 @@ function agentFor(deps, body2) {
     throw e;
   }
 }
-__name(agentFor, "agentFor");
 function modelNameFor(deps, agent, body2) {
   const { scenario, model } = body2;
   if (agent.model !== void 0) {
@@ -2784,7 +2692,6 @@ function modelNameFor(deps, agent, body2) {
   }
   return name;
 }
-__name(modelNameFor, "modelNameFor");
 function summaryModelOf(deps, name) {
   if (name === void 0) return;
   try {
@@ -2793,7 +2700,6 @@ function summaryModelOf(deps, name) {
     throw new BadRequestError("options.context.summaryModel", messageOf(e));
   }
 }
-__name(summaryModelOf, "summaryModelOf");
 function narrowed(deps, agent, body2) {
   const asked = {
     ...body2.options
@@ -2818,7 +2724,6 @@ function narrowed(deps, agent, body2) {
     }
   };
 }
-__name(narrowed, "narrowed");
 function wantsEventStream(accept) {
   if (!accept) return false;
   const types = accept.toLowerCase().split(",").map((t) => t.split(";")[0].trim());
@@ -2826,7 +2731,6 @@ function wantsEventStream(accept) {
   const json3 = types.findIndex((t) => t === "application/json");
   return sse >= 0 && (json3 < 0 || sse < json3);
 }
-__name(wantsEventStream, "wantsEventStream");
 async function createRun(deps, body2) {
   const agent = agentFor(deps, body2);
   const model = modelNameFor(deps, agent, body2);
@@ -2851,7 +2755,6 @@ async function createRun(deps, body2) {
     streamAfter: -1
   };
 }
-__name(createRun, "createRun");
 function registerRunRoutes(app, deps) {
   app.post("/runs", async (c) => {
     const body2 = await readBody(c.req.raw, CreateRunSchema);
@@ -2892,7 +2795,6 @@ function registerRunRoutes(app, deps) {
     });
   });
 }
-__name(registerRunRoutes, "registerRunRoutes");
 
 // server/routes_conversation.ts
 var FollowUpSchema = z5.strictObject({
@@ -2925,7 +2827,6 @@ function registerConversationRoutes(app, deps) {
     return sendAnswer(c, deps, answer, false);
   });
 }
-__name(registerConversationRoutes, "registerConversationRoutes");
 async function followUpAnswer(deps, id, { content, limits }) {
   if (limits) await checkNewLimits(deps, id, limits);
   const store = deps.freshStore();
@@ -2941,7 +2842,6 @@ async function followUpAnswer(deps, id, { content, limits }) {
     streamAfter: after
   };
 }
-__name(followUpAnswer, "followUpAnswer");
 async function forkAnswer(deps, id, { atTurn, start = true, limits, quoteOnly }) {
   if (limits) await checkNewLimits(deps, id, limits);
   const store = deps.freshStore();
@@ -2953,11 +2853,11 @@ async function forkAnswer(deps, id, { atTurn, start = true, limits, quoteOnly })
     quoteOnly,
     // Its source's settings and tool definitions (the fork copies the settings): counted
     // without creating the fork's workspace, as a quote may create nothing.
-    runWith: /* @__PURE__ */ __name((fork) => forkRunOptions(deps, store, {
+    runWith: (fork) => forkRunOptions(deps, store, {
       ...fork,
       runId: id,
       rootId: source.rootId
-    }), "runWith")
+    })
   }).catch(asBadRequest);
   if (quoteOnly) return {
     status: 200,
@@ -2977,16 +2877,14 @@ async function forkAnswer(deps, id, { atTurn, start = true, limits, quoteOnly })
     runId: state.runId
   };
 }
-__name(forkAnswer, "forkAnswer");
 function asBadRequest(e) {
   if (!(e instanceof RangeError)) throw e;
   const field = e.message.startsWith("limits.maxBudgetUsd") ? "limits.maxBudgetUsd" : "atTurn";
   throw new BadRequestError(field, e.message.replace(/^limits\.maxBudgetUsd: /, ""));
 }
-__name(asBadRequest, "asBadRequest");
 
 // server/openapi_idempotency.ts
-var error = /* @__PURE__ */ __name((description) => ({
+var error = (description) => ({
   description,
   content: {
     "application/json": {
@@ -2995,7 +2893,7 @@ var error = /* @__PURE__ */ __name((description) => ({
       }
     }
   }
-}), "error");
+});
 var idempotencyParam = {
   name: "Idempotency-Key",
   in: "header",
@@ -3046,14 +2944,14 @@ var ForkQuoteResponse = z6.object({
   }),
   quote: QuoteResponse
 });
-var ref = /* @__PURE__ */ __name((name) => ({
+var ref = (name) => ({
   $ref: `#/components/schemas/${name}`
-}), "ref");
-var json = /* @__PURE__ */ __name((s) => ({
+});
+var json = (s) => ({
   "application/json": {
     schema: s
   }
-}), "json");
+});
 function addConversationRoutes(doc, schema2, params, errors) {
   Object.assign(doc.components.schemas, {
     FollowUp: schema2(FollowUpSchema),
@@ -3113,7 +3011,6 @@ function addConversationRoutes(doc, schema2, params, errors) {
     }
   };
 }
-__name(addConversationRoutes, "addConversationRoutes");
 
 // server/openapi.ts
 function schema(s, io = "input") {
@@ -3122,7 +3019,6 @@ function schema(s, io = "input") {
   });
   return rest;
 }
-__name(schema, "schema");
 var responseSchemas = {
   AgentList: AgentListResponse,
   Run: RunViewResponse,
@@ -3132,22 +3028,22 @@ var responseSchemas = {
   StopRecorded: StopResponse,
   Error: ErrorResponse
 };
-var ref2 = /* @__PURE__ */ __name((name) => ({
+var ref2 = (name) => ({
   $ref: `#/components/schemas/${name}`
-}), "ref");
-var json2 = /* @__PURE__ */ __name((s) => ({
+});
+var json2 = (s) => ({
   "application/json": {
     schema: s
   }
-}), "json");
-var error2 = /* @__PURE__ */ __name((description) => ({
+});
+var error2 = (description) => ({
   description,
   content: json2(ref2("Error"))
-}), "error");
-var body = /* @__PURE__ */ __name((name, required = true) => ({
+});
+var body = (name, required = true) => ({
   required,
   content: json2(ref2(name))
-}), "body");
+});
 var idParam = {
   name: "id",
   in: "path",
@@ -3163,7 +3059,6 @@ function queryParams(s) {
     schema: p
   }));
 }
-__name(queryParams, "queryParams");
 var common = {
   "400": error2("Invalid input; `error.field` names the field"),
   "401": error2("Missing or wrong bearer token (when `REINS_TOKEN` is set)")
@@ -3196,7 +3091,6 @@ function control(summary, bodyName, required, accepted = "Run") {
     }
   };
 }
-__name(control, "control");
 function agentAndRunPaths() {
   return {
     "/agents": {
@@ -3263,7 +3157,6 @@ function agentAndRunPaths() {
     }
   };
 }
-__name(agentAndRunPaths, "agentAndRunPaths");
 function runReadPaths() {
   return {
     "/runs/{id}": {
@@ -3344,7 +3237,6 @@ function runReadPaths() {
     }
   };
 }
-__name(runReadPaths, "runReadPaths");
 function controlPaths() {
   return {
     "/runs/{id}/approve": control("Approve the call the tree awaits", "Approve", true),
@@ -3367,7 +3259,6 @@ function controlPaths() {
     }
   };
 }
-__name(controlPaths, "controlPaths");
 function components() {
   return {
     securitySchemes: {
@@ -3389,7 +3280,6 @@ function components() {
     }
   };
 }
-__name(components, "components");
 function openApiDocument() {
   const doc = {
     openapi: "3.1.0",
@@ -3420,7 +3310,6 @@ function openApiDocument() {
   });
   return doc;
 }
-__name(openApiDocument, "openApiDocument");
 
 // server/routes_agents.ts
 async function agentList(deps) {
@@ -3442,11 +3331,9 @@ async function agentList(deps) {
     agents
   };
 }
-__name(agentList, "agentList");
 function registerAgentRoutes(app, deps) {
   app.get("/agents", async (c) => c.json(await agentList(deps)));
 }
-__name(registerAgentRoutes, "registerAgentRoutes");
 
 // server/app.ts
 var WORKER_HEADER = "x-reins-worker";
@@ -3464,9 +3351,9 @@ function createApp(deps) {
   app.use(bearerAuth(resolved.token));
   app.use(bodyLimit({
     maxSize: MAX_BODY_BYTES,
-    onError: /* @__PURE__ */ __name(() => {
+    onError: () => {
       throw new HttpError(413, "payload_too_large", `body: larger than the limit of ${MAX_BODY_BYTES} bytes`);
-    }, "onError")
+    }
   }));
   app.notFound((c) => c.json({
     error: {
@@ -3485,18 +3372,16 @@ function createApp(deps) {
     app.all(`${prefix.replace(/\/+$/, "")}/*`, (c) => handler(c.req.raw));
   }
   return {
-    fetch: /* @__PURE__ */ __name((request, ...rest) => app.fetch(request, ...rest), "fetch"),
-    request: /* @__PURE__ */ __name((input, init) => Promise.resolve(app.request(input, init)), "request")
+    fetch: (request, ...rest) => app.fetch(request, ...rest),
+    request: (input, init) => Promise.resolve(app.request(input, init))
   };
 }
-__name(createApp, "createApp");
 
 // server/service.ts
 function isLoopback(host) {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
   return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
 }
-__name(isLoopback, "isLoopback");
 function listenRefusal(config) {
   if (config.token) return null;
   if (config.deploy) return "refusing to serve on Deno Deploy without REINS_TOKEN";
@@ -3505,7 +3390,6 @@ function listenRefusal(config) {
   }
   return null;
 }
-__name(listenRefusal, "listenRefusal");
 async function openServiceKv(env, mcp) {
   try {
     return env.deploy && !env.kvPath ? await openKv() : await openKv(await defaultKvPath(env.kvPath));
@@ -3514,7 +3398,6 @@ async function openServiceKv(env, mcp) {
     throw e;
   }
 }
-__name(openServiceKv, "openServiceKv");
 async function startService(options, env) {
   const raw2 = await loadConfig(env.configPath);
   const settings = modelSettings(raw2);
@@ -3584,14 +3467,12 @@ async function startService(options, env) {
     }
   };
 }
-__name(startService, "startService");
 function defaultModels(settings) {
   return defaultMakeModel({
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey
   });
 }
-__name(defaultModels, "defaultModels");
 
 // server/serve_agents.ts
 function sweepCron(live2) {
@@ -3607,9 +3488,8 @@ function sweepCron(live2) {
   }
   return cron;
 }
-__name(sweepCron, "sweepCron");
 async function startOrRefuse(options, env, cron) {
-  const refuse = /* @__PURE__ */ __name((why) => (cron.abort(), console.error(`reins: ${why}`), null), "refuse");
+  const refuse = (why) => (cron.abort(), console.error(`reins: ${why}`), null);
   let config;
   try {
     config = readEnv(env);
@@ -3630,7 +3510,6 @@ async function startOrRefuse(options, env, cron) {
     throw e;
   }
 }
-__name(startOrRefuse, "startOrRefuse");
 function onSignals(fn) {
   const listeners = [
     [
@@ -3657,7 +3536,6 @@ function onSignals(fn) {
     }
   };
 }
-__name(onSignals, "onSignals");
 function serve(options) {
   const live2 = {};
   const cron = sweepCron(live2);
@@ -3669,10 +3547,10 @@ function serve(options) {
     const server = Deno.serve({
       hostname: s.config.host,
       port: s.config.port,
-      onListen: /* @__PURE__ */ __name((addr) => {
+      onListen: (addr) => {
         const auth = s.config.token ? "bearer token required" : "no auth (loopback)";
         console.log(`reins: listening on http://${addr.hostname}:${addr.port}/ (${auth})`);
-      }, "onListen")
+      }
     }, s.service.app.fetch);
     const removeSignals = onSignals(stop);
     const signal = await Promise.race([
@@ -3695,10 +3573,9 @@ function serve(options) {
   return {
     service,
     finished,
-    shutdown: /* @__PURE__ */ __name(async () => (stop("shutdown"), void await finished), "shutdown")
+    shutdown: async () => (stop("shutdown"), void await finished)
   };
 }
-__name(serve, "serve");
 function serveHandler(options) {
   const live2 = {};
   const cron = sweepCron(live2);
@@ -3713,7 +3590,7 @@ function serveHandler(options) {
     return s;
   });
   return {
-    fetch: /* @__PURE__ */ __name(async (request) => (await started).service.app.fetch(request), "fetch"),
+    fetch: async (request) => (await started).service.app.fetch(request),
     onListen(addr) {
       if (addr.transport !== "tcp" && addr.transport !== "udp") return;
       void started.then((s) => {
@@ -3726,7 +3603,6 @@ function serveHandler(options) {
     }
   };
 }
-__name(serveHandler, "serveHandler");
 export {
   createApp,
   defaultMakeModel,

@@ -3,7 +3,7 @@ import {
   listFilesTool,
   readFileTool,
   scanArchiveTool
-} from "../chunk-55R56SB2.js";
+} from "../chunk-SNNAC2YS.js";
 import {
   approveInTree,
   describeAgent,
@@ -13,28 +13,26 @@ import {
   rejectInTree,
   resumeTree,
   toolTable
-} from "../chunk-26LOZA5X.js";
+} from "../chunk-3RG7ZYOO.js";
 import {
   agentTool,
   agentTools,
   defineAgent,
   isAgent
-} from "../chunk-CX4HGGMU.js";
-import "../chunk-II5LUMME.js";
-import "../chunk-CT6FU4E4.js";
-import "../chunk-DP3QUJMC.js";
-import "../chunk-AOQWFOCM.js";
-import "../chunk-SJAJQEIF.js";
-import "../chunk-DSOFEU5A.js";
-import "../chunk-VHWLCFOY.js";
-import "../chunk-HYL4LFLN.js";
+} from "../chunk-GDKK6SYO.js";
+import "../chunk-JFPNGBYL.js";
+import "../chunk-WQU7Y35Y.js";
+import "../chunk-VR6MMKNT.js";
+import "../chunk-YE6DMVFG.js";
+import "../chunk-K6ZQPNWR.js";
+import "../chunk-V35EBTLI.js";
+import "../chunk-UPPPGWUO.js";
+import "../chunk-KDAN4KL7.js";
 import {
   SuspendRun
-} from "../chunk-LVT2ZGFI.js";
-import "../chunk-IYXQD7XI.js";
-import {
-  __name
-} from "../chunk-OSOEW62Q.js";
+} from "../chunk-ISIFESS6.js";
+import "../chunk-O3LUTIO5.js";
+import "../chunk-SC5ASBGQ.js";
 
 // subagents/research.ts
 var RESEARCH_SYSTEM = "You are a research assistant working for another agent. Answer the one question you are given using your tools, then reply with a short finding and stop. Your final reply is all the other agent will see, so put the answer in it.";
@@ -76,7 +74,6 @@ function researchTool(options = {}) {
     model: options.model
   });
 }
-__name(researchTool, "researchTool");
 export {
   SuspendRun,
   agentTool,

@@ -1,38 +1,35 @@
 // @ts-self-types="../../testing/mod.ts"
 import {
   createOpenAIModel
-} from "../chunk-7C45D6AL.js";
-import "../chunk-BJGHO7P5.js";
+} from "../chunk-D26EYE2I.js";
+import "../chunk-4GB4C2DK.js";
 import {
   REPAIR_PREFIX,
   SUMMARY_PROMPT,
   summarizedTurnsOf
-} from "../chunk-AOQWFOCM.js";
-import "../chunk-SJAJQEIF.js";
+} from "../chunk-YE6DMVFG.js";
+import "../chunk-K6ZQPNWR.js";
 import {
   countCompletionTokens,
   countPromptTokens,
   loadTokenizer,
   truncateToTokens
-} from "../chunk-DSOFEU5A.js";
-import "../chunk-VHWLCFOY.js";
+} from "../chunk-V35EBTLI.js";
+import "../chunk-UPPPGWUO.js";
 import {
   sleep
-} from "../chunk-HYL4LFLN.js";
-import "../chunk-LVT2ZGFI.js";
+} from "../chunk-KDAN4KL7.js";
+import "../chunk-ISIFESS6.js";
 import {
   messageOf
-} from "../chunk-IYXQD7XI.js";
-import {
-  __name
-} from "../chunk-OSOEW62Q.js";
+} from "../chunk-O3LUTIO5.js";
+import "../chunk-SC5ASBGQ.js";
 
 // testing/scenarios.ts
 import { z } from "zod";
 function callId(turn, index = 0) {
   return `call_${turn}_${index}`;
 }
-__name(callId, "callId");
 function callTool(turn, name, args = {}) {
   return {
     content: null,
@@ -45,13 +42,11 @@ function callTool(turn, name, args = {}) {
     ]
   };
 }
-__name(callTool, "callTool");
 function say(content2) {
   return {
     content: content2
   };
 }
-__name(say, "say");
 var PLAN_ANSWER = "errors.log mentions a timeout: worker 7 timed out after 30000 ms.";
 var TIMEOUT_ANSWER = "errors.log mentions a timeout.";
 var GIVE_UP_ANSWER = "I could not read the file, so I do not know.";
@@ -69,12 +64,10 @@ var PROSE_ANSWER = "The timeout is in errors.log, on line 12.";
 function repairsAsked(messages) {
   return messages.filter((m) => (m.role === "user" || m.role === "tool") && m.content.startsWith(REPAIR_PREFIX)).length;
 }
-__name(repairsAsked, "repairsAsked");
 function firstLine(text2) {
   const line = (text2 ?? "").split("\n").map((l) => l.trim()).find((l) => l.length > 0);
   return line ?? "(no output)";
 }
-__name(firstLine, "firstLine");
 function lastUserText(messages) {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
@@ -82,7 +75,6 @@ function lastUserText(messages) {
   }
   return "";
 }
-__name(lastUserText, "lastUserText");
 var RECALL_TURNS = 16;
 var RECALL_LOST_ANSWER = "I read errors.log first, but what it said is no longer in my context.";
 var TIMEOUT_FACT = /worker 7 timed out after 30000 ms/;
@@ -104,17 +96,16 @@ function recall({ turn, messages }) {
   }
   return say(RECALL_LOST_ANSWER);
 }
-__name(recall, "recall");
 var SCENARIOS = {
-  plan: /* @__PURE__ */ __name(({ turn }) => {
+  plan: ({ turn }) => {
     if (turn === 0) return callTool(turn, "list_files");
     if (turn === 1) return callTool(turn, "read_file", {
       path: "errors.log"
     });
     return say(PLAN_ANSWER);
-  }, "plan"),
-  runaway: /* @__PURE__ */ __name(({ turn }) => callTool(turn, "list_files"), "runaway"),
-  recover: /* @__PURE__ */ __name(({ turn, toolTexts }) => {
+  },
+  runaway: ({ turn }) => callTool(turn, "list_files"),
+  recover: ({ turn, toolTexts }) => {
     if (turn === 0) return callTool(turn, "read_file", {
       path: "timeout.log"
     });
@@ -124,54 +115,53 @@ var SCENARIOS = {
       path: "errors.log"
     });
     return say(TIMEOUT_ANSWER);
-  }, "recover"),
-  repeat: /* @__PURE__ */ __name(({ turn }) => {
+  },
+  repeat: ({ turn }) => {
     if (turn <= 1) return callTool(turn, "read_file", {
       path: "errors.log"
     });
     return say(TIMEOUT_ANSWER);
-  }, "repeat"),
-  destructive: /* @__PURE__ */ __name(({ turn, toolTexts }) => {
+  },
+  destructive: ({ turn, toolTexts }) => {
     if (turn === 0) return callTool(turn, "list_files");
     if (turn === 1) return callTool(turn, "delete_file", {
       path: "access.log"
     });
     const last = toolTexts.at(-1) ?? "";
     return say(/declined|rejected|denied/i.test(last) ? DECLINED_ANSWER : DELETED_ANSWER);
-  }, "destructive"),
-  "destructive-twice": /* @__PURE__ */ __name(({ turn }) => {
+  },
+  "destructive-twice": ({ turn }) => {
     if (turn <= 1) return callTool(turn, "delete_file", {
       path: "access.log"
     });
     return say(DELETED_TWICE_ANSWER);
-  }, "destructive-twice"),
-  forbidden: /* @__PURE__ */ __name(({ turn }) => callTool(turn, "read_file", {
+  },
+  forbidden: ({ turn }) => callTool(turn, "read_file", {
     path: "/etc/shadow"
-  }), "forbidden"),
-  slow: /* @__PURE__ */ __name(({ turn, toolTexts }) => {
+  }),
+  slow: ({ turn, toolTexts }) => {
     if (turn === 0) return callTool(turn, "scan_archive");
     return say(SCANNED_PREFIX + firstLine(toolTexts.at(-1)));
-  }, "slow"),
-  echo: /* @__PURE__ */ __name(({ messages }) => say(lastUserText(messages)), "echo"),
+  },
+  echo: ({ messages }) => say(lastUserText(messages)),
   recall,
-  extract: /* @__PURE__ */ __name(({ turn, messages }) => {
+  extract: ({ turn, messages }) => {
     if (turn === 0) return callTool(turn, "read_file", {
       path: "errors.log"
     });
     return say(repairsAsked(messages) === 0 ? WRONG_TYPE_ANSWER : LOCATION_ANSWER);
-  }, "extract"),
-  "extract-twice": /* @__PURE__ */ __name(({ messages }) => {
+  },
+  "extract-twice": ({ messages }) => {
     return say([
       PROSE_ANSWER,
       WRONG_TYPE_ANSWER
     ][repairsAsked(messages)] ?? LOCATION_ANSWER);
-  }, "extract-twice"),
-  "extract-never": /* @__PURE__ */ __name(() => say(WRONG_TYPE_ANSWER), "extract-never")
+  },
+  "extract-never": () => say(WRONG_TYPE_ANSWER)
 };
 function scenarioNames() {
   return Object.keys(SCENARIOS).sort();
 }
-__name(scenarioNames, "scenarioNames");
 function scenarioInput(messages) {
   let turn = 0;
   const toolTexts = [];
@@ -186,16 +176,14 @@ function scenarioInput(messages) {
     messages
   };
 }
-__name(scenarioInput, "scenarioInput");
 
 // testing/scripted_summarizer.ts
 function isSummaryRequest(messages) {
   const first = messages[0];
   return first?.role === "system" && first.content === SUMMARY_PROMPT;
 }
-__name(isSummaryRequest, "isSummaryRequest");
 var MAX_LINE = 200;
-var cut = /* @__PURE__ */ __name((s) => s.length > MAX_LINE ? `${s.slice(0, MAX_LINE)}\u2026` : s, "cut");
+var cut = (s) => s.length > MAX_LINE ? `${s.slice(0, MAX_LINE)}\u2026` : s;
 function foldBullet(facts, users, line) {
   const user = /^- user: (.*)$/.exec(line);
   if (user) return void users.push(user[1]);
@@ -211,7 +199,6 @@ function foldBullet(facts, users, line) {
   ].at(-1);
   if (error && last) last.errors.push(error[1]);
 }
-__name(foldBullet, "foldBullet");
 function addResult(facts, key, text2) {
   const f = facts.get(key) ?? {
     count: 0,
@@ -227,7 +214,6 @@ function addResult(facts, key, text2) {
   facts.delete(key);
   facts.set(key, f);
 }
-__name(addResult, "addResult");
 function scriptedSummary(text2) {
   const facts = /* @__PURE__ */ new Map();
   const users = [];
@@ -254,7 +240,6 @@ function scriptedSummary(text2) {
   }
   return out.join("\n");
 }
-__name(scriptedSummary, "scriptedSummary");
 
 // testing/paced_stream.ts
 function pacedStream(events, ms, signal) {
@@ -277,14 +262,12 @@ function pacedStream(events, ms, signal) {
     }
   });
 }
-__name(pacedStream, "pacedStream");
 function latencyOf(req, fallback) {
   const raw = req.headers.get("x-reins-latency-ms") ?? new URL(req.url).searchParams.get("latency_ms");
   if (raw === null) return fallback ?? 0;
   const ms = Number(raw);
   return Number.isFinite(ms) && ms >= 0 && raw.trim() !== "" ? ms : `Invalid latency "${raw}": expected milliseconds >= 0`;
 }
-__name(latencyOf, "latencyOf");
 
 // testing/tree_scenarios.ts
 var TIMEOUT_QUESTION = "Which file mentions a timeout?";
@@ -304,11 +287,9 @@ function firstUserText(messages) {
   const m = messages.find((m2) => m2.role === "user");
   return m?.role === "user" ? m.content : "";
 }
-__name(firstUserText, "firstUserText");
 function firstLine2(text2) {
   return (text2 ?? "").split("\n").map((l) => l.trim()).find((l) => l) ?? "(no output)";
 }
-__name(firstLine2, "firstLine");
 function askResearch(turn, questions) {
   return {
     content: null,
@@ -321,41 +302,38 @@ function askResearch(turn, questions) {
     }))
   };
 }
-__name(askResearch, "askResearch");
 function asker(questions, prefix = SUMMARY_PREFIX) {
   return ({ turn, toolTexts }) => turn === 0 ? askResearch(turn, questions) : say(prefix + toolTexts.join(" | "));
 }
-__name(asker, "asker");
 function tree(root, children) {
   return (input) => {
     const q = firstUserText(input.messages);
     return (Object.hasOwn(children, q) ? children[q] : root)(input);
   };
 }
-__name(tree, "tree");
-var timeoutChild = /* @__PURE__ */ __name(({ turn }) => {
+var timeoutChild = ({ turn }) => {
   if (turn === 0) return callTool(turn, "list_files");
   if (turn === 1) return callTool(turn, "read_file", {
     path: "errors.log"
   });
   return say(PLAN_ANSWER);
-}, "timeoutChild");
-var notesChild = /* @__PURE__ */ __name(({ turn, toolTexts }) => {
+};
+var notesChild = ({ turn, toolTexts }) => {
   if (turn === 0) return callTool(turn, "list_files");
   if (turn === 1) return callTool(turn, "read_file", {
     path: "notes.txt"
   });
   const line = (toolTexts.at(-1) ?? "").split("\n").find((l) => /db pool/.test(l));
   return say(line ? `notes.txt says: ${line.replace(/^-\s*/, "")}` : "I could not read the notes.");
-}, "notesChild");
-var scanChild = /* @__PURE__ */ __name(({ turn, toolTexts }) => turn === 0 ? callTool(turn, "scan_archive") : say(SCANNED_PREFIX + firstLine2(toolTexts.at(-1))), "scanChild");
-var cleanupChild = /* @__PURE__ */ __name(({ turn, toolTexts }) => {
+};
+var scanChild = ({ turn, toolTexts }) => turn === 0 ? callTool(turn, "scan_archive") : say(SCANNED_PREFIX + firstLine2(toolTexts.at(-1)));
+var cleanupChild = ({ turn, toolTexts }) => {
   if (turn === 0) return callTool(turn, "list_files");
   if (turn === 1) return callTool(turn, "delete_file", {
     path: "access.log"
   });
   return say(/declined|rejected|denied/i.test(toolTexts.at(-1) ?? "") ? DECLINED_ANSWER : DELETED_ANSWER);
-}, "cleanupChild");
+};
 var scanChildren = Object.fromEntries(SCAN_QUESTIONS.map((q) => [
   q,
   scanChild
@@ -478,7 +456,6 @@ function text(value) {
   if (typeof value === "string") return value;
   return value.map((p) => p.text ?? "").join("");
 }
-__name(text, "text");
 function parseChatRequest(body) {
   const parsed = chatRequestSchema.safeParse(body);
   if (!parsed.success) {
@@ -544,14 +521,12 @@ function parseChatRequest(body) {
     } : {}
   };
 }
-__name(parseChatRequest, "parseChatRequest");
 function wireUsage(usage) {
   return {
     ...usage,
     total_tokens: usage.prompt_tokens + usage.completion_tokens
   };
 }
-__name(wireUsage, "wireUsage");
 function completionBody(c) {
   const message = {
     role: "assistant",
@@ -574,11 +549,9 @@ function completionBody(c) {
     usage: wireUsage(c.usage)
   };
 }
-__name(completionBody, "completionBody");
 function pieces(s) {
   return (s.match(/\s*\S+\s*|\s+/g) ?? []).flatMap((p) => p.match(/[^]{1,8}/g) ?? []);
 }
-__name(pieces, "pieces");
 function streamEvents(c, includeUsage) {
   const head = {
     id: c.id,
@@ -589,7 +562,7 @@ function streamEvents(c, includeUsage) {
   const extra = includeUsage ? {
     usage: null
   } : {};
-  const chunk = /* @__PURE__ */ __name((delta, finish = null) => JSON.stringify({
+  const chunk = (delta, finish = null) => JSON.stringify({
     ...head,
     choices: [
       {
@@ -600,7 +573,7 @@ function streamEvents(c, includeUsage) {
       }
     ],
     ...extra
-  }), "chunk");
+  });
   const out = [];
   out.push(chunk({
     role: "assistant",
@@ -654,7 +627,6 @@ function streamEvents(c, includeUsage) {
 
 `);
 }
-__name(streamEvents, "streamEvents");
 function errorResponse(status, message, type, code, headers = {}) {
   return Response.json({
     error: {
@@ -668,7 +640,6 @@ function errorResponse(status, message, type, code, headers = {}) {
     headers
   });
 }
-__name(errorResponse, "errorResponse");
 
 // testing/scripted_provider.ts
 var FAULTS = [
@@ -709,7 +680,6 @@ function faultResponse(fault, req, model) {
       });
   }
 }
-__name(faultResponse, "faultResponse");
 async function overWindow(request, window) {
   if (window === void 0) return null;
   await loadTokenizer();
@@ -717,7 +687,6 @@ async function overWindow(request, window) {
   if (tokens <= window) return null;
   return errorResponse(400, `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`, "invalid_request_error", "context_length_exceeded");
 }
-__name(overWindow, "overWindow");
 function capReply(message, maxTokens) {
   const calls = message.tool_calls?.length ?? 0;
   if (maxTokens !== void 0 && countCompletionTokens(message) > maxTokens) {
@@ -727,7 +696,6 @@ function capReply(message, maxTokens) {
   }
   return calls > 0 ? "tool_calls" : "stop";
 }
-__name(capReply, "capReply");
 function modelsResponse(names) {
   const created = Math.floor(Date.now() / 1e3);
   return Response.json({
@@ -740,7 +708,6 @@ function modelsResponse(names) {
     }))
   });
 }
-__name(modelsResponse, "modelsResponse");
 async function acceptChat(req, scenarios, latencyMs) {
   let body;
   try {
@@ -774,7 +741,6 @@ async function acceptChat(req, scenarios, latencyMs) {
     header
   };
 }
-__name(acceptChat, "acceptChat");
 async function scriptedCompletion(request, scenario, input) {
   await loadTokenizer();
   const reply = isSummaryRequest(request.messages) ? say(scriptedSummary(request.messages.at(-1)?.content ?? "")) : scenario(input);
@@ -805,7 +771,6 @@ async function scriptedCompletion(request, scenario, input) {
     }
   };
 }
-__name(scriptedCompletion, "scriptedCompletion");
 async function chatResponse(req, scenarios, options) {
   const accepted = await acceptChat(req, scenarios, options.latencyMs);
   if (accepted instanceof Response) return accepted;
@@ -834,7 +799,6 @@ async function chatResponse(req, scenarios, options) {
     }
   });
 }
-__name(chatResponse, "chatResponse");
 function errorOf(err, req) {
   if (req.signal.aborted) {
     return errorResponse(499, "The client closed the request", "client_closed", "aborted");
@@ -842,13 +806,12 @@ function errorOf(err, req) {
   const message = messageOf(err);
   return errorResponse(500, `Scripted provider error: ${message}`, "server_error", "internal_error");
 }
-__name(errorOf, "errorOf");
 function createScriptedProvider(options = {}) {
   const scenarios = {
     ...BUILT_IN_SCENARIOS,
     ...options.scenarios
   };
-  const route = /* @__PURE__ */ __name((req) => {
+  const route = (req) => {
     const { pathname } = new URL(req.url);
     if ((req.method === "GET" || req.method === "HEAD") && pathname === "/v1/models") {
       return modelsResponse(Object.keys(scenarios).sort());
@@ -858,7 +821,7 @@ function createScriptedProvider(options = {}) {
     }
     const message = `Unknown route ${req.method} ${pathname}`;
     return errorResponse(404, message, "invalid_request_error", "unknown_route");
-  }, "route");
+  };
   return {
     async fetch(request) {
       try {
@@ -869,7 +832,6 @@ function createScriptedProvider(options = {}) {
     }
   };
 }
-__name(createScriptedProvider, "createScriptedProvider");
 function scriptedFetch(options = {}) {
   const provider = createScriptedProvider(options);
   return async (input, init) => {
@@ -883,7 +845,6 @@ function scriptedFetch(options = {}) {
     return response;
   };
 }
-__name(scriptedFetch, "scriptedFetch");
 
 // testing/scripted_model.ts
 var SCRIPTED_BASE_URL = "http://scripted.reins.local/v1";
@@ -901,7 +862,6 @@ function scriptedModel(scenario, options = {}) {
   played.set(model, scenario);
   return model;
 }
-__name(scriptedModel, "scriptedModel");
 var played = /* @__PURE__ */ new WeakMap();
 
 // testing/script_agents.ts
@@ -909,7 +869,6 @@ function taskOf(messages) {
   const first = messages.find((m) => m.role === "user");
   return first?.role === "user" ? first.content : "";
 }
-__name(taskOf, "taskOf");
 function instructionsByName(agents, into = /* @__PURE__ */ new Map()) {
   for (const a of agents) {
     const known = into.get(a.name);
@@ -921,7 +880,6 @@ function instructionsByName(agents, into = /* @__PURE__ */ new Map()) {
   }
   return into;
 }
-__name(instructionsByName, "instructionsByName");
 function scriptAgents(agents, scripts) {
   const byInstructions = /* @__PURE__ */ new Map();
   for (const [name, instructions] of instructionsByName(agents)) {
@@ -946,7 +904,6 @@ function scriptAgents(agents, scripts) {
     return scripts[name](input);
   };
 }
-__name(scriptAgents, "scriptAgents");
 export {
   FAULTS,
   SCENARIOS,

@@ -2,17 +2,14 @@ import {
   agentRunOptions,
   loadRunSettings,
   modelOf
-} from "./chunk-CB4JQGUM.js";
+} from "./chunk-DHI3OUBO.js";
 import {
   forkState,
   quoteNextCall
-} from "./chunk-CX4HGGMU.js";
+} from "./chunk-GDKK6SYO.js";
 import {
   RunStateError
-} from "./chunk-LVT2ZGFI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-ISIFESS6.js";
 
 // runtime/fork_run.ts
 import { join } from "node:path";
@@ -55,12 +52,10 @@ async function forkRun(store, id, options) {
     quote
   };
 }
-__name(forkRun, "forkRun");
 function coveredByBudget(state, quote) {
   if (quote.totalUsd <= state.limits.maxBudgetUsd) return;
   throw new RangeError(`limits.maxBudgetUsd: the fork's next call is quoted at $${quote.totalUsd.toFixed(6)} (prompt $${quote.promptUsd.toFixed(6)} + reply reservation $${quote.replyUsd.toFixed(6)}) and a hard budget must cover it; the budget is $${state.limits.maxBudgetUsd.toFixed(6)}`);
 }
-__name(coveredByBudget, "coveredByBudget");
 async function forkRunOptions(deps, store, source) {
   const agent = deps.agents.forRun(source);
   if (!agent) {
@@ -80,7 +75,6 @@ async function forkRunOptions(deps, store, source) {
     extraTools: deps.agents.extraTools
   });
 }
-__name(forkRunOptions, "forkRunOptions");
 
 export {
   FORK_NOT_STARTED,

@@ -1,9 +1,6 @@
 import {
   ModelError
-} from "./chunk-LVT2ZGFI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-ISIFESS6.js";
 
 // harness/tokens.ts
 var TOKENS_PER_MESSAGE = 3;
@@ -19,32 +16,29 @@ var PLAIN = {
 function loadTokenizer() {
   return loading ??= import("gpt-tokenizer/encoding/o200k_base").then((m) => {
     codec = {
-      encode: /* @__PURE__ */ __name((text) => m.encode(text, PLAIN), "encode"),
-      decode: /* @__PURE__ */ __name((tokens) => m.decode(tokens), "decode")
+      encode: (text) => m.encode(text, PLAIN),
+      decode: (tokens) => m.decode(tokens)
     };
   }, (e) => {
     loading = void 0;
     throw e;
   });
 }
-__name(loadTokenizer, "loadTokenizer");
 function tokenizerLoaded() {
   return codec !== void 0;
 }
-__name(tokenizerLoaded, "tokenizerLoaded");
 function enc() {
   if (codec) return codec;
   throw new Error("the o200k_base tokenizer is not loaded: await loadTokenizer() before counting");
 }
-__name(enc, "enc");
 var longRun;
 var SLICE = 8;
 function encodeSafe(text) {
   if (text.length < 64) return enc().encode(text);
   const out = [];
-  const add = /* @__PURE__ */ __name((part) => {
+  const add = (part) => {
     for (const t of enc().encode(part)) out.push(t);
-  }, "add");
+  };
   let last = 0;
   longRun ??= /[\p{L}\p{M}]{64,}|[^\s\p{L}\p{M}\p{N}]{64,}|\s{64,}/gu;
   for (const m of text.matchAll(longRun)) {
@@ -59,7 +53,6 @@ function encodeSafe(text) {
   if (last < text.length) add(text.slice(last));
   return out;
 }
-__name(encodeSafe, "encodeSafe");
 var MIN_CACHED_LENGTH = 32;
 var MAX_CACHED_CHARS = 16e6;
 var stringCache = /* @__PURE__ */ new Map();
@@ -81,7 +74,6 @@ function countTokens(text) {
   }
   return n;
 }
-__name(countTokens, "countTokens");
 function truncateToTokens(text, maxTokens) {
   if (maxTokens <= 0) return "";
   const tokens = encodeSafe(text);
@@ -92,7 +84,6 @@ function truncateToTokens(text, maxTokens) {
   }
   return "";
 }
-__name(truncateToTokens, "truncateToTokens");
 function toolCallsTokens(calls) {
   let n = 0;
   for (const call of calls ?? []) {
@@ -100,7 +91,6 @@ function toolCallsTokens(calls) {
   }
   return n;
 }
-__name(toolCallsTokens, "toolCallsTokens");
 var messageCache = /* @__PURE__ */ new WeakMap();
 var toolCache = /* @__PURE__ */ new WeakMap();
 function countMessageTokens(message) {
@@ -118,7 +108,6 @@ function countMessageTokens(message) {
   });
   return tokens;
 }
-__name(countMessageTokens, "countMessageTokens");
 function countToolTokens(tool) {
   const cached = toolCache.get(tool);
   if (cached !== void 0) return cached;
@@ -127,29 +116,24 @@ function countToolTokens(tool) {
   toolCache.set(tool, tokens);
   return tokens;
 }
-__name(countToolTokens, "countToolTokens");
 function countPromptTokens(messages, tools) {
   let n = REPLY_PRIMING_TOKENS;
   for (const message of messages) n += countMessageTokens(message);
   for (const tool of tools ?? []) n += countToolTokens(tool);
   return n;
 }
-__name(countPromptTokens, "countPromptTokens");
 function countCompletionTokens(message) {
   return countTokens(message.content ?? "") + toolCallsTokens(message.tool_calls);
 }
-__name(countCompletionTokens, "countCompletionTokens");
 
 // harness/context_errors.ts
 var CONTEXT_LENGTH = /context_length_exceeded|maximum context length|prompt is too long|context (?:window|size|length)|exceeds the maximum number of (?:input )?tokens/i;
 function saysContextLength(text) {
   return typeof text === "string" && CONTEXT_LENGTH.test(text);
 }
-__name(saysContextLength, "saysContextLength");
 function isContextLengthError(e) {
   return e instanceof ModelError && e.kind === "context_length";
 }
-__name(isContextLengthError, "isContextLengthError");
 
 export {
   loadTokenizer,

@@ -5,26 +5,22 @@ import {
   reject,
   run,
   treeSettled
-} from "./chunk-CX4HGGMU.js";
+} from "./chunk-GDKK6SYO.js";
 import {
   outputFormat
-} from "./chunk-AOQWFOCM.js";
+} from "./chunk-YE6DMVFG.js";
 import {
   RunNotFoundError,
   RunStateError
-} from "./chunk-LVT2ZGFI.js";
+} from "./chunk-ISIFESS6.js";
 import {
   messageOf
-} from "./chunk-IYXQD7XI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-O3LUTIO5.js";
 
 // subagents/tree.ts
 function canList(store) {
   return typeof store.list === "function";
 }
-__name(canList, "canList");
 function fields(s) {
   const { runId, parentId, status, turns, costUsd, childCostUsd, stopReason, createdAt } = s;
   const agent = s.agent === void 0 ? {} : {
@@ -42,12 +38,10 @@ function fields(s) {
     createdAt
   };
 }
-__name(fields, "fields");
 async function loadRoot(store, id) {
   const start = await store.load(id);
   return start.rootId === start.runId ? start : await store.load(start.rootId);
 }
-__name(loadRoot, "loadRoot");
 async function childrenOf(store, parent) {
   if (canList(store)) {
     const listed = await store.list({
@@ -69,11 +63,10 @@ async function childrenOf(store, parent) {
   }
   return out;
 }
-__name(childrenOf, "childrenOf");
 async function loadTree(store, id) {
   const root = await loadRoot(store, id);
   const out = [];
-  const visit = /* @__PURE__ */ __name(async (node, source, depth) => {
+  const visit = async (node, source, depth) => {
     out.push({
       ...node,
       depth
@@ -81,11 +74,10 @@ async function loadTree(store, id) {
     const kids = await childrenOf(store, source);
     kids.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.runId.localeCompare(b.runId));
     for (const k of kids) await visit(k, k, depth + 1);
-  }, "visit");
+  };
   await visit(fields(root), root, 0);
   return out;
 }
-__name(loadTree, "loadTree");
 function formatTree(nodes) {
   return nodes.map((n) => {
     const indent = n.depth ? `${"   ".repeat(n.depth - 1)}\u2514\u2500 ` : "";
@@ -94,7 +86,6 @@ function formatTree(nodes) {
     return `${indent}${n.runId}  ${n.status}  ${n.turns} turns  $${n.costUsd.toFixed(6)}${children}${why}`;
   }).join("\n");
 }
-__name(formatTree, "formatTree");
 async function holder(store, id, action) {
   const root = await loadRoot(store, id);
   const i = root.interruption;
@@ -103,19 +94,16 @@ async function holder(store, id, action) {
   }
   return !i.runId || i.runId === root.runId ? root : await store.load(i.runId);
 }
-__name(holder, "holder");
 async function approveInTree(store, id, callId) {
   const next = approve(await holder(store, id, "approve"), callId);
   await store.save(next);
   return next;
 }
-__name(approveInTree, "approveInTree");
 async function rejectInTree(store, id, callId, reason) {
   const next = reject(await holder(store, id, "reject"), callId, reason);
   await store.save(next);
   return next;
 }
-__name(rejectInTree, "rejectInTree");
 async function resumeTree(store, id, options) {
   const root = await loadRoot(store, id);
   try {
@@ -127,7 +115,6 @@ async function resumeTree(store, id, options) {
     await treeSettled(root.runId);
   }
 }
-__name(resumeTree, "resumeTree");
 
 // subagents/describe_agent.ts
 function canonical(value) {
@@ -138,17 +125,14 @@ function canonical(value) {
   }
   return JSON.stringify(value) ?? "null";
 }
-__name(canonical, "canonical");
 async function hashOf(value) {
   const bytes = new TextEncoder().encode(canonical(value));
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   return Array.from(digest.slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
 }
-__name(hashOf, "hashOf");
 function usesTree(agent) {
   return typeof agent.tools === "function" || agent.agents.some(usesTree);
 }
-__name(usesTree, "usesTree");
 async function describeWith(agent, tools, dir, resolveModel) {
   const agents = [];
   for (const child of agent.agents) {
@@ -192,7 +176,6 @@ async function describeWith(agent, tools, dir, resolveModel) {
     fingerprint
   };
 }
-__name(describeWith, "describeWith");
 function outputOf(agent) {
   if (agent.output === void 0) return null;
   try {
@@ -201,7 +184,6 @@ function outputOf(agent) {
     throw new TypeError(`agent ${agent.name}: ${messageOf(e)}`);
   }
 }
-__name(outputOf, "outputOf");
 async function describeAgent(agent, options = {}) {
   const temp = usesTree(agent) ? await Deno.makeTempDir({
     prefix: "reins-describe-"
@@ -229,7 +211,6 @@ async function describeAgent(agent, options = {}) {
     });
   }
 }
-__name(describeAgent, "describeAgent");
 async function toolTable(d, prefix = "") {
   const path = prefix ? `${prefix}/${d.name}` : d.name;
   const own = {};
@@ -243,7 +224,6 @@ async function toolTable(d, prefix = "") {
   };
   return table;
 }
-__name(toolTable, "toolTable");
 
 export {
   loadRoot,

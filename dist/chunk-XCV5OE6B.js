@@ -1,15 +1,9 @@
 import {
   ReinsError
-} from "./chunk-LVT2ZGFI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-ISIFESS6.js";
 
 // mcp/mcp_start_error.ts
 var McpStartError = class extends ReinsError {
-  static {
-    __name(this, "McpStartError");
-  }
   /** How the server is named: `"fs"` (its `mcpServers` name), its command line, or its URL. */
   server;
   /**

@@ -1,9 +1,9 @@
 import {
   openTelemetry
-} from "./chunk-22DKED7V.js";
+} from "./chunk-O7MXWKIO.js";
 import {
   combineSinks
-} from "./chunk-2LGH6LS5.js";
+} from "./chunk-HH6XPTGR.js";
 import {
   KvRunStore,
   RecordError,
@@ -12,7 +12,7 @@ import {
   localHostname,
   stopEpochKey,
   stopKey
-} from "./chunk-FV7LNKHT.js";
+} from "./chunk-OXSCHO7A.js";
 import {
   approveInTree,
   describeAgent,
@@ -21,7 +21,7 @@ import {
   loadTree,
   rejectInTree,
   toolTable
-} from "./chunk-26LOZA5X.js";
+} from "./chunk-3RG7ZYOO.js";
 import {
   agentOptionsSchema,
   agentTools,
@@ -32,26 +32,23 @@ import {
   run,
   treeSettled,
   unjudgedAnswer
-} from "./chunk-CX4HGGMU.js";
+} from "./chunk-GDKK6SYO.js";
 import {
   DEFAULT_LIMITS,
   RESUMABLE_STATUSES,
   checkLimits,
   pending,
   runLimitsSchema
-} from "./chunk-DP3QUJMC.js";
+} from "./chunk-VR6MMKNT.js";
 import {
   createOpenAIModel
-} from "./chunk-7C45D6AL.js";
+} from "./chunk-D26EYE2I.js";
 import {
   ReinsError,
   RunConflictError,
   RunNotFoundError,
   RunStateError
-} from "./chunk-LVT2ZGFI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-ISIFESS6.js";
 
 // runtime/execute_run.ts
 var telemetry;
@@ -71,7 +68,6 @@ async function claim(store, id, owner) {
   }
   return local;
 }
-__name(claim, "claim");
 function renewWhileRunning(store, id, owner, lost) {
   const stop = store.keepLease(id, () => {
     if (!lost.signal.aborted) lost.abort(`lease on run "${id}" was lost`);
@@ -80,14 +76,12 @@ function renewWhileRunning(store, id, owner, lost) {
     stop
   };
 }
-__name(renewWhileRunning, "renewWhileRunning");
 async function stateUnderLease(store, id, given, claim2) {
   if (typeof given === "string") return await store.load(id);
   if (await store.isCurrent(id)) return given;
   if (claim2) return await store.load(id);
   throw new RunConflictError(id, "it changed since this store loaded it");
 }
-__name(stateUnderLease, "stateUnderLease");
 async function executeRun(store, runIdOrState, options) {
   const id = typeof runIdOrState === "string" ? runIdOrState : runIdOrState?.runId;
   if (typeof id !== "string" || id === "") {
@@ -126,23 +120,19 @@ async function executeRun(store, runIdOrState, options) {
     if (!exitRelease()) await store.releaseLease(id, owner).catch(() => false);
   }
 }
-__name(executeRun, "executeRun");
 async function startRun(store, state, options) {
   await store.save(state);
   return await executeRun(store, state, options);
 }
-__name(startRun, "startRun");
 
 // kv/stop_record.ts
 function asRequest(stored) {
   const v = decodeValue(stored);
   return v && typeof v.reason === "string" ? v : null;
 }
-__name(asRequest, "asRequest");
 async function writeStop(kv, request) {
   await kv.atomic().set(stopKey(request.rootId), encodeValue(request)).sum(stopEpochKey(), 1n).commit();
 }
-__name(writeStop, "writeStop");
 async function readStops(kv, rootIds) {
   const out = /* @__PURE__ */ new Map();
   const reads = [];
@@ -158,25 +148,21 @@ async function readStops(kv, rootIds) {
   await Promise.all(reads);
   return out;
 }
-__name(readStops, "readStops");
 async function stopEpoch(kv) {
   return (await kv.get(stopEpochKey(), {
     consistency: "strong"
   })).versionstamp;
 }
-__name(stopEpoch, "stopEpoch");
 async function readStop(kv, rootId) {
   return asRequest((await kv.get(stopKey(rootId), {
     consistency: "strong"
   })).value);
 }
-__name(readStop, "readStop");
 async function stopVersion(kv, rootId) {
   return (await kv.get(stopKey(rootId), {
     consistency: "strong"
   })).versionstamp;
 }
-__name(stopVersion, "stopVersion");
 async function clearStop(kv, rootId, seen) {
   const key = stopKey(rootId);
   if (seen === void 0) {
@@ -192,15 +178,13 @@ async function clearStop(kv, rootId, seen) {
     versionstamp: seen
   }).delete(key).commit()).ok;
 }
-__name(clearStop, "clearStop");
 function watchStopEpoch(kv) {
   return kv.watch([
     stopEpochKey()
   ]).pipeThrough(new TransformStream({
-    transform: /* @__PURE__ */ __name((entries, out) => out.enqueue(entries[0].versionstamp), "transform")
+    transform: (entries, out) => out.enqueue(entries[0].versionstamp)
   }));
 }
-__name(watchStopEpoch, "watchStopEpoch");
 
 // runtime/stop_watcher.ts
 var SWEEP_POLLS = 20;
@@ -217,15 +201,10 @@ function onTreeStop(kv, rootId, pollMs, onStop) {
   }
   return watcher.add(rootId, onStop);
 }
-__name(onTreeStop, "onTreeStop");
 function announceStop(kv, request) {
   for (const watcher of watchers.get(kv)?.values() ?? []) watcher.fire(request);
 }
-__name(announceStop, "announceStop");
 var StopWatcher = class {
-  static {
-    __name(this, "StopWatcher");
-  }
   kv;
   onEmpty;
   #roots;
@@ -263,11 +242,11 @@ var StopWatcher = class {
     let set = this.#roots.get(rootId);
     if (!set) this.#roots.set(rootId, set = /* @__PURE__ */ new Set());
     let fired = false;
-    const once = /* @__PURE__ */ __name((request) => {
+    const once = (request) => {
       if (fired) return;
       fired = true;
       onStop(request);
-    }, "once");
+    };
     set.add(once);
     this.#check([
       rootId
@@ -345,7 +324,6 @@ async function requestStop(kv, id, reason = DEFAULT_STOP_REASON) {
   await writeStop(kv, request);
   return request;
 }
-__name(requestStop, "requestStop");
 function watchStop(kv, rootId, controller, options = {}) {
   const pollMs = options.pollMs ?? 100;
   if (!(pollMs > 0)) throw new RangeError(`watchStop: pollMs must be positive, got ${pollMs}`);
@@ -353,7 +331,6 @@ function watchStop(kv, rootId, controller, options = {}) {
     if (!controller.signal.aborted) controller.abort(request.reason);
   });
 }
-__name(watchStop, "watchStop");
 
 // runtime/execute_tree.ts
 async function executeTree(store, kv, idOrState, options) {
@@ -370,10 +347,10 @@ async function executeTree(store, kv, idOrState, options) {
       options.signal,
       controller.signal
     ]) : controller.signal;
-    const settle = /* @__PURE__ */ __name(async (state) => {
+    const settle = async (state) => {
       await treeSettled(rootId);
       return rest.settle ? await rest.settle(state) : state;
-    }, "settle");
+    };
     return await executeRun(store, idOrState, {
       ...rest,
       signal,
@@ -384,7 +361,6 @@ async function executeTree(store, kv, idOrState, options) {
     await dispose();
   }
 }
-__name(executeTree, "executeTree");
 
 // runtime/holder_gone.ts
 function granted(desc) {
@@ -394,7 +370,6 @@ function granted(desc) {
     return false;
   }
 }
-__name(granted, "granted");
 function goneByProc(pid) {
   try {
     if (!Deno.statSync("/proc/self").isDirectory) return void 0;
@@ -409,7 +384,6 @@ function goneByProc(pid) {
     return e instanceof Deno.errors.NotFound ? true : void 0;
   }
 }
-__name(goneByProc, "goneByProc");
 function goneByKill(pid) {
   if (Deno.build.os === "windows" || !granted({
     name: "run"
@@ -422,21 +396,18 @@ function goneByKill(pid) {
     return e instanceof Deno.errors.PermissionDenied ? false : void 0;
   }
 }
-__name(goneByKill, "goneByKill");
 function holderGone(lease, host = localHostname()) {
   if (host === void 0 || lease.host !== host || lease.pid === void 0) return false;
   if (lease.pid === Deno.pid) return false;
   if (!Number.isInteger(lease.pid) || lease.pid <= 0) return false;
   return goneByProc(lease.pid) ?? goneByKill(lease.pid) ?? false;
 }
-__name(holderGone, "holderGone");
 async function liveLease(store, id, isGone = (l) => holderGone(l)) {
   const lease = await store.leaseHolder(id);
   if (!lease || lease.owner === store.owner || !isGone(lease)) return lease;
   await store.releaseLease(id, lease.owner);
   return await store.leaseHolder(id);
 }
-__name(liveLease, "liveLease");
 
 // runtime/continue_tree.ts
 async function markRunning(store, id, change) {
@@ -450,7 +421,6 @@ async function markRunning(store, id, change) {
   await store.save(state);
   return state;
 }
-__name(markRunning, "markRunning");
 async function checkResumable(store, root) {
   if (!RESUMABLE_STATUSES.includes(root.status)) {
     throw new RunStateError(root.runId, root.status, "resume");
@@ -470,7 +440,6 @@ async function checkResumable(store, root) {
     }
   }
 }
-__name(checkResumable, "checkResumable");
 async function continueTree(store, kv, id, verdict, options = {}) {
   const seen = await stopVersion(kv, (await store.summary(id)).rootId);
   let rootId;
@@ -492,7 +461,6 @@ async function continueTree(store, kv, id, verdict, options = {}) {
   await clearStop(kv, rootId, seen);
   return root;
 }
-__name(continueTree, "continueTree");
 
 // runtime/run_settings.ts
 import { z } from "zod";
@@ -537,11 +505,9 @@ function parseStoredSettings(runId, value) {
     legacy: JSON.parse(JSON.stringify(legacy))
   };
 }
-__name(parseStoredSettings, "parseStoredSettings");
 async function loadRunSettings(store, id) {
   return parseStoredSettings(id, await store.settings(id));
 }
-__name(loadRunSettings, "loadRunSettings");
 function wideningOf(agent, asked) {
   if (asked.budgetMode === "soft" && agent.budgetMode === "hard") {
     return {
@@ -564,14 +530,12 @@ function wideningOf(agent, asked) {
   }
   return null;
 }
-__name(wideningOf, "wideningOf");
 function limitCeiling(agent) {
   return {
     ...DEFAULT_LIMITS,
     ...agent.limits
   };
 }
-__name(limitCeiling, "limitCeiling");
 function limitsWidening(agent, asked) {
   const ceiling = limitCeiling(agent);
   for (const k of [
@@ -588,7 +552,6 @@ function limitsWidening(agent, asked) {
   }
   return null;
 }
-__name(limitsWidening, "limitsWidening");
 async function agentRunOptions(agent, asked, setup) {
   const tools = await agentTools(agent, setup.context, setup.resolveModel);
   const options = {
@@ -616,7 +579,6 @@ async function agentRunOptions(agent, asked, setup) {
     }
   };
 }
-__name(agentRunOptions, "agentRunOptions");
 function contextPolicyOf(context, resolveModel) {
   if (!context) return void 0;
   const { summaryModel, ...rest } = context;
@@ -629,7 +591,6 @@ function contextPolicyOf(context, resolveModel) {
     summaryModel: resolveModel(summaryModel)
   };
 }
-__name(contextPolicyOf, "contextPolicyOf");
 
 // runtime/executor.ts
 import { join } from "node:path";
@@ -644,7 +605,6 @@ function stampOf(info, options) {
     options
   };
 }
-__name(stampOf, "stampOf");
 async function agentPaths(store, root, rootAgent, nodes) {
   const paths = /* @__PURE__ */ new Map();
   for (const n of nodes) {
@@ -664,7 +624,6 @@ async function agentPaths(store, root, rootAgent, nodes) {
   }
   return paths;
 }
-__name(agentPaths, "agentPaths");
 async function firstMismatch(store, root, rootAgent, then, now) {
   const nodes = await loadTree(store, root.runId);
   const paths = await agentPaths(store, root, rootAgent, nodes);
@@ -685,7 +644,6 @@ async function firstMismatch(store, root, rootAgent, then, now) {
   }
   return null;
 }
-__name(firstMismatch, "firstMismatch");
 async function outputMismatch(root, now) {
   if (now === null) return null;
   const then = root.outputSchema;
@@ -695,7 +653,6 @@ async function outputMismatch(root, now) {
   const what = then === void 0 ? "it has an output schema now" : "its output schema changed";
   return `${what} while ${answer} of run ${root.runId} awaited its check`;
 }
-__name(outputMismatch, "outputMismatch");
 async function checkRunAgent(store, root, registry) {
   const agent = registry.forRun(root);
   if (!agent) return {
@@ -730,7 +687,6 @@ async function checkRunAgent(store, root, registry) {
     options
   };
 }
-__name(checkRunAgent, "checkRunAgent");
 async function failRun(store, id, reason) {
   if (!await store.acquireLease(id, store.owner)) return false;
   try {
@@ -757,7 +713,6 @@ async function failRun(store, id, reason) {
     await store.releaseLease(id, store.owner).catch(() => false);
   }
 }
-__name(failRun, "failRun");
 
 // runtime/hand_over.ts
 function handOverTrace(sink, options) {
@@ -776,7 +731,6 @@ function handOverTrace(sink, options) {
     });
   };
 }
-__name(handOverTrace, "handOverTrace");
 
 // runtime/executor.ts
 var EVICTION_REASON = "the process executing the run stopped (the run resumes elsewhere)";
@@ -784,10 +738,9 @@ var SHUTDOWN_REASON = "the server shut down (the run resumes when it restarts)";
 function failingModel(name, error) {
   return {
     name,
-    complete: /* @__PURE__ */ __name(() => Promise.reject(error), "complete")
+    complete: () => Promise.reject(error)
   };
 }
-__name(failingModel, "failingModel");
 function modelOf(agent, state, deps) {
   if (agent.model !== void 0 && typeof agent.model !== "string") return agent.model;
   const name = agent.model ?? state.model ?? deps.defaultModel ?? "unknown";
@@ -797,7 +750,6 @@ function modelOf(agent, state, deps) {
     return failingModel(name, e);
   }
 }
-__name(modelOf, "modelOf");
 function createExecutor(deps) {
   const running = /* @__PURE__ */ new Set();
   const shutdown = new AbortController();
@@ -806,7 +758,6 @@ function createExecutor(deps) {
     if (shutdown.signal.aborted) throw new Error("the executor is stopped");
     return await executeRoot(deps, runId, shutdown.signal, unknown, created);
   }
-  __name(execute, "execute");
   function tracked(runId, created) {
     const p = execute(runId, created);
     const settled = p.then(() => {
@@ -815,10 +766,9 @@ function createExecutor(deps) {
     running.add(settled);
     return p;
   }
-  __name(tracked, "tracked");
-  const background = /* @__PURE__ */ __name((runId, created) => void tracked(runId, created).catch((e) => console.error(`reins: executing run ${runId} failed:`, e)), "background");
+  const background = (runId, created) => void tracked(runId, created).catch((e) => console.error(`reins: executing run ${runId} failed:`, e));
   return {
-    execute: /* @__PURE__ */ __name((runId) => tracked(runId), "execute"),
+    execute: (runId) => tracked(runId),
     spawn(runId) {
       if (!shutdown.signal.aborted) background(runId);
       return Promise.resolve();
@@ -854,7 +804,6 @@ function createExecutor(deps) {
     }
   };
 }
-__name(createExecutor, "createExecutor");
 async function loadRoot2(store, runId) {
   let state;
   try {
@@ -865,7 +814,6 @@ async function loadRoot2(store, runId) {
   }
   return state.parentId !== null || state.status !== "running" ? null : state;
 }
-__name(loadRoot2, "loadRoot");
 async function executeRoot(deps, runId, shutdown, unknown, created) {
   if (!created) return await executeLoaded(deps, deps.freshStore(), runId, shutdown, unknown);
   const { store, state } = created;
@@ -876,7 +824,6 @@ async function executeRoot(deps, runId, shutdown, unknown, created) {
     if (!claimed) await store.releaseLease(runId).catch(() => false);
   }
 }
-__name(executeRoot, "executeRoot");
 async function executeLoaded(deps, store, runOrState, shutdown, unknown, onExecute) {
   const runId = typeof runOrState === "string" ? runOrState : runOrState.runId;
   const state = typeof runOrState === "string" ? await loadRoot2(store, runId) : runOrState;
@@ -919,11 +866,10 @@ async function executeLoaded(deps, store, runOrState, shutdown, unknown, onExecu
     throw e;
   }
 }
-__name(executeLoaded, "executeLoaded");
 function handOverOnEviction(kv, store, rootId, shutdown) {
   const handedOver = /* @__PURE__ */ new Set();
   return {
-    mapTrace: /* @__PURE__ */ __name((sink) => handOverTrace(sink, {
+    mapTrace: (sink) => handOverTrace(sink, {
       by: store.owner,
       async isHandOver(e) {
         const i = e.interruption;
@@ -932,17 +878,13 @@ function handOverOnEviction(kv, store, rootId, shutdown) {
         handedOver.add(e.runId);
         return true;
       }
-    }), "mapTrace"),
-    settle: /* @__PURE__ */ __name(async (done) => handedOver.has(done.runId) ? await markRunning(store, done.runId) : done, "settle")
+    }),
+    settle: async (done) => handedOver.has(done.runId) ? await markRunning(store, done.runId) : done
   };
 }
-__name(handOverOnEviction, "handOverOnEviction");
 
 // runtime/agent_registry.ts
 var UnknownAgentError = class extends ReinsError {
-  static {
-    __name(this, "UnknownAgentError");
-  }
   agent;
   known;
   /** Creates the error; `name` undefined means none was given and there is no default. */
@@ -969,7 +911,7 @@ function agentRegistry(agents, options = {}) {
   }
   const extraTools = options.extraTools ?? [];
   const infos = /* @__PURE__ */ new Map();
-  const info = /* @__PURE__ */ __name((agent) => {
+  const info = (agent) => {
     let p = infos.get(agent);
     if (!p) {
       p = (async () => {
@@ -986,7 +928,7 @@ function agentRegistry(agents, options = {}) {
       infos.set(agent, p);
     }
     return p;
-  }, "info");
+  };
   return {
     agents: [
       ...byName.values()
@@ -1007,7 +949,6 @@ function agentRegistry(agents, options = {}) {
     info
   };
 }
-__name(agentRegistry, "agentRegistry");
 
 // runtime/env.ts
 function msVar(env, name, min, emptyOk = true) {
@@ -1019,7 +960,6 @@ function msVar(env, name, min, emptyOk = true) {
   }
   return ms;
 }
-__name(msVar, "msVar");
 function readEnv(env = Deno.env.toObject()) {
   const deploy = Boolean(env.DENO_DEPLOYMENT_ID);
   const port = Number(env.PORT ?? "8000");
@@ -1054,7 +994,6 @@ function readEnv(env = Deno.env.toObject()) {
   for (const [k, v] of Object.entries(text)) if (v) out[k] = v;
   return out;
 }
-__name(readEnv, "readEnv");
 function modelSettings(file, env = Deno.env.toObject()) {
   const read = readEnv(env);
   const out = {};
@@ -1068,7 +1007,6 @@ function modelSettings(file, env = Deno.env.toObject()) {
   if (file.limits) out.limits = file.limits;
   return out;
 }
-__name(modelSettings, "modelSettings");
 
 // runtime/make_model.ts
 function defaultMakeModel(options = {}) {
@@ -1084,14 +1022,12 @@ function defaultMakeModel(options = {}) {
     throw new TypeError(`cannot serve model "${name}": LLM_BASE_URL is not set`);
   };
 }
-__name(defaultMakeModel, "defaultMakeModel");
 
 // runtime/sweep.ts
 function stoppedByShutdown(s) {
   const i = s.interruption;
   return s.status === "interrupted" && i?.type === "cancelled" && (i.reason === SHUTDOWN_REASON || i.reason === EVICTION_REASON);
 }
-__name(stoppedByShutdown, "stoppedByShutdown");
 async function sweepRunnable(executor, store, kv, options = {}) {
   if (executor.stopped) return [];
   const limit = options.limit ?? 1e3;
@@ -1121,7 +1057,6 @@ async function sweepRunnable(executor, store, kv, options = {}) {
   for (const id of free) await executor.spawn(id);
   return free;
 }
-__name(sweepRunnable, "sweepRunnable");
 
 // runtime/sweeper.ts
 function periods(options) {
@@ -1135,14 +1070,13 @@ function periods(options) {
     gapMs
   };
 }
-__name(periods, "periods");
 function startSweeper(pass, options = {}) {
   const { everyMs, gapMs } = periods(options);
   let current;
   let lastStart = -Infinity;
   let stopped = false;
   let timer;
-  const start = /* @__PURE__ */ __name((full) => {
+  const start = (full) => {
     lastStart = Date.now();
     const done = pass(full).catch((e) => {
       if (!stopped) console.error("reins: sweeping for runnable runs failed:", e);
@@ -1155,8 +1089,8 @@ function startSweeper(pass, options = {}) {
       done
     };
     return done;
-  }, "start");
-  const sweep = /* @__PURE__ */ __name(async (full = false) => {
+  };
+  const sweep = async (full = false) => {
     if (stopped) return [];
     if (current) {
       const joined = current;
@@ -1166,17 +1100,17 @@ function startSweeper(pass, options = {}) {
       return await (current?.full ? current.done : start(true));
     }
     return await start(full);
-  }, "sweep");
-  const arm = /* @__PURE__ */ __name(() => {
+  };
+  const arm = () => {
     const t = setTimeout(tick, everyMs);
     Deno.unrefTimer(t);
     timer = t;
-  }, "arm");
-  const tick = /* @__PURE__ */ __name(() => {
+  };
+  const tick = () => {
     if (stopped) return;
     if (!current) void start(false);
     arm();
-  }, "tick");
+  };
   if (everyMs > 0) arm();
   return {
     sweep,
@@ -1191,7 +1125,6 @@ function startSweeper(pass, options = {}) {
     }
   };
 }
-__name(startSweeper, "startSweeper");
 
 // runtime/worker.ts
 function resolveWorkerDeps(deps) {
@@ -1215,13 +1148,12 @@ function resolveWorkerDeps(deps) {
     workspaceRoot: deps.workspaceRoot ?? ".reins/workspaces",
     prices: deps.prices,
     pollMs: deps.pollMs ?? 100,
-    freshStore: /* @__PURE__ */ __name(() => new KvRunStore(kv, {
+    freshStore: () => new KvRunStore(kv, {
       owner: store.owner,
       leaseMs: store.leaseMs
-    }), "freshStore")
+    })
   };
 }
-__name(resolveWorkerDeps, "resolveWorkerDeps");
 function startWorker(deps, options = {}) {
   const resolved = resolveWorkerDeps(deps);
   const executor = createExecutor(resolved);
@@ -1233,10 +1165,10 @@ function startWorker(deps, options = {}) {
   return {
     executor,
     recovered,
-    schedule: /* @__PURE__ */ __name((id) => executor.spawn(id), "schedule"),
-    start: /* @__PURE__ */ __name((state, settings) => executor.start(state, settings), "start"),
-    nudge: /* @__PURE__ */ __name(() => sweeper.nudge(), "nudge"),
-    sweep: /* @__PURE__ */ __name((full) => sweeper.sweep(full), "sweep"),
+    schedule: (id) => executor.spawn(id),
+    start: (state, settings) => executor.start(state, settings),
+    nudge: () => sweeper.nudge(),
+    sweep: (full) => sweeper.sweep(full),
     async stop() {
       await Promise.all([
         executor.stop(),
@@ -1245,7 +1177,6 @@ function startWorker(deps, options = {}) {
     }
   };
 }
-__name(startWorker, "startWorker");
 
 // runtime/follow_up_run.ts
 async function followUpRun(store, kv, id, message, options = {}) {
@@ -1255,7 +1186,6 @@ async function followUpRun(store, kv, id, message, options = {}) {
   await clearStop(kv, next.rootId, seen);
   return next;
 }
-__name(followUpRun, "followUpRun");
 
 export {
   executeRun,

@@ -1,9 +1,6 @@
 import {
   messageOf
-} from "./chunk-IYXQD7XI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-O3LUTIO5.js";
 
 // harness/schema_adapter.ts
 import { z } from "zod";
@@ -17,7 +14,6 @@ function adaptSchema(schema, where) {
   adapted.set(schema, fresh);
   return fresh;
 }
-__name(adaptSchema, "adaptSchema");
 var adapted = /* @__PURE__ */ new WeakMap();
 function adaptFresh(schema, where) {
   if ("_zod" in schema) return {
@@ -39,20 +35,17 @@ function adaptFresh(schema, where) {
   }
   throw new TypeError(`${where}: expected a zod 4 schema or a Standard JSON Schema`);
 }
-__name(adaptFresh, "adaptFresh");
 function zodCheck(schema) {
   const s = schema;
   if (typeof s.safeParse === "function") return s;
   return {
-    safeParse: /* @__PURE__ */ __name((data) => z.safeParse(schema, data), "safeParse")
+    safeParse: (data) => z.safeParse(schema, data)
   };
 }
-__name(zodCheck, "zodCheck");
 function zodJsonSchema(schema) {
   const { $schema: _drop, ...json } = z.toJSONSchema(schema);
   return json;
 }
-__name(zodJsonSchema, "zodJsonSchema");
 function standardJsonSchema(standard, where) {
   let json;
   try {
@@ -66,7 +59,6 @@ function standardJsonSchema(standard, where) {
   const { $schema: _drop, ...rest } = json;
   return rest;
 }
-__name(standardJsonSchema, "standardJsonSchema");
 function standardCheck(standard) {
   return {
     safeParse(data) {
@@ -98,7 +90,6 @@ function standardCheck(standard) {
     }
   };
 }
-__name(standardCheck, "standardCheck");
 function issueOf(issue) {
   const path = Array.from(issue.path ?? [], (p) => typeof p === "object" ? p.key : p);
   return {
@@ -106,7 +97,6 @@ function issueOf(issue) {
     message: issue.message
   };
 }
-__name(issueOf, "issueOf");
 
 export {
   adaptSchema

@@ -1,30 +1,27 @@
 import {
   attemptText
-} from "./chunk-BJGHO7P5.js";
+} from "./chunk-4GB4C2DK.js";
 import {
   toWire
-} from "./chunk-AOQWFOCM.js";
+} from "./chunk-YE6DMVFG.js";
 import {
   countCompletionTokens,
   countPromptTokens,
   loadTokenizer,
   saysContextLength
-} from "./chunk-DSOFEU5A.js";
+} from "./chunk-V35EBTLI.js";
 import {
   cutText
-} from "./chunk-VHWLCFOY.js";
+} from "./chunk-UPPPGWUO.js";
 import {
   sleep
-} from "./chunk-HYL4LFLN.js";
+} from "./chunk-KDAN4KL7.js";
 import {
   ModelError
-} from "./chunk-LVT2ZGFI.js";
+} from "./chunk-ISIFESS6.js";
 import {
   messageOf
-} from "./chunk-IYXQD7XI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-O3LUTIO5.js";
 
 // openai/provider_name.ts
 var HOSTS = [
@@ -73,7 +70,6 @@ function providerName(baseUrl) {
   }
   return HOSTS.find(([suffix]) => host === suffix || host.endsWith(suffix))?.[1] ?? "openai";
 }
-__name(providerName, "providerName");
 
 // harness/watch_deadline.ts
 var pending = /* @__PURE__ */ new Set();
@@ -92,7 +88,6 @@ function watchDeadline(ms, expire) {
     if (pending.size === 0) armed?.signal.removeEventListener("abort", fire);
   };
 }
-__name(watchDeadline, "watchDeadline");
 function arm(at) {
   armed?.signal.removeEventListener("abort", fire);
   const now = performance.now();
@@ -104,7 +99,6 @@ function arm(at) {
     signal
   };
 }
-__name(arm, "arm");
 function fire() {
   armed = null;
   const now = performance.now();
@@ -119,7 +113,6 @@ function fire() {
   if (next < Infinity) arm(next);
   for (const d of due) d.expire();
 }
-__name(fire, "fire");
 
 // openai/sse_reader.ts
 var BUFFER_BYTES = 16384;
@@ -138,8 +131,8 @@ async function readSseData(stream, onData, options) {
     plain = stream.getReader();
   }
   const reader = byob ?? plain;
-  const onAbort = /* @__PURE__ */ __name(() => void reader.cancel(signal.reason).catch(() => {
-  }), "onAbort");
+  const onAbort = () => void reader.cancel(signal.reason).catch(() => {
+  });
   signal.addEventListener("abort", onAbort, {
     once: true
   });
@@ -171,11 +164,7 @@ async function readSseData(stream, onData, options) {
     }
   }
 }
-__name(readSseData, "readSseData");
 var SseLines = class {
-  static {
-    __name(this, "SseLines");
-  }
   onData;
   #rest;
   #data;
@@ -235,9 +224,6 @@ ${value}`;
 
 // openai/openai_stream.ts
 var StreamCutError = class extends Error {
-  static {
-    __name(this, "StreamCutError");
-  }
   /** The body assembled from what arrived (its `finish_reason` null). */
   partial;
   /** Creates the error. */
@@ -250,11 +236,7 @@ var StreamCutError = class extends Error {
 function isObject(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
-__name(isObject, "isObject");
 var Assembler = class {
-  static {
-    __name(this, "Assembler");
-  }
   options;
   content;
   calls;
@@ -359,7 +341,7 @@ var Assembler = class {
 async function readChatStream(stream, options) {
   const out = new Assembler(options);
   let done = false;
-  const onData = /* @__PURE__ */ __name((text) => {
+  const onData = (text) => {
     if (text.trim() === "[DONE]") return done = true;
     let chunk;
     try {
@@ -368,12 +350,12 @@ async function readChatStream(stream, options) {
       throw options.bad(`a stream chunk is not JSON: ${JSON.stringify(cutText(text, 200))}`);
     }
     out.add(chunk);
-  }, "onData");
+  };
   await readSseData(stream, onData, {
     signal: options.signal,
-    broke: /* @__PURE__ */ __name((e) => new StreamCutError(`the connection broke mid-reply: ${messageOf(e)}`, out.body(), {
+    broke: (e) => new StreamCutError(`the connection broke mid-reply: ${messageOf(e)}`, out.body(), {
       cause: e
-    }), "broke")
+    })
   });
   if (out.finish === void 0) {
     const how = done ? "[DONE] came without a finish_reason" : "no finish_reason, usage or [DONE]";
@@ -381,17 +363,14 @@ async function readChatStream(stream, options) {
   }
   return out.body();
 }
-__name(readChatStream, "readChatStream");
 
 // openai/openai_reply.ts
 function isObject2(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
-__name(isObject2, "isObject");
 function malformed(url, redact) {
   return (what) => new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`);
 }
-__name(malformed, "malformed");
 function parseReply(text, url, request, redact) {
   let body;
   try {
@@ -402,7 +381,6 @@ function parseReply(text, url, request, redact) {
   }
   return parseBody(body, url, request, redact);
 }
-__name(parseReply, "parseReply");
 async function parseBody(body, url, request, redact) {
   const bad = malformed(url, redact);
   if (!isObject2(body)) throw bad("body is not a JSON object");
@@ -430,7 +408,6 @@ async function parseBody(body, url, request, redact) {
   if (typeof body.model === "string") reply.model = body.model;
   return reply;
 }
-__name(parseBody, "parseBody");
 function parseToolCalls(raw, bad) {
   if (raw === void 0 || raw === null) return [];
   if (!Array.isArray(raw)) throw bad("choices[0].message.tool_calls is not an array");
@@ -449,7 +426,6 @@ function parseToolCalls(raw, bad) {
     return fn(id, name, args);
   });
 }
-__name(parseToolCalls, "parseToolCalls");
 async function countedUsage(request, message) {
   await loadTokenizer();
   return {
@@ -457,7 +433,6 @@ async function countedUsage(request, message) {
     completion_tokens: countCompletionTokens(message)
   };
 }
-__name(countedUsage, "countedUsage");
 function parseUsage(raw, bad) {
   if (!isObject2(raw)) throw bad("usage is not an object");
   for (const k of [
@@ -477,13 +452,11 @@ function parseUsage(raw, bad) {
   if (cached !== void 0) usage.cached_prompt_tokens = cached;
   return usage;
 }
-__name(parseUsage, "parseUsage");
 function cachedTokens(usage) {
   const details = usage.prompt_tokens_details;
   const n = isObject2(details) ? details.cached_tokens : usage.prompt_cache_hit_tokens;
   return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : void 0;
 }
-__name(cachedTokens, "cachedTokens");
 function fn(id, name, args) {
   return {
     id,
@@ -494,7 +467,6 @@ function fn(id, name, args) {
     }
   };
 }
-__name(fn, "fn");
 
 // openai/openai_attempt.ts
 var STATUS_TEXT = {
@@ -515,7 +487,7 @@ async function attempt(cfg, body, signal, request, streaming) {
     timedOut = true;
     ctrl.abort(new DOMException(`timed out after ${cfg.timeoutMs} ms`, "TimeoutError"));
   });
-  const onOuterAbort = /* @__PURE__ */ __name(() => ctrl.abort(signal.reason), "onOuterAbort");
+  const onOuterAbort = () => ctrl.abort(signal.reason);
   signal.addEventListener("abort", onOuterAbort, {
     once: true
   });
@@ -532,7 +504,6 @@ async function attempt(cfg, body, signal, request, streaming) {
   if ("streamed" in answer) return parseBody(answer.streamed, cfg.url, request, cfg.redact);
   return await interpret(cfg, answer, request);
 }
-__name(attempt, "attempt");
 async function fetchAnswer(cfg, body, signal, request, streaming) {
   const init = {
     method: "POST",
@@ -564,7 +535,6 @@ async function fetchAnswer(cfg, body, signal, request, streaming) {
     retryAfter: res.headers.get("retry-after")
   };
 }
-__name(fetchAnswer, "fetchAnswer");
 async function failure(cfg, e, timedOut) {
   if (e instanceof ModelError) throw e;
   if (!timedOut && !(e instanceof StreamCutError) && refused(e)) {
@@ -587,7 +557,6 @@ async function failure(cfg, e, timedOut) {
     lost
   };
 }
-__name(failure, "failure");
 function refused(e) {
   for (let err = e, depth = 0; err instanceof Error && depth < 3; err = err.cause, depth++) {
     if (err instanceof Deno.errors.ConnectionRefused || /connection refused/i.test(err.message)) {
@@ -596,7 +565,6 @@ function refused(e) {
   }
   return false;
 }
-__name(refused, "refused");
 async function lostReply(e, reason) {
   const choice = Array.isArray(e.partial.choices) ? e.partial.choices[0] : void 0;
   const raw = isObject2(choice) && isObject2(choice.message) ? choice.message : {};
@@ -619,7 +587,6 @@ async function lostReply(e, reason) {
     reason
   };
 }
-__name(lostReply, "lostReply");
 function interpret(cfg, answer, request) {
   const { status, statusText, retryAfter } = answer;
   if (status >= 200 && status < 300) {
@@ -645,14 +612,13 @@ function interpret(cfg, answer, request) {
   const kind = status === 400 && saysContextLength(text) ? "context_length" : "bad_request";
   throw new ModelError(kind, `${line}: ${errorMessage(text)}`, status);
 }
-__name(interpret, "interpret");
 function race(p, signal, onLate) {
   return new Promise((resolve, reject) => {
     let done = false;
-    const onAbort = /* @__PURE__ */ __name(() => {
+    const onAbort = () => {
       done = true;
       reject(signal.reason);
-    }, "onAbort");
+    };
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, {
       once: true
@@ -667,7 +633,6 @@ function race(p, signal, onLate) {
     });
   });
 }
-__name(race, "race");
 function retryAfterMs(header) {
   if (header === null || header.trim() === "") return void 0;
   const seconds = Number(header.trim());
@@ -675,7 +640,6 @@ function retryAfterMs(header) {
   const date = Date.parse(header);
   return Number.isNaN(date) ? void 0 : Math.max(0, date - Date.now());
 }
-__name(retryAfterMs, "retryAfterMs");
 function errorMessage(text) {
   try {
     const body = JSON.parse(text);
@@ -685,7 +649,6 @@ function errorMessage(text) {
   }
   return cutText(text, 200);
 }
-__name(errorMessage, "errorMessage");
 
 // openai/openai_model.ts
 function nonNegative(name, value, integer) {
@@ -694,15 +657,14 @@ function nonNegative(name, value, integer) {
   }
   return value;
 }
-__name(nonNegative, "nonNegative");
 function redactor(options) {
   const secrets = /* @__PURE__ */ new Set();
-  const add = /* @__PURE__ */ __name((v) => {
+  const add = (v) => {
     if (typeof v !== "string" || v.trim() === "") return;
     secrets.add(v);
     const token = /^\s*(?:bearer|basic|token)\s+(\S+)/i.exec(v)?.[1];
     if (token) secrets.add(token);
-  }, "add");
+  };
   add(options.apiKey);
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     if (/auth|key|token|secret|cookie|session|password/i.test(name)) add(value);
@@ -713,7 +675,6 @@ function redactor(options) {
   if (sorted.length === 0) return (text) => text;
   return (text) => sorted.reduce((t, secret) => t.split(secret).join("[redacted]"), text);
 }
-__name(redactor, "redactor");
 function responseFormat(output) {
   return {
     type: "json_schema",
@@ -724,7 +685,6 @@ function responseFormat(output) {
     }
   };
 }
-__name(responseFormat, "responseFormat");
 var RUNTIME_FETCH = globalThis.fetch;
 function chatPayload(model, request) {
   const payload = {
@@ -736,7 +696,6 @@ function chatPayload(model, request) {
   if (request.output) payload.response_format = responseFormat(request.output);
   return payload;
 }
-__name(chatPayload, "chatPayload");
 function createOpenAIModel(options) {
   if (typeof options.baseUrl !== "string" || !options.baseUrl) {
     throw new TypeError("createOpenAIModel: baseUrl must be a non-empty string");
@@ -771,7 +730,7 @@ function createOpenAIModel(options) {
       ...headers,
       accept: "text/event-stream, application/json"
     },
-    onPlain: /* @__PURE__ */ __name(() => client.streams = false, "onPlain")
+    onPlain: () => client.streams = false
   };
   return {
     name: options.model,
@@ -779,21 +738,20 @@ function createOpenAIModel(options) {
     ...(options.structuredOutput ?? "json_schema") === "json_schema" ? {
       structuredOutput: "json_schema"
     } : {},
-    complete: /* @__PURE__ */ __name((request, signal) => complete(cfg, retry, client, options.model, request, signal), "complete")
+    complete: (request, signal) => complete(cfg, retry, client, options.model, request, signal)
   };
 }
-__name(createOpenAIModel, "createOpenAIModel");
 async function complete(cfg, retry, client, model, request, signal) {
   signal.throwIfAborted();
   const payload = chatPayload(model, request);
   let plain, streamed;
-  const bodyOf = /* @__PURE__ */ __name((streaming) => streaming ? streamed ??= JSON.stringify({
+  const bodyOf = (streaming) => streaming ? streamed ??= JSON.stringify({
     ...payload,
     stream: true,
     stream_options: {
       include_usage: true
     }
-  }) : plain ??= JSON.stringify(payload), "bodyOf");
+  }) : plain ??= JSON.stringify(payload);
   let fellBack = false;
   const lost = [];
   const text = attemptText(request);
@@ -831,7 +789,6 @@ async function complete(cfg, retry, client, model, request, signal) {
     await sleep(Math.min(outcome.retryAfterMs ?? backoff, retry.maxRetryAfterMs), signal);
   }
 }
-__name(complete, "complete");
 function withLost(e, lost) {
   if (!lost.length || !(e instanceof ModelError)) return e;
   return new ModelError(e.kind, e.message, e.status, [
@@ -839,7 +796,6 @@ function withLost(e, lost) {
     ...lost
   ]);
 }
-__name(withLost, "withLost");
 
 export {
   createOpenAIModel

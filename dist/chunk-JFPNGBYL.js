@@ -1,9 +1,6 @@
 import {
   adaptSchema
-} from "./chunk-SJAJQEIF.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-K6ZQPNWR.js";
 
 // harness/tool.ts
 var NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -32,7 +29,6 @@ function defineTool(spec) {
     run: spec.run
   };
 }
-__name(defineTool, "defineTool");
 function toolDefinitions(tools) {
   return tools.map((t) => ({
     type: "function",
@@ -43,11 +39,9 @@ function toolDefinitions(tools) {
     }
   }));
 }
-__name(toolDefinitions, "toolDefinitions");
 function describeIssues(issues) {
   return issues.map((i) => `${i.path.length ? i.path.map(String).join(".") : "(root)"}: ${i.message}`).join("; ");
 }
-__name(describeIssues, "describeIssues");
 
 export {
   defineTool,

@@ -1,7 +1,3 @@
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
-
 // harness/limits.ts
 import { z } from "zod";
 var DEFAULT_LIMITS = Object.freeze({
@@ -14,7 +10,6 @@ var schema;
 function runLimitsSchema() {
   return schema ??= buildSchema();
 }
-__name(runLimitsSchema, "runLimitsSchema");
 function buildSchema() {
   return z.strictObject({
     maxTurns: z.int({
@@ -31,14 +26,12 @@ function buildSchema() {
     error: "expected an object"
   });
 }
-__name(buildSchema, "buildSchema");
 function checkNonNegative(name, value, integer) {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || integer && !Number.isInteger(value)) {
     const unbounded = value === Infinity ? " (an unbounded value cannot be stored: give a large one)" : "";
     throw new RangeError(`${name} must be a finite non-negative ${integer ? "integer" : "number"}, got ${value}${unbounded}`);
   }
 }
-__name(checkNonNegative, "checkNonNegative");
 var FIELDS = Object.keys(DEFAULT_LIMITS);
 function checkLimits(limits) {
   if (typeof limits !== "object" || limits === null) {
@@ -60,7 +53,6 @@ function checkLimits(limits) {
   checkNonNegative("limits.maxBudgetUsd", merged.maxBudgetUsd, false);
   return merged;
 }
-__name(checkLimits, "checkLimits");
 
 // harness/iso_now.ts
 var lastMs = NaN;
@@ -73,7 +65,6 @@ function isoNow() {
   }
   return lastIso;
 }
-__name(isoNow, "isoNow");
 var DAY_MS = 864e5;
 var LAST_FOUR_DIGIT_MS = 253402300799999;
 function isoTime(ms) {
@@ -88,7 +79,6 @@ function isoTime(ms) {
   const s = Math.floor(rest / 1e3);
   return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}.${pad(rest - s * 1e3, 3)}Z`;
 }
-__name(isoTime, "isoTime");
 function civilDate(days) {
   const z2 = days + 719468;
   const era = Math.floor(z2 / 146097);
@@ -103,11 +93,9 @@ function civilDate(days) {
     day: doy - Math.floor((153 * mp + 2) / 5) + 1
   };
 }
-__name(civilDate, "civilDate");
 function pad(n, width) {
   return String(n).padStart(width, "0");
 }
-__name(pad, "pad");
 
 // harness/state.ts
 var RUN_STATUSES = [
@@ -176,7 +164,6 @@ function newRun(task, options = {}) {
     updatedAt: now
   };
 }
-__name(newRun, "newRun");
 function pending(state) {
   const messages = state.messages;
   const answered = /* @__PURE__ */ new Set();
@@ -189,7 +176,6 @@ function pending(state) {
   }
   return [];
 }
-__name(pending, "pending");
 
 export {
   DEFAULT_LIMITS,

@@ -1,7 +1,3 @@
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
-
 // harness/text_attempts.ts
 function attemptText(request) {
   const { onText, onReset } = request;
@@ -25,7 +21,6 @@ function attemptText(request) {
     }
   };
 }
-__name(attemptText, "attemptText");
 
 export {
   attemptText

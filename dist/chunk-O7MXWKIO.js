@@ -1,12 +1,9 @@
 import {
   pending
-} from "./chunk-DP3QUJMC.js";
+} from "./chunk-VR6MMKNT.js";
 import {
   messageOf
-} from "./chunk-IYXQD7XI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-O3LUTIO5.js";
 
 // otel/message_content.ts
 var CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
@@ -38,7 +35,6 @@ function partsOf(m) {
   }
   return parts;
 }
-__name(partsOf, "partsOf");
 function contentAttributes(messages, reply) {
   const system = messages.filter((m) => m.role === "system").map((m) => partsOf(m)).flat();
   const input = messages.filter((m) => m.role !== "system").map((m) => ({
@@ -61,7 +57,6 @@ function contentAttributes(messages, reply) {
   }
   return out;
 }
-__name(contentAttributes, "contentAttributes");
 function captureSwitchOn(value) {
   return [
     "true",
@@ -69,7 +64,6 @@ function captureSwitchOn(value) {
     "span_and_event"
   ].includes((value ?? "").trim().toLowerCase());
 }
-__name(captureSwitchOn, "captureSwitchOn");
 function captureFromEnv() {
   try {
     const status = Deno.permissions.querySync({
@@ -81,7 +75,6 @@ function captureFromEnv() {
     return false;
   }
 }
-__name(captureFromEnv, "captureFromEnv");
 
 // otel/open_telemetry.ts
 import { context as context2, isSpanContextValid as isSpanContextValid2, metrics, SpanKind as SpanKind3, trace as trace3 } from "@opentelemetry/api";
@@ -137,7 +130,6 @@ function genAiMetrics(meter) {
     })
   };
 }
-__name(genAiMetrics, "genAiMetrics");
 function recordCall(m, call) {
   m.duration.record(call.seconds, call.attributes);
   if (call.usage) {
@@ -152,7 +144,6 @@ function recordCall(m, call) {
   }
   if (call.costUsd !== void 0 && call.costUsd > 0) m.cost.add(call.costUsd, call.attributes);
 }
-__name(recordCall, "recordCall");
 
 // otel/run_span.ts
 import { context, SpanKind as SpanKind2, SpanStatusCode as SpanStatusCode2, trace as trace2 } from "@opentelemetry/api";
@@ -167,7 +158,6 @@ function errorType(error) {
   if (typeof kind === "string") return kind;
   return error instanceof Error ? error.name : "_OTHER";
 }
-__name(errorType, "errorType");
 function failSpan(span, error) {
   if (error instanceof Error) span.recordException(error);
   span.setStatus({
@@ -175,13 +165,9 @@ function failSpan(span, error) {
     message: messageOf(error)
   });
 }
-__name(failSpan, "failSpan");
 
 // otel/chat_span.ts
 var ChatSpan = class {
-  static {
-    __name(this, "ChatSpan");
-  }
   /** The context to make the call in. */
   context;
   #span;
@@ -285,38 +271,37 @@ var ChatSpan = class {
 function toolKey(runId, callId) {
   return `${runId}\0${callId}`;
 }
-__name(toolKey, "toolKey");
 var HANDLERS = {
-  turn: /* @__PURE__ */ __name((r, e) => r.billChat({
+  turn: (r, e) => r.billChat({
     turn: e.turn,
     costUsd: e.turnCostUsd,
     runCostUsd: e.costUsd
-  }), "turn"),
-  tool_start: /* @__PURE__ */ __name((r, e) => r.toolStart(e), "tool_start"),
-  tool_progress: /* @__PURE__ */ __name((r, e) => r.openTool(e.callId)?.addEvent("progress", {
+  }),
+  tool_start: (r, e) => r.toolStart(e),
+  tool_progress: (r, e) => r.openTool(e.callId)?.addEvent("progress", {
     "reins.progress.label": e.label,
     ...e.fraction === void 0 ? {} : {
       "reins.progress.fraction": e.fraction
     }
-  }), "tool_progress"),
-  tool_result: /* @__PURE__ */ __name((r, e) => r.toolResult(e), "tool_result"),
-  approval_required: /* @__PURE__ */ __name((r, e) => r.approvalRequired(e), "approval_required"),
-  spend_estimated: /* @__PURE__ */ __name((r, e) => r.span.addEvent("spend_estimated", {
+  }),
+  tool_result: (r, e) => r.toolResult(e),
+  approval_required: (r, e) => r.approvalRequired(e),
+  spend_estimated: (r, e) => r.span.addEvent("spend_estimated", {
     "reins.cost_usd": e.usd,
     "gen_ai.usage.input_tokens": e.prompt_tokens,
     "reins.estimate.basis": e.basis
-  }), "spend_estimated"),
-  budget_overspent: /* @__PURE__ */ __name((r, e) => r.span.addEvent("budget_overspent", {
+  }),
+  budget_overspent: (r, e) => r.span.addEvent("budget_overspent", {
     "reins.cost_usd": e.turnCostUsd,
     "reins.budget.left_usd": e.leftUsd,
     "reins.budget.over_usd": e.overUsd
-  }), "budget_overspent"),
+  }),
   // A follow-up opens a new exchange of the same run (contents only when captured).
-  user_message: /* @__PURE__ */ __name((r, e) => r.span.addEvent("user_message", {
+  user_message: (r, e) => r.span.addEvent("user_message", {
     "reins.message.index": e.index,
     "reins.turns": e.turns
-  }), "user_message"),
-  run_stopped: /* @__PURE__ */ __name((r, e) => r.stopped(e), "run_stopped")
+  }),
+  run_stopped: (r, e) => r.stopped(e)
 };
 function quietly(fn) {
   try {
@@ -325,11 +310,7 @@ function quietly(fn) {
     return void 0;
   }
 }
-__name(quietly, "quietly");
 var RunSpan = class {
-  static {
-    __name(this, "RunSpan");
-  }
   /** The execution's `invoke_agent` span. */
   span;
   #setup;
@@ -538,7 +519,6 @@ function formatTraceparent(context3) {
   const flags = (context3.traceFlags & 255).toString(16).padStart(2, "0");
   return `00-${context3.traceId}-${context3.spanId}-${flags}`;
 }
-__name(formatTraceparent, "formatTraceparent");
 function parseTraceparent(value) {
   const m = value?.match(TRACEPARENT);
   if (!m) return null;
@@ -550,7 +530,6 @@ function parseTraceparent(value) {
   };
   return isSpanContextValid(context3) ? context3 : null;
 }
-__name(parseTraceparent, "parseTraceparent");
 
 // otel/open_telemetry.ts
 var DEFAULT_AGENT_NAME = "reins";
@@ -559,7 +538,6 @@ var wrappedSinks = /* @__PURE__ */ new WeakMap();
 function openTelemetry(options = {}) {
   return openTelemetryWith({}, options);
 }
-__name(openTelemetry, "openTelemetry");
 function openTelemetryWith(providers, options = {}) {
   const tracer = providers.tracer ?? trace3.getTracer("reins");
   const toolSpans = /* @__PURE__ */ new Map();
@@ -609,12 +587,10 @@ function openTelemetryWith(providers, options = {}) {
     }
   };
 }
-__name(openTelemetryWith, "openTelemetryWith");
 function agentOf(state) {
   const name = state.agent;
   return typeof name === "string" && name !== "" ? name : void 0;
 }
-__name(agentOf, "agentOf");
 function startRunSpan(tracer, state, runOptions, about, where) {
   const parent = parentOf(state, where.toolSpans);
   const agent = where.options.agentName?.(state) ?? agentOf(state) ?? parent.toolName ?? DEFAULT_AGENT_NAME;
@@ -635,14 +611,12 @@ function startRunSpan(tracer, state, runOptions, about, where) {
     links: parent.links
   }, parent.context);
 }
-__name(startRunSpan, "startRunSpan");
 var instruments = /* @__PURE__ */ new WeakMap();
 function metricsOf(meter = metrics.getMeter("reins")) {
   let m = instruments.get(meter);
   if (!m) instruments.set(meter, m = genAiMetrics(meter));
   return m;
 }
-__name(metricsOf, "metricsOf");
 function parentOf(state, toolSpans) {
   const active = context2.active();
   if (state.parentId && state.parentCallId) {
@@ -667,13 +641,12 @@ function parentOf(state, toolSpans) {
     links
   };
 }
-__name(parentOf, "parentOf");
 function observed(options, model, run, runId) {
   const sink = options.trace && wrappedSinks.has(options.trace) ? wrappedSinks.get(options.trace) : options.trace;
-  const trace4 = /* @__PURE__ */ __name((event) => {
+  const trace4 = (event) => {
     if (event.runId === runId) run.onEvent(event);
     return sink?.(event);
-  }, "trace");
+  };
   wrappedSinks.set(trace4, sink);
   return {
     ...options,
@@ -681,9 +654,8 @@ function observed(options, model, run, runId) {
     trace: trace4
   };
 }
-__name(observed, "observed");
 function tracedModel(model, run) {
-  const complete = /* @__PURE__ */ __name(async (request, signal) => {
+  const complete = async (request, signal) => {
     const inChat = quietly(() => run.chatStarted(request)) ?? context2.active();
     try {
       const reply = await context2.with(inChat, () => model.complete(request, signal));
@@ -693,14 +665,13 @@ function tracedModel(model, run) {
       quietly(() => run.chatFailed(request, e));
       throw e;
     }
-  }, "complete");
+  };
   const traced = new Proxy(model, {
-    get: /* @__PURE__ */ __name((target, key) => key === "complete" ? complete : Reflect.get(target, key, target), "get")
+    get: (target, key) => key === "complete" ? complete : Reflect.get(target, key, target)
   });
   wrappedModels.set(traced, model);
   return traced;
 }
-__name(tracedModel, "tracedModel");
 
 export {
   CAPTURE_CONTENT_ENV,

@@ -1,40 +1,32 @@
 import {
   retryLocked
-} from "./chunk-FV7LNKHT.js";
+} from "./chunk-OXSCHO7A.js";
 import {
   ReinsError
-} from "./chunk-LVT2ZGFI.js";
+} from "./chunk-ISIFESS6.js";
 import {
   messageOf
-} from "./chunk-IYXQD7XI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-O3LUTIO5.js";
 
 // kv/open_kv.ts
 import { dirname } from "node:path";
 var KvOpenError = class extends ReinsError {
-  static {
-    __name(this, "KvOpenError");
-  }
   /** Creates the error. */
   constructor(path, reason, options) {
     super(`Cannot open KV database "${path}": ${reason}`, options);
     this.name = "KvOpenError";
   }
 };
-var isLocalFile = /* @__PURE__ */ __name((path) => path !== ":memory:" && !isKvUrl(path), "isLocalFile");
+var isLocalFile = (path) => path !== ":memory:" && !isKvUrl(path);
 function reasonOf(e) {
   const message = messageOf(e).split("\n")[0];
   const denied = e instanceof Deno.errors.NotCapable && message.match(/access to "([^"]+)"/);
   if (!denied) return message;
   return `"${denied[1]}" is in a system folder (/proc, /dev, /sys), where no database can be kept: give a path in an ordinary folder`;
 }
-__name(reasonOf, "reasonOf");
 function isKvUrl(path) {
   return /^https?:\/\//i.test(path);
 }
-__name(isKvUrl, "isKvUrl");
 async function openKv(path, options = {}) {
   if (typeof Deno.openKv !== "function") {
     throw new KvOpenError(path ?? "default", 'Deno KV is off: add "kv" to deno.json "unstable"');
@@ -62,20 +54,17 @@ async function openKv(path, options = {}) {
     });
   }
 }
-__name(openKv, "openKv");
 async function defaultKvPath(path) {
   const chosen = path || ".reins/runs.sqlite";
   await ensureKvFolder(chosen);
   return chosen;
 }
-__name(defaultKvPath, "defaultKvPath");
 async function ensureKvFolder(path) {
   if (path === ":memory:" || isKvUrl(path)) return;
   await Deno.mkdir(dirname(path), {
     recursive: true
   });
 }
-__name(ensureKvFolder, "ensureKvFolder");
 
 export {
   KvOpenError,

@@ -1,15 +1,12 @@
 import {
   adaptSchema
-} from "./chunk-SJAJQEIF.js";
+} from "./chunk-K6ZQPNWR.js";
 import {
   cutText
-} from "./chunk-VHWLCFOY.js";
+} from "./chunk-UPPPGWUO.js";
 import {
   messageOf
-} from "./chunk-IYXQD7XI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-O3LUTIO5.js";
 
 // harness/summary_prompt.ts
 var SUMMARY_PROMPT = "You compact the context of an agent run. Summarize the conversation below for the agent that will continue the task without seeing it again. Keep, stated exactly: every fact found in tool results that may matter later (names, numbers, paths, errors), the user's instructions and constraints, what has been done and what is left to do. Say how many times a repeated call was made instead of repeating it. If an earlier summary is given, fold it in. Write plain text, as short as the facts allow. Do not call tools.";
@@ -18,7 +15,6 @@ function oneLine(text) {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > MAX_LINE_CHARS ? `${flat.slice(0, MAX_LINE_CHARS)}\u2026` : flat;
 }
-__name(oneLine, "oneLine");
 function lines(m) {
   switch (m.role) {
     case "system":
@@ -41,7 +37,6 @@ function lines(m) {
       ];
   }
 }
-__name(lines, "lines");
 function summaryRequest(earlier, messages) {
   const parts = [];
   if (earlier !== null) parts.push("[earlier summary]", earlier.trim());
@@ -57,7 +52,6 @@ function summaryRequest(earlier, messages) {
     }
   ];
 }
-__name(summaryRequest, "summaryRequest");
 
 // harness/context_view.ts
 var ELIDE_MIN_CHARS = 400;
@@ -75,13 +69,11 @@ function emptyContext() {
     }
   };
 }
-__name(emptyContext, "emptyContext");
 function headLength(messages) {
   let i = 0;
   while (i < messages.length && messages[i].role === "system") i++;
   return i < messages.length && messages[i].role === "user" ? i + 1 : i;
 }
-__name(headLength, "headLength");
 var SUMMARY_OPENING = "[Summary of turns 1-";
 function summaryMessage(context) {
   return {
@@ -90,13 +82,11 @@ function summaryMessage(context) {
 ${context.summary ?? ""}`
   };
 }
-__name(summaryMessage, "summaryMessage");
 function summarizedTurnsOf(text) {
   if (!text.startsWith(SUMMARY_OPENING)) return 0;
   const n = parseInt(text.slice(SUMMARY_OPENING.length), 10);
   return Number.isInteger(n) && n > 0 ? n : 0;
 }
-__name(summarizedTurnsOf, "summarizedTurnsOf");
 function elidedStub(result, call) {
   const args = call ? ` ${call.function.arguments}` : "";
   return {
@@ -104,7 +94,6 @@ function elidedStub(result, call) {
     content: `[result elided to save context: ${result.name}${args} returned ${result.content.length} characters. Call the tool again if you need them.]`
   };
 }
-__name(elidedStub, "elidedStub");
 var stubs = /* @__PURE__ */ new WeakMap();
 function callOf(messages, i, id) {
   for (let j = i - 1; j >= 0; j--) {
@@ -116,7 +105,6 @@ function callOf(messages, i, id) {
   }
   return void 0;
 }
-__name(callOf, "callOf");
 function shown(messages, i, context) {
   const m = messages[i];
   if (m.role !== "tool" || i >= context.elidedTo || m.content.length < ELIDE_MIN_CHARS) return m;
@@ -124,13 +112,11 @@ function shown(messages, i, context) {
   if (!stub) stubs.set(m, stub = elidedStub(m, callOf(messages, i, m.tool_call_id)));
   return stub;
 }
-__name(shown, "shown");
 function shownRange(messages, context, from, to) {
   const out = [];
   for (let i = from; i < to; i++) out.push(shown(messages, i, context));
   return out;
 }
-__name(shownRange, "shownRange");
 function elidable(messages, from, to) {
   let n = 0;
   for (let i = from; i < to; i++) {
@@ -139,7 +125,6 @@ function elidable(messages, from, to) {
   }
   return n;
 }
-__name(elidable, "elidable");
 function contextView(messages, context) {
   if (!context) return messages;
   const head = headLength(messages);
@@ -148,7 +133,6 @@ function contextView(messages, context) {
   const from = Math.max(head, context.summarizedTo);
   return out.concat(shownRange(messages, context, from, messages.length));
 }
-__name(contextView, "contextView");
 function keptFrom(messages, from, keep) {
   let seen2 = 0;
   for (let i = messages.length - 1; i >= from; i--) {
@@ -159,13 +143,11 @@ function keptFrom(messages, from, keep) {
   }
   return null;
 }
-__name(keptFrom, "keptFrom");
 function turnsBetween(messages, from, to) {
   let n = 0;
   for (let i = from; i < to; i++) if (messages[i].role === "assistant") n++;
   return n;
 }
-__name(turnsBetween, "turnsBetween");
 function contextForPrefix(context, count) {
   if (!context) return void 0;
   if (context.summarizedTo <= count) {
@@ -182,7 +164,6 @@ function contextForPrefix(context, count) {
     elidedTo: Math.min(context.elidedTo, count)
   };
 }
-__name(contextForPrefix, "contextForPrefix");
 function forkContext(context, count) {
   const cut = contextForPrefix(context, count);
   if (!cut || cut.summary === null && cut.elidedTo === 0) return void 0;
@@ -194,7 +175,6 @@ function forkContext(context, count) {
     elidedTo: cut.elidedTo
   };
 }
-__name(forkContext, "forkContext");
 
 // harness/output.ts
 var MAX_OUTPUT_ISSUES = 20;
@@ -202,7 +182,6 @@ var MAX_ISSUE_CHARS = 300;
 function outputFormat(schema) {
   return adaptOutput(schema).format;
 }
-__name(outputFormat, "outputFormat");
 function adaptOutput(schema) {
   const where = "run(state, options): options.output";
   let adapted;
@@ -237,7 +216,6 @@ function adaptOutput(schema) {
     format
   };
 }
-__name(adaptOutput, "adaptOutput");
 function isStrict(s) {
   if (Array.isArray(s)) return s.every(isStrict);
   if (typeof s !== "object" || s === null) return true;
@@ -249,7 +227,6 @@ function isStrict(s) {
   }
   return Object.values(o).every(isStrict);
 }
-__name(isStrict, "isStrict");
 function checkAnswer(text, schema, format) {
   let data;
   try {
@@ -268,7 +245,6 @@ function checkAnswer(text, schema, format) {
   }
   return checkValue(data, schema, format);
 }
-__name(checkAnswer, "checkAnswer");
 function checkValue(data, schema, format) {
   const tries = format.wrapped && isValueWrapper(data) ? [
     data.value,
@@ -290,16 +266,13 @@ function checkValue(data, schema, format) {
   }
   return first;
 }
-__name(checkValue, "checkValue");
 function isValueWrapper(data) {
   return typeof data === "object" && data !== null && !Array.isArray(data) && Object.keys(data).length === 1 && "value" in data;
 }
-__name(isValueWrapper, "isValueWrapper");
 function unfenced(text) {
   const m = /^\s*```[a-zA-Z]*\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
   return m ? m[1] : text;
 }
-__name(unfenced, "unfenced");
 function toIssues(issues) {
   const out = issues.slice(0, MAX_OUTPUT_ISSUES).map((i) => ({
     path: i.path.length ? i.path.map(String).join(".") : "(root)",
@@ -309,14 +282,12 @@ function toIssues(issues) {
   if (more > 0) out[out.length - 1].message += ` (and ${more} more issues)`;
   return out;
 }
-__name(toIssues, "toIssues");
 function repairText(issues) {
   const lines2 = issues.map((i) => `- at ${i.path}: ${i.message}`);
   return `${REPAIR_PREFIX} ${issues.length === 1 ? "1 issue" : `${issues.length} issues`}:
 ${lines2.join("\n")}
 Answer again with only the corrected JSON value, no other text.`;
 }
-__name(repairText, "repairText");
 var REPAIR_PREFIX = "Your answer does not match the required JSON Schema;";
 
 // harness/call_ids.ts
@@ -349,7 +320,6 @@ function runUniqueIds(calls, transcript, turn) {
     };
   });
 }
-__name(runUniqueIds, "runUniqueIds");
 var seen = /* @__PURE__ */ new WeakMap();
 function usedIds(transcript) {
   let s = seen.get(transcript);
@@ -372,7 +342,6 @@ function usedIds(transcript) {
   s.last = transcript[s.count - 1];
   return s.ids;
 }
-__name(usedIds, "usedIds");
 function toWire(messages) {
   if (!anyRenamed(messages)) return messages;
   const wire = /* @__PURE__ */ new Map();
@@ -398,7 +367,6 @@ function toWire(messages) {
     };
   });
 }
-__name(toWire, "toWire");
 var renameScans = /* @__PURE__ */ new WeakMap();
 function anyRenamed(messages) {
   let s = renameScans.get(messages);
@@ -416,15 +384,12 @@ function anyRenamed(messages) {
   s.last = messages[s.count - 1];
   return s.renamed;
 }
-__name(anyRenamed, "anyRenamed");
 function renamesCalls(m) {
   return m.role === "assistant" && m.tool_calls?.some(isRenamed) === true;
 }
-__name(renamesCalls, "renamesCalls");
 function isRenamed(c) {
   return Boolean(c.wireId);
 }
-__name(isRenamed, "isRenamed");
 
 export {
   emptyContext,

@@ -1,22 +1,18 @@
 import {
   McpStartError
-} from "./chunk-3AGVN5TS.js";
+} from "./chunk-XCV5OE6B.js";
 import {
   messageOf
-} from "./chunk-IYXQD7XI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-O3LUTIO5.js";
 
 // mcp/json_schema_args.ts
-var isObject = /* @__PURE__ */ __name((v) => typeof v === "object" && v !== null && !Array.isArray(v), "isObject");
+var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function typeOf(v) {
   if (v === null) return "null";
   if (Array.isArray(v)) return "array";
   if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
   return typeof v;
 }
-__name(typeOf, "typeOf");
 function fits(value, type) {
   const types = Array.isArray(type) ? type : [
     type
@@ -25,7 +21,6 @@ function fits(value, type) {
   const actual = typeOf(value);
   return types.some((t) => t === actual || t === "number" && actual === "integer");
 }
-__name(fits, "fits");
 function jsonSchemaArgs(schema) {
   const required = Array.isArray(schema.required) ? schema.required.filter((k) => typeof k === "string") : [];
   const properties = isObject(schema.properties) ? schema.properties : {};
@@ -79,7 +74,6 @@ function jsonSchemaArgs(schema) {
     }
   };
 }
-__name(jsonSchemaArgs, "jsonSchemaArgs");
 
 // mcp/mcp_result.ts
 function block(b) {
@@ -100,7 +94,6 @@ function block(b) {
       return `[${b.type} content]`;
   }
 }
-__name(block, "block");
 function resultText(result) {
   if (result.toolResult !== void 0) {
     return typeof result.toolResult === "string" ? result.toolResult : JSON.stringify(result.toolResult);
@@ -111,7 +104,6 @@ function resultText(result) {
   }
   return blocks.map(block).join("\n");
 }
-__name(resultText, "resultText");
 
 // mcp/mcp_connection.ts
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -121,12 +113,9 @@ import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 // mcp/mcp_transport.ts
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-var isHttp = /* @__PURE__ */ __name((spec) => "url" in spec, "isHttp");
+var isHttp = (spec) => "url" in spec;
 var GRACE_MS = 2e3;
 var OwnedStdioTransport = class extends StdioClientTransport {
-  static {
-    __name(this, "OwnedStdioTransport");
-  }
   #child;
   #closed;
   #ending;
@@ -153,7 +142,7 @@ var OwnedStdioTransport = class extends StdioClientTransport {
   async #end() {
     const child = this.#child, closed = this.#closed;
     if (!child || !closed) return;
-    const running = /* @__PURE__ */ __name(() => child.exitCode === null && child.signalCode === null, "running");
+    const running = () => child.exitCode === null && child.signalCode === null;
     if (running()) signal(child.pid, "SIGTERM");
     if (await within(closed, GRACE_MS)) return;
     if (running()) signal(child.pid, "SIGKILL");
@@ -166,7 +155,6 @@ function signal(pid, s) {
   } catch {
   }
 }
-__name(signal, "signal");
 async function within(p, ms) {
   let timer;
   const late = new Promise((resolve) => timer = setTimeout(() => resolve(false), ms));
@@ -179,7 +167,6 @@ async function within(p, ms) {
     clearTimeout(timer);
   }
 }
-__name(within, "within");
 function makeTransport(spec) {
   return isHttp(spec) ? new StreamableHTTPClientTransport(new URL(spec.url), {
     requestInit: spec.headers ? {
@@ -194,7 +181,6 @@ function makeTransport(spec) {
     stderr: spec.stderr ?? "inherit"
   });
 }
-__name(makeTransport, "makeTransport");
 
 // mcp/mcp_connection.ts
 function serverLabel(spec, name) {
@@ -205,11 +191,7 @@ function serverLabel(spec, name) {
     ...spec.args ?? []
   ].join(" ");
 }
-__name(serverLabel, "serverLabel");
 var McpConnection = class {
-  static {
-    __name(this, "McpConnection");
-  }
   #spec;
   #label;
   #client;
@@ -287,7 +269,6 @@ function callOne(client, name, args, opts) {
     resetTimeoutOnProgress: true
   });
 }
-__name(callOne, "callOne");
 async function listAll(client, timeoutMs) {
   const tools = [];
   let cursor;
@@ -302,14 +283,12 @@ async function listAll(client, timeoutMs) {
   } while (cursor);
   return tools;
 }
-__name(listAll, "listAll");
 function stderrTail(transport) {
   let text = "";
   const stream = transport instanceof StdioClientTransport2 ? transport.stderr : null;
   stream?.on("data", (chunk) => void (text = (text + String(chunk)).slice(-2e3)));
   return () => text.trim().split("\n").at(-1)?.trim().slice(0, 300) ?? "";
 }
-__name(stderrTail, "stderrTail");
 async function connect(spec, label, timeoutMs) {
   const transport = makeTransport(spec);
   const said = stderrTail(transport);
@@ -335,14 +314,12 @@ async function connect(spec, label, timeoutMs) {
     transport
   };
 }
-__name(connect, "connect");
 async function release(client, transport) {
   await transport.close().catch(() => {
   });
   await client.close().catch(() => {
   });
 }
-__name(release, "release");
 function explain(e, label, disconnected, tool, timeoutMs) {
   const at = `MCP server ${label}`;
   const code = typeof e === "object" && e !== null ? e.code : void 0;
@@ -365,7 +342,6 @@ function explain(e, label, disconnected, tool, timeoutMs) {
     cause: e
   });
 }
-__name(explain, "explain");
 
 // mcp/mcp_tools.ts
 var NAME_CHARS = /[^a-zA-Z0-9_-]/g;
@@ -386,7 +362,6 @@ function check(options) {
     throw new RangeError(`mcpTools(options): timeoutMs must be a positive number, got ${t}`);
   }
 }
-__name(check, "check");
 function specOf(options) {
   if ("url" in options && options.url !== void 0) {
     return {
@@ -404,7 +379,6 @@ function specOf(options) {
     stderr: o.stderr
   };
 }
-__name(specOf, "specOf");
 async function mcpTools(options) {
   check(options);
   const timeoutMs = options.timeoutMs ?? 6e4;
@@ -442,7 +416,7 @@ async function mcpTools(options) {
     }
     names.add(t.name);
   }
-  const close = /* @__PURE__ */ __name(() => connection.close(), "close");
+  const close = () => connection.close();
   return {
     tools,
     get server() {
@@ -455,9 +429,8 @@ async function mcpTools(options) {
     [Symbol.asyncDispose]: close
   };
 }
-__name(mcpTools, "mcpTools");
 function reinsTool(info, connection, options, timeoutMs) {
-  const has = /* @__PURE__ */ __name((list) => list?.includes(info.name) ?? false, "has");
+  const has = (list) => list?.includes(info.name) ?? false;
   const hints = info.annotations ?? {};
   const readOnly = has(options.readOnly) || hints.readOnlyHint === true;
   const destructive = !readOnly && hints.destructiveHint !== false;
@@ -479,10 +452,10 @@ function reinsTool(info, connection, options, timeoutMs) {
       const result = await connection.callTool(info.name, args, {
         signal: ctx.signal,
         timeoutMs,
-        onProgress: /* @__PURE__ */ __name(({ progress, total, message }) => {
+        onProgress: ({ progress, total, message }) => {
           const fraction = total ? Math.min(1, Math.max(0, progress / total)) : void 0;
           ctx.progress(message ?? `${progress}${total ? ` of ${total}` : ""}`, fraction);
-        }, "onProgress")
+        }
       });
       const text = resultText(result);
       if (result.isError) throw new Error(text || `"${info.name}" failed (no message)`);
@@ -490,7 +463,6 @@ function reinsTool(info, connection, options, timeoutMs) {
     }
   };
 }
-__name(reinsTool, "reinsTool");
 
 // mcp/mcp_servers.ts
 async function mcpServerTools(servers = {}, defaults = {}) {
@@ -516,7 +488,7 @@ async function mcpServerTools(servers = {}, defaults = {}) {
   settled.forEach((s, i) => {
     if (s.status === "fulfilled") open[entries[i][0]] = s.value;
   });
-  const close = /* @__PURE__ */ __name(async () => void await Promise.all(Object.values(open).map((s) => s.close())), "close");
+  const close = async () => void await Promise.all(Object.values(open).map((s) => s.close()));
   const failed = settled.findIndex((s) => s.status === "rejected");
   if (failed >= 0) {
     await close();
@@ -533,7 +505,6 @@ async function mcpServerTools(servers = {}, defaults = {}) {
     [Symbol.asyncDispose]: close
   };
 }
-__name(mcpServerTools, "mcpServerTools");
 
 export {
   mcpTools,

@@ -1,18 +1,15 @@
 import {
   defineTool
-} from "./chunk-II5LUMME.js";
+} from "./chunk-JFPNGBYL.js";
 import {
   cutText
-} from "./chunk-VHWLCFOY.js";
+} from "./chunk-UPPPGWUO.js";
 import {
   sleep
-} from "./chunk-HYL4LFLN.js";
+} from "./chunk-KDAN4KL7.js";
 import {
   PermanentToolError
-} from "./chunk-LVT2ZGFI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-ISIFESS6.js";
 
 // tools/list_files.ts
 import { z } from "zod";
@@ -41,7 +38,6 @@ function listFilesTool(ws) {
     }
   });
 }
-__name(listFilesTool, "listFilesTool");
 
 // tools/read_file.ts
 import { z as z2 } from "zod";
@@ -89,7 +85,6 @@ function readFileTool(ws, options = {}) {
     }
   });
 }
-__name(readFileTool, "readFileTool");
 function explain(e, path) {
   if (e instanceof Deno.errors.NotFound) {
     return new Error(`no such file: ${path}. Call list_files to see what exists.`);
@@ -104,7 +99,6 @@ function explain(e, path) {
   }
   return e;
 }
-__name(explain, "explain");
 async function readUpTo(file, limit, sizeHint, signal) {
   let buf = new Uint8Array(Math.min(limit, sizeHint > 0 ? sizeHint + 1 : 64 * 1024));
   let n = 0;
@@ -127,7 +121,6 @@ async function readUpTo(file, limit, sizeHint, signal) {
     signal.throwIfAborted();
   }
 }
-__name(readUpTo, "readUpTo");
 
 // tools/scan_archive.ts
 import { z as z3 } from "zod";
@@ -168,7 +161,6 @@ function scanArchiveTool(_ws, options = {}) {
     }
   });
 }
-__name(scanArchiveTool, "scanArchiveTool");
 
 export {
   listFilesTool,

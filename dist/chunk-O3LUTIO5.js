@@ -1,7 +1,3 @@
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
-
 // harness/message_of.ts
 function messageOf(e) {
   if (e instanceof Error) return e.message || e.name;
@@ -12,7 +8,6 @@ function messageOf(e) {
     return String(e);
   }
 }
-__name(messageOf, "messageOf");
 
 export {
   messageOf

@@ -1,12 +1,5 @@
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
-
 // harness/errors.ts
 var ReinsError = class extends Error {
-  static {
-    __name(this, "ReinsError");
-  }
   /** Creates a reins error with a message. */
   constructor(message, options) {
     super(message, options);
@@ -14,9 +7,6 @@ var ReinsError = class extends Error {
   }
 };
 var RunStateError = class extends ReinsError {
-  static {
-    __name(this, "RunStateError");
-  }
   /** The run concerned. */
   runId;
   /** The run's status when the operation was refused. */
@@ -29,9 +19,6 @@ var RunStateError = class extends ReinsError {
   }
 };
 var RunConflictError = class extends ReinsError {
-  static {
-    __name(this, "RunConflictError");
-  }
   /** The run concerned. */
   runId;
   /** Creates the error. */
@@ -41,9 +28,6 @@ var RunConflictError = class extends ReinsError {
   }
 };
 var RunNotFoundError = class extends ReinsError {
-  static {
-    __name(this, "RunNotFoundError");
-  }
   /** The run concerned. */
   runId;
   /** Creates the error. */
@@ -53,9 +37,6 @@ var RunNotFoundError = class extends ReinsError {
   }
 };
 var ModelError = class extends ReinsError {
-  static {
-    __name(this, "ModelError");
-  }
   /** What went wrong, for callers that branch on it. */
   kind;
   /** HTTP status, when there was one. */
@@ -71,14 +52,8 @@ var ModelError = class extends ReinsError {
   }
 };
 var PermanentToolError = class extends ReinsError {
-  static {
-    __name(this, "PermanentToolError");
-  }
 };
 var SuspendRun = class extends ReinsError {
-  static {
-    __name(this, "SuspendRun");
-  }
   /** The interruption the run stops with. */
   interruption;
   /** Creates the signal-like error. */
@@ -88,9 +63,6 @@ var SuspendRun = class extends ReinsError {
   }
 };
 var RunTooLargeError = class extends ReinsError {
-  static {
-    __name(this, "RunTooLargeError");
-  }
   /** The run concerned. */
   runId;
   /** Why, as stored as the run's stop reason. */

@@ -1,31 +1,25 @@
 import {
   RecordError
-} from "./chunk-FV7LNKHT.js";
+} from "./chunk-OXSCHO7A.js";
 import {
   agentOptionsSchema,
   issueLine,
   pricesSchemaOf
-} from "./chunk-CX4HGGMU.js";
+} from "./chunk-GDKK6SYO.js";
 import {
   runLimitsSchema
-} from "./chunk-DP3QUJMC.js";
+} from "./chunk-VR6MMKNT.js";
 import {
   ReinsError
-} from "./chunk-LVT2ZGFI.js";
+} from "./chunk-ISIFESS6.js";
 import {
   messageOf
-} from "./chunk-IYXQD7XI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-O3LUTIO5.js";
 
 // runtime/config.ts
 import { z } from "zod";
 import { parse, printParseErrorCode } from "jsonc-parser";
 var ConfigError = class extends ReinsError {
-  static {
-    __name(this, "ConfigError");
-  }
 };
 var DEFAULT_CONFIG_PATH = "reins.jsonc";
 var OBJECT = "expected an object";
@@ -121,14 +115,12 @@ var configSchema = z.strictObject({
 function fail(source, issues, prefix = "") {
   throw new ConfigError(issues.map((issue) => `${source}: ${issueLine(issue, prefix)}`).join("\n"));
 }
-__name(fail, "fail");
 function lineColumn(text2, offset) {
   const before = text2.slice(0, offset);
   const line = before.split("\n").length;
   const column = offset - (before.lastIndexOf("\n") + 1) + 1;
   return `${line}:${column}`;
 }
-__name(lineColumn, "lineColumn");
 function parseConfig(text2, source) {
   if (text2.trim() === "") return {};
   const errors = [];
@@ -153,7 +145,6 @@ function parseConfig(text2, source) {
   }
   return config;
 }
-__name(parseConfig, "parseConfig");
 async function loadConfig(path) {
   const file = path ?? DEFAULT_CONFIG_PATH;
   let text2;
@@ -168,7 +159,6 @@ async function loadConfig(path) {
   }
   return parseConfig(text2, file);
 }
-__name(loadConfig, "loadConfig");
 
 // runtime/process_tools.ts
 async function openProcessTools(servers, options = {}) {
@@ -176,19 +166,18 @@ async function openProcessTools(servers, options = {}) {
     return {
       tools: [],
       servers: {},
-      close: /* @__PURE__ */ __name(() => Promise.resolve(), "close")
+      close: () => Promise.resolve()
     };
   }
-  const { mcpServerTools } = await import("./mcp_servers-QK5FT4GR.js");
+  const { mcpServerTools } = await import("./mcp_servers-MOJDZRVJ.js");
   const mcp = await mcpServerTools(servers, options);
   let closed;
   return {
     tools: mcp.tools,
     servers: mcp.servers,
-    close: /* @__PURE__ */ __name(() => closed ??= mcp.close(), "close")
+    close: () => closed ??= mcp.close()
   };
 }
-__name(openProcessTools, "openProcessTools");
 
 // kv/stored_task.ts
 async function storedTask(store, id) {
@@ -205,7 +194,6 @@ async function storedTask(store, id) {
   }
   return "";
 }
-__name(storedTask, "storedTask");
 
 // harness/spend_text.ts
 function usdPair(a, b) {
@@ -216,21 +204,18 @@ function usdPair(a, b) {
     `$${b.toFixed(digits)}`
   ];
 }
-__name(usdPair, "usdPair");
 function percentOf(spent, budget) {
   if (!(budget > 0)) return spent > 0 ? "over a zero budget" : "0%";
   const p = spent / budget * 100;
   let digits = 0;
-  const hides = /* @__PURE__ */ __name((d) => spent !== budget && Number(p.toFixed(d)) === 100 || spent > 0 && Number(p.toFixed(d)) === 0, "hides");
+  const hides = (d) => spent !== budget && Number(p.toFixed(d)) === 100 || spent > 0 && Number(p.toFixed(d)) === 0;
   while (digits < 6 && hides(digits)) digits++;
   return `${p.toFixed(digits)}%`;
 }
-__name(percentOf, "percentOf");
 function spentText(spent, budget) {
   const [s, b] = usdPair(spent, budget);
   return `spent ${s} of ${b} (${percentOf(spent, budget)})`;
 }
-__name(spentText, "spentText");
 
 export {
   storedTask,

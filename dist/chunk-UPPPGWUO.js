@@ -1,7 +1,3 @@
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
-
 // harness/text.ts
 function cutText(text, max) {
   if (text.length <= max) return text;
@@ -10,7 +6,6 @@ function cutText(text, max) {
   if (n > 0 && code >= 55296 && code <= 56319) n -= 1;
   return text.slice(0, n);
 }
-__name(cutText, "cutText");
 
 export {
   cutText

@@ -2,10 +2,10 @@ import {
   defineTool,
   describeIssues,
   toolDefinitions
-} from "./chunk-II5LUMME.js";
+} from "./chunk-JFPNGBYL.js";
 import {
   markDrivenByRun
-} from "./chunk-CT6FU4E4.js";
+} from "./chunk-WQU7Y35Y.js";
 import {
   RESUMABLE_STATUSES,
   checkLimits,
@@ -13,7 +13,7 @@ import {
   isoNow,
   newRun,
   pending
-} from "./chunk-DP3QUJMC.js";
+} from "./chunk-VR6MMKNT.js";
 import {
   adaptOutput,
   checkAnswer,
@@ -29,7 +29,7 @@ import {
   shownRange,
   summaryRequest,
   turnsBetween
-} from "./chunk-AOQWFOCM.js";
+} from "./chunk-YE6DMVFG.js";
 import {
   countMessageTokens,
   countPromptTokens,
@@ -38,23 +38,20 @@ import {
   loadTokenizer,
   tokenizerLoaded,
   truncateToTokens
-} from "./chunk-DSOFEU5A.js";
+} from "./chunk-V35EBTLI.js";
 import {
   cutText
-} from "./chunk-VHWLCFOY.js";
+} from "./chunk-UPPPGWUO.js";
 import {
   PermanentToolError,
   RunNotFoundError,
   RunStateError,
   RunTooLargeError,
   SuspendRun
-} from "./chunk-LVT2ZGFI.js";
+} from "./chunk-ISIFESS6.js";
 import {
   messageOf
-} from "./chunk-IYXQD7XI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-O3LUTIO5.js";
 
 // harness/exit.ts
 function abortReason(signal) {
@@ -63,7 +60,6 @@ function abortReason(signal) {
   if (r instanceof Error) return r.message || r.name;
   return String(r);
 }
-__name(abortReason, "abortReason");
 var exit = {
   /** The run is done (the model answered, or a condition was met). */
   completed(reason) {
@@ -149,19 +145,16 @@ function isStepCount(n) {
   checkNonNegative("isStepCount(n)", n, true);
   return (s) => s.turns >= n ? exit.maxTurns(`turn cap reached: ${s.turns} of ${n} turns used`) : false;
 }
-__name(isStepCount, "isStepCount");
 function isBudgetSpent(usd) {
   checkNonNegative("isBudgetSpent(usd)", usd, false);
   return (s) => s.costUsd >= usd ? exit.budget(`budget spent: $${s.costUsd.toFixed(6)} of $${usd.toFixed(6)}`) : false;
 }
-__name(isBudgetSpent, "isBudgetSpent");
 function hasToolCall(name) {
   if (typeof name !== "string" || !name) {
     throw new TypeError("hasToolCall(name): name must be a non-empty string");
   }
   return (s) => s.messages.some((m) => m.role === "assistant" && m.tool_calls?.some((c) => c.function.name === name)) ? exit.completed(`stop condition: the model called ${name}`) : false;
 }
-__name(hasToolCall, "hasToolCall");
 async function firstStop(conditions, state) {
   for (const c of conditions) {
     const answer = c(state);
@@ -170,7 +163,6 @@ async function firstStop(conditions, state) {
   }
   return null;
 }
-__name(firstStop, "firstStop");
 function verdictOf(v) {
   if (v === true) return exit.completed("a stop condition was met");
   return {
@@ -178,7 +170,6 @@ function verdictOf(v) {
     interruption: v.interruption ?? null
   };
 }
-__name(verdictOf, "verdictOf");
 
 // harness/follow_up.ts
 var FOLLOW_UP_STATUSES = [
@@ -203,7 +194,6 @@ function followUpRefusal(state) {
   }
   return null;
 }
-__name(followUpRefusal, "followUpRefusal");
 function followUp(state, message, options = {}) {
   if (typeof message !== "string" || message.trim() === "") {
     throw new TypeError("followUp(state, message): message must be a non-empty string");
@@ -227,7 +217,6 @@ function followUp(state, message, options = {}) {
   next.updatedAt = isoNow();
   return next;
 }
-__name(followUp, "followUp");
 function turnsSinceLastMessage(state) {
   const { messages } = state;
   const repairs = state.outputRepairs ?? [];
@@ -254,7 +243,6 @@ function turnsSinceLastMessage(state) {
   }
   return scan.earlier ? scan.since : state.turns;
 }
-__name(turnsSinceLastMessage, "turnsSinceLastMessage");
 var scans = /* @__PURE__ */ new WeakMap();
 function isTurnCapReached(n) {
   checkNonNegative("isTurnCapReached(n)", n, true);
@@ -265,7 +253,6 @@ function isTurnCapReached(n) {
     return exit.maxTurns(`turn cap reached: ${since} of ${n} ${what}`);
   };
 }
-__name(isTurnCapReached, "isTurnCapReached");
 async function announceFollowUp(ctx) {
   const { state } = ctx;
   const index = state.messages.length - 1;
@@ -280,7 +267,6 @@ async function announceFollowUp(ctx) {
     content: last.content
   });
 }
-__name(announceFollowUp, "announceFollowUp");
 
 // harness/cost.ts
 import { z } from "zod";
@@ -296,7 +282,6 @@ function formatPath(path, start = "") {
   }
   return out;
 }
-__name(formatPath, "formatPath");
 function issueLine(issue, start = "", input) {
   const path = formatPath(issue.path, start);
   const where = path ? `${path}: ` : "";
@@ -307,7 +292,6 @@ function issueLine(issue, start = "", input) {
   const got = input === void 0 || issue.message.includes("received") ? "" : gotText(valueAt(input, issue.path));
   return `${where}${issue.message}${got}`;
 }
-__name(issueLine, "issueLine");
 function valueAt(input, path) {
   let value = input;
   for (const key of path) {
@@ -316,7 +300,6 @@ function valueAt(input, path) {
   }
   return value;
 }
-__name(valueAt, "valueAt");
 function gotText(value) {
   if (typeof value === "string") {
     const quoted = JSON.stringify(value);
@@ -325,7 +308,6 @@ function gotText(value) {
   if (typeof value === "function") return ", got a function";
   return typeof value === "object" && value !== null ? "" : `, got ${String(value)}`;
 }
-__name(gotText, "gotText");
 
 // harness/cost.ts
 var DEFAULT_MAX_OUTPUT_TOKENS = 16384;
@@ -372,47 +354,38 @@ function priceSchemas() {
     table
   };
 }
-__name(priceSchemas, "priceSchemas");
 function pricesSchema() {
   return priceSchemas().prices;
 }
-__name(pricesSchema, "pricesSchema");
 function priceTableSchema() {
   return priceSchemas().table;
 }
-__name(priceTableSchema, "priceTableSchema");
 function pricesSchemaOf(value) {
   const isTable = typeof value === "object" && value !== null && ("default" in value || "models" in value);
   return isTable ? priceTableSchema() : pricesSchema();
 }
-__name(pricesSchemaOf, "pricesSchemaOf");
 function computeCost(usage, prices = DEFAULT_PRICES) {
   const read = Math.min(Math.max(0, usage.cached_prompt_tokens ?? 0), usage.prompt_tokens);
   const write = Math.min(Math.max(0, usage.cache_write_tokens ?? 0), usage.prompt_tokens - read);
   const fresh = usage.prompt_tokens - read - write;
   return roundUsd((fresh * prices.inputPerMillion + read * (prices.cachedInputPerMillion ?? prices.inputPerMillion) + write * (prices.cacheWritePerMillion ?? prices.inputPerMillion) + usage.completion_tokens * prices.outputPerMillion) / 1e6);
 }
-__name(computeCost, "computeCost");
 function addUsd(a, b) {
   return roundUsd(a + b);
 }
-__name(addUsd, "addUsd");
 function checkPrices(table, name = "prices") {
   if (table === void 0) return;
   const issue = pricesSchemaOf(table).safeParse(table).error?.issues[0];
   if (issue) throw new RangeError(issueLine(issue, name, table));
 }
-__name(checkPrices, "checkPrices");
 function pricesFor(table, model) {
   if (!table) return DEFAULT_PRICES;
   if ("inputPerMillion" in table) return table;
   return table.models?.[model] ?? table.default;
 }
-__name(pricesFor, "pricesFor");
 function roundUsd(usd) {
   return Math.round(usd * 1e9) / 1e9;
 }
-__name(roundUsd, "roundUsd");
 
 // harness/output_turn.ts
 import { z as z2 } from "zod";
@@ -439,7 +412,6 @@ function planOutput(state, options) {
     maxRepairs
   };
 }
-__name(planOutput, "planOutput");
 function storedSchema(state) {
   if (state.outputSchema === void 0) return null;
   try {
@@ -448,7 +420,6 @@ function storedSchema(state) {
     throw new RunStateError(state.runId, state.status, "resume", `its stored output schema cannot be rebuilt (${e.message}); pass \`output\``);
   }
 }
-__name(storedSchema, "storedSchema");
 function answerTools(plan) {
   if (plan?.mode !== "tool") return [];
   return [
@@ -462,16 +433,13 @@ function answerTools(plan) {
     }
   ];
 }
-__name(answerTools, "answerTools");
 function toolCallsToRun(state, plan) {
   const calls = pending(state);
   return plan?.mode === "tool" ? calls.filter((c) => !isAnswerCall(c)) : calls;
 }
-__name(toolCallsToRun, "toolCallsToRun");
 function isAnswerCall(call) {
   return call.function.name === FINAL_ANSWER_TOOL;
 }
-__name(isAnswerCall, "isAnswerCall");
 function answerOf(state, plan) {
   const last = state.messages.at(-1);
   if (last?.role === "assistant" && !last.tool_calls?.length) {
@@ -487,7 +455,6 @@ function answerOf(state, plan) {
     calls
   } : null;
 }
-__name(answerOf, "answerOf");
 function unjudgedAnswer(state) {
   if (state.status === "completed" || state.status === "failed") return null;
   const call = pending(state).find(isAnswerCall);
@@ -496,12 +463,10 @@ function unjudgedAnswer(state) {
   if (last?.role === "assistant" && !last.tool_calls?.length) return "its final reply";
   return null;
 }
-__name(unjudgedAnswer, "unjudgedAnswer");
 function judgeAnswer(ctx, plan) {
   const answer = answerOf(ctx.state, plan);
   return answer ? judgeFound(ctx, plan, answer) : NO_ANSWER;
 }
-__name(judgeAnswer, "judgeAnswer");
 var NO_ANSWER = Promise.resolve(null);
 async function judgeFound(ctx, plan, answer) {
   const { state } = ctx;
@@ -531,7 +496,6 @@ async function judgeFound(ctx, plan, answer) {
   addRepair(state, answer, text);
   return "repair";
 }
-__name(judgeFound, "judgeFound");
 function judge(answer, plan) {
   if (!answer.calls.length) return checkAnswer(answer.raw, plan.check, plan.format);
   let args;
@@ -551,7 +515,6 @@ function judge(answer, plan) {
   }
   return checkValue(args, plan.check, plan.format);
 }
-__name(judge, "judge");
 function answerCalls(state, answer, text) {
   for (const call of answer.calls) {
     state.messages.push({
@@ -562,7 +525,6 @@ function answerCalls(state, answer, text) {
     });
   }
 }
-__name(answerCalls, "answerCalls");
 function addRepair(state, answer, text) {
   if (answer.calls.length) answerCalls(state, answer, text);
   else state.messages.push({
@@ -571,7 +533,6 @@ function addRepair(state, answer, text) {
   });
   (state.outputRepairs ??= []).push(state.messages.length - 1);
 }
-__name(addRepair, "addRepair");
 function repairsUsed(state) {
   const repairs = new Set(state.outputRepairs ?? []);
   let used = 0;
@@ -582,7 +543,6 @@ function repairsUsed(state) {
   }
   return used;
 }
-__name(repairsUsed, "repairsUsed");
 async function unaffordableRepair(ctx, raw, text) {
   if (ctx.options.budgetMode !== "hard") return null;
   await loadTokenizer();
@@ -597,21 +557,18 @@ async function unaffordableRepair(ctx, raw, text) {
   if (usd <= left) return null;
   return exit.budget(`budget spent: a repair of the output would cost about $${usd.toFixed(6)} and $${Math.max(0, left).toFixed(6)} is left (hard budget, not started)`);
 }
-__name(unaffordableRepair, "unaffordableRepair");
 function verdictDuringRepair(state, verdict) {
   const at = state.messages.length - 1;
   if (verdict.status !== "completed" || !state.outputRepairs?.includes(at)) return verdict;
   const raw = lastRaw(state, at);
   return exit.invalidOutput(raw, repairIssues(state.messages[at].content ?? ""), repairsUsed(state));
 }
-__name(verdictDuringRepair, "verdictDuringRepair");
 function lastRaw(state, repairAt) {
   const m = state.messages[repairAt - 1];
   if (m?.role === "assistant") return m.content ?? "";
   const call = state.messages.findLast((x) => x.role === "assistant");
   return call?.role === "assistant" ? call.tool_calls?.find(isAnswerCall)?.function.arguments ?? call.content ?? "" : "";
 }
-__name(lastRaw, "lastRaw");
 function repairIssues(text) {
   return [
     ...text.matchAll(/^- at (\S+): (.*)$/gm)
@@ -620,7 +577,6 @@ function repairIssues(text) {
     message: m[2]
   }));
 }
-__name(repairIssues, "repairIssues");
 
 // harness/fork.ts
 function forkPoint(state, atTurn) {
@@ -634,7 +590,6 @@ function forkPoint(state, atTurn) {
   }
   return state.messages.length;
 }
-__name(forkPoint, "forkPoint");
 function forkState(source, options) {
   if (source.parentId !== null) {
     throw new RunStateError(source.runId, source.status, "fork", `it is a subagent of run "${source.parentId}"; fork its root`);
@@ -670,14 +625,13 @@ function forkState(source, options) {
   if (repairs?.length) fork.outputRepairs = repairs;
   return fork;
 }
-__name(forkState, "forkState");
 function forkableTurns(messages) {
   const out = /* @__PURE__ */ new Set();
   let turn = 0;
   let open = /* @__PURE__ */ new Set();
-  const check = /* @__PURE__ */ __name((end) => {
+  const check = (end) => {
     if (end > 0 && messages[end - 1].role !== "assistant" && open.size === 0 && !endsWithAcceptedAnswer(messages, end)) out.add(turn);
-  }, "check");
+  };
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     if (m.role === "assistant") {
@@ -689,7 +643,6 @@ function forkableTurns(messages) {
   check(messages.length);
   return out;
 }
-__name(forkableTurns, "forkableTurns");
 function endsWithAcceptedAnswer(messages, end = messages.length) {
   for (let i = end - 1; i >= 0 && messages[i].role === "tool"; i--) {
     const m = messages[i];
@@ -699,7 +652,6 @@ function endsWithAcceptedAnswer(messages, end = messages.length) {
   }
   return false;
 }
-__name(endsWithAcceptedAnswer, "endsWithAcceptedAnswer");
 async function quoteNextCall(state, options) {
   await loadTokenizer();
   const prices = pricesFor(options.prices ?? options.model.prices, options.model.name);
@@ -733,7 +685,6 @@ async function quoteNextCall(state, options) {
     model: options.model.name
   };
 }
-__name(quoteNextCall, "quoteNextCall");
 
 // harness/execute_tool.ts
 function prepareCall(call, tools) {
@@ -775,7 +726,6 @@ function prepareCall(call, tools) {
     args: checked.data
   };
 }
-__name(prepareCall, "prepareCall");
 function displayArgs(call) {
   try {
     return JSON.parse(call.function.arguments);
@@ -783,17 +733,15 @@ function displayArgs(call) {
     return call.function.arguments;
   }
 }
-__name(displayArgs, "displayArgs");
 function isPermanent(e) {
   return e instanceof PermanentToolError || typeof e === "object" && e !== null && e.permanent === true;
 }
-__name(isPermanent, "isPermanent");
 async function invokeTool(tool, args, ctx) {
   const signal = ctx.signal;
   signal.throwIfAborted();
   let onAbort;
   const aborted = new Promise((_, reject2) => {
-    onAbort = /* @__PURE__ */ __name(() => reject2(signal.reason), "onAbort");
+    onAbort = () => reject2(signal.reason);
     signal.addEventListener("abort", onAbort, {
       once: true
     });
@@ -829,13 +777,11 @@ async function invokeTool(tool, args, ctx) {
     });
   }
 }
-__name(invokeTool, "invokeTool");
 
 // harness/dedupe.ts
 function canonicalJson(value) {
   return JSON.stringify(value, (_k, v) => v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) : v);
 }
-__name(canonicalJson, "canonicalJson");
 function fnv1a(text) {
   let h = 0xcbf29ce484222325n;
   for (let i = 0; i < text.length; i++) {
@@ -844,18 +790,15 @@ function fnv1a(text) {
   }
   return h.toString(16).padStart(16, "0");
 }
-__name(fnv1a, "fnv1a");
 function callSignature(toolName, args) {
   return `${toolName}:${fnv1a(canonicalJson(args))}`;
 }
-__name(callSignature, "callSignature");
 function cachedResult(ctx, r) {
   const { state, options } = ctx;
   if (!options.dedupe || !(r.tool.readOnly || options.dedupeAll)) return void 0;
   const cachedId = state.resultCache[r.signature];
   return cachedId === void 0 ? void 0 : resultOf(state, cachedId, r.args);
 }
-__name(cachedResult, "cachedResult");
 function resultOf(state, callId, args) {
   let content;
   for (let i = state.messages.length - 1; i >= 0; i--) {
@@ -873,7 +816,6 @@ function resultOf(state, callId, args) {
   }
   return void 0;
 }
-__name(resultOf, "resultOf");
 
 // harness/replay.ts
 function recordedReads(source, atTurn, tools) {
@@ -899,7 +841,6 @@ function recordedReads(source, atTurn, tools) {
   }
   return out;
 }
-__name(recordedReads, "recordedReads");
 function signatureOf(name, args) {
   try {
     return callSignature(name, JSON.parse(args));
@@ -907,7 +848,6 @@ function signatureOf(name, args) {
     return null;
   }
 }
-__name(signatureOf, "signatureOf");
 function forkWrote(messages, atTurn, tools) {
   let replies = 0;
   for (const m of messages) {
@@ -916,7 +856,6 @@ function forkWrote(messages, atTurn, tools) {
   }
   return false;
 }
-__name(forkWrote, "forkWrote");
 var indexes = /* @__PURE__ */ new WeakMap();
 async function replayedResult(ctx, r, tools) {
   const origin = ctx.state.forkedFrom;
@@ -931,7 +870,6 @@ async function replayedResult(ctx, r, tools) {
   }
   return (await index).get(r.signature);
 }
-__name(replayedResult, "replayedResult");
 
 // harness/tool_step.ts
 async function runToolCalls(ctx, calls, tools, session) {
@@ -943,7 +881,6 @@ async function runToolCalls(ctx, calls, tools, session) {
   }
   return await reads.flush();
 }
-__name(runToolCalls, "runToolCalls");
 async function runCall(ctx, session, reads, call, tools) {
   const prepared = prepareCall(call, tools);
   if (prepared.type === "invalid") {
@@ -961,11 +898,7 @@ async function runCall(ctx, session, reads, call, tools) {
   if (tool.readOnly && !needs) return await reads.add(r);
   return await reads.flush() ?? await runWrite(ctx, session, r);
 }
-__name(runCall, "runCall");
 var LazyRunnable = class {
-  static {
-    __name(this, "LazyRunnable");
-  }
   call;
   tool;
   args;
@@ -982,25 +915,23 @@ var LazyRunnable = class {
 function runnable(call, tool, args) {
   return new LazyRunnable(call, tool, args);
 }
-__name(runnable, "runnable");
 var NOTHING = Promise.resolve(null);
 function readBatch(ctx, session) {
   const concurrency = Math.max(1, ctx.options.concurrency ?? 4);
   let queued = [];
-  const flush = /* @__PURE__ */ __name(() => {
+  const flush = () => {
     const todo = queued;
     queued = [];
     return todo.length ? runReads(ctx, session, todo) : NOTHING;
-  }, "flush");
+  };
   return {
-    add: /* @__PURE__ */ __name((r) => {
+    add: (r) => {
       queued.push(r);
       return queued.length >= concurrency ? flush() : NOTHING;
-    }, "add"),
+    },
     flush
   };
 }
-__name(readBatch, "readBatch");
 async function runReads(ctx, session, todo) {
   const { signal } = ctx;
   const outcomes = await settleAll(todo.map((r) => execute(ctx, r)));
@@ -1021,7 +952,6 @@ async function runReads(ctx, session, todo) {
   }
   return null;
 }
-__name(runReads, "runReads");
 async function settleAll(promises) {
   if (promises.length !== 1) return await Promise.allSettled(promises);
   try {
@@ -1040,7 +970,6 @@ async function settleAll(promises) {
     ];
   }
 }
-__name(settleAll, "settleAll");
 function verdictNeeded(ctx, r, needs) {
   const { state } = ctx;
   if (state.approved.includes(r.call.id)) return null;
@@ -1048,7 +977,6 @@ function verdictNeeded(ctx, r, needs) {
   if (uncertain) return "uncertain_effect";
   return needs ? "needs_approval" : null;
 }
-__name(verdictNeeded, "verdictNeeded");
 async function recordInvalid(ctx, session, call, error) {
   await ctx.emit({
     type: "tool_result",
@@ -1069,7 +997,6 @@ async function recordInvalid(ctx, session, call, error) {
     permanent: false
   });
 }
-__name(recordInvalid, "recordInvalid");
 async function runWrite(ctx, session, r) {
   const { state, signal } = ctx;
   const { call } = r;
@@ -1083,7 +1010,6 @@ async function runWrite(ctx, session, r) {
   }
   return await record(ctx, session, r, outcome);
 }
-__name(runWrite, "runWrite");
 async function askApproval(ctx, call, tool, why) {
   await ctx.emit({
     type: "approval_required",
@@ -1102,7 +1028,6 @@ async function askApproval(ctx, call, tool, why) {
     why
   }, `awaiting a verdict: ${what}`);
 }
-__name(askApproval, "askApproval");
 async function serveCached(ctx, call, output) {
   const { state } = ctx;
   const replayed = typeof output === "string" ? void 0 : output;
@@ -1131,7 +1056,6 @@ async function serveCached(ctx, call, output) {
   });
   return null;
 }
-__name(serveCached, "serveCached");
 async function execute(ctx, r) {
   const { state, signal } = ctx;
   const { call, tool } = r;
@@ -1144,14 +1068,14 @@ async function execute(ctx, r) {
   });
   const toolCtx = {
     signal,
-    progress: /* @__PURE__ */ __name((label, fraction) => void ctx.emit({
+    progress: (label, fraction) => void ctx.emit({
       type: "tool_progress",
       runId: state.runId,
       toolName: tool.name,
       callId: call.id,
       label,
       fraction
-    }), "progress"),
+    }),
     runId: state.runId,
     rootId: state.rootId,
     callId: call.id,
@@ -1197,13 +1121,11 @@ async function execute(ctx, r) {
     finished: true
   };
 }
-__name(execute, "execute");
 function errorText(ctx, outcome, call) {
   const policy = ctx.options.toolErrors ?? "describe";
   if (typeof policy === "function") return policy(outcome.cause ?? new Error(outcome.error), call);
   return policy === "generic" ? "Error" : `Error: ${outcome.error}`;
 }
-__name(errorText, "errorText");
 async function record(ctx, session, r, outcome) {
   const { state, options } = ctx;
   const { call, tool } = r;
@@ -1223,7 +1145,7 @@ async function record(ctx, session, r, outcome) {
     content = errorText(ctx, outcome, call);
     const strict = options.stopOnPermanentError ?? true;
     const failure = `${r.signature}\0${outcome.error}`;
-    const fail = /* @__PURE__ */ __name((reason) => exit.failed(reason, outcome.error), "fail");
+    const fail = (reason) => exit.failed(reason, outcome.error);
     if (outcome.permanent && strict) stop = fail(`${name} failed permanently: ${outcome.error}`);
     else if ((options.toolErrors ?? "describe") === "fatal") {
       stop = fail(`${name} failed (tool errors are fatal): ${outcome.error}`);
@@ -1242,7 +1164,6 @@ async function record(ctx, session, r, outcome) {
   if (!stop) await ctx.save();
   return stop;
 }
-__name(record, "record");
 
 // harness/budget_gate.ts
 var MAX_RESERVED_TOKENS = 4096;
@@ -1253,7 +1174,6 @@ function newBudgetGate() {
     reservedUsd: 0
   };
 }
-__name(newBudgetGate, "newBudgetGate");
 function planCall(b) {
   const { gate } = b;
   if (!b.hard && gate.inFlight === 0) return {
@@ -1291,7 +1211,6 @@ function planCall(b) {
     reservedUsd
   };
 }
-__name(planCall, "planCall");
 async function withReservation(gate, usd, fn) {
   gate.inFlight += 1;
   gate.reservedUsd = roundUsd(gate.reservedUsd + usd);
@@ -1305,29 +1224,26 @@ async function withReservation(gate, usd, fn) {
     ]) wake();
   }
 }
-__name(withReservation, "withReservation");
 var waiting = /* @__PURE__ */ new WeakMap();
 function mayFitLater(gate) {
   return gate.inFlight > 0 && gate.reservedUsd > 0;
 }
-__name(mayFitLater, "mayFitLater");
 function callSettled(gate, signal) {
   if (gate.inFlight === 0 || signal.aborted) return Promise.resolve();
   const wakers = waiting.get(gate) ?? /* @__PURE__ */ new Set();
   waiting.set(gate, wakers);
   return new Promise((resolve) => {
-    const wake = /* @__PURE__ */ __name(() => {
+    const wake = () => {
       wakers.delete(wake);
       signal.removeEventListener("abort", wake);
       resolve();
-    }, "wake");
+    };
     wakers.add(wake);
     signal.addEventListener("abort", wake, {
       once: true
     });
   });
 }
-__name(callSettled, "callSettled");
 
 // harness/text_deltas.ts
 function textDeltas(ctx) {
@@ -1344,7 +1260,6 @@ function textDeltas(ctx) {
     });
   };
 }
-__name(textDeltas, "textDeltas");
 function textReset(ctx) {
   if (!ctx.options.trace) return void 0;
   const turn = ctx.state.turns + 1;
@@ -1361,7 +1276,6 @@ function textReset(ctx) {
     });
   };
 }
-__name(textReset, "textReset");
 
 // harness/lost_replies.ts
 async function countLostReplies(ctx, lost, reportedPrompt, definitions) {
@@ -1393,7 +1307,6 @@ async function countLostReplies(ctx, lost, reportedPrompt, definitions) {
     });
   }
 }
-__name(countLostReplies, "countLostReplies");
 
 // harness/model_turn.ts
 function promptCounter(definitions) {
@@ -1412,7 +1325,6 @@ function promptCounter(definitions) {
     return tokens;
   };
 }
-__name(promptCounter, "promptCounter");
 async function modelTurn(ctx, definitions, promptTokens) {
   const prices = pricesFor(ctx.options.prices ?? ctx.options.model.prices, ctx.options.model.name);
   const left = ctx.remainingUsd();
@@ -1441,11 +1353,9 @@ async function modelTurn(ctx, definitions, promptTokens) {
   const over = ctx.options.budgetMode === "hard" ? await overspent(ctx, called.reply, plan.maxTokens, left, prices) : null;
   return over ?? cutByHardBudget(ctx, called.reply, message);
 }
-__name(modelTurn, "modelTurn");
 function needsLocalCount(ctx) {
   return ctx.options.budgetMode === "hard" || ctx.gate.inFlight > 0;
 }
-__name(needsLocalCount, "needsLocalCount");
 var RATIO_MARGIN = 1.05;
 function planTurn(ctx, prices, promptTokens, counted) {
   const { state, options } = ctx;
@@ -1453,28 +1363,26 @@ function planTurn(ctx, prices, promptTokens, counted) {
   return planCall({
     gate: ctx.gate,
     hard: options.budgetMode === "hard",
-    ownUsd: /* @__PURE__ */ __name(() => ctx.remainingUsd(), "ownUsd"),
-    ancestorsUsd: /* @__PURE__ */ __name(() => options.budgetLink?.remainingUsd(), "ancestorsUsd"),
-    promptUsd: /* @__PURE__ */ __name(() => {
+    ownUsd: () => ctx.remainingUsd(),
+    ancestorsUsd: () => options.budgetLink?.remainingUsd(),
+    promptUsd: () => {
       counted.tokens = promptTokens(ctx.window.messages(state));
       const estimate = Math.ceil(counted.tokens * ratio);
       return computeCost({
         prompt_tokens: estimate,
         completion_tokens: 0
       }, prices);
-    }, "promptUsd"),
+    },
     outputPerMillion: prices.outputPerMillion,
     maxOutputTokens: prices.maxOutputTokens,
     minReplyTokens: options.minReplyTokens
   });
 }
-__name(planTurn, "planTurn");
 function learnPromptRatio(state, local, reported) {
   if (!local || typeof reported !== "number" || !Number.isFinite(reported) || reported <= 0) return;
   const seen = Math.round(reported / local * 1e4) / 1e4;
   if (seen > (state.promptRatio ?? 0)) state.promptRatio = seen;
 }
-__name(learnPromptRatio, "learnPromptRatio");
 async function overspent(ctx, reply, maxTokens, left, prices) {
   const { state } = ctx;
   const turnCost = computeCost(reply.usage, prices);
@@ -1492,7 +1400,6 @@ async function overspent(ctx, reply, maxTokens, left, prices) {
   const ignored = maxTokens !== void 0 && reply.usage.completion_tokens > maxTokens ? `; it returned ${reply.usage.completion_tokens} reply tokens for max_tokens ${maxTokens}` : "";
   return exit.budget(`budget exceeded: the provider overspent the hard budget by $${over.toFixed(6)} (the reply cost $${turnCost.toFixed(6)} with $${roundUsd(left).toFixed(6)} left${ignored})`);
 }
-__name(overspent, "overspent");
 async function callModel(ctx, definitions, plan) {
   const { state, options, signal } = ctx;
   const started = performance.now();
@@ -1520,7 +1427,6 @@ async function callModel(ctx, definitions, plan) {
     return exit.failed(`model call failed${kind ? ` (${kind})` : ""}: ${message}`, message);
   }
 }
-__name(callModel, "callModel");
 async function commitTurn(ctx, reply, ms, prices) {
   const { state } = ctx;
   const message = normalizeReply(reply.message, state);
@@ -1548,7 +1454,6 @@ async function commitTurn(ctx, reply, ms, prices) {
   else state.modelCall = null;
   return message;
 }
-__name(commitTurn, "commitTurn");
 function usageProblem(usage) {
   if (typeof usage !== "object" || usage === null) return `usage is ${usage}`;
   for (const k of [
@@ -1560,13 +1465,11 @@ function usageProblem(usage) {
   }
   return null;
 }
-__name(usageProblem, "usageProblem");
 function cutByHardBudget(ctx, reply, message) {
   if (reply.finishReason !== "length" || message.tool_calls?.length || ctx.options.budgetMode !== "hard") return null;
   if (!ctx.output) ctx.state.output = message.content ?? "";
   return exit.budget("budget spent: the reply was cut at the tokens the budget could buy (hard budget)");
 }
-__name(cutByHardBudget, "cutByHardBudget");
 function normalizeReply(m, state) {
   const calls = runUniqueIds(m.tool_calls ?? [], state.messages, state.turns);
   return calls.length ? {
@@ -1578,7 +1481,6 @@ function normalizeReply(m, state) {
     content: m.content ?? ""
   };
 }
-__name(normalizeReply, "normalizeReply");
 
 // harness/child_run.ts
 function childRunner(ctx, callId, run2) {
@@ -1598,7 +1500,6 @@ function childRunner(ctx, callId, run2) {
     return await run2(stored ?? child, childOptions(ctx, callId, options));
   };
 }
-__name(childRunner, "childRunner");
 function childOptions(ctx, callId, o) {
   const parent = ctx.options;
   const own = checkLimits(o.limits ?? {});
@@ -1619,13 +1520,12 @@ function childOptions(ctx, callId, o) {
     signal: ctx.signal,
     budgetLink: {
       gate: ctx.gate,
-      remainingUsd: /* @__PURE__ */ __name(() => ctx.remainingUsd(), "remainingUsd"),
-      spend: /* @__PURE__ */ __name((usd) => ctx.spend(usd, callId), "spend"),
-      saved: /* @__PURE__ */ __name((usd) => ctx.childSaved(callId, usd), "saved")
+      remainingUsd: () => ctx.remainingUsd(),
+      spend: (usd) => ctx.spend(usd, callId),
+      saved: (usd) => ctx.childSaved(callId, usd)
     }
   };
 }
-__name(childOptions, "childOptions");
 function checkChild(child, parentId, callId, o) {
   if (!child || typeof child.runId !== "string") {
     throw new TypeError("runChild(child, options): child must be a run (newRun)");
@@ -1637,7 +1537,6 @@ function checkChild(child, parentId, callId, o) {
     throw new TypeError("runChild(child, options): options.tools must be an array");
   }
 }
-__name(checkChild, "checkChild");
 async function loadChild(store, id, parentId) {
   if (!store) return null;
   try {
@@ -1651,13 +1550,11 @@ async function loadChild(store, id, parentId) {
     throw e;
   }
 }
-__name(loadChild, "loadChild");
 
 // harness/unfinished_call.ts
 function nextIsModelCall(state) {
   return state.status === "running" && pending(state).length === 0 && state.messages.at(-1)?.role !== "assistant";
 }
-__name(nextIsModelCall, "nextIsModelCall");
 function markModelCall(state, lastPromptTokens) {
   if (!nextIsModelCall(state)) state.modelCall = null;
   else {
@@ -1668,7 +1565,6 @@ function markModelCall(state, lastPromptTokens) {
     };
   }
 }
-__name(markModelCall, "markModelCall");
 async function countUnfinishedCall(ctx) {
   const { state, options } = ctx;
   const marker = state.modelCall;
@@ -1701,7 +1597,6 @@ async function countUnfinishedCall(ctx) {
   });
   await ctx.save();
 }
-__name(countUnfinishedCall, "countUnfinishedCall");
 
 // harness/event_chain.ts
 var RESOLVED = Promise.resolve();
@@ -1732,7 +1627,6 @@ function eventChain(sink) {
     }
   };
 }
-__name(eventChain, "eventChain");
 
 // harness/save_queue.ts
 var SPEND_SAVE_MS = 250;
@@ -1742,7 +1636,7 @@ function saveQueue(save, intervalMs = SPEND_SAVE_MS) {
   let lastAt = -Infinity;
   let failure = null;
   let closed = false;
-  const enqueue = /* @__PURE__ */ __name((spendOnly) => {
+  const enqueue = (spendOnly) => {
     const next = chain.then(() => {
       lastAt = performance.now();
       return save(spendOnly);
@@ -1750,16 +1644,16 @@ function saveQueue(save, intervalMs = SPEND_SAVE_MS) {
     chain = next.catch(() => {
     });
     return next;
-  }, "enqueue");
-  const clearTimer = /* @__PURE__ */ __name(() => {
+  };
+  const clearTimer = () => {
     if (timer !== void 0) clearTimeout(timer);
     timer = void 0;
-  }, "clearTimer");
-  const spendSave = /* @__PURE__ */ __name(() => {
+  };
+  const spendSave = () => {
     timer = void 0;
     enqueue(true).catch((e) => failure ??= e);
-  }, "spendSave");
-  const checkpoint = /* @__PURE__ */ __name(async () => {
+  };
+  const checkpoint = async () => {
     clearTimer();
     try {
       await enqueue(false);
@@ -1772,7 +1666,7 @@ function saveQueue(save, intervalMs = SPEND_SAVE_MS) {
       failure = null;
       throw e;
     }
-  }, "checkpoint");
+  };
   return {
     checkpoint,
     spent() {
@@ -1789,7 +1683,6 @@ function saveQueue(save, intervalMs = SPEND_SAVE_MS) {
     }
   };
 }
-__name(saveQueue, "saveQueue");
 
 // harness/context_policy.ts
 import { z as z3 } from "zod";
@@ -1814,14 +1707,12 @@ function contextPolicySchema() {
     summaryMaxTokens: z3.int().min(1).optional().describe("Reply cap of a summary (default 1,024)")
   });
 }
-__name(contextPolicySchema, "contextPolicySchema");
 var settingsSchema;
 function contextSettingsSchema() {
   return settingsSchema ??= contextPolicySchema().extend({
     summaryModel: z3.string().min(1).max(200).optional().describe("The model that writes summaries, by name (default: the run's model)")
   });
 }
-__name(contextSettingsSchema, "contextSettingsSchema");
 function checkContextPolicy(policy) {
   if (typeof policy !== "object" || policy === null) {
     throw new RangeError(`context must be an object, got ${policy}`);
@@ -1840,7 +1731,6 @@ function checkContextPolicy(policy) {
     throw new RangeError("context.summaryModel must be a Model");
   }
 }
-__name(checkContextPolicy, "checkContextPolicy");
 function resolveContextPolicy(policy, model, prices) {
   checkContextPolicy(policy);
   const own = pricesFor(prices ?? model.prices, model.name);
@@ -1860,7 +1750,6 @@ function resolveContextPolicy(policy, model, prices) {
     summaryMaxTokens: policy.summaryMaxTokens ?? 1024
   };
 }
-__name(resolveContextPolicy, "resolveContextPolicy");
 
 // harness/compaction.ts
 var MAX_SUMMARY_CHARS = 16e3;
@@ -1895,7 +1784,6 @@ async function compact(input) {
   }
   return summarizes ? await summarize(input, pre, from, cut) : null;
 }
-__name(compact, "compact");
 async function commit(input, next, o) {
   const { ctx } = input;
   const { state } = ctx;
@@ -1925,7 +1813,6 @@ async function commit(input, next, o) {
   });
   await ctx.save();
 }
-__name(commit, "commit");
 function request(input, pre, from, cut) {
   const { policy, ctx } = input;
   const messages = ctx.state.messages;
@@ -1958,7 +1845,6 @@ function request(input, pre, from, cut) {
     tokens
   };
 }
-__name(request, "request");
 async function summarize(input, pre, from, cut) {
   const { ctx, policy } = input;
   const { state, options, signal } = ctx;
@@ -2010,7 +1896,6 @@ async function summarize(input, pre, from, cut) {
     quotedUsd
   });
 }
-__name(summarize, "summarize");
 async function commitSummary(input, next, o) {
   const { ctx, policy } = input;
   const { state } = ctx;
@@ -2040,7 +1925,6 @@ async function commitSummary(input, next, o) {
   });
   return text === "" ? exit.failed("compaction failed: the summary call returned no text") : null;
 }
-__name(commitSummary, "commitSummary");
 function planSummary(input, promptTokens, nextPrompt) {
   const { ctx, policy } = input;
   const { options } = ctx;
@@ -2057,9 +1941,9 @@ function planSummary(input, promptTokens, nextPrompt) {
   const plan = planCall({
     gate: ctx.gate,
     hard,
-    ownUsd: /* @__PURE__ */ __name(() => roundUsd(ctx.remainingUsd() - nextUsd), "ownUsd"),
-    ancestorsUsd: /* @__PURE__ */ __name(() => options.budgetLink?.remainingUsd(), "ancestorsUsd"),
-    promptUsd: /* @__PURE__ */ __name(() => promptUsd, "promptUsd"),
+    ownUsd: () => roundUsd(ctx.remainingUsd() - nextUsd),
+    ancestorsUsd: () => options.budgetLink?.remainingUsd(),
+    promptUsd: () => promptUsd,
     outputPerMillion: policy.summaryPrices.outputPerMillion,
     maxOutputTokens: policy.summaryMaxTokens
   });
@@ -2074,7 +1958,6 @@ function planSummary(input, promptTokens, nextPrompt) {
     reason: `budget spent: a compaction (quoted $${quoted.toFixed(6)}) and the next turn ($${nextUsd.toFixed(6)}) cost more than the $${Math.max(0, ctx.remainingUsd()).toFixed(6)} left (hard budget, not compacted)`
   };
 }
-__name(planSummary, "planSummary");
 
 // harness/context_window.ts
 var NO_VERDICT = Promise.resolve(null);
@@ -2085,7 +1968,7 @@ function contextWindow(options) {
   let synced = 0;
   let forced = false;
   let retriedAt = -1;
-  const messages = /* @__PURE__ */ __name((state) => {
+  const messages = (state) => {
     const context = state.context;
     if (!context) return state.messages;
     if (viewOf !== context || synced > state.messages.length) {
@@ -2097,8 +1980,8 @@ function contextWindow(options) {
     }
     for (; synced < state.messages.length; synced++) view.push(state.messages[synced]);
     return view;
-  }, "messages");
-  const compactBefore = /* @__PURE__ */ __name(async (policy, ctx, definitions) => {
+  };
+  const compactBefore = async (policy, ctx, definitions) => {
     await loadTokenizer();
     const { state } = ctx;
     const reason = forced ? "context_length" : "trigger";
@@ -2106,7 +1989,7 @@ function contextWindow(options) {
     const ratio = Math.max(1, state.promptRatio ?? 1);
     const tokens = countPromptTokens(messages(state), definitions);
     if (reason === "trigger" && Math.ceil(tokens * ratio) <= policy.triggerTokens) return null;
-    const count = /* @__PURE__ */ __name((c) => countPromptTokens(contextView(state.messages, c), definitions), "count");
+    const count = (c) => countPromptTokens(contextView(state.messages, c), definitions);
     return await compact({
       ctx,
       policy,
@@ -2114,11 +1997,11 @@ function contextWindow(options) {
       before: tokens,
       count
     });
-  }, "compactBefore");
+  };
   return {
     messages,
     // Asked before every model call: without a policy, no async call.
-    beforeTurn: /* @__PURE__ */ __name((ctx, definitions) => policyOrNull ? compactBefore(policyOrNull, ctx, definitions) : NO_VERDICT, "beforeTurn"),
+    beforeTurn: (ctx, definitions) => policyOrNull ? compactBefore(policyOrNull, ctx, definitions) : NO_VERDICT,
     retriesAfter(state, error) {
       if (!policyOrNull || !isContextLengthError(error) || retriedAt === state.turns) return false;
       retriedAt = state.turns;
@@ -2127,14 +2010,12 @@ function contextWindow(options) {
     }
   };
 }
-__name(contextWindow, "contextWindow");
 
 // harness/run.ts
 function run(initial, options) {
   const observe = options?.observe;
   return observe ? observe(initial, options, execute2) : execute2(initial, options);
 }
-__name(run, "run");
 async function execute2(initial, options) {
   checkOptions(initial, options);
   const state = structuredClone(initial);
@@ -2150,7 +2031,7 @@ async function execute2(initial, options) {
   state.status = "running";
   state.interruption = null;
   state.stopReason = null;
-  const start = /* @__PURE__ */ __name(() => announceFollowUp(ctx).then(() => countUnfinishedCall(ctx)), "start");
+  const start = () => announceFollowUp(ctx).then(() => countUnfinishedCall(ctx));
   const stop = await start().then(() => loop(ctx)).catch(tooLarge).catch((e) => {
     saves.abandon();
     throw e;
@@ -2164,7 +2045,6 @@ async function execute2(initial, options) {
   markDrivenByRun(state, false);
   return state;
 }
-__name(execute2, "execute");
 function checkOptions(initial, options) {
   if (!options || typeof options.model?.complete !== "function") {
     throw new TypeError("run(state, options): options.model must be a Model");
@@ -2178,7 +2058,6 @@ function checkOptions(initial, options) {
     throw new RunStateError(initial.runId, initial.status, "resume");
   }
 }
-__name(checkOptions, "checkOptions");
 function runContext(state, options, emit, output) {
   const childStored = {};
   const saves = saveQueue(async (spendOnly) => {
@@ -2198,24 +2077,23 @@ function runContext(state, options, emit, output) {
     lastPromptTokens: null,
     window: contextWindow(options),
     output,
-    save: /* @__PURE__ */ __name(() => options.store ? saves.checkpoint() : Promise.resolve(), "save"),
-    remainingUsd: /* @__PURE__ */ __name(() => {
+    save: () => options.store ? saves.checkpoint() : Promise.resolve(),
+    remainingUsd: () => {
       const own = roundUsd(state.limits.maxBudgetUsd - state.costUsd);
       return Math.min(own, options.budgetLink?.remainingUsd() ?? Infinity);
-    }, "remainingUsd"),
-    spend: /* @__PURE__ */ __name((usd, callId) => spend(ctx, usd, callId), "spend"),
-    childSaved: /* @__PURE__ */ __name((callId, usd) => {
+    },
+    spend: (usd, callId) => spend(ctx, usd, callId),
+    childSaved: (callId, usd) => {
       childStored[callId] = usd;
       if (options.store) saves.spent();
-    }, "childSaved"),
-    runChild: /* @__PURE__ */ __name((callId) => childRunner(ctx, callId, run), "runChild")
+    },
+    runChild: (callId) => childRunner(ctx, callId, run)
   };
   return {
     ctx,
     saves
   };
 }
-__name(runContext, "runContext");
 async function spend(ctx, usd, callId) {
   const { state } = ctx;
   state.costUsd = addUsd(state.costUsd, usd);
@@ -2225,7 +2103,6 @@ async function spend(ctx, usd, callId) {
   }
   await ctx.options.budgetLink?.spend(usd);
 }
-__name(spend, "spend");
 function applyExit(state, stop) {
   state.status = stop.status;
   state.interruption = stop.interruption;
@@ -2234,7 +2111,6 @@ function applyExit(state, stop) {
   if ("failure" in stop && stop.failure !== void 0) state.failure = stop.failure;
   state.updatedAt = isoNow();
 }
-__name(applyExit, "applyExit");
 async function stopped(ctx, stop, end) {
   const { state } = ctx;
   const last = ctx.emit({
@@ -2249,7 +2125,6 @@ async function stopped(ctx, stop, end) {
   end();
   await last;
 }
-__name(stopped, "stopped");
 async function closeSaves(state, options, saves) {
   if (!options.store) return;
   const cut = await saves.close().then(() => null, tooLarge);
@@ -2260,7 +2135,6 @@ async function closeSaves(state, options, saves) {
     state.error ??= cut.reason;
   }
 }
-__name(closeSaves, "closeSaves");
 async function loop(ctx) {
   const { state, options, signal } = ctx;
   const tools = new Map((options.tools ?? []).map((t) => [
@@ -2297,7 +2171,6 @@ async function loop(ctx) {
     if (stopped2) return stopped2;
   }
 }
-__name(loop, "loop");
 function storedSpendOnly(state, childStored) {
   let lag = 0;
   const callSpend = {
@@ -2318,17 +2191,14 @@ function storedSpendOnly(state, childStored) {
     childCostUsd: roundUsd(state.childCostUsd - lag)
   };
 }
-__name(storedSpendOnly, "storedSpendOnly");
 function tooLarge(e) {
   if (e instanceof RunTooLargeError) return exit.failed(e.reason, e.reason);
   throw e;
 }
-__name(tooLarge, "tooLarge");
 function ancestorsBroke(ctx) {
   const left = ctx.options.budgetLink?.remainingUsd() ?? Infinity;
   return left <= 0 ? exit.budget("budget spent: the parent run's budget is used up") : null;
 }
-__name(ancestorsBroke, "ancestorsBroke");
 
 // harness/verdict.ts
 function awaitingCall(state, callId, action) {
@@ -2353,18 +2223,15 @@ function awaitingCall(state, callId, action) {
   }
   return call;
 }
-__name(awaitingCall, "awaitingCall");
 function approve(state, callId) {
   awaitingCall(state, callId, "approve");
   const next = structuredClone(state);
   next.approved.push(callId);
   return next;
 }
-__name(approve, "approve");
 function defaultRejectionText(toolName) {
   return `The user declined this ${toolName} call, so it was not run and nothing was changed. Do not report it as done.`;
 }
-__name(defaultRejectionText, "defaultRejectionText");
 function reject(state, callId, reason) {
   const call = awaitingCall(state, callId, "reject");
   const name = call.function.name;
@@ -2384,14 +2251,13 @@ function reject(state, callId, reason) {
   });
   return next;
 }
-__name(reject, "reject");
 
 // subagents/agent_tool.ts
 import { z as z4 } from "zod";
 var question;
-var questionSchema = /* @__PURE__ */ __name(() => question ??= z4.object({
+var questionSchema = () => question ??= z4.object({
   question: z4.string().min(1).describe("The question to research")
-}), "questionSchema");
+});
 var active = /* @__PURE__ */ new Map();
 function track(rootId, p) {
   let set = active.get(rootId);
@@ -2405,7 +2271,6 @@ function track(rootId, p) {
   set.add(settled);
   return p;
 }
-__name(track, "track");
 async function treeSettled(rootId) {
   for (; ; ) {
     const sets = rootId === void 0 ? [
@@ -2420,11 +2285,9 @@ async function treeSettled(rootId) {
     await Promise.all(pending2);
   }
 }
-__name(treeSettled, "treeSettled");
 function childRunId(parentId, callId) {
   return `${parentId}.${callId}`;
 }
-__name(childRunId, "childRunId");
 function describeChildStop(name, child) {
   const partial = partialFinding(child);
   switch (child.status) {
@@ -2443,7 +2306,6 @@ function describeChildStop(name, child) {
       return `${name} stopped (${child.status}): ${child.stopReason ?? "no reason given"}`;
   }
 }
-__name(describeChildStop, "describeChildStop");
 function partialFinding(child) {
   for (let i = child.messages.length - 1; i >= 0; i--) {
     const m = child.messages[i];
@@ -2451,7 +2313,6 @@ function partialFinding(child) {
   }
   return "none";
 }
-__name(partialFinding, "partialFinding");
 function agentTool(options) {
   const { name, description, system, tools, limits = {}, model, stopWhen, inheritStopWhen, agent } = options;
   if (!Array.isArray(tools)) throw new TypeError(`agentTool(${name}): tools must be an array`);
@@ -2466,7 +2327,7 @@ function agentTool(options) {
     description,
     parameters,
     readOnly: true,
-    run: /* @__PURE__ */ __name((args, ctx) => runChild(args, ctx), "run")
+    run: (args, ctx) => runChild(args, ctx)
   });
   async function runChild(args, ctx) {
     const rootId = ctx.rootId ?? ctx.runId;
@@ -2503,9 +2364,7 @@ function agentTool(options) {
     }
     return describeChildStop(name, done);
   }
-  __name(runChild, "runChild");
 }
-__name(agentTool, "agentTool");
 
 // subagents/agent_options.ts
 import { z as z5 } from "zod";
@@ -2541,7 +2400,6 @@ function agentOptionsSchema() {
     context: contextSettingsSchema().optional().describe("Compact the prompt of a long run: old tool results elided, older turns summarized (the summary model by name)")
   });
 }
-__name(agentOptionsSchema, "agentOptionsSchema");
 
 // subagents/define_agent.ts
 var AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -2554,7 +2412,6 @@ function checkOptions2(name, options) {
   const known = issue.code === "unrecognized_keys" ? ` (known: ${Object.keys(agentOptionsSchema().shape).join(", ")})` : "";
   throw new TypeError(`defineAgent(${name}): ${issueLine(issue, "options", options)}${known}`);
 }
-__name(checkOptions2, "checkOptions");
 function checkUniqueToolNames(agent, names) {
   const seen = /* @__PURE__ */ new Set();
   for (const n of names) {
@@ -2564,7 +2421,6 @@ function checkUniqueToolNames(agent, names) {
     seen.add(n);
   }
 }
-__name(checkUniqueToolNames, "checkUniqueToolNames");
 function checkSpec(spec) {
   if (!spec || typeof spec !== "object") {
     throw new TypeError("defineAgent(spec): spec must be an object");
@@ -2595,12 +2451,10 @@ function checkSpec(spec) {
     }
   }
 }
-__name(checkSpec, "checkSpec");
 var AGENTS = /* @__PURE__ */ new WeakSet();
 function isAgent(value) {
   return typeof value === "object" && value !== null && AGENTS.has(value);
 }
-__name(isAgent, "isAgent");
 function defineAgent(spec) {
   checkSpec(spec);
   const name = spec.name;
@@ -2637,7 +2491,6 @@ function defineAgent(spec) {
   AGENTS.add(agent);
   return agent;
 }
-__name(defineAgent, "defineAgent");
 function checkPartialLimits(limits) {
   const full = checkLimits(limits);
   const out = {};
@@ -2645,7 +2498,6 @@ function checkPartialLimits(limits) {
   if (limits.maxBudgetUsd !== void 0) out.maxBudgetUsd = full.maxBudgetUsd;
   return out;
 }
-__name(checkPartialLimits, "checkPartialLimits");
 async function agentTools(agent, ctx, resolveModel) {
   const own = typeof agent.tools === "function" ? await agent.tools(ctx) : agent.tools;
   if (!Array.isArray(own)) {
@@ -2670,7 +2522,6 @@ async function agentTools(agent, ctx, resolveModel) {
   checkUniqueToolNames(agent.name, tools.map((t) => t.name));
   return tools;
 }
-__name(agentTools, "agentTools");
 function childModel(child, resolveModel) {
   if (child.model === void 0 || typeof child.model !== "string") return child.model;
   if (!resolveModel) {
@@ -2678,7 +2529,6 @@ function childModel(child, resolveModel) {
   }
   return resolveModel(child.model);
 }
-__name(childModel, "childModel");
 
 export {
   issueLine,

@@ -1,35 +1,29 @@
 import {
   isDrivenByRun
-} from "./chunk-CT6FU4E4.js";
+} from "./chunk-WQU7Y35Y.js";
 import {
   RUN_SCHEMA_VERSION,
   RUN_STATUSES,
   runLimitsSchema
-} from "./chunk-DP3QUJMC.js";
+} from "./chunk-VR6MMKNT.js";
 import {
   cutText
-} from "./chunk-VHWLCFOY.js";
+} from "./chunk-UPPPGWUO.js";
 import {
   sleep
-} from "./chunk-HYL4LFLN.js";
+} from "./chunk-KDAN4KL7.js";
 import {
   ReinsError,
   RunConflictError,
   RunNotFoundError,
   RunTooLargeError
-} from "./chunk-LVT2ZGFI.js";
+} from "./chunk-ISIFESS6.js";
 import {
   messageOf
-} from "./chunk-IYXQD7XI.js";
-import {
-  __name
-} from "./chunk-OSOEW62Q.js";
+} from "./chunk-O3LUTIO5.js";
 
 // kv/record_error.ts
 var RecordError = class extends ReinsError {
-  static {
-    __name(this, "RecordError");
-  }
   /** The run concerned. */
   runId;
   /** Dotted path of the invalid field. */
@@ -54,11 +48,9 @@ function encodeValue(value) {
   const json = JSON.stringify(value);
   return json === void 0 ? encoder.encode(`{"$schemaVersion":${VALUE_SCHEMA_VERSION}}`) : encodeJson(json);
 }
-__name(encodeValue, "encodeValue");
 function encodeJson(json) {
   return encoder.encode(`{"$schemaVersion":${VALUE_SCHEMA_VERSION},"value":${json}}`);
 }
-__name(encodeJson, "encodeJson");
 function encodeChunk(chunk) {
   const head = encoder.encode(`${JSON.stringify({
     $schemaVersion: VALUE_SCHEMA_VERSION,
@@ -70,7 +62,6 @@ function encodeChunk(chunk) {
   out.set(chunk.data, head.byteLength);
   return out;
 }
-__name(encodeChunk, "encodeChunk");
 function decodeValue(stored2) {
   if (!(stored2 instanceof Uint8Array) || !startsWithMark(stored2)) return stored2;
   const nl = stored2.indexOf(NEWLINE);
@@ -90,13 +81,11 @@ function decodeValue(stored2) {
     data: stored2.subarray(nl + 1)
   };
 }
-__name(decodeValue, "decodeValue");
 function startsWithMark(bytes) {
   if (bytes.byteLength < MARK.byteLength) return false;
   for (let i = 0; i < MARK.byteLength; i++) if (bytes[i] !== MARK[i]) return false;
   return true;
 }
-__name(startsWithMark, "startsWithMark");
 
 // kv/keys.ts
 function runKey(id2) {
@@ -105,7 +94,6 @@ function runKey(id2) {
     id2
   ];
 }
-__name(runKey, "runKey");
 function messagePrefix(id2) {
   return [
     "run",
@@ -113,7 +101,6 @@ function messagePrefix(id2) {
     "msg"
   ];
 }
-__name(messagePrefix, "messagePrefix");
 function messageKey(id2, seq, part) {
   return [
     "run",
@@ -123,7 +110,6 @@ function messageKey(id2, seq, part) {
     part
   ];
 }
-__name(messageKey, "messageKey");
 function headerChunkKey(id2, part) {
   return [
     "run",
@@ -132,7 +118,6 @@ function headerChunkKey(id2, part) {
     part
   ];
 }
-__name(headerChunkKey, "headerChunkKey");
 function headerChunkPrefix(id2) {
   return [
     "run",
@@ -140,7 +125,6 @@ function headerChunkPrefix(id2) {
     "head"
   ];
 }
-__name(headerChunkPrefix, "headerChunkPrefix");
 function eventPrefix(id2) {
   return [
     "run",
@@ -148,7 +132,6 @@ function eventPrefix(id2) {
     "event"
   ];
 }
-__name(eventPrefix, "eventPrefix");
 function eventKey(id2, seq) {
   return [
     "run",
@@ -157,7 +140,6 @@ function eventKey(id2, seq) {
     seq
   ];
 }
-__name(eventKey, "eventKey");
 function leaseKey(id2) {
   return [
     "run",
@@ -165,7 +147,6 @@ function leaseKey(id2) {
     "lease"
   ];
 }
-__name(leaseKey, "leaseKey");
 function stagingKey(id2) {
   return [
     "run",
@@ -173,7 +154,6 @@ function stagingKey(id2) {
     "staging"
   ];
 }
-__name(stagingKey, "stagingKey");
 function runsByTimeKey(createdAtMs, id2) {
   return [
     "runs_by_time",
@@ -181,7 +161,6 @@ function runsByTimeKey(createdAtMs, id2) {
     id2
   ];
 }
-__name(runsByTimeKey, "runsByTimeKey");
 function runsByStatusKey(status, createdAtMs, id2) {
   return [
     "runs_by_status",
@@ -190,7 +169,6 @@ function runsByStatusKey(status, createdAtMs, id2) {
     id2
   ];
 }
-__name(runsByStatusKey, "runsByStatusKey");
 function runsByParentKey(parentId, createdAtMs, id2) {
   return [
     "runs_by_parent",
@@ -199,20 +177,17 @@ function runsByParentKey(parentId, createdAtMs, id2) {
     id2
   ];
 }
-__name(runsByParentKey, "runsByParentKey");
 function stopEpochKey() {
   return [
     "stop_epoch"
   ];
 }
-__name(stopEpochKey, "stopEpochKey");
 function stopKey(rootId) {
   return [
     "cancel",
     rootId
   ];
 }
-__name(stopKey, "stopKey");
 function runSettingsKey(id2) {
   return [
     "run",
@@ -220,7 +195,6 @@ function runSettingsKey(id2) {
     "server_options"
   ];
 }
-__name(runSettingsKey, "runSettingsKey");
 function idempotencyRecordKey(route, key, runId = "") {
   return [
     "idempotency",
@@ -229,7 +203,6 @@ function idempotencyRecordKey(route, key, runId = "") {
     key
   ];
 }
-__name(idempotencyRecordKey, "idempotencyRecordKey");
 function indexKeys(f) {
   const keys = [
     runsByTimeKey(f.createdAtMs, f.runId),
@@ -238,13 +211,11 @@ function indexKeys(f) {
   if (f.parentId !== null) keys.push(runsByParentKey(f.parentId, f.createdAtMs, f.runId));
   return keys;
 }
-__name(indexKeys, "indexKeys");
 
 // kv/retry.ts
 function isLocked(e) {
   return /database is locked|database is busy|SQLITE_BUSY/i.test(messageOf(e));
 }
-__name(isLocked, "isLocked");
 async function retryLocked(fn, options = {}) {
   const attempts = options.attempts ?? 20;
   const delayMs = options.delayMs ?? 5;
@@ -258,7 +229,6 @@ async function retryLocked(fn, options = {}) {
     }
   }
 }
-__name(retryLocked, "retryLocked");
 
 // kv/leases.ts
 function asLease(stored2) {
@@ -274,7 +244,6 @@ function asLease(stored2) {
   if (typeof pid === "number") lease.pid = pid;
   return lease;
 }
-__name(asLease, "asLease");
 function leaseValue(owner, ttlMs, info) {
   const value = {
     owner,
@@ -284,21 +253,18 @@ function leaseValue(owner, ttlMs, info) {
   if (info.pid !== void 0) value.pid = info.pid;
   return value;
 }
-__name(leaseValue, "leaseValue");
 function setLease(op, id2, owner, ttlMs, info = {}) {
   checkTtl(ttlMs);
   return op.set(leaseKey(id2), encodeValue(leaseValue(owner, ttlMs, info)), {
     expireIn: ttlMs
   });
 }
-__name(setLease, "setLease");
 async function heldLease(kv, id2, owner) {
   const entry = await kv.get(leaseKey(id2), {
     consistency: "strong"
   });
   return entry.versionstamp !== null && asLease(entry.value)?.owner === owner ? entry : null;
 }
-__name(heldLease, "heldLease");
 function localHostname() {
   if (hostname !== void 0) return hostname;
   try {
@@ -311,21 +277,18 @@ function localHostname() {
     return void 0;
   }
 }
-__name(localHostname, "localHostname");
 var hostname;
 function checkTtl(ttlMs) {
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
     throw new RangeError(`lease ttlMs must be a positive number, got ${ttlMs}`);
   }
 }
-__name(checkTtl, "checkTtl");
 async function leaseHolder(kv, id2) {
   const lease = asLease((await kv.get(leaseKey(id2), {
     consistency: "strong"
   })).value);
   return lease && lease.expiresAt > Date.now() ? lease : null;
 }
-__name(leaseHolder, "leaseHolder");
 async function acquireLease(kv, id2, owner, ttlMs, info = {}) {
   checkTtl(ttlMs);
   for (; ; ) {
@@ -343,7 +306,6 @@ async function acquireLease(kv, id2, owner, ttlMs, info = {}) {
     if (res.ok) return true;
   }
 }
-__name(acquireLease, "acquireLease");
 async function renewLease(kv, id2, owner, ttlMs, info = {}) {
   checkTtl(ttlMs);
   const entry = await kv.get(leaseKey(id2), {
@@ -357,7 +319,6 @@ async function renewLease(kv, id2, owner, ttlMs, info = {}) {
   });
   return (await retryLocked(() => op.commit())).ok;
 }
-__name(renewLease, "renewLease");
 var RENEW_PER_ATOMIC = 50;
 async function renewLeases(kv, ids, owner, ttlMs, info = {}) {
   checkTtl(ttlMs);
@@ -394,14 +355,12 @@ async function renewLeases(kv, ids, owner, ttlMs, info = {}) {
   }
   return held;
 }
-__name(renewLeases, "renewLeases");
 async function releaseLease(kv, id2, owner) {
   const entry = await heldLease(kv, id2, owner);
   if (!entry) return false;
   const op = kv.atomic().check(entry).delete(leaseKey(id2));
   return (await retryLocked(() => op.commit())).ok;
 }
-__name(releaseLease, "releaseLease");
 
 // kv/lease_keeper.ts
 var keepers = /* @__PURE__ */ new WeakMap();
@@ -423,11 +382,7 @@ function keepLease(kv, id2, owner, ttlMs, info, onLost) {
   }
   return keeper.add(id2, onLost);
 }
-__name(keepLease, "keepLease");
 var LeaseKeeper = class {
-  static {
-    __name(this, "LeaseKeeper");
-  }
   group;
   onEmpty;
   #runs;
@@ -444,7 +399,7 @@ var LeaseKeeper = class {
   }
   add(id2, onLost) {
     let lost = false;
-    const once = /* @__PURE__ */ __name(() => void (lost || (lost = true, onLost())), "once");
+    const once = () => void (lost || (lost = true, onLost()));
     this.#runs.set(id2, once);
     return async () => {
       if (this.#runs.get(id2) === once) this.#runs.delete(id2);
@@ -476,7 +431,7 @@ function coalesceDeltas(sink, intervalMs = DELTA_INTERVAL_MS) {
     throw new RangeError(`coalesceDeltas: intervalMs must be >= 0, got ${intervalMs}`);
   }
   const runs = /* @__PURE__ */ new Map();
-  const flush = /* @__PURE__ */ __name((p) => {
+  const flush = (p) => {
     clearTimeout(p.timer);
     p.timer = void 0;
     if (!p.first) return Promise.resolve();
@@ -493,7 +448,7 @@ function coalesceDeltas(sink, intervalMs = DELTA_INTERVAL_MS) {
     } catch {
       return Promise.resolve();
     }
-  }, "flush");
+  };
   return async (event) => {
     const id2 = event.runId;
     if (event.type !== "text_delta") {
@@ -526,7 +481,6 @@ function coalesceDeltas(sink, intervalMs = DELTA_INTERVAL_MS) {
     }
   };
 }
-__name(coalesceDeltas, "coalesceDeltas");
 
 // kv/record.ts
 import { z } from "zod";
@@ -678,11 +632,9 @@ function firstProblem(prefix, issues) {
     issue.message
   ];
 }
-__name(firstProblem, "firstProblem");
 function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-__name(isObject, "isObject");
 function parseHeader(runId, value) {
   if (!isObject(value)) {
     throw new RecordError(runId, "(root)", `expected an object, got ${describe(value)}`);
@@ -697,7 +649,6 @@ function parseHeader(runId, value) {
   }
   return parsed.data;
 }
-__name(parseHeader, "parseHeader");
 function parseMessage(runId, seq, value) {
   const parsed = messageSchema.safeParse(value);
   if (!parsed.success) {
@@ -705,7 +656,6 @@ function parseMessage(runId, seq, value) {
   }
   return parsed.data;
 }
-__name(parseMessage, "parseMessage");
 function toHeader(state) {
   const { messages, ...rest } = state;
   return {
@@ -713,7 +663,6 @@ function toHeader(state) {
     messageCount: messages.length
   };
 }
-__name(toHeader, "toHeader");
 function fromHeader(header, messages) {
   const { messageCount: _count, overflow: _overflow, ...rest } = header;
   return {
@@ -721,13 +670,11 @@ function fromHeader(header, messages) {
     messages
   };
 }
-__name(fromHeader, "fromHeader");
 function describe(value) {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return typeof value;
 }
-__name(describe, "describe");
 
 // kv/chunks.ts
 var CHUNK_BYTES = 6e4;
@@ -749,7 +696,6 @@ function encodeMessage(message) {
   }
   return chunks;
 }
-__name(encodeMessage, "encodeMessage");
 function decodeMessage(runId, seq, chunks) {
   const field = `messages.${seq}`;
   const first = chunks[0];
@@ -776,13 +722,11 @@ function decodeMessage(runId, seq, chunks) {
   }
   return parseMessage(runId, seq, value);
 }
-__name(decodeMessage, "decodeMessage");
 function isChunk(c) {
   if (typeof c !== "object" || c === null) return false;
   const { parts, data } = c;
   return Number.isInteger(parts) && parts >= 1 && data instanceof Uint8Array;
 }
-__name(isChunk, "isChunk");
 function keyBytes(key) {
   let n = 0;
   for (const part of key) {
@@ -792,7 +736,6 @@ function keyBytes(key) {
   }
   return n;
 }
-__name(keyBytes, "keyBytes");
 function utf8Bytes(s) {
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
@@ -809,13 +752,11 @@ function utf8Bytes(s) {
   }
   return n;
 }
-__name(utf8Bytes, "utf8Bytes");
 function valueBytes(value) {
   if (value instanceof Uint8Array) return value.byteLength;
   if (isChunk(value)) return value.data.byteLength + 40;
   return encoder2.encode(JSON.stringify(value) ?? "").byteLength + 40;
 }
-__name(valueBytes, "valueBytes");
 function write(key, value) {
   const stored2 = isChunk(value) ? encodeChunk(value) : encodeValue(value);
   return {
@@ -824,7 +765,6 @@ function write(key, value) {
     bytes: keyBytes(key) + stored2.byteLength
   };
 }
-__name(write, "write");
 function planBatches(writes, reserve) {
   const batches = [
     []
@@ -845,7 +785,6 @@ function planBatches(writes, reserve) {
   }
   return batches;
 }
-__name(planBatches, "planBatches");
 
 // kv/header_chunks.ts
 var HEADER_INLINE_BYTES = 6e4;
@@ -864,7 +803,6 @@ function serializeHeader(header) {
     bytes: stored2.byteLength + 11
   };
 }
-__name(serializeHeader, "serializeHeader");
 function headerWrites(runKey2, header, json = serializeHeader(header)) {
   if (json.bytes <= HEADER_INLINE_BYTES) {
     return [
@@ -894,7 +832,6 @@ function headerWrites(runKey2, header, json = serializeHeader(header)) {
   }
   return writes;
 }
-__name(headerWrites, "headerWrites");
 function overCeiling(header, json = serializeHeader(header)) {
   const size = json.bytes;
   if (size <= HEADER_CEILING_BYTES) return null;
@@ -908,7 +845,6 @@ function overCeiling(header, json = serializeHeader(header)) {
     error: cut.error ?? reason
   };
 }
-__name(overCeiling, "overCeiling");
 function preview(h) {
   const i = h.interruption;
   return {
@@ -944,23 +880,19 @@ function preview(h) {
     inFlight: []
   };
 }
-__name(preview, "preview");
 function previewValue(value) {
   const json = JSON.stringify(value);
   return json.length <= PREVIEW_CHARS ? value : cutMarked(json);
 }
-__name(previewValue, "previewValue");
 function cutMarked(text) {
   if (text === null || text.length <= PREVIEW_CHARS) return text;
   return `${cutText(text, PREVIEW_CHARS)}\u2026 [${text.length - cutText(text, PREVIEW_CHARS).length} characters cut]`;
 }
-__name(cutMarked, "cutMarked");
 function overflowParts(value) {
   if (typeof value !== "object" || value === null) return null;
   const parts = value.overflow?.parts;
   return Number.isInteger(parts) && parts > 0 ? parts : null;
 }
-__name(overflowParts, "overflowParts");
 function joinHeader(runId, parts, chunks) {
   const datas = [];
   for (let part = 0; part < parts; part++) {
@@ -979,7 +911,6 @@ function joinHeader(runId, parts, chunks) {
     throw new RecordError(runId, "(header)", `not valid UTF-8 JSON: ${e.message}`);
   }
 }
-__name(joinHeader, "joinHeader");
 
 // kv/save_plan.ts
 var MAX_ID_BYTES = 512;
@@ -1036,7 +967,6 @@ function planSave(state, known, trusted = false, extra = []) {
     index
   };
 }
-__name(planSave, "planSave");
 function indexChanges(before, after) {
   if (before && before.status === after.status && before.parentId === after.parentId && before.createdAtMs === after.createdAtMs && before.runId === after.runId) return {
     adds: [],
@@ -1044,13 +974,12 @@ function indexChanges(before, after) {
   };
   const oldKeys = before ? indexKeys(before) : [];
   const newKeys = indexKeys(after);
-  const has = /* @__PURE__ */ __name((keys, k) => keys.some((o) => JSON.stringify(o) === JSON.stringify(k)), "has");
+  const has = (keys, k) => keys.some((o) => JSON.stringify(o) === JSON.stringify(k));
   return {
     adds: newKeys.filter((k) => !has(oldKeys, k)).map((k) => write(k, after.runId)),
     drops: oldKeys.filter((k) => !has(newKeys, k))
   };
 }
-__name(indexChanges, "indexChanges");
 function checked(id2, parse) {
   try {
     return parse();
@@ -1062,7 +991,6 @@ function checked(id2, parse) {
     });
   }
 }
-__name(checked, "checked");
 
 // kv/events.ts
 var EVENT_BYTES = 6e4;
@@ -1072,9 +1000,6 @@ var TOOL_START_LIVE_MS = 250;
 var TEXT_LIVE_MS = 50;
 var PROGRESS_LIVE_MS = 1e3;
 var KvEventLog = class {
-  static {
-    __name(this, "KvEventLog");
-  }
   #kv;
   /** Per run: the promise of the next free seq (rejected after a failed write). */
   #next = /* @__PURE__ */ new Map();
@@ -1293,11 +1218,9 @@ function storedEvent(event) {
   if (!bytes) stored.set(event, bytes = encodeValue(event));
   return bytes;
 }
-__name(storedEvent, "storedEvent");
 function eventBytes(event) {
   return storedEvent(event).byteLength + 11;
 }
-__name(eventBytes, "eventBytes");
 function fit(event) {
   if (eventBytes(event) <= EVENT_BYTES) return event;
   const copy = {
@@ -1317,11 +1240,9 @@ function fit(event) {
   }
   return copy;
 }
-__name(fit, "fit");
 function notStopped(events) {
   return events.filter((e) => e.type !== "run_stopped");
 }
-__name(notStopped, "notStopped");
 
 // kv/staged_commit.ts
 async function stageBatches(kv, id2, check, batches, owner) {
@@ -1350,7 +1271,6 @@ async function stageBatches(kv, id2, check, batches, owner) {
     bytes
   };
 }
-__name(stageBatches, "stageBatches");
 async function commit(id2, op) {
   try {
     return await retryLocked(() => op.commit());
@@ -1361,7 +1281,6 @@ async function commit(id2, op) {
     });
   }
 }
-__name(commit, "commit");
 async function commitSave(kv, events, save) {
   const { id: id2, check, final, drops } = save;
   const batches = planBatches(save.writes, {
@@ -1416,7 +1335,6 @@ async function commitSave(kv, events, save) {
     value: null
   };
 }
-__name(commitSave, "commitSave");
 
 // kv/run_reader.ts
 async function readHeader(kv, id2, value) {
@@ -1434,7 +1352,6 @@ async function readHeader(kv, id2, value) {
   }
   return parseHeader(id2, joinHeader(id2, parts, chunks));
 }
-__name(readHeader, "readHeader");
 async function readChunks(kv, id2, from, to) {
   const chunks = /* @__PURE__ */ new Map();
   const prefix = messagePrefix(id2);
@@ -1465,7 +1382,6 @@ async function readChunks(kv, id2, from, to) {
   }
   return chunks;
 }
-__name(readChunks, "readChunks");
 
 // kv/indexes.ts
 async function listRuns(kv, options = {}) {
@@ -1484,7 +1400,7 @@ async function listRuns(kv, options = {}) {
   ];
   const out = [];
   let ids = [];
-  const flush = /* @__PURE__ */ __name(async () => {
+  const flush = async () => {
     const entries = await kv.getMany(ids.map(runKey), {
       consistency: "strong"
     });
@@ -1495,7 +1411,7 @@ async function listRuns(kv, options = {}) {
       if (options.status && h.status !== options.status) continue;
       out.push(summaryOf(h));
     }
-  }, "flush");
+  };
   for await (const e of kv.list({
     prefix
   }, {
@@ -1509,7 +1425,6 @@ async function listRuns(kv, options = {}) {
   if (ids.length && out.length < limit) await flush();
   return out;
 }
-__name(listRuns, "listRuns");
 function summaryOf(h) {
   return {
     runId: h.runId,
@@ -1535,7 +1450,6 @@ function summaryOf(h) {
     messageCount: h.messageCount
   };
 }
-__name(summaryOf, "summaryOf");
 function indexFieldsOf(h) {
   return {
     runId: h.runId,
@@ -1544,7 +1458,6 @@ function indexFieldsOf(h) {
     parentId: h.parentId
   };
 }
-__name(indexFieldsOf, "indexFieldsOf");
 function looseIndexKeys(id2, value) {
   const v = typeof value === "object" && value !== null ? value : {};
   const createdAtMs = Date.parse(String(v.createdAt));
@@ -1556,14 +1469,10 @@ function looseIndexKeys(id2, value) {
     parentId: typeof v.parentId === "string" ? v.parentId : null
   });
 }
-__name(looseIndexKeys, "looseIndexKeys");
 
 // kv/kv_run_store.ts
 var DELETE_BATCH = 500;
 var KvRunStore = class {
-  static {
-    __name(this, "KvRunStore");
-  }
   /** Where this instance runs (host, pid), stored in its leases. */
   holder;
   /** This instance's name in leases. */
@@ -1854,12 +1763,10 @@ function readable(stored2) {
     return null;
   }
 }
-__name(readable, "readable");
 function endsExecution(state) {
   if (state.status === "running") return false;
   return !(state.status === "interrupted" && state.interruption?.type === "cancelled");
 }
-__name(endsExecution, "endsExecution");
 function asFailed(event, cut) {
   return {
     ...event,
@@ -1868,7 +1775,6 @@ function asFailed(event, cut) {
     reason: cut.stopReason ?? event.reason
   };
 }
-__name(asFailed, "asFailed");
 
 export {
   encodeValue,
