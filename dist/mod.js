@@ -12,7 +12,7 @@ import {
   isStepCount,
   reject,
   run
-} from "./chunk-GDKK6SYO.js";
+} from "./chunk-DR26EHSY.js";
 import {
   defineTool
 } from "./chunk-JFPNGBYL.js";

@@ -99,25 +99,42 @@ export async function invokeTool(
 ): Promise<ToolOutcome> {
   const signal = ctx.signal;
   signal.throwIfAborted();
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
   try {
-    const value = await Promise.race([Promise.resolve().then(() => tool.run(args, ctx)), aborted]);
-    const output = typeof value === "string"
-      ? value
-      : value === undefined
-      ? ""
-      : JSON.stringify(value);
-    return { type: "tool-result", output };
+    const value = tool.run(args, ctx);
+    // A tool that answered at once has nothing to race (a Stop cannot come in
+    // between); a promise races the signal, so ignoring it cannot hold the run.
+    return resultOf(isPromiseLike(value) ? await raceSignal(value, signal) : value);
   } catch (e) {
     if (signal.aborted) throw signal.reason;
     if (e instanceof SuspendRun) {
       return { type: "tool-suspended", interruption: e.interruption, reason: e.message };
     }
     return { type: "tool-error", error: messageOf(e), permanent: isPermanent(e), cause: e };
+  }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
+}
+
+function resultOf(value: unknown): ToolOutcome {
+  const output = typeof value === "string"
+    ? value
+    : value === undefined
+    ? ""
+    : JSON.stringify(value);
+  return { type: "tool-result", output };
+}
+
+/** `value`, or a rejection with the signal's reason once it aborts, whichever comes first. */
+async function raceSignal<T>(value: PromiseLike<T>, signal: AbortSignal): Promise<T> {
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([value, aborted]);
   } finally {
     signal.removeEventListener("abort", onAbort!);
     aborted.catch(() => {});

@@ -8,7 +8,7 @@ import {
   openProcessTools,
   spentText,
   storedTask
-} from "../chunk-HO4GGKT7.js";
+} from "../chunk-6ZYR4U4T.js";
 import {
   KvOpenError,
   defaultKvPath,
@@ -32,7 +32,7 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-DHI3OUBO.js";
+} from "../chunk-SR63AHAU.js";
 import "../chunk-O7MXWKIO.js";
 import {
   combineSinks,
@@ -43,10 +43,10 @@ import {
 } from "../chunk-OXSCHO7A.js";
 import {
   loadTree
-} from "../chunk-3RG7ZYOO.js";
+} from "../chunk-ATQ7RJY2.js";
 import {
   checkPrices
-} from "../chunk-GDKK6SYO.js";
+} from "../chunk-DR26EHSY.js";
 import "../chunk-JFPNGBYL.js";
 import "../chunk-WQU7Y35Y.js";
 import {

@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-XK5LZDM5.js";
+} from "../chunk-UKJAACTU.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -20,15 +20,15 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-DHI3OUBO.js";
+} from "../chunk-SR63AHAU.js";
 import "../chunk-O7MXWKIO.js";
 import "../chunk-HH6XPTGR.js";
 import "../chunk-OXSCHO7A.js";
-import "../chunk-3RG7ZYOO.js";
+import "../chunk-ATQ7RJY2.js";
 import {
   forkState,
   quoteNextCall
-} from "../chunk-GDKK6SYO.js";
+} from "../chunk-DR26EHSY.js";
 import "../chunk-JFPNGBYL.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-VR6MMKNT.js";

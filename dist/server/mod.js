@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-XK5LZDM5.js";
+} from "../chunk-UKJAACTU.js";
 import {
   loadConfig,
   openProcessTools,
@@ -10,7 +10,7 @@ import {
   spentText,
   storedTask,
   usdPair
-} from "../chunk-HO4GGKT7.js";
+} from "../chunk-6ZYR4U4T.js";
 import {
   defaultKvPath,
   openKv
@@ -32,7 +32,7 @@ import {
   stampOf,
   startWorker,
   wideningOf
-} from "../chunk-DHI3OUBO.js";
+} from "../chunk-SR63AHAU.js";
 import "../chunk-O7MXWKIO.js";
 import "../chunk-HH6XPTGR.js";
 import {
@@ -49,13 +49,13 @@ import {
 import {
   hashOf,
   loadTree
-} from "../chunk-3RG7ZYOO.js";
+} from "../chunk-ATQ7RJY2.js";
 import {
   agentOptionsSchema,
   childRunId,
   followUpRefusal,
   forkableTurns
-} from "../chunk-GDKK6SYO.js";
+} from "../chunk-DR26EHSY.js";
 import "../chunk-JFPNGBYL.js";
 import "../chunk-WQU7Y35Y.js";
 import {

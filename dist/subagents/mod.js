@@ -13,13 +13,13 @@ import {
   rejectInTree,
   resumeTree,
   toolTable
-} from "../chunk-3RG7ZYOO.js";
+} from "../chunk-ATQ7RJY2.js";
 import {
   agentTool,
   agentTools,
   defineAgent,
   isAgent
-} from "../chunk-GDKK6SYO.js";
+} from "../chunk-DR26EHSY.js";
 import "../chunk-JFPNGBYL.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-VR6MMKNT.js";

@@ -5,7 +5,7 @@ import {
   reject,
   run,
   treeSettled
-} from "./chunk-GDKK6SYO.js";
+} from "./chunk-DR26EHSY.js";
 import {
   outputFormat
 } from "./chunk-YE6DMVFG.js";

@@ -21,7 +21,7 @@ import {
   loadTree,
   rejectInTree,
   toolTable
-} from "./chunk-3RG7ZYOO.js";
+} from "./chunk-ATQ7RJY2.js";
 import {
   agentOptionsSchema,
   agentTools,
@@ -32,7 +32,7 @@ import {
   run,
   treeSettled,
   unjudgedAnswer
-} from "./chunk-GDKK6SYO.js";
+} from "./chunk-DR26EHSY.js";
 import {
   DEFAULT_LIMITS,
   RESUMABLE_STATUSES,

@@ -5,7 +5,7 @@ import {
   agentOptionsSchema,
   issueLine,
   pricesSchemaOf
-} from "./chunk-GDKK6SYO.js";
+} from "./chunk-DR26EHSY.js";
 import {
   runLimitsSchema
 } from "./chunk-VR6MMKNT.js";

@@ -739,23 +739,9 @@ function isPermanent(e) {
 async function invokeTool(tool, args, ctx) {
   const signal = ctx.signal;
   signal.throwIfAborted();
-  let onAbort;
-  const aborted = new Promise((_, reject2) => {
-    onAbort = () => reject2(signal.reason);
-    signal.addEventListener("abort", onAbort, {
-      once: true
-    });
-  });
   try {
-    const value = await Promise.race([
-      Promise.resolve().then(() => tool.run(args, ctx)),
-      aborted
-    ]);
-    const output = typeof value === "string" ? value : value === void 0 ? "" : JSON.stringify(value);
-    return {
-      type: "tool-result",
-      output
-    };
+    const value = tool.run(args, ctx);
+    return resultOf(isPromiseLike(value) ? await raceSignal(value, signal) : value);
   } catch (e) {
     if (signal.aborted) throw signal.reason;
     if (e instanceof SuspendRun) {
@@ -771,6 +757,31 @@ async function invokeTool(tool, args, ctx) {
       permanent: isPermanent(e),
       cause: e
     };
+  }
+}
+function isPromiseLike(value) {
+  return typeof value?.then === "function";
+}
+function resultOf(value) {
+  const output = typeof value === "string" ? value : value === void 0 ? "" : JSON.stringify(value);
+  return {
+    type: "tool-result",
+    output
+  };
+}
+async function raceSignal(value, signal) {
+  let onAbort;
+  const aborted = new Promise((_, reject2) => {
+    onAbort = () => reject2(signal.reason);
+    signal.addEventListener("abort", onAbort, {
+      once: true
+    });
+  });
+  try {
+    return await Promise.race([
+      value,
+      aborted
+    ]);
   } finally {
     signal.removeEventListener("abort", onAbort);
     aborted.catch(() => {
@@ -797,9 +808,9 @@ function cachedResult(ctx, r) {
   const { state, options } = ctx;
   if (!options.dedupe || !(r.tool.readOnly || options.dedupeAll)) return void 0;
   const cachedId = state.resultCache[r.signature];
-  return cachedId === void 0 ? void 0 : resultOf(state, cachedId, r.args);
+  return cachedId === void 0 ? void 0 : resultOf2(state, cachedId, r.args);
 }
-function resultOf(state, callId, args) {
+function resultOf2(state, callId, args) {
   let content;
   for (let i = state.messages.length - 1; i >= 0; i--) {
     const m = state.messages[i];

@@ -2,11 +2,11 @@ import {
   agentRunOptions,
   loadRunSettings,
   modelOf
-} from "./chunk-DHI3OUBO.js";
+} from "./chunk-SR63AHAU.js";
 import {
   forkState,
   quoteNextCall
-} from "./chunk-GDKK6SYO.js";
+} from "./chunk-DR26EHSY.js";
 import {
   RunStateError
 } from "./chunk-ISIFESS6.js";
