@@ -12,10 +12,10 @@ import {
   isStepCount,
   reject,
   run
-} from "./chunk-DR26EHSY.js";
+} from "./chunk-34XEU7HX.js";
 import {
   defineTool
-} from "./chunk-JFPNGBYL.js";
+} from "./chunk-BTFBEYKY.js";
 import "./chunk-WQU7Y35Y.js";
 import {
   DEFAULT_LIMITS,
@@ -23,12 +23,12 @@ import {
 } from "./chunk-VR6MMKNT.js";
 import {
   createOpenAIModel
-} from "./chunk-D26EYE2I.js";
+} from "./chunk-66TY2CTK.js";
 import "./chunk-4GB4C2DK.js";
 import {
   SUMMARY_PROMPT
-} from "./chunk-YE6DMVFG.js";
-import "./chunk-K6ZQPNWR.js";
+} from "./chunk-7G4NOGG5.js";
+import "./chunk-PLNGLDD7.js";
 import "./chunk-V35EBTLI.js";
 import "./chunk-UPPPGWUO.js";
 import "./chunk-KDAN4KL7.js";

@@ -89,6 +89,9 @@ export function adaptSchema<T>(schema: AnySchema<T>, where: string): AdaptedSche
   if (known) return known as AdaptedSchema<T>;
   const fresh = adaptFresh(schema, where);
   adapted.set(schema, fresh);
+  // A defined tool's `parameters` is this check: a tool defined again from it
+  // (`defineTool({ ...tool, description })`) takes the same schema.
+  adapted.set(fresh.check, fresh);
   return fresh;
 }
 
@@ -114,10 +117,12 @@ function adaptFresh<T>(schema: AnySchema<T>, where: string): AdaptedSchema<T> {
 }
 
 function zodCheck<T>(schema: object): ToolSchema<T> {
-  const s = schema as ToolSchema<T>;
-  if (typeof s.safeParse === "function") return s;
-  // zod/mini: the check is a function of the schema, not a method.
-  return { safeParse: (data) => z.safeParse(schema as z.ZodType<T>, data) as never };
+  const s = schema as z.ZodType<T>;
+  // Interpreted (jitless): zod otherwise compiles a parser for each schema on its
+  // first parse (0.3-0.9 ms of a fresh process's first tool call, and memory kept per
+  // schema); a call parses its arguments once. A function, so zod/mini's schemas
+  // (no safeParse method) are checked the same way.
+  return { safeParse: (data) => z.safeParse(s, data, { jitless: true }) as never };
 }
 
 function zodJsonSchema(schema: object): Record<string, unknown> {

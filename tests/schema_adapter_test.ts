@@ -103,3 +103,57 @@ Deno.test("a schema is converted once: tools built per run share its JSON Schema
   // Still the schema's own check.
   assert.equal(b.check.safeParse({ path: 1 }).success, false);
 });
+
+Deno.test("a tool defined again from a defined tool keeps its schema (zod and arktype)", () => {
+  for (const parameters of [z.object({ id: z.string() }), type({ id: "string" })]) {
+    const tool = defineTool({
+      name: "lookup",
+      description: "Looks up.",
+      parameters,
+      run: () => "x",
+    });
+    const again = defineTool({ ...tool, description: "Finds an order." });
+    assert.deepEqual(again.jsonSchema, tool.jsonSchema);
+    assert.equal(again.jsonSchema.type, "object");
+    assert.equal(again.parameters.safeParse({ id: 42 }).success, false);
+    assert.equal(again.parameters.safeParse({ id: "42" }).success, true);
+  }
+});
+
+Deno.test("a zod tool's arguments are checked without compiling a parser, with zod's issues", () => {
+  const tool = defineTool({
+    name: "lookup",
+    description: "Looks up.",
+    parameters: z.object({ id: z.string().min(2) }),
+    run: () => "x",
+  });
+  // zod compiles its fast path with the Function constructor: count its uses.
+  const compiled = compilations(() => {
+    const bad = tool.parameters.safeParse({ id: "1" });
+    assert.equal(bad.success, false);
+    if (!bad.success) assert.deepEqual(bad.error.issues[0].path, ["id"]);
+    const good = tool.parameters.safeParse({ id: "12", extra: true });
+    assert.deepEqual(good, { success: true, data: { id: "12" } });
+  });
+  assert.equal(compiled, 0);
+  // The count works: zod's own safeParse of a fresh schema compiles one.
+  assert.equal(compilations(() => z.object({ id: z.string() }).safeParse({ id: "1" })), 1);
+});
+
+/** How many functions `fn` built with the global `Function` constructor. */
+function compilations(fn: () => void): number {
+  const original = globalThis.Function;
+  let count = 0;
+  globalThis.Function = new Proxy(original, {
+    construct(target, args) {
+      count++;
+      return Reflect.construct(target, args);
+    },
+  });
+  try {
+    fn();
+  } finally {
+    globalThis.Function = original;
+  }
+  return count;
+}

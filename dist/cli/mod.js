@@ -8,7 +8,7 @@ import {
   openProcessTools,
   spentText,
   storedTask
-} from "../chunk-6ZYR4U4T.js";
+} from "../chunk-RX6IVQVP.js";
 import {
   KvOpenError,
   defaultKvPath,
@@ -32,7 +32,7 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-SR63AHAU.js";
+} from "../chunk-WMFP444J.js";
 import "../chunk-O7MXWKIO.js";
 import {
   combineSinks,
@@ -43,21 +43,21 @@ import {
 } from "../chunk-OXSCHO7A.js";
 import {
   loadTree
-} from "../chunk-ATQ7RJY2.js";
+} from "../chunk-T37O4VMM.js";
 import {
   checkPrices
-} from "../chunk-DR26EHSY.js";
-import "../chunk-JFPNGBYL.js";
+} from "../chunk-34XEU7HX.js";
+import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import {
   RESUMABLE_STATUSES,
   RUN_STATUSES,
   newRun
 } from "../chunk-VR6MMKNT.js";
-import "../chunk-D26EYE2I.js";
+import "../chunk-66TY2CTK.js";
 import "../chunk-4GB4C2DK.js";
-import "../chunk-YE6DMVFG.js";
-import "../chunk-K6ZQPNWR.js";
+import "../chunk-7G4NOGG5.js";
+import "../chunk-PLNGLDD7.js";
 import "../chunk-V35EBTLI.js";
 import {
   cutText

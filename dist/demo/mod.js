@@ -3,11 +3,11 @@ import {
   listFilesTool,
   readFileTool,
   scanArchiveTool
-} from "../chunk-SNNAC2YS.js";
+} from "../chunk-WH7ZMWPC.js";
 import {
   defineTool
-} from "../chunk-JFPNGBYL.js";
-import "../chunk-K6ZQPNWR.js";
+} from "../chunk-BTFBEYKY.js";
+import "../chunk-PLNGLDD7.js";
 import "../chunk-UPPPGWUO.js";
 import "../chunk-KDAN4KL7.js";
 import {

@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-UKJAACTU.js";
+} from "../chunk-NRF3HPLX.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -20,22 +20,22 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-SR63AHAU.js";
+} from "../chunk-WMFP444J.js";
 import "../chunk-O7MXWKIO.js";
 import "../chunk-HH6XPTGR.js";
 import "../chunk-OXSCHO7A.js";
-import "../chunk-ATQ7RJY2.js";
+import "../chunk-T37O4VMM.js";
 import {
   forkState,
   quoteNextCall
-} from "../chunk-DR26EHSY.js";
-import "../chunk-JFPNGBYL.js";
+} from "../chunk-34XEU7HX.js";
+import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-VR6MMKNT.js";
-import "../chunk-D26EYE2I.js";
+import "../chunk-66TY2CTK.js";
 import "../chunk-4GB4C2DK.js";
-import "../chunk-YE6DMVFG.js";
-import "../chunk-K6ZQPNWR.js";
+import "../chunk-7G4NOGG5.js";
+import "../chunk-PLNGLDD7.js";
 import "../chunk-V35EBTLI.js";
 import "../chunk-UPPPGWUO.js";
 import "../chunk-KDAN4KL7.js";

@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-UKJAACTU.js";
+} from "../chunk-NRF3HPLX.js";
 import {
   loadConfig,
   openProcessTools,
@@ -10,7 +10,7 @@ import {
   spentText,
   storedTask,
   usdPair
-} from "../chunk-6ZYR4U4T.js";
+} from "../chunk-RX6IVQVP.js";
 import {
   defaultKvPath,
   openKv
@@ -32,7 +32,7 @@ import {
   stampOf,
   startWorker,
   wideningOf
-} from "../chunk-SR63AHAU.js";
+} from "../chunk-WMFP444J.js";
 import "../chunk-O7MXWKIO.js";
 import "../chunk-HH6XPTGR.js";
 import {
@@ -49,14 +49,14 @@ import {
 import {
   hashOf,
   loadTree
-} from "../chunk-ATQ7RJY2.js";
+} from "../chunk-T37O4VMM.js";
 import {
   agentOptionsSchema,
   childRunId,
   followUpRefusal,
   forkableTurns
-} from "../chunk-DR26EHSY.js";
-import "../chunk-JFPNGBYL.js";
+} from "../chunk-34XEU7HX.js";
+import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import {
   RESUMABLE_STATUSES,
@@ -64,10 +64,10 @@ import {
   newRun,
   runLimitsSchema
 } from "../chunk-VR6MMKNT.js";
-import "../chunk-D26EYE2I.js";
+import "../chunk-66TY2CTK.js";
 import "../chunk-4GB4C2DK.js";
-import "../chunk-YE6DMVFG.js";
-import "../chunk-K6ZQPNWR.js";
+import "../chunk-7G4NOGG5.js";
+import "../chunk-PLNGLDD7.js";
 import "../chunk-V35EBTLI.js";
 import {
   cutText

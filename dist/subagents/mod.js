@@ -3,7 +3,7 @@ import {
   listFilesTool,
   readFileTool,
   scanArchiveTool
-} from "../chunk-SNNAC2YS.js";
+} from "../chunk-WH7ZMWPC.js";
 import {
   approveInTree,
   describeAgent,
@@ -13,18 +13,18 @@ import {
   rejectInTree,
   resumeTree,
   toolTable
-} from "../chunk-ATQ7RJY2.js";
+} from "../chunk-T37O4VMM.js";
 import {
   agentTool,
   agentTools,
   defineAgent,
   isAgent
-} from "../chunk-DR26EHSY.js";
-import "../chunk-JFPNGBYL.js";
+} from "../chunk-34XEU7HX.js";
+import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-VR6MMKNT.js";
-import "../chunk-YE6DMVFG.js";
-import "../chunk-K6ZQPNWR.js";
+import "../chunk-7G4NOGG5.js";
+import "../chunk-PLNGLDD7.js";
 import "../chunk-V35EBTLI.js";
 import "../chunk-UPPPGWUO.js";
 import "../chunk-KDAN4KL7.js";

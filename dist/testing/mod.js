@@ -1,14 +1,14 @@
 // @ts-self-types="../../testing/mod.ts"
 import {
   createOpenAIModel
-} from "../chunk-D26EYE2I.js";
+} from "../chunk-66TY2CTK.js";
 import "../chunk-4GB4C2DK.js";
 import {
   REPAIR_PREFIX,
   SUMMARY_PROMPT,
   summarizedTurnsOf
-} from "../chunk-YE6DMVFG.js";
-import "../chunk-K6ZQPNWR.js";
+} from "../chunk-7G4NOGG5.js";
+import "../chunk-PLNGLDD7.js";
 import {
   countCompletionTokens,
   countPromptTokens,

@@ -2,7 +2,7 @@ import {
   defineTool,
   describeIssues,
   toolDefinitions
-} from "./chunk-JFPNGBYL.js";
+} from "./chunk-BTFBEYKY.js";
 import {
   markDrivenByRun
 } from "./chunk-WQU7Y35Y.js";
@@ -29,7 +29,7 @@ import {
   shownRange,
   summaryRequest,
   turnsBetween
-} from "./chunk-YE6DMVFG.js";
+} from "./chunk-7G4NOGG5.js";
 import {
   countMessageTokens,
   countPromptTokens,

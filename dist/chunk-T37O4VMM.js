@@ -5,10 +5,10 @@ import {
   reject,
   run,
   treeSettled
-} from "./chunk-DR26EHSY.js";
+} from "./chunk-34XEU7HX.js";
 import {
   outputFormat
-} from "./chunk-YE6DMVFG.js";
+} from "./chunk-7G4NOGG5.js";
 import {
   RunNotFoundError,
   RunStateError

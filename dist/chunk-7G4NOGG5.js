@@ -1,6 +1,6 @@
 import {
   adaptSchema
-} from "./chunk-K6ZQPNWR.js";
+} from "./chunk-PLNGLDD7.js";
 import {
   cutText
 } from "./chunk-UPPPGWUO.js";

@@ -1,6 +1,6 @@
 import {
   adaptSchema
-} from "./chunk-K6ZQPNWR.js";
+} from "./chunk-PLNGLDD7.js";
 
 // harness/tool.ts
 var NAME = /^[a-zA-Z0-9_-]{1,64}$/;

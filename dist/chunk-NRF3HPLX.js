@@ -2,11 +2,11 @@ import {
   agentRunOptions,
   loadRunSettings,
   modelOf
-} from "./chunk-SR63AHAU.js";
+} from "./chunk-WMFP444J.js";
 import {
   forkState,
   quoteNextCall
-} from "./chunk-DR26EHSY.js";
+} from "./chunk-34XEU7HX.js";
 import {
   RunStateError
 } from "./chunk-ISIFESS6.js";

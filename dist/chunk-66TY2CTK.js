@@ -3,7 +3,7 @@ import {
 } from "./chunk-4GB4C2DK.js";
 import {
   toWire
-} from "./chunk-YE6DMVFG.js";
+} from "./chunk-7G4NOGG5.js";
 import {
   countCompletionTokens,
   countPromptTokens,

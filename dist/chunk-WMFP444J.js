@@ -21,7 +21,7 @@ import {
   loadTree,
   rejectInTree,
   toolTable
-} from "./chunk-ATQ7RJY2.js";
+} from "./chunk-T37O4VMM.js";
 import {
   agentOptionsSchema,
   agentTools,
@@ -32,7 +32,7 @@ import {
   run,
   treeSettled,
   unjudgedAnswer
-} from "./chunk-DR26EHSY.js";
+} from "./chunk-34XEU7HX.js";
 import {
   DEFAULT_LIMITS,
   RESUMABLE_STATUSES,
@@ -42,7 +42,7 @@ import {
 } from "./chunk-VR6MMKNT.js";
 import {
   createOpenAIModel
-} from "./chunk-D26EYE2I.js";
+} from "./chunk-66TY2CTK.js";
 import {
   ReinsError,
   RunConflictError,

@@ -5,7 +5,7 @@ import {
   agentOptionsSchema,
   issueLine,
   pricesSchemaOf
-} from "./chunk-DR26EHSY.js";
+} from "./chunk-34XEU7HX.js";
 import {
   runLimitsSchema
 } from "./chunk-VR6MMKNT.js";

@@ -1,6 +1,6 @@
 import {
   defineTool
-} from "./chunk-JFPNGBYL.js";
+} from "./chunk-BTFBEYKY.js";
 import {
   cutText
 } from "./chunk-UPPPGWUO.js";

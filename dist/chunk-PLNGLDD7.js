@@ -12,6 +12,7 @@ function adaptSchema(schema, where) {
   if (known) return known;
   const fresh = adaptFresh(schema, where);
   adapted.set(schema, fresh);
+  adapted.set(fresh.check, fresh);
   return fresh;
 }
 var adapted = /* @__PURE__ */ new WeakMap();
@@ -37,9 +38,10 @@ function adaptFresh(schema, where) {
 }
 function zodCheck(schema) {
   const s = schema;
-  if (typeof s.safeParse === "function") return s;
   return {
-    safeParse: (data) => z.safeParse(schema, data)
+    safeParse: (data) => z.safeParse(s, data, {
+      jitless: true
+    })
   };
 }
 function zodJsonSchema(schema) {
