@@ -12,6 +12,7 @@
  * @module
  */
 import { ReinsError } from "../harness/errors.ts";
+import { sleep } from "../harness/sleep.ts";
 import { type Env, readEnv, type ReinsEnv } from "../runtime/env.ts";
 import { listenRefusal, type ServeOptions, type Service, startService } from "./service.ts";
 import { isLoopback } from "./service.ts";
@@ -76,6 +77,20 @@ async function startOrRefuse(
   }
 }
 
+/** How long open responses may take to finish once the server stops taking requests. */
+const SHUTDOWN_GRACE_MS = 2000;
+
+/** Whether `p` settles within `ms` (it is left running if not); leaves no timer behind. */
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  const timer = new AbortController();
+  const late = sleep(ms, timer.signal).then(() => false, () => false);
+  try {
+    return await Promise.race([p.then(() => true), late]);
+  } finally {
+    timer.abort();
+  }
+}
+
 /** SIGINT and SIGTERM call `fn` until the returned function removes them. */
 function onSignals(fn: (signal: string) => void): () => void {
   const listeners: [Deno.Signal, () => void][] = [
@@ -103,7 +118,9 @@ function onSignals(fn: (signal: string) => void): () => void {
 /**
  * Serves `options.agents` on `HOST`:`PORT` (default 127.0.0.1:8000) until
  * SIGINT or SIGTERM, which hand executing runs over (checkpointed, `running`
- * again, leases released) and stop the cron. Refuses to listen beyond
+ * again, leases released) and stop the cron; responses still open 2 s
+ * later (an event stream a client keeps) do not hold the process: it exits
+ * (Deno Deploy's SIGKILL comes 5 s after SIGINT). Refuses to listen beyond
  * loopback without `REINS_TOKEN`. Call it at the top level of your main
  * module: the cron is registered before it returns. Sets `Deno.exitCode`.
  *
@@ -136,9 +153,21 @@ export function serve(options: ServeAgentsOptions): Serving {
     const executing = s.service.worker.executor.executing;
     if (signal) console.log(`reins: ${signal}: handing over ${executing} run(s) and shutting down`);
     cron.abort();
-    await Promise.all([server.shutdown(), s.service.close()]);
+    const handedOver = s.service.close();
+    // A response still streaming (a mounted handler's, a client that never leaves) holds
+    // a graceful shutdown until its client goes; Deno Deploy's SIGKILL comes 5 s after SIGINT.
+    const closed = await settlesWithin(server.shutdown(), SHUTDOWN_GRACE_MS);
+    await handedOver;
     removeSignals();
+    if (!closed) {
+      const what = signal ? "exiting" : "left to their clients";
+      console.log(`reins: responses still open after ${SHUTDOWN_GRACE_MS} ms: ${what}`);
+    }
     console.log(`reins: stopped in ${Math.round(performance.now() - t0)} ms`);
+    // The process's own stop, runs handed over: nothing left to wait for. (Deno's server
+    // cannot cut its connections once a graceful shutdown began.) A caller's shutdown()
+    // does not end the process.
+    if (!closed && signal) Deno.exit(0);
     return 0;
   });
   finished.then((code) => (Deno.exitCode = code), () => (Deno.exitCode = 1));

@@ -3510,6 +3510,19 @@ async function startOrRefuse(options, env, cron) {
     throw e;
   }
 }
+var SHUTDOWN_GRACE_MS = 2e3;
+async function settlesWithin(p, ms2) {
+  const timer = new AbortController();
+  const late = sleep(ms2, timer.signal).then(() => false, () => false);
+  try {
+    return await Promise.race([
+      p.then(() => true),
+      late
+    ]);
+  } finally {
+    timer.abort();
+  }
+}
 function onSignals(fn) {
   const listeners = [
     [
@@ -3561,12 +3574,16 @@ function serve(options) {
     const executing = s.service.worker.executor.executing;
     if (signal) console.log(`reins: ${signal}: handing over ${executing} run(s) and shutting down`);
     cron.abort();
-    await Promise.all([
-      server.shutdown(),
-      s.service.close()
-    ]);
+    const handedOver = s.service.close();
+    const closed = await settlesWithin(server.shutdown(), SHUTDOWN_GRACE_MS);
+    await handedOver;
     removeSignals();
+    if (!closed) {
+      const what = signal ? "exiting" : "left to their clients";
+      console.log(`reins: responses still open after ${SHUTDOWN_GRACE_MS} ms: ${what}`);
+    }
     console.log(`reins: stopped in ${Math.round(performance.now() - t0)} ms`);
+    if (!closed && signal) Deno.exit(0);
     return 0;
   });
   finished.then((code) => Deno.exitCode = code, () => Deno.exitCode = 1);

@@ -1,0 +1,62 @@
+// SIGINT stops a served process even while a client holds a response open: the
+// runs are handed over, open responses get a grace, then are cut, so the process
+// exits by itself well before Deno Deploy's SIGKILL (5 s after SIGINT).
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { sleep } from "../harness/sleep.ts";
+import { freePort } from "./server_http.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+Deno.test("SIGINT with an endless response open: the process cuts it and exits", async () => {
+  const dir = await Deno.makeTempDir();
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    cwd: ROOT,
+    args: ["run", "-A", "--config", "deno.json", "tests/fixtures/endless_serve.ts"],
+    env: { PORT: String(port), REINS_KV_PATH: `${dir}/runs.sqlite` },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const output = child.output();
+  const base = `http://127.0.0.1:${port}`;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  try {
+    for (let i = 0; i < 200; i++) {
+      const up = await fetch(`${base}/agents`).then(
+        (r) => r.body?.cancel().then(() => r.ok),
+        () => false,
+      );
+      if (up) break;
+      await sleep(50);
+    }
+    const res = await fetch(`${base}/endless`);
+    reader = res.body!.getReader();
+    assert.match(new TextDecoder().decode((await reader.read()).value), /data: open/);
+    const t0 = performance.now();
+    child.kill("SIGINT");
+    // Deploy's SIGKILL would come at 5 s; before the grace, the process waited for the client.
+    const timeout = new AbortController();
+    const late = sleep(6000, timeout.signal).then(() => "late", () => "");
+    const ended = await Promise.race([child.status.then(() => "exited"), late]);
+    timeout.abort();
+    const ms = performance.now() - t0;
+    if (ended !== "exited") child.kill("SIGKILL");
+    const out = await output;
+    const log = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+    assert.equal(ended, "exited", `still alive ${Math.round(ms)} ms after SIGINT:\n${log}`);
+    assert.equal(out.code, 0, log);
+    assert.match(log, /SIGINT: handing over 0 run\(s\)/);
+    assert.match(log, /responses still open after 2000 ms: exiting/);
+    assert.match(log, /stopped in \d+ ms/);
+    // The client sees its response end (cut), not hang.
+    await reader.read().then(() => {}, () => {});
+  } finally {
+    await reader?.cancel().catch(() => {});
+    try {
+      child.kill("SIGKILL");
+    } catch { /* exited */ }
+    await child.status;
+    await Deno.remove(dir, { recursive: true });
+  }
+});
