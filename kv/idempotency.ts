@@ -24,7 +24,7 @@ export const IDEMPOTENCY_SCHEMA_VERSION = 1;
 
 /** Which request a key belongs to: its route and, for a route of one run, the run. */
 export interface IdempotencyScope {
-  /** The route (`runs`, `messages`, `fork`). */
+  /** The route (`runs`, `messages`, `fork`, `approve`, `reject`, `resume`, `stop`). */
   route: string;
   /** The run of a `/runs/:id/...` route. */
   runId?: string;

@@ -1,9 +1,10 @@
 /**
- * `Idempotency-Key` on the POST routes that create or append: `POST /runs`,
- * `POST /runs/:id/messages`, `POST /runs/:id/fork` (the IETF httpapi draft's
- * header, as Stripe takes it). A client on a flaky network retries with the
- * same key and gets the first answer again (`Idempotent-Replayed: true`)
- * instead of a second run or a message appended twice.
+ * `Idempotency-Key` on every POST route: `POST /runs`, and a run's
+ * `messages`, `fork`, `approve`, `reject`, `resume` and `stop` (the IETF
+ * httpapi draft's header, as Stripe takes it). A client on a flaky network
+ * retries with the same key and gets the first answer again
+ * (`Idempotent-Replayed: true`) instead of a second run, a message appended
+ * twice, or a 409 for a verdict that took effect.
  *
  * - The key is 1 to 255 printable ASCII characters (400 otherwise), scoped to
  *   the route and, for a run's route, the run.

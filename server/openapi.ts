@@ -73,6 +73,7 @@ const bodyErrors = {
   "415": error("A body that is not sent as `application/json`"),
 };
 
+/** A route steering a tree: answered once per `Idempotency-Key`, as the routes that create. */
 function control(
   summary: string,
   bodyName: string,
@@ -82,16 +83,18 @@ function control(
   return {
     post: {
       summary,
-      parameters: [idParam],
+      parameters: [idParam, idempotencyParam],
       requestBody: body(bodyName, required),
       responses: {
         "202": {
-          description: "Accepted; the run continues in the background",
+          description: "Accepted; the run continues in the background. A replay " +
+            "(`Idempotent-Replayed: true`) is the first answer, and nothing is done again",
+          headers: replayedHeader,
           content: json(ref(accepted)),
         },
         ...forRun,
         ...bodyErrors,
-        "409": error("Not allowed in the run's current state (e.g. no such call awaits a verdict)"),
+        ...idempotencyErrors,
       },
     },
   };

@@ -11,7 +11,7 @@ const error = (description: string) => ({
 });
 
 /**
- * The `Idempotency-Key` request header of the POST routes that create or append.
+ * The `Idempotency-Key` request header of every POST route.
  *
  * @example
  * ```ts

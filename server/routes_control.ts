@@ -2,7 +2,9 @@
  * Steering runs: `POST /runs/:id/approve`, `/reject`, `/resume` and `/stop`.
  * A verdict or a resume marks the tree's root `running` and schedules it (the
  * run continues in the background); a Stop is recorded for the whole tree
- * and seen by whichever worker executes any of its runs.
+ * and seen by whichever worker executes any of its runs. Each is answered
+ * once per `Idempotency-Key` (see idempotency.ts): an approve retried after a
+ * lost answer gets its first 202 again instead of a 409, and approves once.
  *
  * @module
  */
@@ -13,6 +15,7 @@ import type { RunLimits } from "../harness/limits.ts";
 import { limitsWidening } from "../runtime/run_settings.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import { BadRequestError } from "./errors.ts";
+import { type Answer, answerOnce, sendAnswer } from "./idempotency.ts";
 import { ApproveSchema, readBody, RejectSchema, ResumeSchema, StopSchema } from "./schemas.ts";
 import { runIdParam, runView } from "./views.ts";
 
@@ -57,36 +60,58 @@ export async function checkNewLimits(
  */
 export function registerControlRoutes(app: Hono, deps: ResolvedDeps): void {
   /** Continues the tree of `id` (see `continueTree`) and schedules its root. */
-  const continued = async (id: string, verdict: Verdict, limits?: Partial<RunLimits>) => {
+  const continued = async (
+    id: string,
+    verdict: Verdict,
+    limits?: Partial<RunLimits>,
+  ): Promise<Answer> => {
     if (limits) await checkNewLimits(deps, id, limits);
     const root = await continueTree(deps.freshStore(), deps.kv, id, verdict, { limits });
     await deps.schedule(root.runId);
-    return runView(root, null);
+    // The answer is the root's view: a replay too large to record is rebuilt from the root.
+    return { status: 202, body: runView(root, null), runId: root.runId };
   };
 
   app.post("/runs/:id/approve", async (c) => {
     const id = runIdParam(c);
-    const { callId } = await readBody(c.req.raw, ApproveSchema);
-    return c.json(await continued(id, { kind: "approve", callId }), 202);
+    const request = await readBody(c.req.raw, ApproveSchema);
+    const verdict: Verdict = { kind: "approve", callId: request.callId };
+    const scope = { route: "approve", runId: id };
+    const answer = await answerOnce(c, deps, scope, request, () => continued(id, verdict));
+    return sendAnswer(c, deps, answer, false);
   });
 
   app.post("/runs/:id/reject", async (c) => {
     const id = runIdParam(c);
-    const { callId, reason } = await readBody(c.req.raw, RejectSchema);
-    return c.json(await continued(id, { kind: "reject", callId, reason }), 202);
+    const request = await readBody(c.req.raw, RejectSchema);
+    const verdict: Verdict = { kind: "reject", callId: request.callId, reason: request.reason };
+    const scope = { route: "reject", runId: id };
+    const answer = await answerOnce(c, deps, scope, request, () => continued(id, verdict));
+    return sendAnswer(c, deps, answer, false);
   });
 
   app.post("/runs/:id/resume", async (c) => {
     const id = runIdParam(c);
-    const { limits } = await readBody(c.req.raw, ResumeSchema, true);
-    return c.json(await continued(id, { kind: "resume" }, limits), 202);
+    const request = await readBody(c.req.raw, ResumeSchema, true);
+    const scope = { route: "resume", runId: id };
+    const answer = await answerOnce(
+      c,
+      deps,
+      scope,
+      request,
+      () => continued(id, { kind: "resume" }, request.limits),
+    );
+    return sendAnswer(c, deps, answer, false);
   });
 
   app.post("/runs/:id/stop", async (c) => {
     const id = runIdParam(c);
-    const { reason } = await readBody(c.req.raw, StopSchema, true);
-    const request = await requestStop(deps.kv, id, reason ?? DEFAULT_STOP_REASON);
-    // Every time in the API is ISO 8601; the record keeps epoch ms.
-    return c.json({ runId: id, ...request, at: new Date(request.at).toISOString() }, 202);
+    const request = await readBody(c.req.raw, StopSchema, true);
+    const answer = await answerOnce(c, deps, { route: "stop", runId: id }, request, async () => {
+      const stop = await requestStop(deps.kv, id, request.reason ?? DEFAULT_STOP_REASON);
+      // Every time in the API is ISO 8601; the record keeps epoch ms.
+      return { status: 202, body: { runId: id, ...stop, at: new Date(stop.at).toISOString() } };
+    });
+    return sendAnswer(c, deps, answer, false);
   });
 }

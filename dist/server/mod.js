@@ -509,7 +509,7 @@ export function followBudget() {
 `;
 
 // server/inspector/static/controls.js
-var controls_default = '// Approve, Reject, Stop, Resume (raising a budget or a turn cap): the forms\n// post to the API; its error is shown under the buttons. `refresh` reloads\n// the run\'s parts afterwards.\nimport { $, apiJson, enc } from "./api.js";\n\nlet noticeTimer = null;\n\nfunction notice(text, ok) {\n  const p = $("controls-error");\n  clearTimeout(noticeTimer);\n  p.hidden = false;\n  p.textContent = text;\n  p.className = "error" + (ok ? " ok" : "");\n  if (ok) noticeTimer = setTimeout(clearDoneNotice, 6000);\n}\n\n/** Hides "Approved: \u2026", "Resumed: \u2026" (not an error): the tree has moved on. */\nexport function clearDoneNotice() {\n  const p = $("controls-error");\n  if (p && p.classList.contains("ok")) p.hidden = true;\n}\n\n/** The limits a Resume form raises: `{ maxBudgetUsd }` and/or `{ maxTurns }`, or none. */\nfunction limitsOf(form) {\n  const limits = {};\n  ["maxBudgetUsd", "maxTurns"].forEach(function (name) {\n    const input = form.elements[name];\n    if (input && input.value.trim() !== "") limits[name] = Number(input.value);\n  });\n  return Object.keys(limits).length ? limits : null;\n}\n\n/** What a submitted form asks of the API: its name, path, body and the words once done. */\nfunction requestOf(form, submitter) {\n  const rootId = form.dataset.rootId, action = form.dataset.action;\n  const reason = form.elements.reason ? form.elements.reason.value : "";\n  const base = "/runs/" + enc(rootId) + "/";\n  if (action === "verdict") {\n    const callId = form.dataset.callId;\n    const verdict = submitter && submitter.value === "reject" ? "reject" : "approve";\n    return {\n      what: verdict === "approve" ? "Approve" : "Reject",\n      path: base + verdict,\n      payload: verdict === "reject" && reason !== ""\n        ? { callId: callId, reason: reason }\n        : { callId: callId },\n      done: verdict === "approve"\n        ? "Approved: the tree continues."\n        : "Rejected: the model is told why.",\n    };\n  }\n  if (action === "stop") {\n    return {\n      what: "Stop",\n      path: base + "stop",\n      payload: reason.trim() ? { reason: reason.trim() } : {},\n      done: "Stop sent: every run of the tree stops.",\n    };\n  }\n  if (action !== "resume") return null;\n  const limits = limitsOf(form);\n  return {\n    what: "Resume",\n    path: base + "resume",\n    payload: limits ? { limits: limits } : {},\n    done: limits\n      ? "Resumed with the new limit: the tree continues."\n      : "Resumed: the tree continues.",\n  };\n}\n\n/** Handles the submit of every `form[data-action]` on the page. */\nexport function handleControls(refresh) {\n  document.addEventListener("submit", async function (e) {\n    const form = e.target.closest && e.target.closest("form[data-action]");\n    if (!form) return;\n    e.preventDefault();\n    const r = requestOf(form, e.submitter);\n    if (!r) return;\n    const buttons = form.querySelectorAll("button");\n    buttons.forEach(function (b) {\n      b.disabled = true;\n    });\n    try {\n      await apiJson(r.path, { method: "POST", json: r.payload });\n      notice(r.done, true);\n    } catch (err) {\n      notice(r.what + " refused (" + (err.status || "network") + "): " + err.message, false);\n    } finally {\n      buttons.forEach(function (b) {\n        b.disabled = false;\n      });\n      refresh();\n    }\n  });\n}\n';
+var controls_default = '// Approve, Reject, Stop, Resume (raising a budget or a turn cap): the forms\n// post to the API; its error is shown under the buttons. `refresh` reloads\n// the run\'s parts afterwards. Each sends an Idempotency-Key: pressed again\n// after a lost answer, the same key (the verdict is given once and answered\n// as at first, not refused as "status is running"); a new one once answered.\nimport { $, apiJson, enc, keyedSends } from "./api.js";\n\nconst controls = keyedSends();\n\nlet noticeTimer = null;\n\nfunction notice(text, ok) {\n  const p = $("controls-error");\n  clearTimeout(noticeTimer);\n  p.hidden = false;\n  p.textContent = text;\n  p.className = "error" + (ok ? " ok" : "");\n  if (ok) noticeTimer = setTimeout(clearDoneNotice, 6000);\n}\n\n/** Hides "Approved: \u2026", "Resumed: \u2026" (not an error): the tree has moved on. */\nexport function clearDoneNotice() {\n  const p = $("controls-error");\n  if (p && p.classList.contains("ok")) p.hidden = true;\n}\n\n/** The limits a Resume form raises: `{ maxBudgetUsd }` and/or `{ maxTurns }`, or none. */\nfunction limitsOf(form) {\n  const limits = {};\n  ["maxBudgetUsd", "maxTurns"].forEach(function (name) {\n    const input = form.elements[name];\n    if (input && input.value.trim() !== "") limits[name] = Number(input.value);\n  });\n  return Object.keys(limits).length ? limits : null;\n}\n\n/** What a submitted form asks of the API: its name, path, body and the words once done. */\nfunction requestOf(form, submitter) {\n  const rootId = form.dataset.rootId, action = form.dataset.action;\n  const reason = form.elements.reason ? form.elements.reason.value : "";\n  const base = "/runs/" + enc(rootId) + "/";\n  if (action === "verdict") {\n    const callId = form.dataset.callId;\n    const verdict = submitter && submitter.value === "reject" ? "reject" : "approve";\n    return {\n      what: verdict === "approve" ? "Approve" : "Reject",\n      path: base + verdict,\n      payload: verdict === "reject" && reason !== ""\n        ? { callId: callId, reason: reason }\n        : { callId: callId },\n      done: verdict === "approve"\n        ? "Approved: the tree continues."\n        : "Rejected: the model is told why.",\n    };\n  }\n  if (action === "stop") {\n    return {\n      what: "Stop",\n      path: base + "stop",\n      payload: reason.trim() ? { reason: reason.trim() } : {},\n      done: "Stop sent: every run of the tree stops.",\n    };\n  }\n  if (action !== "resume") return null;\n  const limits = limitsOf(form);\n  return {\n    what: "Resume",\n    path: base + "resume",\n    payload: limits ? { limits: limits } : {},\n    done: limits\n      ? "Resumed with the new limit: the tree continues."\n      : "Resumed: the tree continues.",\n  };\n}\n\n/** Handles the submit of every `form[data-action]` on the page. */\nexport function handleControls(refresh) {\n  document.addEventListener("submit", async function (e) {\n    const form = e.target.closest && e.target.closest("form[data-action]");\n    if (!form) return;\n    e.preventDefault();\n    const r = requestOf(form, e.submitter);\n    if (!r) return;\n    const buttons = form.querySelectorAll("button");\n    buttons.forEach(function (b) {\n      b.disabled = true;\n    });\n    try {\n      await apiJson(r.path, {\n        method: "POST",\n        json: r.payload,\n        idempotencyKey: controls.key(r.path, r.payload),\n      });\n      controls.done();\n      notice(r.done, true);\n    } catch (err) {\n      notice(r.what + " refused (" + (err.status || "network") + "): " + err.message, false);\n    } finally {\n      buttons.forEach(function (b) {\n        b.disabled = false;\n      });\n      refresh();\n    }\n  });\n}\n';
 
 // server/inspector/static/conversation.js
 var conversation_default = `// The reply box (a follow-up, answered in the same run) and "Fork from here"
@@ -2613,41 +2613,71 @@ function registerControlRoutes(app, deps) {
       limits
     });
     await deps.schedule(root.runId);
-    return runView(root, null);
+    return {
+      status: 202,
+      body: runView(root, null),
+      runId: root.runId
+    };
   };
   app.post("/runs/:id/approve", async (c) => {
     const id = runIdParam(c);
-    const { callId } = await readBody(c.req.raw, ApproveSchema);
-    return c.json(await continued(id, {
+    const request = await readBody(c.req.raw, ApproveSchema);
+    const verdict = {
       kind: "approve",
-      callId
-    }), 202);
+      callId: request.callId
+    };
+    const scope = {
+      route: "approve",
+      runId: id
+    };
+    const answer = await answerOnce(c, deps, scope, request, () => continued(id, verdict));
+    return sendAnswer(c, deps, answer, false);
   });
   app.post("/runs/:id/reject", async (c) => {
     const id = runIdParam(c);
-    const { callId, reason } = await readBody(c.req.raw, RejectSchema);
-    return c.json(await continued(id, {
+    const request = await readBody(c.req.raw, RejectSchema);
+    const verdict = {
       kind: "reject",
-      callId,
-      reason
-    }), 202);
+      callId: request.callId,
+      reason: request.reason
+    };
+    const scope = {
+      route: "reject",
+      runId: id
+    };
+    const answer = await answerOnce(c, deps, scope, request, () => continued(id, verdict));
+    return sendAnswer(c, deps, answer, false);
   });
   app.post("/runs/:id/resume", async (c) => {
     const id = runIdParam(c);
-    const { limits } = await readBody(c.req.raw, ResumeSchema, true);
-    return c.json(await continued(id, {
+    const request = await readBody(c.req.raw, ResumeSchema, true);
+    const scope = {
+      route: "resume",
+      runId: id
+    };
+    const answer = await answerOnce(c, deps, scope, request, () => continued(id, {
       kind: "resume"
-    }, limits), 202);
+    }, request.limits));
+    return sendAnswer(c, deps, answer, false);
   });
   app.post("/runs/:id/stop", async (c) => {
     const id = runIdParam(c);
-    const { reason } = await readBody(c.req.raw, StopSchema, true);
-    const request = await requestStop(deps.kv, id, reason ?? DEFAULT_STOP_REASON);
-    return c.json({
-      runId: id,
-      ...request,
-      at: new Date(request.at).toISOString()
-    }, 202);
+    const request = await readBody(c.req.raw, StopSchema, true);
+    const answer = await answerOnce(c, deps, {
+      route: "stop",
+      runId: id
+    }, request, async () => {
+      const stop = await requestStop(deps.kv, id, request.reason ?? DEFAULT_STOP_REASON);
+      return {
+        status: 202,
+        body: {
+          runId: id,
+          ...stop,
+          at: new Date(stop.at).toISOString()
+        }
+      };
+    });
+    return sendAnswer(c, deps, answer, false);
   });
 }
 
@@ -3076,17 +3106,19 @@ function control(summary, bodyName, required, accepted = "Run") {
     post: {
       summary,
       parameters: [
-        idParam
+        idParam,
+        idempotencyParam
       ],
       requestBody: body(bodyName, required),
       responses: {
         "202": {
-          description: "Accepted; the run continues in the background",
+          description: "Accepted; the run continues in the background. A replay (`Idempotent-Replayed: true`) is the first answer, and nothing is done again",
+          headers: replayedHeader,
           content: json2(ref2(accepted))
         },
         ...forRun,
         ...bodyErrors,
-        "409": error2("Not allowed in the run's current state (e.g. no such call awaits a verdict)")
+        ...idempotencyErrors
       }
     }
   };

@@ -3,8 +3,9 @@
 // needs more of the system than the test runner is allowed), against the
 // real server (`demo/main.ts` on a free port, a temp KV file, the scripted
 // provider, a bearer token). The driver watches a slow tree's progress bar
-// move, Stops it, rejects badly and approves a destructive run, and sees the
-// API's 409 for a stale verdict; this test then checks the outcome through
+// move, Stops it, rejects badly and approves a destructive run (pressing
+// Approve again after a lost answer: the same Idempotency-Key, approved once),
+// and sees the API's 409 for a stale verdict; this test then checks the outcome through
 // the API. Fails (never skips) when chromium is missing.
 //
 // Set UPDATE_SCREENSHOT=1 to write docs/inspector.png (the slow tree mid-scan).
@@ -48,6 +49,13 @@ Deno.test("the inspector in chromium: watch a tree, Stop it, reject, approve", a
   }
   const approved = await api(`/runs/${result.destructive}`);
   assert.equal(approved.status, "completed");
+  assert.equal(result.approveKeys.length, 2);
+  assert.match(result.approveKeys[0], /^[0-9a-f]{32}$/);
+  assert.equal(result.approveKeys[1], result.approveKeys[0], "Approve again: the same key");
+  const events = await (await fetch(`${base}/runs/${result.destructive}/events?follow=false`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  })).text();
+  assert.equal(events.match(/"type":"tool_start"[^\n]*"toolName":"delete_file"/g)?.length, 1);
   assert.ok((await Deno.stat(screenshot)).size > 10_000, "a screenshot was saved");
   console.log(
     `inspector in chromium: progress ${result.progress.join(" -> ")}, ` +

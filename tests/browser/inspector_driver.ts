@@ -5,12 +5,15 @@
 //    place, then the right one is kept for the tab), shows the tree, a
 //    child's scan progress bar moves; Stop marks every node interrupted.
 // 2. A destructive run with a hostile task: nothing of it runs as markup; a
-//    reject with an over-long reason shows the API's 413 in place; Approve
-//    completes it.
+//    reject with an over-long reason shows the API's 413 in place; Approve,
+//    its answer lost (and the page's refreshes failing, as offline), then
+//    Approve again with the same Idempotency-Key: "Approved", not a 409; it
+//    completes, the call approved once.
 // 3. A verdict on a call no longer awaiting one shows the API's 409 in place.
 //
 // Usage: deno run -A tests/browser/inspector_driver.ts <base-url> <token> <screenshot.png>
-// Prints one JSON line `{"slow": <root id>, "nodes": [...], "destructive": <id>}` at the end.
+// Prints one JSON line `{"slow": <root id>, "nodes": [...], "destructive": <id>, "approveKeys":
+// [...]}` at the end.
 import assert from "node:assert/strict";
 import type { Page } from "npm:playwright-core@1.65.1";
 import { waitFor as poll } from "../server_http.ts";
@@ -119,7 +122,27 @@ async function drive(base: string, token: string, screenshot: string): Promise<u
     assert.match(await notice.innerText(), /reason: .*10000/);
     assert.equal((await api("GET", `/runs/${destructive}`)).status, "interrupted");
 
+    // Approve: the server gives the verdict, its answer is lost, and the page cannot
+    // refresh (offline), so the button stays; pressed again once back, the same key
+    // gets the first answer.
+    const approveKeys: string[] = [];
+    await page.route("**/ui/parts/**", (route) => route.abort());
+    await page.route("**/runs/*/approve", async (route) => {
+      approveKeys.push(route.request().headers()["idempotency-key"] ?? "");
+      if (approveKeys.length > 1) return await route.continue();
+      await route.fetch();
+      await route.abort("failed");
+    });
     await page.click("form[data-action=verdict] button[value=approve]");
+    await page.locator("#controls-error", { hasText: "Approve refused (network)" }).waitFor();
+    await waitFor(async () => {
+      const run = await api("GET", `/runs/${destructive}`);
+      return run.status === "completed" ? run : undefined;
+    }, "the approved run to complete");
+    await page.click("form[data-action=verdict] button[value=approve]");
+    await page.locator("#controls-error.ok", { hasText: "Approved" }).waitFor();
+    await page.unroute("**/runs/*/approve");
+    await page.unroute("**/ui/parts/**");
     await page.locator("#summary .badge", { hasText: "Completed" }).waitFor();
     await page.locator("#transcript .msg.tool", { hasText: "deleted" }).first().waitFor();
     assert.equal((await api("GET", `/runs/${destructive}`)).status, "completed");
@@ -145,7 +168,7 @@ async function drive(base: string, token: string, screenshot: string): Promise<u
     assert.match(await notice.innerText(), /Approve refused \(409\)/, "the error stays in place");
 
     assert.deepEqual(pageErrors, [], "no script error on the page");
-    return { slow, nodes, destructive, progress: [first, later] };
+    return { slow, nodes, destructive, approveKeys, progress: [first, later] };
   });
 }
 

@@ -1,7 +1,11 @@
 // Approve, Reject, Stop, Resume (raising a budget or a turn cap): the forms
 // post to the API; its error is shown under the buttons. `refresh` reloads
-// the run's parts afterwards.
-import { $, apiJson, enc } from "./api.js";
+// the run's parts afterwards. Each sends an Idempotency-Key: pressed again
+// after a lost answer, the same key (the verdict is given once and answered
+// as at first, not refused as "status is running"); a new one once answered.
+import { $, apiJson, enc, keyedSends } from "./api.js";
+
+const controls = keyedSends();
 
 let noticeTimer = null;
 
@@ -82,7 +86,12 @@ export function handleControls(refresh) {
       b.disabled = true;
     });
     try {
-      await apiJson(r.path, { method: "POST", json: r.payload });
+      await apiJson(r.path, {
+        method: "POST",
+        json: r.payload,
+        idempotencyKey: controls.key(r.path, r.payload),
+      });
+      controls.done();
       notice(r.done, true);
     } catch (err) {
       notice(r.what + " refused (" + (err.status || "network") + "): " + err.message, false);
