@@ -12,7 +12,7 @@ import {
   isStepCount,
   reject,
   run
-} from "./chunk-34XEU7HX.js";
+} from "./chunk-3MK63NMH.js";
 import {
   defineTool
 } from "./chunk-BTFBEYKY.js";

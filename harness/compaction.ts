@@ -11,7 +11,9 @@
  *
  * A summary call is handled like a model turn: its prompt is counted and its
  * cost quoted before it runs; the budget must pay for it (in hard mode, for
- * it and the next turn, else the run stops `budget_exceeded`); it is marked
+ * it and the next turn, else the run stops `budget_exceeded`; refused only
+ * while siblings' calls in flight hold the rest in reserve, it waits for one
+ * to settle and the loop comes back to compact anew); it is marked
  * in the state before it is sent (`modelCall.kind: "compaction"`), so a crash
  * during it is counted on resume as an estimate and the resume summarizes
  * again; its reply is billed, traced (`compaction`) and committed in one save,
@@ -38,7 +40,7 @@ import {
 import { summaryRequest } from "./summary_prompt.ts";
 import { addUsd, computeCost, pricesFor, roundUsd } from "./cost.ts";
 import { countPromptTokens, truncateToTokens } from "./tokens.ts";
-import { planCall, withReservation } from "./budget_gate.ts";
+import { callSettled, mayFitLater, planCall, withReservation } from "./budget_gate.ts";
 import { type Exit, exit } from "./exit.ts";
 import { usageProblem } from "./model_turn.ts";
 import { isoNow } from "./iso_now.ts";
@@ -62,11 +64,19 @@ export interface CompactionInput {
 export const MAX_SUMMARY_CHARS = 16_000;
 
 /**
- * Compacts the prompt before the next model call: elides, else summarizes
- * (see the module doc). Returns the Exit when the run must stop, else null
- * (also when there is nothing older than the turns kept).
+ * What a compaction comes to: the Exit when the run must stop, `waited` when
+ * the summary call waited for a sibling's call to settle (the loop checks the
+ * limits and compacts again), else null (compacted, or nothing to compact).
  */
-export async function compact(input: CompactionInput): Promise<Exit | null> {
+export type CompactionVerdict = Exit | "waited" | null;
+
+/**
+ * Compacts the prompt before the next model call: elides, else summarizes
+ * (see the module doc). Returns the Exit when the run must stop, `waited`
+ * after a wait for a sibling's call, else null (also when there is nothing
+ * older than the turns kept).
+ */
+export async function compact(input: CompactionInput): Promise<CompactionVerdict> {
   const { ctx, policy, reason } = input;
   const messages = ctx.state.messages;
   const pre = ctx.state.context ?? emptyContext();
@@ -164,7 +174,7 @@ async function summarize(
   pre: ContextState,
   from: number,
   cut: number,
-): Promise<Exit | null> {
+): Promise<CompactionVerdict> {
   const { ctx, policy } = input;
   const { state, options, signal } = ctx;
   const req = request(input, pre, from, cut);
@@ -179,7 +189,14 @@ async function summarize(
     policy.summaryPrices,
   );
   const plan = planSummary(input, req.tokens, input.count({ ...next, summary: "" }));
-  if (plan.type === "refused") return exit.budget(plan.reason);
+  if (plan.type === "refused") {
+    if (!mayFitLater(ctx.gate)) return exit.budget(plan.reason);
+    // A sibling's call holds the rest in reserve, as for a model turn: once it settles the
+    // loop checks the limits again (a Stop meanwhile is its cancelled exit) and plans anew.
+    // Stopping here would make the run's exit depend on timing.
+    await callSettled(ctx.gate, signal);
+    return "waited";
+  }
   // Recorded before it is sent: a crash during the call is counted on resume.
   state.modelCall = {
     turn: state.turns + 1,

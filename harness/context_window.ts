@@ -9,7 +9,6 @@
 import type { ChatMessage, ToolDefinition } from "./messages.ts";
 import type { RunState } from "./state.ts";
 import type { ContextWindow, RunContext } from "./run_context.ts";
-import type { Exit } from "./exit.ts";
 import type { ContextPolicy, ResolvedContextPolicy } from "./context_policy.ts";
 import type { Model } from "./model.ts";
 import type { Prices, PriceTable } from "./cost.ts";
@@ -17,7 +16,7 @@ import { resolveContextPolicy } from "./context_policy.ts";
 import { type ContextState, contextView } from "./context_view.ts";
 import { isContextLengthError } from "./context_errors.ts";
 import { countPromptTokens, loadTokenizer } from "./tokens.ts";
-import { compact } from "./compaction.ts";
+import { compact, type CompactionVerdict } from "./compaction.ts";
 
 export type { ContextWindow };
 
@@ -73,7 +72,7 @@ export function contextWindow(options: ContextWindowOptions): ContextWindow {
     policy: ResolvedContextPolicy,
     ctx: RunContext,
     definitions: readonly ToolDefinition[],
-  ): Promise<Exit | null> => {
+  ): Promise<CompactionVerdict> => {
     await loadTokenizer();
     const { state } = ctx;
     const reason = forced ? "context_length" : "trigger";
@@ -83,7 +82,10 @@ export function contextWindow(options: ContextWindowOptions): ContextWindow {
     if (reason === "trigger" && Math.ceil(tokens * ratio) <= policy.triggerTokens) return null;
     const count = (c: ContextState) =>
       countPromptTokens(contextView(state.messages, c), definitions);
-    return await compact({ ctx, policy, reason, before: tokens, count });
+    const verdict = await compact({ ctx, policy, reason, before: tokens, count });
+    // After a wait the loop comes back here: a prompt the provider refused still needs it.
+    if (verdict === "waited" && reason === "context_length") forced = true;
+    return verdict;
   };
   return {
     messages,

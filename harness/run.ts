@@ -257,6 +257,8 @@ async function loop(ctx: RunContext): Promise<Exit> {
     if (judged && judged !== "repair") return judged;
     const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx) ??
       await ctx.window.beforeTurn(ctx, definitions);
+    // The summary call waited for a sibling's call: limits first, then compact anew.
+    if (verdict === "waited") continue;
     if (verdict) return verdictDuringRepair(state, verdict);
     const stopped = await modelTurn(ctx, definitions, prompt);
     if (stopped) return stopped;

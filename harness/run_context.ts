@@ -9,7 +9,7 @@ import type { RunState } from "./state.ts";
 import type { TraceEventInput } from "./trace.ts";
 import type { ToolContext } from "./tool.ts";
 import type { ChatMessage, ToolDefinition } from "./messages.ts";
-import type { Exit } from "./exit.ts";
+import type { CompactionVerdict } from "./compaction.ts";
 import type { ToolSchema } from "./schema_adapter.ts";
 import type { OutputFormat } from "./output.ts";
 
@@ -20,9 +20,11 @@ export interface ContextWindow {
   /**
    * Before a model call: compacts when a policy is on and the prompt is over
    * its trigger, or the provider refused the last one as too long. Returns the
-   * Exit when the run must stop (the budget cannot pay, the summary failed).
+   * Exit when the run must stop (the budget cannot pay, the summary failed),
+   * `waited` when the summary call waited for a sibling's call to settle (the
+   * loop checks the limits again and comes back).
    */
-  beforeTurn(ctx: RunContext, definitions: readonly ToolDefinition[]): Promise<Exit | null>;
+  beforeTurn(ctx: RunContext, definitions: readonly ToolDefinition[]): Promise<CompactionVerdict>;
   /**
    * Whether a failed model call is a context-length error the run compacts
    * for and asks again (with a policy on; once per turn).

@@ -8,7 +8,7 @@ import {
   openProcessTools,
   spentText,
   storedTask
-} from "../chunk-RX6IVQVP.js";
+} from "../chunk-3IYO6JWB.js";
 import {
   KvOpenError,
   defaultKvPath,
@@ -32,7 +32,7 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-WMFP444J.js";
+} from "../chunk-N7IQ264J.js";
 import "../chunk-O7MXWKIO.js";
 import {
   combineSinks,
@@ -43,10 +43,10 @@ import {
 } from "../chunk-OXSCHO7A.js";
 import {
   loadTree
-} from "../chunk-T37O4VMM.js";
+} from "../chunk-IWHLFCTI.js";
 import {
   checkPrices
-} from "../chunk-34XEU7HX.js";
+} from "../chunk-3MK63NMH.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import {

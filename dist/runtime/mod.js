@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-NRF3HPLX.js";
+} from "../chunk-CP3NTFDU.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -20,15 +20,15 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-WMFP444J.js";
+} from "../chunk-N7IQ264J.js";
 import "../chunk-O7MXWKIO.js";
 import "../chunk-HH6XPTGR.js";
 import "../chunk-OXSCHO7A.js";
-import "../chunk-T37O4VMM.js";
+import "../chunk-IWHLFCTI.js";
 import {
   forkState,
   quoteNextCall
-} from "../chunk-34XEU7HX.js";
+} from "../chunk-3MK63NMH.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-VR6MMKNT.js";

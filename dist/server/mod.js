@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-NRF3HPLX.js";
+} from "../chunk-CP3NTFDU.js";
 import {
   loadConfig,
   openProcessTools,
@@ -10,7 +10,7 @@ import {
   spentText,
   storedTask,
   usdPair
-} from "../chunk-RX6IVQVP.js";
+} from "../chunk-3IYO6JWB.js";
 import {
   defaultKvPath,
   openKv
@@ -32,7 +32,7 @@ import {
   stampOf,
   startWorker,
   wideningOf
-} from "../chunk-WMFP444J.js";
+} from "../chunk-N7IQ264J.js";
 import "../chunk-O7MXWKIO.js";
 import "../chunk-HH6XPTGR.js";
 import {
@@ -49,13 +49,13 @@ import {
 import {
   hashOf,
   loadTree
-} from "../chunk-T37O4VMM.js";
+} from "../chunk-IWHLFCTI.js";
 import {
   agentOptionsSchema,
   childRunId,
   followUpRefusal,
   forkableTurns
-} from "../chunk-34XEU7HX.js";
+} from "../chunk-3MK63NMH.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import {

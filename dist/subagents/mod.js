@@ -13,13 +13,13 @@ import {
   rejectInTree,
   resumeTree,
   toolTable
-} from "../chunk-T37O4VMM.js";
+} from "../chunk-IWHLFCTI.js";
 import {
   agentTool,
   agentTools,
   defineAgent,
   isAgent
-} from "../chunk-34XEU7HX.js";
+} from "../chunk-3MK63NMH.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-VR6MMKNT.js";

@@ -21,7 +21,7 @@ import {
   loadTree,
   rejectInTree,
   toolTable
-} from "./chunk-T37O4VMM.js";
+} from "./chunk-IWHLFCTI.js";
 import {
   agentOptionsSchema,
   agentTools,
@@ -32,7 +32,7 @@ import {
   run,
   treeSettled,
   unjudgedAnswer
-} from "./chunk-34XEU7HX.js";
+} from "./chunk-3MK63NMH.js";
 import {
   DEFAULT_LIMITS,
   RESUMABLE_STATUSES,

@@ -5,7 +5,7 @@ import {
   reject,
   run,
   treeSettled
-} from "./chunk-34XEU7HX.js";
+} from "./chunk-3MK63NMH.js";
 import {
   outputFormat
 } from "./chunk-7G4NOGG5.js";

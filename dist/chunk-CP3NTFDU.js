@@ -2,11 +2,11 @@ import {
   agentRunOptions,
   loadRunSettings,
   modelOf
-} from "./chunk-WMFP444J.js";
+} from "./chunk-N7IQ264J.js";
 import {
   forkState,
   quoteNextCall
-} from "./chunk-34XEU7HX.js";
+} from "./chunk-3MK63NMH.js";
 import {
   RunStateError
 } from "./chunk-ISIFESS6.js";

@@ -1874,7 +1874,11 @@ async function summarize(input, pre, from, cut) {
     ...next,
     summary: ""
   }));
-  if (plan.type === "refused") return exit.budget(plan.reason);
+  if (plan.type === "refused") {
+    if (!mayFitLater(ctx.gate)) return exit.budget(plan.reason);
+    await callSettled(ctx.gate, signal);
+    return "waited";
+  }
   state.modelCall = {
     turn: state.turns + 1,
     since: isoNow(),
@@ -2001,13 +2005,15 @@ function contextWindow(options) {
     const tokens = countPromptTokens(messages(state), definitions);
     if (reason === "trigger" && Math.ceil(tokens * ratio) <= policy.triggerTokens) return null;
     const count = (c) => countPromptTokens(contextView(state.messages, c), definitions);
-    return await compact({
+    const verdict = await compact({
       ctx,
       policy,
       reason,
       before: tokens,
       count
     });
+    if (verdict === "waited" && reason === "context_length") forced = true;
+    return verdict;
   };
   return {
     messages,
@@ -2177,6 +2183,7 @@ async function loop(ctx) {
     const judged = await judgeAnswer(ctx, ctx.output);
     if (judged && judged !== "repair") return judged;
     const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx) ?? await ctx.window.beforeTurn(ctx, definitions);
+    if (verdict === "waited") continue;
     if (verdict) return verdictDuringRepair(state, verdict);
     const stopped2 = await modelTurn(ctx, definitions, prompt);
     if (stopped2) return stopped2;

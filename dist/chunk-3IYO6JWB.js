@@ -5,7 +5,7 @@ import {
   agentOptionsSchema,
   issueLine,
   pricesSchemaOf
-} from "./chunk-34XEU7HX.js";
+} from "./chunk-3MK63NMH.js";
 import {
   runLimitsSchema
 } from "./chunk-VR6MMKNT.js";
