@@ -13,6 +13,7 @@
  */
 import { ReinsError } from "../harness/errors.ts";
 import { sleep } from "../harness/sleep.ts";
+import { messageOf } from "../harness/message_of.ts";
 import { type Env, readEnv, type ReinsEnv } from "../runtime/env.ts";
 import { listenRefusal, type ServeOptions, type Service, startService } from "./service.ts";
 import { isLoopback } from "./service.ts";
@@ -74,6 +75,35 @@ async function startOrRefuse(
     if (e instanceof ReinsError || e instanceof TypeError) return refuse(e.message);
     cron.abort();
     throw e;
+  }
+}
+
+/**
+ * Listens, or says why not in one line (the port is taken, say) and closes
+ * the service: its KV handle and worker would keep the process alive, silent.
+ */
+async function listen(
+  s: { service: Service; config: ReinsEnv },
+  cron: AbortController,
+): Promise<Deno.HttpServer | null> {
+  const { host, port, token } = s.config;
+  try {
+    return Deno.serve({
+      hostname: host,
+      port,
+      onListen: (addr) => {
+        const auth = token ? "bearer token required" : "no auth (loopback)";
+        console.log(`reins: listening on http://${addr.hostname}:${addr.port}/ (${auth})`);
+      },
+    }, s.service.app.fetch);
+  } catch (e) {
+    cron.abort();
+    await s.service.close();
+    const why = e instanceof Deno.errors.AddrInUse
+      ? "the address is in use (another server? set PORT)"
+      : messageOf(e);
+    console.error(`reins: cannot listen on ${host}:${port}: ${why}`);
+    return null;
   }
 }
 
@@ -139,14 +169,8 @@ export function serve(options: ServeAgentsOptions): Serving {
   const service = started.then((s) => (live.service = s?.service ?? null));
   const finished = started.then(async (s) => {
     if (!s) return 1;
-    const server = Deno.serve({
-      hostname: s.config.host,
-      port: s.config.port,
-      onListen: (addr) => {
-        const auth = s.config.token ? "bearer token required" : "no auth (loopback)";
-        console.log(`reins: listening on http://${addr.hostname}:${addr.port}/ (${auth})`);
-      },
-    }, s.service.app.fetch);
+    const server = await listen(s, cron);
+    if (!server) return 1;
     const removeSignals = onSignals(stop);
     const signal = await Promise.race([stopped, server.finished.then(() => "")]);
     const t0 = performance.now();

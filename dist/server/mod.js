@@ -3405,6 +3405,7 @@ function createApp(deps) {
   }
   return {
     fetch: (request, ...rest) => app.fetch(request, ...rest),
+    // Hono types init as the Node types' RequestInit, which Deno 2.5's own does not satisfy.
     request: (input, init) => Promise.resolve(app.request(input, init))
   };
 }
@@ -3542,6 +3543,25 @@ async function startOrRefuse(options, env, cron) {
     throw e;
   }
 }
+async function listen(s, cron) {
+  const { host, port, token } = s.config;
+  try {
+    return Deno.serve({
+      hostname: host,
+      port,
+      onListen: (addr) => {
+        const auth = token ? "bearer token required" : "no auth (loopback)";
+        console.log(`reins: listening on http://${addr.hostname}:${addr.port}/ (${auth})`);
+      }
+    }, s.service.app.fetch);
+  } catch (e) {
+    cron.abort();
+    await s.service.close();
+    const why = e instanceof Deno.errors.AddrInUse ? "the address is in use (another server? set PORT)" : messageOf(e);
+    console.error(`reins: cannot listen on ${host}:${port}: ${why}`);
+    return null;
+  }
+}
 var SHUTDOWN_GRACE_MS = 2e3;
 async function settlesWithin(p, ms2) {
   const timer = new AbortController();
@@ -3589,14 +3609,8 @@ function serve(options) {
   const service = started.then((s) => live2.service = s?.service ?? null);
   const finished = started.then(async (s) => {
     if (!s) return 1;
-    const server = Deno.serve({
-      hostname: s.config.host,
-      port: s.config.port,
-      onListen: (addr) => {
-        const auth = s.config.token ? "bearer token required" : "no auth (loopback)";
-        console.log(`reins: listening on http://${addr.hostname}:${addr.port}/ (${auth})`);
-      }
-    }, s.service.app.fetch);
+    const server = await listen(s, cron);
+    if (!server) return 1;
     const removeSignals = onSignals(stop);
     const signal = await Promise.race([
       stopped,

@@ -1,6 +1,7 @@
-// SIGINT stops a served process even while a client holds a response open: the
-// runs are handed over, open responses get a grace, then are cut, so the process
-// exits by itself well before Deno Deploy's SIGKILL (5 s after SIGINT).
+// A served process (serve() in tests/fixtures/endless_serve.ts) ends by itself:
+// on SIGINT even while a client holds a response open (the runs are handed over,
+// open responses get a grace, then the process exits, well before Deno Deploy's
+// SIGKILL 5 s after SIGINT), and at once, saying why, when it cannot listen.
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { sleep } from "../harness/sleep.ts";
@@ -57,6 +58,38 @@ Deno.test("SIGINT with an endless response open: the process cuts it and exits",
       child.kill("SIGKILL");
     } catch { /* exited */ }
     await child.status;
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a port already taken: one line saying so, exit 1, nothing left running", async () => {
+  const dir = await Deno.makeTempDir();
+  using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (taken.addr as Deno.NetAddr).port;
+  const child = new Deno.Command(Deno.execPath(), {
+    cwd: ROOT,
+    args: ["run", "-A", "--config", "deno.json", "tests/fixtures/endless_serve.ts"],
+    env: { PORT: String(port), REINS_KV_PATH: `${dir}/runs.sqlite` },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  try {
+    // Before, it stayed alive and silent (its KV handle and worker kept it).
+    const timeout = new AbortController();
+    const late = sleep(10_000, timeout.signal).then(() => "late", () => "");
+    const ended = await Promise.race([child.status.then(() => "exited"), late]);
+    timeout.abort();
+    if (ended !== "exited") child.kill("SIGKILL");
+    const out = await child.output();
+    const err = new TextDecoder().decode(out.stderr);
+    assert.equal(ended, "exited", `still alive after 10 s:\n${err}`);
+    assert.equal(out.code, 1, err);
+    assert.match(
+      err,
+      new RegExp(`reins: cannot listen on 127\\.0\\.0\\.1:${port}: the address is in use`),
+    );
+    assert.doesNotMatch(err, /\n\s+at /, "a stack trace");
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
