@@ -107,6 +107,8 @@ export function createApp(deps: ServerDeps): ReinsApp {
   }
   return {
     fetch: (request, ...rest) => app.fetch(request, ...(rest as [])),
-    request: (input, init) => Promise.resolve(app.request(input, init)),
+    // Hono types init as the Node types' RequestInit, which Deno 2.5's own does not satisfy.
+    request: (input, init) =>
+      Promise.resolve(app.request(input, init as Parameters<typeof app.request>[1])),
   };
 }

@@ -81,3 +81,19 @@ for (const [writer, executor] of pairs) {
     }
   });
 }
+
+Deno.test("an app on reins's server and testing entries type-checks under Deno 2.5.0", async () => {
+  // Deploy runs 2.5, and a user's `deno check` there read reins's sources (the types of
+  // dist/ via @ts-self-types) against 2.5's lib: app.ts once failed it (RequestInit).
+  // No lock: 2.5 resolves npm peers differently and would rewrite the example's.
+  const cert = Deno.env.get("NODE_EXTRA_CA_CERTS");
+  const out = await new Deno.Command(await deno25(), {
+    cwd: new URL("../examples/support_desk/", import.meta.url),
+    args: ["check", "--no-lock", "main.ts", "tests/"],
+    env: cert ? { DENO_CERT: cert } : {},
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const err = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, err.split("\n").filter((l) => !/^\s+\d+: |^\s+at /.test(l)).join("\n"));
+});
