@@ -22,7 +22,7 @@ import type { AgentRegistry } from "./agent_registry.ts";
 import { markRunning } from "./continue_tree.ts";
 import { executeTree } from "./execute_tree.ts";
 import { handOverTrace } from "./hand_over.ts";
-import { agentRunOptions } from "./run_settings.ts";
+import { agentRunOptions } from "../subagents/agent_run_options.ts";
 
 /**
  * The reason an executor that is stopped (an instance evicted, a server or

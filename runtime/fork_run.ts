@@ -13,7 +13,8 @@ import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { join } from "node:path";
 import { RunStateError } from "../harness/errors.ts";
 import { type ExecutorDeps, modelOf } from "./executor.ts";
-import { agentRunOptions, loadRunSettings } from "./run_settings.ts";
+import { loadRunSettings } from "./run_settings.ts";
+import { agentRunOptions } from "../subagents/agent_run_options.ts";
 
 /** The reason a fork created with `start: false` waits with. */
 export const FORK_NOT_STARTED = "created by a fork and not started: resume it to start";

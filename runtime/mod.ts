@@ -30,7 +30,8 @@ export { executeTree, type ExecuteTreeOptions } from "./execute_tree.ts";
 export { DEFAULT_STOP_REASON, requestStop, watchStop, type WatchStopOptions } from "./stop_tree.ts";
 export { continueTree, type ContinueTreeOptions, type Verdict } from "./continue_tree.ts";
 export { createExecutor, type Executor, type ExecutorDeps } from "./executor.ts";
-export { agentRunOptions, type RunSettings, type RunSetup } from "./run_settings.ts";
+export type { RunSettings } from "./run_settings.ts";
+export { agentRunOptions, type RunSetup } from "../subagents/agent_run_options.ts";
 // The agents a process serves: it executes only their runs.
 export {
   type AgentInfo,

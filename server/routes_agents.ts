@@ -6,7 +6,7 @@
  * @module
  */
 import type { Hono } from "hono";
-import { limitCeiling } from "../runtime/run_settings.ts";
+import { limitCeiling } from "../subagents/agent_run_options.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import type { AgentListResponse } from "./response_schemas.ts";
 import type { z } from "zod";

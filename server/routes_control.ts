@@ -12,7 +12,7 @@ import type { Hono } from "hono";
 import { continueTree, type Verdict } from "../runtime/continue_tree.ts";
 import { DEFAULT_STOP_REASON, requestStop } from "../runtime/stop_tree.ts";
 import type { RunLimits } from "../harness/limits.ts";
-import { limitsWidening } from "../runtime/run_settings.ts";
+import { limitsWidening } from "../subagents/agent_run_options.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import { BadRequestError } from "./errors.ts";
 import { type Answer, answerOnce, sendAnswer } from "./idempotency.ts";

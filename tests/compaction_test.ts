@@ -17,7 +17,7 @@ import { fixture } from "./helpers.ts";
 import { scriptedModel } from "../testing/scripted_model.ts";
 import { defineAgent } from "../subagents/define_agent.ts";
 import { forkState } from "../harness/fork.ts";
-import { agentRunOptions } from "../runtime/run_settings.ts";
+import { agentRunOptions } from "../subagents/agent_run_options.ts";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { aiSdkModel } from "../ai_sdk/mod.ts";
 import { scriptedFetch } from "../testing/scripted_provider.ts";

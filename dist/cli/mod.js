@@ -32,7 +32,7 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-N7IQ264J.js";
+} from "../chunk-EQNABU4G.js";
 import "../chunk-O7MXWKIO.js";
 import {
   combineSinks,

@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-CP3NTFDU.js";
+} from "../chunk-QYK3BHYO.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -20,7 +20,7 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-N7IQ264J.js";
+} from "../chunk-EQNABU4G.js";
 import "../chunk-O7MXWKIO.js";
 import "../chunk-HH6XPTGR.js";
 import "../chunk-OXSCHO7A.js";

@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-CP3NTFDU.js";
+} from "../chunk-QYK3BHYO.js";
 import {
   loadConfig,
   openProcessTools,
@@ -32,7 +32,7 @@ import {
   stampOf,
   startWorker,
   wideningOf
-} from "../chunk-N7IQ264J.js";
+} from "../chunk-EQNABU4G.js";
 import "../chunk-O7MXWKIO.js";
 import "../chunk-HH6XPTGR.js";
 import {

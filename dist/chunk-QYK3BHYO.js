@@ -2,7 +2,7 @@ import {
   agentRunOptions,
   loadRunSettings,
   modelOf
-} from "./chunk-N7IQ264J.js";
+} from "./chunk-EQNABU4G.js";
 import {
   forkState,
   quoteNextCall

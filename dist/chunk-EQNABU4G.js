@@ -462,52 +462,7 @@ async function continueTree(store, kv, id, verdict, options = {}) {
   return root;
 }
 
-// runtime/run_settings.ts
-import { z } from "zod";
-var RUN_SETTINGS_VERSION = 1;
-var storedSchema = z.strictObject({
-  $schemaVersion: z.literal(RUN_SETTINGS_VERSION),
-  agent: z.string(),
-  fingerprint: z.string(),
-  tools: z.record(z.string(), z.record(z.string(), z.string())),
-  options: agentOptionsSchema()
-});
-var legacySchema = agentOptionsSchema().extend({
-  researchDepth: z.int().min(0).optional(),
-  researchWrites: z.boolean().optional(),
-  prices: z.union([
-    pricesSchema(),
-    priceTableSchema()
-  ]).optional(),
-  limits: runLimitsSchema().partial().optional()
-});
-function parseStoredSettings(runId, value) {
-  if (value === null || value === void 0) return null;
-  const isStamp = typeof value === "object" && "$schemaVersion" in value;
-  const result = (isStamp ? storedSchema : legacySchema).safeParse(value);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new RecordError(runId, [
-      "settings",
-      ...issue.path.map(String)
-    ].join("."), issue.message);
-  }
-  if ("$schemaVersion" in result.data) return result.data;
-  const { budgetMode, dedupe, toolErrors, concurrency, stopOnPermanentError } = result.data;
-  const legacy = {
-    budgetMode,
-    dedupe,
-    toolErrors,
-    concurrency,
-    stopOnPermanentError
-  };
-  return {
-    legacy: JSON.parse(JSON.stringify(legacy))
-  };
-}
-async function loadRunSettings(store, id) {
-  return parseStoredSettings(id, await store.settings(id));
-}
+// subagents/agent_run_options.ts
 function wideningOf(agent, asked) {
   if (asked.budgetMode === "soft" && agent.budgetMode === "hard") {
     return {
@@ -594,6 +549,53 @@ function contextPolicyOf(context, resolveModel) {
 
 // runtime/executor.ts
 import { join } from "node:path";
+
+// runtime/run_settings.ts
+import { z } from "zod";
+var RUN_SETTINGS_VERSION = 1;
+var storedSchema = z.strictObject({
+  $schemaVersion: z.literal(RUN_SETTINGS_VERSION),
+  agent: z.string(),
+  fingerprint: z.string(),
+  tools: z.record(z.string(), z.record(z.string(), z.string())),
+  options: agentOptionsSchema()
+});
+var legacySchema = agentOptionsSchema().extend({
+  researchDepth: z.int().min(0).optional(),
+  researchWrites: z.boolean().optional(),
+  prices: z.union([
+    pricesSchema(),
+    priceTableSchema()
+  ]).optional(),
+  limits: runLimitsSchema().partial().optional()
+});
+function parseStoredSettings(runId, value) {
+  if (value === null || value === void 0) return null;
+  const isStamp = typeof value === "object" && "$schemaVersion" in value;
+  const result = (isStamp ? storedSchema : legacySchema).safeParse(value);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new RecordError(runId, [
+      "settings",
+      ...issue.path.map(String)
+    ].join("."), issue.message);
+  }
+  if ("$schemaVersion" in result.data) return result.data;
+  const { budgetMode, dedupe, toolErrors, concurrency, stopOnPermanentError } = result.data;
+  const legacy = {
+    budgetMode,
+    dedupe,
+    toolErrors,
+    concurrency,
+    stopOnPermanentError
+  };
+  return {
+    legacy: JSON.parse(JSON.stringify(legacy))
+  };
+}
+async function loadRunSettings(store, id) {
+  return parseStoredSettings(id, await store.settings(id));
+}
 
 // runtime/agent_check.ts
 function stampOf(info, options) {
@@ -1198,13 +1200,13 @@ export {
   holderGone,
   continueTree,
   loadRunSettings,
+  stampOf,
+  checkRunAgent,
+  failRun,
   wideningOf,
   limitCeiling,
   limitsWidening,
   agentRunOptions,
-  stampOf,
-  checkRunAgent,
-  failRun,
   modelOf,
   createExecutor,
   UnknownAgentError,
