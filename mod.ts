@@ -7,7 +7,8 @@
  * This entry holds the loop, its state, limits, exits, cost, trace, the tool
  * contract, `defineAgent` (an agent: instructions, tools, child agents,
  * limits, options; served by `./server`'s `serve({ agents })` and `./cli`'s
- * `cli({ agents })`) and the OpenAI-compatible model client. It loads no
+ * `cli({ agents })`, run in this process by `runAgent`) and the
+ * OpenAI-compatible model client. It loads no
  * server, no config parser and no store. The other entries: `./kv` (runs in
  * Deno KV), `./runtime` (executing stored runs, tree Stop, forks),
  * `./subagents` (agent tools, trees, `describeAgent`), `./server`
@@ -85,9 +86,11 @@ export type {
 // The in-memory store and the errors a caller catches.
 export { MemoryRunStore, type RunStore } from "./harness/run_store.ts";
 export { ModelError, PermanentToolError, ReinsError, RunStateError } from "./harness/errors.ts";
-// Agents: defined once, served by `./server`'s `serve({ agents })` and `./cli`'s `cli({ agents })`
-// (the types of a spec's parts, and `describeAgent`, are in `./subagents`).
+// Agents: defined once, served by `./server`'s `serve({ agents })` and `./cli`'s `cli({ agents })`,
+// or run in this process by `runAgent` (the types of a spec's parts, and `describeAgent`, are in
+// `./subagents`).
 export { type Agent, type AgentSpec, defineAgent } from "./subagents/define_agent.ts";
 export type { AgentOptions } from "./subagents/agent_options.ts";
+export { runAgent, type RunAgentOptions } from "./subagents/run_agent.ts";
 // Conversations: a follow-up to a stopped run (forks, a new run from turn N, are in `./runtime`).
 export { followUp, type FollowUpOptions } from "./harness/follow_up.ts";

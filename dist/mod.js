@@ -1,13 +1,17 @@
 // @ts-self-types="../mod.ts"
 import {
+  agentRunOptions,
   jsonlSink,
-  memorySink
-} from "./chunk-HH6XPTGR.js";
+  limitsWidening,
+  memorySink,
+  wideningOf
+} from "./chunk-AEAYT3ZN.js";
 import {
   approve,
   defineAgent,
   followUp,
   hasToolCall,
+  isAgent,
   isBudgetSpent,
   isStepCount,
   reject,
@@ -19,6 +23,7 @@ import {
 import "./chunk-WQU7Y35Y.js";
 import {
   DEFAULT_LIMITS,
+  checkLimits,
   newRun
 } from "./chunk-VR6MMKNT.js";
 import {
@@ -66,6 +71,58 @@ var MemoryRunStore = class {
     ].map((s) => structuredClone(s));
   }
 };
+
+// subagents/run_agent.ts
+async function runAgent(agent, task, options = {}) {
+  if (!isAgent(agent)) {
+    throw new TypeError("runAgent(agent, task): agent must be made by defineAgent");
+  }
+  const { model: given, resolveModel, limits = {}, options: asked = {}, dir = "" } = options;
+  checkLimits(limits);
+  const widened = limitsWidening(agent, limits) ?? wideningOf(agent.options, asked);
+  if (widened) {
+    throw new RangeError(`runAgent(${agent.name}): ${widened.field}: ${widened.problem}`);
+  }
+  const model = modelOf(agent, given, resolveModel);
+  const state = newRun(task, {
+    system: agent.instructions,
+    agent: agent.name,
+    model: model.name,
+    limits: {
+      ...agent.limits,
+      ...limits
+    }
+  });
+  const runOptions = await agentRunOptions(agent, asked, {
+    model,
+    context: {
+      rootId: state.rootId,
+      dir
+    },
+    resolveModel,
+    prices: options.prices,
+    signal: options.signal,
+    trace: options.trace
+  });
+  const { store, observe, stopWhen } = options;
+  return await run(state, {
+    ...runOptions,
+    store,
+    observe,
+    stopWhen
+  });
+}
+function modelOf(agent, given, resolve) {
+  if (typeof agent.model === "object") return agent.model;
+  if (typeof agent.model === "string") {
+    if (!resolve) {
+      throw new TypeError(`runAgent(${agent.name}): its model is the name "${agent.model}": give resolveModel`);
+    }
+    return resolve(agent.model);
+  }
+  if (!given) throw new TypeError(`runAgent(${agent.name}): the agent names no model: give model`);
+  return given;
+}
 export {
   DEFAULT_LIMITS,
   MemoryRunStore,
@@ -86,5 +143,6 @@ export {
   memorySink,
   newRun,
   reject,
-  run
+  run,
+  runAgent
 };

@@ -18,7 +18,6 @@ import {
 import {
   UnknownAgentError,
   agentRegistry,
-  agentRunOptions,
   checkRunAgent,
   continueTree,
   defaultMakeModel,
@@ -32,12 +31,13 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-EQNABU4G.js";
+} from "../chunk-NWB723VW.js";
 import "../chunk-O7MXWKIO.js";
 import {
+  agentRunOptions,
   combineSinks,
   fileSink
-} from "../chunk-HH6XPTGR.js";
+} from "../chunk-AEAYT3ZN.js";
 import {
   KvRunStore
 } from "../chunk-OXSCHO7A.js";

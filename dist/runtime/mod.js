@@ -2,12 +2,11 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-QYK3BHYO.js";
+} from "../chunk-VQFZXTII.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
   agentRegistry,
-  agentRunOptions,
   continueTree,
   createExecutor,
   defaultMakeModel,
@@ -20,9 +19,11 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-EQNABU4G.js";
+} from "../chunk-NWB723VW.js";
 import "../chunk-O7MXWKIO.js";
-import "../chunk-HH6XPTGR.js";
+import {
+  agentRunOptions
+} from "../chunk-AEAYT3ZN.js";
 import "../chunk-OXSCHO7A.js";
 import "../chunk-IWHLFCTI.js";
 import {

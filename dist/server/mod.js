@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-QYK3BHYO.js";
+} from "../chunk-VQFZXTII.js";
 import {
   loadConfig,
   openProcessTools,
@@ -22,19 +22,20 @@ import {
   continueTree,
   defaultMakeModel,
   followUpRun,
-  limitCeiling,
-  limitsWidening,
   modelSettings,
   readEnv,
   readStop,
   requestStop,
   resolveWorkerDeps,
   stampOf,
-  startWorker,
-  wideningOf
-} from "../chunk-EQNABU4G.js";
+  startWorker
+} from "../chunk-NWB723VW.js";
 import "../chunk-O7MXWKIO.js";
-import "../chunk-HH6XPTGR.js";
+import {
+  limitCeiling,
+  limitsWidening,
+  wideningOf
+} from "../chunk-AEAYT3ZN.js";
 import {
   CHUNK_BYTES,
   KvRunStore,

@@ -2,8 +2,9 @@ import {
   openTelemetry
 } from "./chunk-O7MXWKIO.js";
 import {
+  agentRunOptions,
   combineSinks
-} from "./chunk-HH6XPTGR.js";
+} from "./chunk-AEAYT3ZN.js";
 import {
   KvRunStore,
   RecordError,
@@ -24,7 +25,6 @@ import {
 } from "./chunk-IWHLFCTI.js";
 import {
   agentOptionsSchema,
-  agentTools,
   followUp,
   isAgent,
   priceTableSchema,
@@ -34,7 +34,6 @@ import {
   unjudgedAnswer
 } from "./chunk-3MK63NMH.js";
 import {
-  DEFAULT_LIMITS,
   RESUMABLE_STATUSES,
   checkLimits,
   pending,
@@ -460,91 +459,6 @@ async function continueTree(store, kv, id, verdict, options = {}) {
   })) : void 0);
   await clearStop(kv, rootId, seen);
   return root;
-}
-
-// subagents/agent_run_options.ts
-function wideningOf(agent, asked) {
-  if (asked.budgetMode === "soft" && agent.budgetMode === "hard") {
-    return {
-      field: "budgetMode",
-      problem: "the agent's budget mode is hard; a request may not loosen it"
-    };
-  }
-  const most = agent.concurrency ?? 4;
-  if (asked.concurrency !== void 0 && asked.concurrency > most) {
-    return {
-      field: "concurrency",
-      problem: `at most ${most} (the agent's)`
-    };
-  }
-  if (asked.stopOnPermanentError === false && agent.stopOnPermanentError !== false) {
-    return {
-      field: "stopOnPermanentError",
-      problem: "the agent stops on a permanent error; a request may not turn that off"
-    };
-  }
-  return null;
-}
-function limitCeiling(agent) {
-  return {
-    ...DEFAULT_LIMITS,
-    ...agent.limits
-  };
-}
-function limitsWidening(agent, asked) {
-  const ceiling = limitCeiling(agent);
-  for (const k of [
-    "maxTurns",
-    "maxBudgetUsd"
-  ]) {
-    const v = asked[k];
-    if (v !== void 0 && v > ceiling[k]) {
-      return {
-        field: k,
-        problem: `at most ${ceiling[k]} (agent ${agent.name}'s limit)`
-      };
-    }
-  }
-  return null;
-}
-async function agentRunOptions(agent, asked, setup) {
-  const tools = await agentTools(agent, setup.context, setup.resolveModel);
-  const options = {
-    ...agent.options,
-    ...asked
-  };
-  return {
-    model: setup.model,
-    tools: [
-      ...tools,
-      ...setup.extraTools ?? []
-    ],
-    budgetMode: options.budgetMode,
-    dedupe: options.dedupe,
-    toolErrors: options.toolErrors,
-    concurrency: options.concurrency,
-    stopOnPermanentError: options.stopOnPermanentError,
-    prices: agent.prices ?? setup.prices,
-    context: contextPolicyOf(options.context, setup.resolveModel),
-    signal: setup.signal,
-    trace: setup.trace,
-    // A typed agent: its answer must pass the schema, on every resume too.
-    ...agent.output === void 0 ? {} : {
-      output: agent.output
-    }
-  };
-}
-function contextPolicyOf(context, resolveModel) {
-  if (!context) return void 0;
-  const { summaryModel, ...rest } = context;
-  if (summaryModel === void 0) return rest;
-  if (!resolveModel) {
-    throw new TypeError(`context.summaryModel "${summaryModel}": no model factory to make it`);
-  }
-  return {
-    ...rest,
-    summaryModel: resolveModel(summaryModel)
-  };
 }
 
 // runtime/executor.ts
@@ -1203,10 +1117,6 @@ export {
   stampOf,
   checkRunAgent,
   failRun,
-  wideningOf,
-  limitCeiling,
-  limitsWidening,
-  agentRunOptions,
   modelOf,
   createExecutor,
   UnknownAgentError,

@@ -1,8 +1,10 @@
 import {
-  agentRunOptions,
   loadRunSettings,
   modelOf
-} from "./chunk-EQNABU4G.js";
+} from "./chunk-NWB723VW.js";
+import {
+  agentRunOptions
+} from "./chunk-AEAYT3ZN.js";
 import {
   forkState,
   quoteNextCall

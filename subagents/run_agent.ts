@@ -1,0 +1,96 @@
+/**
+ * Running an agent in your own process: what a server does for a stored run
+ * (its instructions as the system message, its tools and child agents, its
+ * limits, options, prices, context policy and typed output), as one call.
+ *
+ * @module
+ */
+import { checkLimits, type RunLimits } from "../harness/limits.ts";
+import type { Model } from "../harness/model.ts";
+import type { Prices, PriceTable } from "../harness/cost.ts";
+import type { RunOptions } from "../harness/run_options.ts";
+import { newRun, type RunState } from "../harness/state.ts";
+import { run } from "../harness/run.ts";
+import { type Agent, isAgent, type ResolveModel } from "./define_agent.ts";
+import type { AgentOptions } from "./agent_options.ts";
+import { agentRunOptions, limitsWidening, wideningOf } from "./agent_run_options.ts";
+
+/** Options of {@link runAgent}: what the process adds to the agent's definition. */
+export interface RunAgentOptions
+  extends Pick<RunOptions, "signal" | "trace" | "store" | "observe" | "stopWhen"> {
+  /** The model, when the agent names none (an agent's own `Model` wins). */
+  model?: Model;
+  /** Makes a model from a name: the agent's, its children's, a summary model's. */
+  resolveModel?: ResolveModel;
+  /** Lower limits than the agent's (a higher one is a `RangeError`). */
+  limits?: Partial<RunLimits>;
+  /** Narrower options than the agent's (a hard budget mode, ...; a wider one is a `RangeError`). */
+  options?: AgentOptions;
+  /** Prices of the process's model (the agent's own win). */
+  prices?: Prices | PriceTable;
+  /** The tree's folder, for an agent whose `tools` is a function of the tree (default: none, ""). */
+  dir?: string;
+}
+
+/**
+ * Runs `agent` on `task` in this process and returns the final state, as
+ * `run()` does (it never throws for a model or tool failure). Its child
+ * agents run as its tools, under its budget and signal. For runs that
+ * survive a crash and are served over HTTP, see `serve({ agents })`.
+ *
+ * @example
+ * ```ts
+ * import { defineAgent } from "./define_agent.ts";
+ * import { runAgent } from "./run_agent.ts";
+ * import { scriptedModel } from "../testing/scripted_model.ts";
+ * const greeter = defineAgent({ name: "greeter", instructions: "Be brief.", tools: [] });
+ * const done = await runAgent(greeter, "Hello?", { model: scriptedModel("echo") });
+ * console.log(done.status, done.agent, done.messages[0].role); // completed greeter system
+ * ```
+ */
+export async function runAgent(
+  agent: Agent,
+  task: string,
+  options: RunAgentOptions = {},
+): Promise<RunState> {
+  if (!isAgent(agent)) {
+    throw new TypeError("runAgent(agent, task): agent must be made by defineAgent");
+  }
+  const { model: given, resolveModel, limits = {}, options: asked = {}, dir = "" } = options;
+  checkLimits(limits); // a bad value is a RangeError, a field that is no limit a TypeError
+  const widened = limitsWidening(agent, limits) ?? wideningOf(agent.options, asked);
+  if (widened) {
+    throw new RangeError(`runAgent(${agent.name}): ${widened.field}: ${widened.problem}`);
+  }
+  const model = modelOf(agent, given, resolveModel);
+  const state = newRun(task, {
+    system: agent.instructions,
+    agent: agent.name,
+    model: model.name,
+    limits: { ...agent.limits, ...limits },
+  });
+  const runOptions = await agentRunOptions(agent, asked, {
+    model,
+    context: { rootId: state.rootId, dir },
+    resolveModel,
+    prices: options.prices,
+    signal: options.signal,
+    trace: options.trace,
+  });
+  const { store, observe, stopWhen } = options;
+  return await run(state, { ...runOptions, store, observe, stopWhen });
+}
+
+function modelOf(agent: Agent, given: Model | undefined, resolve?: ResolveModel): Model {
+  if (typeof agent.model === "object") return agent.model;
+  if (typeof agent.model === "string") {
+    if (!resolve) {
+      throw new TypeError(
+        `runAgent(${agent.name}): its model is the name "${agent.model}": give resolveModel`,
+      );
+    }
+    return resolve(agent.model);
+  }
+  if (!given) throw new TypeError(`runAgent(${agent.name}): the agent names no model: give model`);
+  return given;
+}

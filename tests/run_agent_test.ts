@@ -1,0 +1,105 @@
+// runAgent: an agent run in your own process, as its definition says (instructions,
+// tools, child agents, limits, options, typed output), never wider than it.
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { defineAgent, defineTool, runAgent } from "../mod.ts";
+import { KvRunStore } from "../kv/mod.ts";
+import { callTool, say, scriptAgents, scriptedModel, taskOf } from "../testing/mod.ts";
+
+const stock = defineTool({
+  name: "stock",
+  description: "Units in stock.",
+  parameters: z.object({ sku: z.string() }),
+  readOnly: true,
+  run: ({ sku }) => `${sku}: 7 units`,
+});
+const clerk = defineAgent({ name: "clerk", instructions: "Count stock.", tools: [stock] });
+const manager = defineAgent({
+  name: "manager",
+  instructions: "Delegate.",
+  tools: [],
+  agents: [clerk],
+  limits: { maxTurns: 4, maxBudgetUsd: 0.5 },
+  options: { budgetMode: "hard" },
+});
+const scripts: Parameters<typeof scriptAgents>[1] = {
+  manager: ({ turn, toolTexts }) =>
+    turn === 0 ? callTool(0, "clerk", { question: "Count A1." }) : say(`Manager: ${toolTexts[0]}`),
+  clerk: ({ turn, toolTexts, messages }) =>
+    turn === 0 ? callTool(0, "stock", { sku: taskOf(messages).slice(6, 8) }) : say(toolTexts[0]),
+};
+const model = () =>
+  scriptedModel("shop", { scenarios: { shop: scriptAgents([manager], scripts) }, maxRetries: 0 });
+
+Deno.test("runAgent runs an agent and its child as defined: instructions, tools, limits", async () => {
+  const done = await runAgent(manager, "How many A1?", { model: model() });
+  assert.equal(done.status, "completed");
+  assert.equal(done.output, "Manager: A1: 7 units");
+  assert.equal(done.agent, "manager");
+  assert.deepEqual(done.messages[0], { role: "system", content: "Delegate." });
+  assert.deepEqual(done.limits, { maxTurns: 4, maxBudgetUsd: 0.5 });
+  // The child ran as the parent's tool, under its budget: its cost is the parent's too.
+  assert.ok(done.childCostUsd > 0 && done.childCostUsd < done.costUsd);
+});
+
+Deno.test("runAgent never widens the agent: limits, options, and bad limits refused", async () => {
+  await assert.rejects(
+    () => runAgent(manager, "x", { model: model(), limits: { maxTurns: 9 } }),
+    (e) => e instanceof RangeError && /runAgent\(manager\): maxTurns: at most 4/.test(e.message),
+  );
+  await assert.rejects(
+    () => runAgent(manager, "x", { model: model(), options: { budgetMode: "soft" } }),
+    (e) => e instanceof RangeError && /budgetMode: .*hard/.test(e.message),
+  );
+  await assert.rejects(
+    () => runAgent(manager, "x", { model: model(), limits: { maxTurn: 2 } as never }),
+    (e) => e instanceof TypeError && /limits has no field "maxTurn"/.test(e.message),
+  );
+  // Lower is fine: 1 turn is the cap, so the parent stops at it.
+  const lower = await runAgent(manager, "How many A1?", {
+    model: model(),
+    limits: { maxTurns: 1 },
+  });
+  assert.equal(lower.status, "max_turns_exceeded");
+  assert.deepEqual(lower.limits, { maxTurns: 1, maxBudgetUsd: 0.5 });
+});
+
+Deno.test("runAgent: the agent's model, a named one resolved, or the caller's", async () => {
+  const named = defineAgent({ name: "named", instructions: "Be brief.", tools: [], model: "echo" });
+  await assert.rejects(
+    () => runAgent(named, "hi"),
+    /its model is the name "echo": give resolveModel/,
+  );
+  const resolved = await runAgent(named, "hi", { resolveModel: (n) => scriptedModel(n) });
+  assert.equal(resolved.status, "completed");
+  assert.equal(resolved.model, "echo");
+  const none = defineAgent({ name: "none", instructions: "Be brief.", tools: [] });
+  await assert.rejects(() => runAgent(none, "hi"), /the agent names no model: give model/);
+  await assert.rejects(() => runAgent({ name: "fake" } as never, "hi"), TypeError);
+});
+
+Deno.test("runAgent: a typed agent's output is checked; a store keeps the run", async () => {
+  const typed = defineAgent({
+    name: "typed",
+    instructions: "Locate the timeout.",
+    tools: [],
+    output: z.object({ file: z.string(), line: z.number() }),
+  });
+  const answer = scriptedModel("loc", {
+    scenarios: { loc: () => say(JSON.stringify({ file: "errors.log", line: 12 })) },
+  });
+  await using kv = await Deno.openKv(":memory:");
+  const store = new KvRunStore(kv);
+  const done = await runAgent(typed, "Where?", { model: answer, store });
+  assert.equal(done.status, "completed");
+  assert.deepEqual(done.output, { file: "errors.log", line: 12 });
+  assert.deepEqual((await store.load(done.runId))?.output, done.output);
+});
+
+Deno.test("runAgent: an aborted signal stops the run as cancelled", async () => {
+  const ac = new AbortController();
+  ac.abort(new Error("closing time"));
+  const done = await runAgent(manager, "How many A1?", { model: model(), signal: ac.signal });
+  assert.equal(done.status, "interrupted");
+  assert.equal(done.interruption?.type, "cancelled");
+});
