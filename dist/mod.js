@@ -28,7 +28,7 @@ import {
 } from "./chunk-VR6MMKNT.js";
 import {
   createOpenAIModel
-} from "./chunk-66TY2CTK.js";
+} from "./chunk-XDISRSRA.js";
 import "./chunk-4GB4C2DK.js";
 import {
   SUMMARY_PROMPT

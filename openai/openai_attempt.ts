@@ -135,6 +135,10 @@ async function failure(cfg: AttemptConfig, e: unknown, timedOut: boolean): Promi
   if (!timedOut && !(e instanceof StreamCutError) && refused(e)) {
     throw new ModelError("network", `Nothing listens at ${cfg.url}: connection refused`);
   }
+  // The process may not reach it (no --allow-net for its host): a retry cannot help.
+  if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
+    throw new ModelError("network", `Cannot call ${cfg.url}: ${cfg.redact(messageOf(e))}`);
+  }
   const detail = timedOut ? `timed out after ${cfg.timeoutMs} ms` : cfg.redact(messageOf(e));
   if (!(e instanceof StreamCutError)) {
     return { kind: "network", what: `Network error calling ${cfg.url}`, detail };

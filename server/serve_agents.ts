@@ -63,6 +63,7 @@ async function startOrRefuse(
     config = readEnv(env);
   } catch (e) {
     if (e instanceof TypeError) return refuse(e.message); // REINS_LEASE_MS=abc, say
+    if (denied(e)) return refuse(`${e.message} (${PERMISSIONS})`);
     throw e;
   }
   const refusal = listenRefusal(config);
@@ -73,6 +74,7 @@ async function startOrRefuse(
     // A bad reins.jsonc, an MCP server of it that does not start, a KV path
     // it cannot open, two agents of one name: one line, not a stack trace.
     if (e instanceof ReinsError || e instanceof TypeError) return refuse(e.message);
+    if (denied(e)) return refuse(`${e.message} (${PERMISSIONS})`);
     cron.abort();
     throw e;
   }
@@ -105,6 +107,15 @@ async function listen(
     console.error(`reins: cannot listen on ${host}:${port}: ${why}`);
     return null;
   }
+}
+
+/** What a server needs of Deno's permissions (`--allow-run` too for MCP servers over stdio). */
+const PERMISSIONS =
+  "serve() needs --allow-net --allow-env --allow-read --allow-write --allow-sys=hostname";
+
+/** A permission the process was not given. */
+function denied(e: unknown): e is Error {
+  return e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied;
 }
 
 /** How long open responses may take to finish once the server stops taking requests. */

@@ -305,6 +305,18 @@ Deno.test("connection refused (fetch throws TypeError) is not retried: nothing l
   assert.equal(e.message, `Nothing listens at ${URL_}: connection refused`);
 });
 
+Deno.test("no permission to reach the endpoint is not retried: it says so", async () => {
+  const fake = endpoint(() => {
+    throw new Deno.errors.NotCapable('Requires net access to "api.example.test:443"');
+  });
+  const e = await modelError(mk(fake).complete(REQ, live()), "network");
+  assert.equal(fake.calls.length, 1);
+  assert.equal(
+    e.message,
+    `Cannot call ${URL_}: Requires net access to "api.example.test:443"`,
+  );
+});
+
 Deno.test("a reset connection (not a refusal) is still retried", async () => {
   const fake = endpoint(() => {
     throw new TypeError("error sending request: connection reset by peer");

@@ -93,3 +93,21 @@ Deno.test("a port already taken: one line saying so, exit 1, nothing left runnin
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("without its permissions: one line naming them, exit 1, no stack trace", async () => {
+  for (const given of [[], ["--allow-env"]]) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      cwd: ROOT,
+      args: ["run", ...given, "--config", "deno.json", "tests/fixtures/endless_serve.ts"],
+      env: { PORT: String(freePort()) },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const err = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 1, err);
+    assert.match(err, /^reins: .*Requires \w+ access/m, err);
+    assert.doesNotMatch(err, /\n\s+at /, `a stack trace:\n${err}`);
+    // Before reins has read its config, it names every permission a server needs.
+    if (!given.length) assert.match(err, /\(serve\(\) needs --allow-net --allow-env /, err);
+  }
+});

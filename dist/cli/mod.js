@@ -31,7 +31,7 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-NWB723VW.js";
+} from "../chunk-AVNFANXW.js";
 import "../chunk-O7MXWKIO.js";
 import {
   agentRunOptions,
@@ -54,7 +54,7 @@ import {
   RUN_STATUSES,
   newRun
 } from "../chunk-VR6MMKNT.js";
-import "../chunk-66TY2CTK.js";
+import "../chunk-XDISRSRA.js";
 import "../chunk-4GB4C2DK.js";
 import "../chunk-7G4NOGG5.js";
 import "../chunk-PLNGLDD7.js";

@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-VQFZXTII.js";
+} from "../chunk-V4I2EKQF.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -19,7 +19,7 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-NWB723VW.js";
+} from "../chunk-AVNFANXW.js";
 import "../chunk-O7MXWKIO.js";
 import {
   agentRunOptions
@@ -33,7 +33,7 @@ import {
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-VR6MMKNT.js";
-import "../chunk-66TY2CTK.js";
+import "../chunk-XDISRSRA.js";
 import "../chunk-4GB4C2DK.js";
 import "../chunk-7G4NOGG5.js";
 import "../chunk-PLNGLDD7.js";

@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-VQFZXTII.js";
+} from "../chunk-V4I2EKQF.js";
 import {
   loadConfig,
   openProcessTools,
@@ -29,7 +29,7 @@ import {
   resolveWorkerDeps,
   stampOf,
   startWorker
-} from "../chunk-NWB723VW.js";
+} from "../chunk-AVNFANXW.js";
 import "../chunk-O7MXWKIO.js";
 import {
   limitCeiling,
@@ -65,7 +65,7 @@ import {
   newRun,
   runLimitsSchema
 } from "../chunk-VR6MMKNT.js";
-import "../chunk-66TY2CTK.js";
+import "../chunk-XDISRSRA.js";
 import "../chunk-4GB4C2DK.js";
 import "../chunk-7G4NOGG5.js";
 import "../chunk-PLNGLDD7.js";
@@ -3529,6 +3529,7 @@ async function startOrRefuse(options, env, cron) {
     config = readEnv(env);
   } catch (e) {
     if (e instanceof TypeError) return refuse(e.message);
+    if (denied(e)) return refuse(`${e.message} (${PERMISSIONS})`);
     throw e;
   }
   const refusal = listenRefusal(config);
@@ -3540,6 +3541,7 @@ async function startOrRefuse(options, env, cron) {
     };
   } catch (e) {
     if (e instanceof ReinsError || e instanceof TypeError) return refuse(e.message);
+    if (denied(e)) return refuse(`${e.message} (${PERMISSIONS})`);
     cron.abort();
     throw e;
   }
@@ -3562,6 +3564,10 @@ async function listen(s, cron) {
     console.error(`reins: cannot listen on ${host}:${port}: ${why}`);
     return null;
   }
+}
+var PERMISSIONS = "serve() needs --allow-net --allow-env --allow-read --allow-write --allow-sys=hostname";
+function denied(e) {
+  return e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied;
 }
 var SHUTDOWN_GRACE_MS = 2e3;
 async function settlesWithin(p, ms2) {

@@ -1,7 +1,7 @@
 // @ts-self-types="../../testing/mod.ts"
 import {
   createOpenAIModel
-} from "../chunk-66TY2CTK.js";
+} from "../chunk-XDISRSRA.js";
 import "../chunk-4GB4C2DK.js";
 import {
   REPAIR_PREFIX,

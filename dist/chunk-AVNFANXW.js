@@ -41,7 +41,7 @@ import {
 } from "./chunk-VR6MMKNT.js";
 import {
   createOpenAIModel
-} from "./chunk-66TY2CTK.js";
+} from "./chunk-XDISRSRA.js";
 import {
   ReinsError,
   RunConflictError,

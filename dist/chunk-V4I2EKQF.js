@@ -1,7 +1,7 @@
 import {
   loadRunSettings,
   modelOf
-} from "./chunk-NWB723VW.js";
+} from "./chunk-AVNFANXW.js";
 import {
   agentRunOptions
 } from "./chunk-AEAYT3ZN.js";

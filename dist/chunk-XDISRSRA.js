@@ -540,6 +540,9 @@ async function failure(cfg, e, timedOut) {
   if (!timedOut && !(e instanceof StreamCutError) && refused(e)) {
     throw new ModelError("network", `Nothing listens at ${cfg.url}: connection refused`);
   }
+  if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
+    throw new ModelError("network", `Cannot call ${cfg.url}: ${cfg.redact(messageOf(e))}`);
+  }
   const detail = timedOut ? `timed out after ${cfg.timeoutMs} ms` : cfg.redact(messageOf(e));
   if (!(e instanceof StreamCutError)) {
     return {
