@@ -102,8 +102,15 @@ export interface UsageOptions {
 export function runUsage(options: UsageOptions = {}): string {
   const intro = options.intro ??
     "Runs an agent: one run, persisted in Deno KV, or a continuation of one.";
+  // Only a command line that can play scenarios (the demo's, a test's) offers their flags.
   const scenarios = options.scenarios?.length
-    ? ` One of:\n${wrap([...options.scenarios].sort().join(", "), 30, 100)}`
+    ? `  --scenario NAME             a scripted scenario to play instead of a model;
+                              without TASK, the scenario's own task. One of:
+${wrap([...options.scenarios].sort().join(", "), 30, 100)}
+`
+    : "";
+  const latency = options.scenarios?.length
+    ? "  --latency-ms N              scripted provider latency per request\n"
     : "";
   return `Usage: deno task run [flags] [TASK]
 
@@ -129,12 +136,10 @@ Continue a run (in this process):
 
 Flags:
   --agent NAME                the agent of a new run (default: the default agent)
-  --scenario NAME             a scripted scenario to play instead of a model;
-                              without TASK, the scenario's own task.${scenarios}
-  --base-url URL              OpenAI-compatible endpoint (env LLM_BASE_URL)
+${scenarios}  --base-url URL              OpenAI-compatible endpoint (env LLM_BASE_URL)
   --model NAME                model name (env LLM_MODEL); the API key is env LLM_API_KEY
-  --max-turns N               turn cap, at least 1 (default 20)
-  --budget USD                budget in USD (default 1.00)
+  --max-turns N               turn cap, at least 1 (default: the agent's or reins.jsonc's, else 20)
+  --budget USD                budget in USD (default: the agent's or reins.jsonc's, else 1.00)
   --budget-mode soft|hard     soft: checked before each call; hard: never exceeded
   --dedupe                    serve repeated identical read-only calls from cache
   --compact-at TOKENS         compact the prompt before a call over TOKENS tokens: old
@@ -145,9 +150,9 @@ Flags:
   --trace FILE                append the trace (JSONL) to FILE
   --kv PATH                   Deno KV file (env REINS_KV_PATH, default .reins/runs.sqlite)
   --config FILE               configuration file (default reins.jsonc if present)
-  --workspace DIR             folder the tools work in (default: a fresh copy of the demo files)
-  --latency-ms N              scripted provider latency per request
-  -h, --help                  this text
+  --workspace DIR             the run tree's folder, for an agent whose tools are a function
+                              of the tree (default .reins/workspaces/RUN_ID)
+${latency}  -h, --help                  this text
 
 ${EXIT_CODES_HELP}`;
 }

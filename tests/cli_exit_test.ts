@@ -142,3 +142,11 @@ Deno.test("progress lines of a child run name the node they come from", () => {
     "  [research:call_0_1] stopped completed: the model answered",
   );
 });
+
+Deno.test("--help offers --scenario and --latency-ms only to a command line with scenarios", () => {
+  // A user's cli({ agents }) has none: advertising them would send people to an error.
+  assert.doesNotMatch(runUsage(), /--scenario|--latency-ms/);
+  const demo = runUsage({ scenarios: ["plan", "echo"] });
+  assert.match(demo, /--scenario NAME .*\n.*One of:\n\s+echo, plan/);
+  assert.match(demo, /--latency-ms N/);
+});
