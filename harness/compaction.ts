@@ -24,7 +24,7 @@
  */
 import type { ChatMessage } from "./messages.ts";
 import type { ModelReply } from "./model.ts";
-import type { RunContext } from "./run_context.ts";
+import type { CompactionVerdict, RunContext } from "./run_context.ts";
 import type { ModelError } from "./errors.ts";
 import { messageOf } from "./message_of.ts";
 import { ELIDE_TARGET, type ResolvedContextPolicy } from "./context_policy.ts";
@@ -62,13 +62,6 @@ export interface CompactionInput {
 
 /** Longest summary stored (characters); a longer reply is cut. */
 export const MAX_SUMMARY_CHARS = 16_000;
-
-/**
- * What a compaction comes to: the Exit when the run must stop, `waited` when
- * the summary call waited for a sibling's call to settle (the loop checks the
- * limits and compacts again), else null (compacted, or nothing to compact).
- */
-export type CompactionVerdict = Exit | "waited" | null;
 
 /**
  * Compacts the prompt before the next model call: elides, else summarizes

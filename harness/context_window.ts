@@ -8,7 +8,7 @@
  */
 import type { ChatMessage, ToolDefinition } from "./messages.ts";
 import type { RunState } from "./state.ts";
-import type { ContextWindow, RunContext } from "./run_context.ts";
+import type { CompactionVerdict, ContextWindow, RunContext } from "./run_context.ts";
 import type { ContextPolicy, ResolvedContextPolicy } from "./context_policy.ts";
 import type { Model } from "./model.ts";
 import type { Prices, PriceTable } from "./cost.ts";
@@ -16,7 +16,7 @@ import { resolveContextPolicy } from "./context_policy.ts";
 import { type ContextState, contextView } from "./context_view.ts";
 import { isContextLengthError } from "./context_errors.ts";
 import { countPromptTokens, loadTokenizer } from "./tokens.ts";
-import { compact, type CompactionVerdict } from "./compaction.ts";
+import { compact } from "./compaction.ts";
 
 export type { ContextWindow };
 

@@ -9,9 +9,16 @@ import type { RunState } from "./state.ts";
 import type { TraceEventInput } from "./trace.ts";
 import type { ToolContext } from "./tool.ts";
 import type { ChatMessage, ToolDefinition } from "./messages.ts";
-import type { CompactionVerdict } from "./compaction.ts";
+import type { Exit } from "./exit.ts";
 import type { ToolSchema } from "./schema_adapter.ts";
 import type { OutputFormat } from "./output.ts";
+
+/**
+ * What a compaction comes to: the Exit when the run must stop, `waited` when
+ * the summary call waited for a sibling's call to settle (the loop checks the
+ * limits and compacts again), else null (compacted, or nothing to compact).
+ */
+export type CompactionVerdict = Exit | "waited" | null;
 
 /** The prompt of one `run()` call (see the module doc). */
 export interface ContextWindow {
