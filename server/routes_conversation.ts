@@ -8,6 +8,7 @@
  */
 import type { Hono } from "hono";
 import { z } from "zod";
+import { RunConflictError } from "../harness/errors.ts";
 import { followUpRun } from "../runtime/follow_up_run.ts";
 import { forkRun, forkRunOptions } from "../runtime/fork_run.ts";
 import type { ResolvedDeps } from "./deps.ts";
@@ -89,7 +90,7 @@ export function registerConversationRoutes(app: Hono, deps: ResolvedDeps): void 
       deps,
       { route: "fork", runId: id },
       request,
-      () => forkAnswer(deps, id, request),
+      ({ runId }) => forkAnswer(deps, id, request, runId),
     );
     return sendAnswer(c, deps, answer, false);
   });
@@ -111,24 +112,37 @@ async function followUpAnswer(
   return { status: 202, body: runView(state, null), runId: id, streamAfter: after };
 }
 
-/** Forks run `id` (or only quotes the fork): the answer of `POST /runs/:id/fork`. */
+/**
+ * Forks run `id` (or only quotes the fork): the answer of `POST /runs/:id/fork`.
+ * `forkId`: the id a keyed request's every attempt gives its fork; a fork of it
+ * found already made (an earlier attempt's, whose answer a crash lost) is the
+ * answer again.
+ */
 async function forkAnswer(
   deps: ResolvedDeps,
   id: string,
   { atTurn, start = true, limits, quoteOnly }: z.infer<typeof ForkSchema>,
+  forkId?: string,
 ): Promise<Answer> {
   if (limits) await checkNewLimits(deps, id, limits);
   const store = deps.freshStore();
   const source = await store.summary(id);
-  const { state, quote } = await forkRun(store, id, {
-    atTurn,
-    start,
-    limits,
-    quoteOnly,
-    // Its source's settings and tool definitions (the fork copies the settings): counted
-    // without creating the fork's workspace, as a quote may create nothing.
-    runWith: (fork) => forkRunOptions(deps, store, { ...fork, runId: id, rootId: source.rootId }),
-  }).catch(asBadRequest);
+  const fork = (only: boolean | undefined) =>
+    forkRun(store, id, {
+      runId: forkId,
+      atTurn,
+      start,
+      limits,
+      quoteOnly: only,
+      // Its source's settings and tool definitions (the fork copies the settings): counted
+      // without creating the fork's workspace, as a quote may create nothing.
+      runWith: (f) => forkRunOptions(deps, store, { ...f, runId: id, rootId: source.rootId }),
+    }).catch(asBadRequest);
+  const { state, quote } = await fork(quoteOnly).catch(async (e) => {
+    const made = forkId && e instanceof RunConflictError ? await store.load(forkId) : null;
+    if (!made) throw e;
+    return { ...await fork(true), state: made };
+  });
   if (quoteOnly) return { status: 200, body: { forkedFrom: state.forkedFrom, quote } };
   if (start) await deps.schedule(state.runId);
   return {

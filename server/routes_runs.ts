@@ -7,6 +7,7 @@
  */
 import type { Hono } from "hono";
 import { newRun } from "../harness/state.ts";
+import { RunConflictError } from "../harness/errors.ts";
 import type { RunLimits } from "../harness/limits.ts";
 import { loadTree } from "../subagents/tree.ts";
 import type { Agent } from "../subagents/define_agent.ts";
@@ -115,8 +116,17 @@ export function wantsEventStream(accept: string | undefined): boolean {
   return sse >= 0 && (json < 0 || sse < json);
 }
 
-/** Creates and schedules a run for `body`: the answer of `POST /runs` (201). */
-async function createRun(deps: ResolvedDeps, body: CreateRunBody): Promise<Answer> {
+/**
+ * Creates and schedules a run for `body`: the answer of `POST /runs` (201).
+ * `runId`: the id a keyed request's every attempt gives its run; a run of it
+ * found already made (an earlier attempt's, whose answer a crash lost) is the
+ * answer again.
+ */
+async function createRun(
+  deps: ResolvedDeps,
+  body: CreateRunBody,
+  runId?: string,
+): Promise<Answer> {
   const agent = agentFor(deps, body);
   const model = modelNameFor(deps, agent, body);
   summaryModelOf(deps, body.options?.context?.summaryModel);
@@ -126,14 +136,23 @@ async function createRun(deps: ResolvedDeps, body: CreateRunBody): Promise<Answe
     throw new BadRequestError("task", "required (unless `scenario` is given)");
   }
   const { options, limits } = narrowed(deps, agent, body);
-  const state = newRun(task, {
+  let state = newRun(task, {
+    runId,
     system: agent.instructions || undefined,
     model,
     limits,
     agent: agent.name,
   });
-  // Saved with its settings (and its lease, when started here) in one commit.
-  await deps.start(state, stampOf(await deps.agents.info(agent), options));
+  try {
+    // Saved with its settings (and its lease, when started here) in one commit.
+    await deps.start(state, stampOf(await deps.agents.info(agent), options));
+  } catch (e) {
+    const made = runId && e instanceof RunConflictError
+      ? await deps.freshStore().load(runId)
+      : null;
+    if (!made) throw e;
+    state = made;
+  }
   return {
     status: 201,
     body: runView(state, null),
@@ -164,7 +183,13 @@ async function createRun(deps: ResolvedDeps, body: CreateRunBody): Promise<Answe
 export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
   app.post("/runs", async (c) => {
     const body = await readBody(c.req.raw, CreateRunSchema);
-    const answer = await answerOnce(c, deps, { route: "runs" }, body, () => createRun(deps, body));
+    const answer = await answerOnce(
+      c,
+      deps,
+      { route: "runs" },
+      body,
+      ({ runId }) => createRun(deps, body, runId),
+    );
     // A client that wants to wait follows the run on this answer (its bytes keep
     // a Deno Deploy instance alive); the run's id is in Location and every event.
     return sendAnswer(c, deps, answer, wantsEventStream(c.req.header("accept")));

@@ -2528,7 +2528,7 @@ function idempotencyKeyOf(c) {
 }
 async function answerOnce(c, deps, route, request, work) {
   const key = idempotencyKeyOf(c);
-  if (key === void 0) return await work();
+  if (key === void 0) return await work({});
   const scope = {
     ...route,
     key
@@ -2552,7 +2552,9 @@ async function answerOnce(c, deps, route, request, work) {
   }
   let answer;
   try {
-    answer = await work();
+    answer = await work({
+      runId: await attemptRunId(scope, hash)
+    });
   } catch (e) {
     await releaseIdempotencyKey(deps.kv, scope, claim.versionstamp).catch(() => {
     });
@@ -2560,6 +2562,18 @@ async function answerOnce(c, deps, route, request, work) {
   }
   await record(deps, scope, claim.versionstamp, hash, answer);
   return answer;
+}
+async function attemptRunId(scope, hash) {
+  const hex = await hashOf({
+    ...scope,
+    hash
+  }) + await hashOf({
+    ...scope,
+    hash,
+    half: 2
+  });
+  const variant = (8 + (parseInt(hex[16], 16) & 3)).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 async function record(deps, scope, versionstamp, hash, answer) {
   const what = `${IDEMPOTENCY_KEY_HEADER} ${JSON.stringify(scope.key)} (${scope.route})`;
@@ -2762,7 +2776,7 @@ function wantsEventStream(accept) {
   const json3 = types.findIndex((t) => t === "application/json");
   return sse >= 0 && (json3 < 0 || sse < json3);
 }
-async function createRun(deps, body2) {
+async function createRun(deps, body2, runId) {
   const agent = agentFor(deps, body2);
   const model = modelNameFor(deps, agent, body2);
   summaryModelOf(deps, body2.options?.context?.summaryModel);
@@ -2771,13 +2785,20 @@ async function createRun(deps, body2) {
     throw new BadRequestError("task", "required (unless `scenario` is given)");
   }
   const { options, limits } = narrowed(deps, agent, body2);
-  const state = newRun(task, {
+  let state = newRun(task, {
+    runId,
     system: agent.instructions || void 0,
     model,
     limits,
     agent: agent.name
   });
-  await deps.start(state, stampOf(await deps.agents.info(agent), options));
+  try {
+    await deps.start(state, stampOf(await deps.agents.info(agent), options));
+  } catch (e) {
+    const made = runId && e instanceof RunConflictError ? await deps.freshStore().load(runId) : null;
+    if (!made) throw e;
+    state = made;
+  }
   return {
     status: 201,
     body: runView(state, null),
@@ -2791,7 +2812,7 @@ function registerRunRoutes(app, deps) {
     const body2 = await readBody(c.req.raw, CreateRunSchema);
     const answer = await answerOnce(c, deps, {
       route: "runs"
-    }, body2, () => createRun(deps, body2));
+    }, body2, ({ runId }) => createRun(deps, body2, runId));
     return sendAnswer(c, deps, answer, wantsEventStream(c.req.header("accept")));
   });
   app.get("/runs", async (c) => {
@@ -2854,7 +2875,7 @@ function registerConversationRoutes(app, deps) {
     const answer = await answerOnce(c, deps, {
       route: "fork",
       runId: id
-    }, request, () => forkAnswer(deps, id, request));
+    }, request, ({ runId }) => forkAnswer(deps, id, request, runId));
     return sendAnswer(c, deps, answer, false);
   });
 }
@@ -2873,23 +2894,32 @@ async function followUpAnswer(deps, id, { content, limits }) {
     streamAfter: after
   };
 }
-async function forkAnswer(deps, id, { atTurn, start = true, limits, quoteOnly }) {
+async function forkAnswer(deps, id, { atTurn, start = true, limits, quoteOnly }, forkId) {
   if (limits) await checkNewLimits(deps, id, limits);
   const store = deps.freshStore();
   const source = await store.summary(id);
-  const { state, quote } = await forkRun(store, id, {
+  const fork = (only) => forkRun(store, id, {
+    runId: forkId,
     atTurn,
     start,
     limits,
-    quoteOnly,
+    quoteOnly: only,
     // Its source's settings and tool definitions (the fork copies the settings): counted
     // without creating the fork's workspace, as a quote may create nothing.
-    runWith: (fork) => forkRunOptions(deps, store, {
-      ...fork,
+    runWith: (f) => forkRunOptions(deps, store, {
+      ...f,
       runId: id,
       rootId: source.rootId
     })
   }).catch(asBadRequest);
+  const { state, quote } = await fork(quoteOnly).catch(async (e) => {
+    const made = forkId && e instanceof RunConflictError ? await store.load(forkId) : null;
+    if (!made) throw e;
+    return {
+      ...await fork(true),
+      state: made
+    };
+  });
   if (quoteOnly) return {
     status: 200,
     body: {

@@ -1,0 +1,62 @@
+// A keyed POST /runs whose process died after it made the run and before it recorded its
+// answer (the claim left pending, then lapsed): the retry finds that run, not a second.
+import assert from "node:assert/strict";
+import { readIdempotencyRecord } from "../kv/idempotency.ts";
+import { idempotencyRecordKey } from "../kv/keys.ts";
+import { encodeValue } from "../kv/value_codec.ts";
+import { settled, type TestServer, withServer } from "./server_helpers.ts";
+
+const key = { "Idempotency-Key": "create-crash" };
+
+/** What a process that died after the work left: its claim of `scope`, pending, lapsed. */
+async function lapsedClaim(s: TestServer, scope: { route: string; runId?: string; key: string }) {
+  const done = await readIdempotencyRecord(s.kv, scope);
+  assert.equal(done?.state, "done");
+  await s.kv.set(
+    idempotencyRecordKey(scope.route, scope.key, scope.runId),
+    encodeValue({ $schemaVersion: 1, state: "pending", request: done!.request, until: 1 }),
+  );
+}
+
+Deno.test("POST /runs: a crash between the run and its record, then a retry: one run", () =>
+  withServer({}, async (s) => {
+    const first = await s.call("POST", "/runs", { scenario: "plan" }, key);
+    assert.equal(first.status, 201);
+    await lapsedClaim(s, { route: "runs", key: key["Idempotency-Key"] });
+    const retry = await s.call("POST", "/runs", { scenario: "plan" }, key);
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    assert.equal(
+      retry.headers.get("idempotent-replayed"),
+      null,
+      "not a replay: the work ran again",
+    );
+    assert.equal(retry.body.runId, first.body.runId, "the run the first attempt made");
+    assert.equal(retry.headers.get("location"), `/runs/${first.body.runId}`);
+    const runs = (await s.call("GET", "/runs?limit=100")).body.runs;
+    assert.deepEqual(runs.map((r: { runId: string }) => r.runId), [first.body.runId]);
+    // Its answer is recorded now: a third attempt is a replay.
+    const third = await s.call("POST", "/runs", { scenario: "plan" }, key);
+    assert.equal(third.headers.get("idempotent-replayed"), "true");
+    assert.equal(third.body.runId, first.body.runId);
+    // Another body with the same key stays refused, and no key makes runs as before.
+    const other = await s.call("POST", "/runs", { scenario: "echo" }, key);
+    assert.equal(other.status, 422);
+    const plain = await s.call("POST", "/runs", { scenario: "plan" });
+    assert.notEqual(plain.body.runId, first.body.runId);
+  }));
+
+Deno.test("POST /runs/:id/fork: a crash before its record, then a retry: the same fork", () =>
+  withServer({}, async (s) => {
+    const id = (await s.call("POST", "/runs", { scenario: "plan" })).body.runId;
+    await settled(s, id);
+    const first = await s.call("POST", `/runs/${id}/fork`, { atTurn: 1 }, key);
+    assert.equal(first.status, 201);
+    await lapsedClaim(s, { route: "fork", runId: id, key: key["Idempotency-Key"] });
+    const retry = await s.call("POST", `/runs/${id}/fork`, { atTurn: 1 }, key);
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    assert.equal(retry.body.runId, first.body.runId, "the fork the first attempt made");
+    assert.deepEqual(retry.body.quote, first.body.quote);
+    const runs = (await s.call("GET", "/runs?limit=100")).body.runs;
+    assert.equal(runs.length, 2, "the source and one fork");
+    await settled(s, first.body.runId);
+  }));
