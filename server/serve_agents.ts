@@ -20,7 +20,7 @@ import { isLoopback } from "./service.ts";
 
 /** A server started by {@link serve}. */
 export interface Serving {
-  /** The started service, or null when it refused to start (the reason was printed). */
+  /** The started service, or null when it refused to start or to listen (the reason was printed). */
   readonly service: Promise<Service | null>;
   /** Resolves with the exit code once the server stopped (0) or refused to start (1). */
   readonly finished: Promise<number>;
@@ -177,40 +177,54 @@ export function serve(options: ServeAgentsOptions): Serving {
   const cron = sweepCron(live);
   const { promise: stopped, resolve: stop } = Promise.withResolvers<string>();
   const started = startOrRefuse(options, options.env, cron);
-  const service = started.then((s) => (live.service = s?.service ?? null));
-  const finished = started.then(async (s) => {
-    if (!s) return 1;
-    const server = await listen(s, cron);
-    if (!server) return 1;
-    const removeSignals = onSignals(stop);
-    const signal = await Promise.race([stopped, server.finished.then(() => "")]);
-    const t0 = performance.now();
-    const executing = s.service.worker.executor.executing;
-    if (signal) console.log(`reins: ${signal}: handing over ${executing} run(s) and shutting down`);
-    cron.abort();
-    const handedOver = s.service.close();
-    // A response still streaming (a mounted handler's, a client that never leaves) holds
-    // a graceful shutdown until its client goes; Deno Deploy's SIGKILL comes 5 s after SIGINT.
-    const closed = await settlesWithin(server.shutdown(), SHUTDOWN_GRACE_MS);
-    await handedOver;
-    removeSignals();
-    if (!closed) {
-      const what = signal ? "exiting" : "left to their clients";
-      console.log(`reins: responses still open after ${SHUTDOWN_GRACE_MS} ms: ${what}`);
-    }
-    console.log(`reins: stopped in ${Math.round(performance.now() - t0)} ms`);
-    // The process's own stop, runs handed over: nothing left to wait for. (Deno's server
-    // cannot cut its connections once a graceful shutdown began.) A caller's shutdown()
-    // does not end the process.
-    if (!closed && signal) Deno.exit(0);
-    return 0;
+  // Listening, or null: refused at start, or the address could not be taken.
+  const listening = started.then(async (s) => {
+    const server = s && await listen(s, cron);
+    return s && server ? { s, server } : null;
   });
+  const service = listening.then((l) => (live.service = l?.s.service ?? null));
+  const finished = listening.then((l) =>
+    l ? served(l.s.service, l.server, cron, stopped, stop) : 1
+  );
   finished.then((code) => (Deno.exitCode = code), () => (Deno.exitCode = 1));
   return {
     service,
     finished,
     shutdown: async () => (stop("shutdown"), void await finished),
   };
+}
+
+/** Serves until a signal, `shutdown()` or the server's end; then hands the runs over. */
+async function served(
+  service: Service,
+  server: Deno.HttpServer,
+  cron: AbortController,
+  stopped: Promise<string>,
+  stop: (why: string) => void,
+): Promise<number> {
+  const removeSignals = onSignals(stop);
+  const why = await Promise.race([stopped, server.finished.then(() => "")]);
+  const t0 = performance.now();
+  const executing = service.worker.executor.executing;
+  if (why) console.log(`reins: ${why}: handing over ${executing} run(s) and shutting down`);
+  cron.abort();
+  const handedOver = service.close();
+  // A response still streaming (a mounted handler's, a client that never leaves) holds
+  // a graceful shutdown until its client goes; Deno Deploy's SIGKILL comes 5 s after SIGINT.
+  const closed = await settlesWithin(server.shutdown(), SHUTDOWN_GRACE_MS);
+  await handedOver;
+  removeSignals();
+  // Only the process's own stop ends it: a caller's shutdown() leaves the responses be.
+  const bySignal = why === "SIGINT" || why === "SIGTERM";
+  if (!closed) {
+    const what = bySignal ? "exiting" : "left to their clients";
+    console.log(`reins: responses still open after ${SHUTDOWN_GRACE_MS} ms: ${what}`);
+  }
+  console.log(`reins: stopped in ${Math.round(performance.now() - t0)} ms`);
+  // Runs handed over, nothing left to wait for (Deno's server cannot cut its connections
+  // once a graceful shutdown began).
+  if (!closed && bySignal) Deno.exit(0);
+  return 0;
 }
 
 /**

@@ -111,3 +111,30 @@ Deno.test("without its permissions: one line naming them, exit 1, no stack trace
     if (!given.length) assert.match(err, /\(serve\(\) needs --allow-net --allow-env /, err);
   }
 });
+
+Deno.test("shutdown() from code with a response open: it returns, the process goes on", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      cwd: ROOT,
+      args: [
+        "run",
+        "-A",
+        "--config",
+        "deno.json",
+        "tests/fixtures/endless_serve.ts",
+        "--shutdown-from-code",
+      ],
+      env: { PORT: String(freePort()), REINS_KV_PATH: `${dir}/runs.sqlite` },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const log = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+    // Before, the grace's end exited the process: shutdown() never returned.
+    assert.match(log, /responses still open after 2000 ms: left to their clients/);
+    assert.match(log, /after shutdown\(\)/);
+    assert.equal(out.code, 0, log);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -3643,38 +3643,44 @@ function serve(options) {
   const cron = sweepCron(live2);
   const { promise: stopped, resolve: stop } = Promise.withResolvers();
   const started = startOrRefuse(options, options.env, cron);
-  const service = started.then((s) => live2.service = s?.service ?? null);
-  const finished = started.then(async (s) => {
-    if (!s) return 1;
-    const server = await listen(s, cron);
-    if (!server) return 1;
-    const removeSignals = onSignals(stop);
-    const signal = await Promise.race([
-      stopped,
-      server.finished.then(() => "")
-    ]);
-    const t0 = performance.now();
-    const executing = s.service.worker.executor.executing;
-    if (signal) console.log(`reins: ${signal}: handing over ${executing} run(s) and shutting down`);
-    cron.abort();
-    const handedOver = s.service.close();
-    const closed = await settlesWithin(server.shutdown(), SHUTDOWN_GRACE_MS);
-    await handedOver;
-    removeSignals();
-    if (!closed) {
-      const what = signal ? "exiting" : "left to their clients";
-      console.log(`reins: responses still open after ${SHUTDOWN_GRACE_MS} ms: ${what}`);
-    }
-    console.log(`reins: stopped in ${Math.round(performance.now() - t0)} ms`);
-    if (!closed && signal) Deno.exit(0);
-    return 0;
+  const listening = started.then(async (s) => {
+    const server = s && await listen(s, cron);
+    return s && server ? {
+      s,
+      server
+    } : null;
   });
+  const service = listening.then((l) => live2.service = l?.s.service ?? null);
+  const finished = listening.then((l) => l ? served(l.s.service, l.server, cron, stopped, stop) : 1);
   finished.then((code) => Deno.exitCode = code, () => Deno.exitCode = 1);
   return {
     service,
     finished,
     shutdown: async () => (stop("shutdown"), void await finished)
   };
+}
+async function served(service, server, cron, stopped, stop) {
+  const removeSignals = onSignals(stop);
+  const why = await Promise.race([
+    stopped,
+    server.finished.then(() => "")
+  ]);
+  const t0 = performance.now();
+  const executing = service.worker.executor.executing;
+  if (why) console.log(`reins: ${why}: handing over ${executing} run(s) and shutting down`);
+  cron.abort();
+  const handedOver = service.close();
+  const closed = await settlesWithin(server.shutdown(), SHUTDOWN_GRACE_MS);
+  await handedOver;
+  removeSignals();
+  const bySignal = why === "SIGINT" || why === "SIGTERM";
+  if (!closed) {
+    const what = bySignal ? "exiting" : "left to their clients";
+    console.log(`reins: responses still open after ${SHUTDOWN_GRACE_MS} ms: ${what}`);
+  }
+  console.log(`reins: stopped in ${Math.round(performance.now() - t0)} ms`);
+  if (!closed && bySignal) Deno.exit(0);
+  return 0;
 }
 function serveHandler(options) {
   const live2 = {};
