@@ -19,8 +19,11 @@ import { idempotencyRecordKey } from "./keys.ts";
 import { RecordError } from "./record_error.ts";
 import { decodeValue, encodeValue } from "./value_codec.ts";
 
-/** The version of {@link IdempotencyRecord}. */
-export const IDEMPOTENCY_SCHEMA_VERSION = 1;
+/**
+ * The version of {@link IdempotencyRecord} written now: 2 added a claim's
+ * `attempt`. Records of version 1 (no `attempt`) are still read.
+ */
+export const IDEMPOTENCY_SCHEMA_VERSION = 2;
 
 /** Which request a key belongs to: its route and, for a route of one run, the run. */
 export interface IdempotencyScope {
@@ -48,20 +51,25 @@ export interface RecordedAnswer {
 
 /** A claimed key whose request is still being answered (until `until`, epoch ms). */
 export interface PendingRecord {
-  /** {@link IDEMPOTENCY_SCHEMA_VERSION}. */
-  $schemaVersion: typeof IDEMPOTENCY_SCHEMA_VERSION;
+  /** {@link IDEMPOTENCY_SCHEMA_VERSION} (or 1, read). */
+  $schemaVersion: 1 | typeof IDEMPOTENCY_SCHEMA_VERSION;
   /** Pending. */
   state: "pending";
   /** A hash of the request's body. */
   request: string;
   /** Past this epoch ms the claim lapsed (its process went away): another may take it. */
   until: number;
+  /**
+   * What the claiming attempt works with (the id of a run it creates): an
+   * attempt that takes over this claim once it lapsed works with the same.
+   */
+  attempt?: string;
 }
 
 /** A key whose request was answered. */
 export interface DoneRecord {
-  /** {@link IDEMPOTENCY_SCHEMA_VERSION}. */
-  $schemaVersion: typeof IDEMPOTENCY_SCHEMA_VERSION;
+  /** {@link IDEMPOTENCY_SCHEMA_VERSION} (or 1, read). */
+  $schemaVersion: 1 | typeof IDEMPOTENCY_SCHEMA_VERSION;
   /** Done. */
   state: "done";
   /** A hash of the request's body. */
@@ -78,15 +86,17 @@ export interface DoneRecord {
 export type IdempotencyRecord = PendingRecord | DoneRecord;
 
 const ms = z.number().int().nonnegative();
+const version = z.union([z.literal(1), z.literal(IDEMPOTENCY_SCHEMA_VERSION)]);
 const recordSchema = z.discriminatedUnion("state", [
   z.strictObject({
-    $schemaVersion: z.literal(IDEMPOTENCY_SCHEMA_VERSION),
+    $schemaVersion: version,
     state: z.literal("pending"),
     request: z.string().min(1),
     until: ms,
+    attempt: z.string().min(1).optional(),
   }),
   z.strictObject({
-    $schemaVersion: z.literal(IDEMPOTENCY_SCHEMA_VERSION),
+    $schemaVersion: version,
     state: z.literal("done"),
     request: z.string().min(1),
     answer: z.strictObject({
@@ -151,8 +161,11 @@ export async function readIdempotencyRecord(
 
 /** What {@link claimIdempotencyKey} found. */
 export type Claim =
-  /** The key is this request's: do the work, then record or release with `versionstamp`. */
-  | { kind: "claimed"; versionstamp: string }
+  /**
+   * The key is this request's: do the work (with `attempt`), then record or
+   * release with `versionstamp`.
+   */
+  | { kind: "claimed"; versionstamp: string; attempt?: string }
   /** Another request with the key is being answered. */
   | { kind: "pending"; record: PendingRecord }
   /** A request with the key was answered. */
@@ -162,6 +175,13 @@ export type Claim =
 export interface ClaimOptions {
   /** How long the claim holds without an answer (ms); past it, a retry may take the key. */
   leaseMs: number;
+  /** What this attempt works with, unless it takes over a lapsed claim of the same body. */
+  attempt?: string;
+  /**
+   * How long a claim stays stored (ms, at least `leaseMs`): a lapsed one is
+   * taken over with its `attempt` until then, after which the key is new.
+   */
+  keepMs?: number;
   /** Now, in epoch ms (default `Date.now()`). */
   now?: number;
 }
@@ -169,7 +189,9 @@ export interface ClaimOptions {
 /**
  * Claims `scope`'s key for a request whose body hashes to `request`: one
  * checked atomic, so of two requests racing for a key one claims it and the
- * other finds it `pending`. A lapsed claim or an expired answer is taken over.
+ * other finds it `pending`. A lapsed claim or an expired answer is taken over:
+ * a lapsed claim of the same body with its `attempt` (its process may have
+ * done the work), anything else with `options.attempt`.
  *
  * @example
  * ```ts
@@ -193,18 +215,23 @@ export async function claimIdempotencyKey(
     const now = options.now ?? Date.now();
     const entry = await kv.get(key, { consistency: "strong" });
     const record = parseRecord(scope, entry.value);
+    const found: IdempotencyRecord | null = record; // (live() narrows `record` to null below)
     if (live(record, now)) {
       return record.state === "pending" ? { kind: "pending", record } : { kind: "done", record };
     }
+    // A claim a process left when it died, for this body: its work may be half done.
+    const lapsed = found?.state === "pending" && found.request === request ? found : null;
+    const attempt = lapsed?.attempt ?? options.attempt;
     const claim: PendingRecord = {
       $schemaVersion: IDEMPOTENCY_SCHEMA_VERSION,
       state: "pending",
       request,
       until: now + options.leaseMs,
+      ...(attempt === undefined ? {} : { attempt }),
     };
-    const done = await kv.atomic().check(entry)
-      .set(key, encodeValue(claim), { expireIn: options.leaseMs }).commit();
-    if (done.ok) return { kind: "claimed", versionstamp: done.versionstamp };
+    const expireIn = Math.max(options.leaseMs, options.keepMs ?? 0);
+    const done = await kv.atomic().check(entry).set(key, encodeValue(claim), { expireIn }).commit();
+    if (done.ok) return { kind: "claimed", versionstamp: done.versionstamp, attempt };
     // Another request changed the record meanwhile: read what it wrote.
   }
 }

@@ -20,9 +20,10 @@
  *   and may be sent again, fixed, with the same key.
  * - A process that dies between the work and the record leaves a claim that
  *   lapses after {@link IDEMPOTENCY_LEASE_MS}; a retry after that does the work
- *   again, given the same {@link Attempt}: a run or fork it creates gets the id
- *   of the first attempt's, which it then finds and answers with. A follow-up
- *   retried then is appended again (the window the key cannot close).
+ *   again, given the same {@link Attempt} (kept in the claim for 24 h): a run
+ *   or fork it creates gets the id of the first attempt's, which it then finds
+ *   and answers with. A follow-up retried then is appended again (the window
+ *   the key cannot close).
  *
  * @module
  */
@@ -123,6 +124,8 @@ export async function answerOnce(
   const hash = await hashOf(request);
   const claim = await claimIdempotencyKey(deps.kv, scope, hash, {
     leaseMs: IDEMPOTENCY_LEASE_MS,
+    keepMs: IDEMPOTENCY_TTL_MS,
+    attempt: crypto.randomUUID(),
   });
   if (claim.kind !== "claimed") {
     const where = `${c.req.method} ${c.req.path}`;
@@ -149,7 +152,7 @@ export async function answerOnce(
   }
   let answer: Answer;
   try {
-    answer = await work({ runId: await attemptRunId(scope, hash) });
+    answer = await work({ runId: claim.attempt });
   } catch (e) {
     // Refused: it wrote nothing, so the key may be sent again.
     await releaseIdempotencyKey(deps.kv, scope, claim.versionstamp).catch(() => {});
@@ -162,20 +165,12 @@ export async function answerOnce(
 /** What the work of a keyed request is given, the same on every attempt of it. */
 export interface Attempt {
   /**
-   * The id of a run the request creates (absent without a key): derived from
-   * the key and the body, so an attempt after a crash between the work and
-   * its record (the claim lapsed) finds the run the first made, not a second.
+   * The id of a run the request creates (absent without a key): new for a
+   * new key, kept in its claim, so an attempt after a crash between the work
+   * and its record (the claim lapsed) finds the run the first made, not a
+   * second. A key whose answer expired (24 h) is a new request: a new id.
    */
   runId?: string;
-}
-
-/** A UUID (version 8: made, not random) of the scope, the key and the body's hash. */
-async function attemptRunId(scope: IdempotencyScope, hash: string): Promise<string> {
-  const hex = (await hashOf({ ...scope, hash })) + (await hashOf({ ...scope, hash, half: 2 }));
-  const variant = (8 + (parseInt(hex[16], 16) & 3)).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${
-    hex.slice(17, 20)
-  }-${hex.slice(20, 32)}`;
 }
 
 /** Records the answer; the work is done, so a failure to record is logged, not answered. */

@@ -8,13 +8,20 @@ import { settled, type TestServer, withServer } from "./server_helpers.ts";
 
 const key = { "Idempotency-Key": "create-crash" };
 
-/** What a process that died after the work left: its claim of `scope`, pending, lapsed. */
-async function lapsedClaim(s: TestServer, scope: { route: string; runId?: string; key: string }) {
+/**
+ * What a process that died after the work left: its claim of `scope`, pending,
+ * lapsed, with the `attempt` it worked with (the id of the run it made).
+ */
+async function lapsedClaim(
+  s: TestServer,
+  scope: { route: string; runId?: string; key: string },
+  attempt: string,
+) {
   const done = await readIdempotencyRecord(s.kv, scope);
   assert.equal(done?.state, "done");
   await s.kv.set(
     idempotencyRecordKey(scope.route, scope.key, scope.runId),
-    encodeValue({ $schemaVersion: 1, state: "pending", request: done!.request, until: 1 }),
+    encodeValue({ $schemaVersion: 2, state: "pending", request: done!.request, until: 1, attempt }),
   );
 }
 
@@ -22,7 +29,7 @@ Deno.test("POST /runs: a crash between the run and its record, then a retry: one
   withServer({}, async (s) => {
     const first = await s.call("POST", "/runs", { scenario: "plan" }, key);
     assert.equal(first.status, 201);
-    await lapsedClaim(s, { route: "runs", key: key["Idempotency-Key"] });
+    await lapsedClaim(s, { route: "runs", key: key["Idempotency-Key"] }, first.body.runId);
     const retry = await s.call("POST", "/runs", { scenario: "plan" }, key);
     assert.equal(retry.status, 201, JSON.stringify(retry.body));
     assert.equal(
@@ -51,7 +58,11 @@ Deno.test("POST /runs/:id/fork: a crash before its record, then a retry: the sam
     await settled(s, id);
     const first = await s.call("POST", `/runs/${id}/fork`, { atTurn: 1 }, key);
     assert.equal(first.status, 201);
-    await lapsedClaim(s, { route: "fork", runId: id, key: key["Idempotency-Key"] });
+    await lapsedClaim(
+      s,
+      { route: "fork", runId: id, key: key["Idempotency-Key"] },
+      first.body.runId,
+    );
     const retry = await s.call("POST", `/runs/${id}/fork`, { atTurn: 1 }, key);
     assert.equal(retry.status, 201, JSON.stringify(retry.body));
     assert.equal(retry.body.runId, first.body.runId, "the fork the first attempt made");
@@ -59,4 +70,17 @@ Deno.test("POST /runs/:id/fork: a crash before its record, then a retry: the sam
     const runs = (await s.call("GET", "/runs?limit=100")).body.runs;
     assert.equal(runs.length, 2, "the source and one fork");
     await settled(s, first.body.runId);
+  }));
+
+Deno.test("a key used again after its answer expired is a new request: a new run", () =>
+  withServer({}, async (s) => {
+    const first = await s.call("POST", "/runs", { scenario: "plan" }, key);
+    assert.equal(first.status, 201);
+    // KV deletes the record once its 24 h are up (expireIn): as if they were.
+    await s.kv.delete(idempotencyRecordKey("runs", key["Idempotency-Key"]));
+    const later = await s.call("POST", "/runs", { scenario: "plan" }, key);
+    assert.equal(later.status, 201);
+    assert.notEqual(later.body.runId, first.body.runId, "not yesterday's run");
+    assert.equal((await s.call("GET", "/runs?limit=100")).body.runs.length, 2);
+    await settled(s, later.body.runId);
   }));

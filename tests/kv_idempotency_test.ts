@@ -50,6 +50,40 @@ Deno.test("a lapsed claim is taken over, and the first claimant can no longer re
     );
   }));
 
+Deno.test("a lapsed claim of the same body is taken over with its attempt; else a new one", () =>
+  withKv(async (kv) => {
+    const attemptOf = async (request: string, now: number, attempt: string) => {
+      const c = await claimIdempotencyKey(kv, scope, request, { ...lease, now, attempt });
+      assert.equal(c.kind, "claimed");
+      return c.kind === "claimed" ? c.attempt : undefined;
+    };
+    assert.equal(await attemptOf("h", 10_000, "a1"), "a1");
+    // Lapsed (its process died): the retry works with the first attempt's id.
+    assert.equal(await attemptOf("h", 11_000, "a2"), "a1");
+    // Lapsed again, but another body: its own attempt.
+    assert.equal(await attemptOf("other", 12_000, "a3"), "a3");
+    // The stored claim is of version 2 and carries it.
+    const stored = await readIdempotencyRecord(kv, scope, 12_001);
+    assert.deepEqual(stored, {
+      $schemaVersion: 2,
+      state: "pending",
+      request: "other",
+      until: 13_000,
+      attempt: "a3",
+    });
+  }));
+
+Deno.test("a claim of version 1 (no attempt) is still read and taken over", () =>
+  withKv(async (kv) => {
+    await kv.set(
+      idempotencyRecordKey("runs", "k1"),
+      encodeValue({ $schemaVersion: 1, state: "pending", request: "h", until: 5 }),
+    );
+    const c = await claimIdempotencyKey(kv, scope, "h", { ...lease, now: 10, attempt: "a9" });
+    assert.ok(c.kind === "claimed");
+    assert.equal(c.attempt, "a9");
+  }));
+
 Deno.test("an answer counts until its deadline, then the key is free again", () =>
   withKv(async (kv) => {
     const claim = await claimIdempotencyKey(kv, scope, "h", { ...lease, now: 0 });

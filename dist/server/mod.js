@@ -2316,17 +2316,22 @@ import { z as z5 } from "zod";
 
 // kv/idempotency.ts
 import { z as z3 } from "zod";
-var IDEMPOTENCY_SCHEMA_VERSION = 1;
+var IDEMPOTENCY_SCHEMA_VERSION = 2;
 var ms = z3.number().int().nonnegative();
+var version = z3.union([
+  z3.literal(1),
+  z3.literal(IDEMPOTENCY_SCHEMA_VERSION)
+]);
 var recordSchema = z3.discriminatedUnion("state", [
   z3.strictObject({
-    $schemaVersion: z3.literal(IDEMPOTENCY_SCHEMA_VERSION),
+    $schemaVersion: version,
     state: z3.literal("pending"),
     request: z3.string().min(1),
-    until: ms
+    until: ms,
+    attempt: z3.string().min(1).optional()
   }),
   z3.strictObject({
-    $schemaVersion: z3.literal(IDEMPOTENCY_SCHEMA_VERSION),
+    $schemaVersion: version,
     state: z3.literal("done"),
     request: z3.string().min(1),
     answer: z3.strictObject({
@@ -2370,6 +2375,7 @@ async function claimIdempotencyKey(kv, scope, request, options) {
       consistency: "strong"
     });
     const record2 = parseRecord(scope, entry.value);
+    const found = record2;
     if (live(record2, now)) {
       return record2.state === "pending" ? {
         kind: "pending",
@@ -2379,18 +2385,25 @@ async function claimIdempotencyKey(kv, scope, request, options) {
         record: record2
       };
     }
+    const lapsed = found?.state === "pending" && found.request === request ? found : null;
+    const attempt = lapsed?.attempt ?? options.attempt;
     const claim = {
       $schemaVersion: IDEMPOTENCY_SCHEMA_VERSION,
       state: "pending",
       request,
-      until: now + options.leaseMs
+      until: now + options.leaseMs,
+      ...attempt === void 0 ? {} : {
+        attempt
+      }
     };
+    const expireIn = Math.max(options.leaseMs, options.keepMs ?? 0);
     const done = await kv.atomic().check(entry).set(key, encodeValue(claim), {
-      expireIn: options.leaseMs
+      expireIn
     }).commit();
     if (done.ok) return {
       kind: "claimed",
-      versionstamp: done.versionstamp
+      versionstamp: done.versionstamp,
+      attempt
     };
   }
 }
@@ -2535,7 +2548,9 @@ async function answerOnce(c, deps, route, request, work) {
   };
   const hash = await hashOf(request);
   const claim = await claimIdempotencyKey(deps.kv, scope, hash, {
-    leaseMs: IDEMPOTENCY_LEASE_MS
+    leaseMs: IDEMPOTENCY_LEASE_MS,
+    keepMs: IDEMPOTENCY_TTL_MS,
+    attempt: crypto.randomUUID()
   });
   if (claim.kind !== "claimed") {
     const where = `${c.req.method} ${c.req.path}`;
@@ -2553,7 +2568,7 @@ async function answerOnce(c, deps, route, request, work) {
   let answer;
   try {
     answer = await work({
-      runId: await attemptRunId(scope, hash)
+      runId: claim.attempt
     });
   } catch (e) {
     await releaseIdempotencyKey(deps.kv, scope, claim.versionstamp).catch(() => {
@@ -2562,18 +2577,6 @@ async function answerOnce(c, deps, route, request, work) {
   }
   await record(deps, scope, claim.versionstamp, hash, answer);
   return answer;
-}
-async function attemptRunId(scope, hash) {
-  const hex = await hashOf({
-    ...scope,
-    hash
-  }) + await hashOf({
-    ...scope,
-    hash,
-    half: 2
-  });
-  const variant = (8 + (parseInt(hex[16], 16) & 3)).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 async function record(deps, scope, versionstamp, hash, answer) {
   const what = `${IDEMPOTENCY_KEY_HEADER} ${JSON.stringify(scope.key)} (${scope.route})`;
@@ -2912,14 +2915,11 @@ async function forkAnswer(deps, id, { atTurn, start = true, limits, quoteOnly },
       rootId: source.rootId
     })
   }).catch(asBadRequest);
-  const { state, quote } = await fork(quoteOnly).catch(async (e) => {
-    const made = forkId && e instanceof RunConflictError ? await store.load(forkId) : null;
-    if (!made) throw e;
-    return {
-      ...await fork(true),
-      state: made
-    };
-  });
+  const made = forkId && !quoteOnly && await store.exists(forkId) ? await store.load(forkId) : null;
+  const { state, quote } = made ? {
+    ...await fork(true),
+    state: made
+  } : await fork(quoteOnly);
   if (quoteOnly) return {
     status: 200,
     body: {
