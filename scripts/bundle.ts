@@ -110,7 +110,7 @@ if (import.meta.main) {
             stale.map((f) => `${DIST}${f}`).join(", ")
           }`,
         );
-        Deno.exit(1);
+        Deno.exitCode = 1; // not Deno.exit: the build's folder is removed below first
       }
     } else {
       await Deno.remove(`${ROOT}${DIST}`, { recursive: true }).catch(() => {});
