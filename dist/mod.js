@@ -5,8 +5,9 @@ import {
   limitsWidening,
   memorySink,
   wideningOf
-} from "./chunk-AEAYT3ZN.js";
+} from "./chunk-D45NH7BK.js";
 import {
+  agentOptionsSchema,
   approve,
   defineAgent,
   followUp,
@@ -14,9 +15,10 @@ import {
   isAgent,
   isBudgetSpent,
   isStepCount,
+  issueLine,
   reject,
   run
-} from "./chunk-3MK63NMH.js";
+} from "./chunk-4BKUZMGC.js";
 import {
   defineTool
 } from "./chunk-BTFBEYKY.js";
@@ -25,7 +27,7 @@ import {
   DEFAULT_LIMITS,
   checkLimits,
   newRun
-} from "./chunk-VR6MMKNT.js";
+} from "./chunk-4Q4MPWPK.js";
 import {
   createOpenAIModel
 } from "./chunk-XDISRSRA.js";
@@ -79,6 +81,8 @@ async function runAgent(agent, task, options = {}) {
   }
   const { model: given, resolveModel, limits = {}, options: asked = {}, dir = "" } = options;
   checkLimits(limits);
+  const issue = agentOptionsSchema().safeParse(asked).error?.issues[0];
+  if (issue) throw new TypeError(`runAgent(${agent.name}): ${issueLine(issue, "options", asked)}`);
   const widened = limitsWidening(agent, limits) ?? wideningOf(agent.options, asked);
   if (widened) {
     throw new RangeError(`runAgent(${agent.name}): ${widened.field}: ${widened.problem}`);

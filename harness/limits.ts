@@ -71,7 +71,8 @@ function buildSchema() {
 export function checkNonNegative(name: string, value: number, integer: boolean): void {
   if (
     typeof value !== "number" || !Number.isFinite(value) || value < 0 ||
-    (integer && !Number.isInteger(value))
+    // Safe: a stored integer reads back exact (z.int() refuses beyond 2**53 - 1 too).
+    (integer && !Number.isSafeInteger(value))
   ) {
     // Infinity too: it does not survive JSON (it becomes null), so a stored run could not resume.
     const unbounded = value === Infinity

@@ -12,7 +12,8 @@ import type { RunOptions } from "../harness/run_options.ts";
 import { newRun, type RunState } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
 import { type Agent, isAgent, type ResolveModel } from "./define_agent.ts";
-import type { AgentOptions } from "./agent_options.ts";
+import { type AgentOptions, agentOptionsSchema } from "./agent_options.ts";
+import { issueLine } from "../harness/schema_issue.ts";
 import { agentRunOptions, limitsWidening, wideningOf } from "./agent_run_options.ts";
 
 /** Options of {@link runAgent}: what the process adds to the agent's definition. */
@@ -58,6 +59,8 @@ export async function runAgent(
   }
   const { model: given, resolveModel, limits = {}, options: asked = {}, dir = "" } = options;
   checkLimits(limits); // a bad value is a RangeError, a field that is no limit a TypeError
+  const issue = agentOptionsSchema().safeParse(asked).error?.issues[0];
+  if (issue) throw new TypeError(`runAgent(${agent.name}): ${issueLine(issue, "options", asked)}`);
   const widened = limitsWidening(agent, limits) ?? wideningOf(agent.options, asked);
   if (widened) {
     throw new RangeError(`runAgent(${agent.name}): ${widened.field}: ${widened.problem}`);

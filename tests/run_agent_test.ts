@@ -55,6 +55,10 @@ Deno.test("runAgent never widens the agent: limits, options, and bad limits refu
     () => runAgent(manager, "x", { model: model(), limits: { maxTurn: 2 } as never }),
     (e) => e instanceof TypeError && /limits has no field "maxTurn"/.test(e.message),
   );
+  await assert.rejects(
+    () => runAgent(manager, "x", { model: model(), options: { budgetMode: "sof" as never } }),
+    (e) => e instanceof TypeError && /runAgent\(manager\): options\.budgetMode/.test(e.message),
+  );
   // Lower is fine: 1 turn is the cap, so the parent stops at it.
   const lower = await runAgent(manager, "How many A1?", {
     model: model(),

@@ -8,13 +8,13 @@ import {
   openProcessTools,
   spentText,
   storedTask
-} from "../chunk-3IYO6JWB.js";
+} from "../chunk-7N7AVRYN.js";
 import {
   KvOpenError,
   defaultKvPath,
   isKvUrl,
   openKv
-} from "../chunk-CPKE4Z77.js";
+} from "../chunk-DYDRXX45.js";
 import {
   UnknownAgentError,
   agentRegistry,
@@ -31,29 +31,29 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-AVNFANXW.js";
-import "../chunk-O7MXWKIO.js";
+} from "../chunk-6IQ63SCB.js";
+import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions,
   combineSinks,
   fileSink
-} from "../chunk-AEAYT3ZN.js";
+} from "../chunk-D45NH7BK.js";
 import {
   KvRunStore
-} from "../chunk-OXSCHO7A.js";
+} from "../chunk-KWDHERJ6.js";
 import {
   loadTree
-} from "../chunk-IWHLFCTI.js";
+} from "../chunk-KC67FKZI.js";
 import {
   checkPrices
-} from "../chunk-3MK63NMH.js";
+} from "../chunk-4BKUZMGC.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import {
   RESUMABLE_STATUSES,
   RUN_STATUSES,
   newRun
-} from "../chunk-VR6MMKNT.js";
+} from "../chunk-4Q4MPWPK.js";
 import "../chunk-XDISRSRA.js";
 import "../chunk-4GB4C2DK.js";
 import "../chunk-7G4NOGG5.js";

@@ -2,13 +2,13 @@
 import {
   KvOpenError,
   openKv
-} from "../chunk-CPKE4Z77.js";
+} from "../chunk-DYDRXX45.js";
 import {
   KvRunStore,
   RecordError
-} from "../chunk-OXSCHO7A.js";
+} from "../chunk-KWDHERJ6.js";
 import "../chunk-WQU7Y35Y.js";
-import "../chunk-VR6MMKNT.js";
+import "../chunk-4Q4MPWPK.js";
 import "../chunk-UPPPGWUO.js";
 import "../chunk-KDAN4KL7.js";
 import {

@@ -3,8 +3,8 @@ import {
   CAPTURE_CONTENT_ENV,
   DEFAULT_AGENT_NAME,
   openTelemetry
-} from "../chunk-O7MXWKIO.js";
-import "../chunk-VR6MMKNT.js";
+} from "../chunk-TSAIPWXR.js";
+import "../chunk-4Q4MPWPK.js";
 import "../chunk-O3LUTIO5.js";
 import "../chunk-SC5ASBGQ.js";
 export {

@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-V4I2EKQF.js";
+} from "../chunk-O645YTDK.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -19,20 +19,20 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-AVNFANXW.js";
-import "../chunk-O7MXWKIO.js";
+} from "../chunk-6IQ63SCB.js";
+import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions
-} from "../chunk-AEAYT3ZN.js";
-import "../chunk-OXSCHO7A.js";
-import "../chunk-IWHLFCTI.js";
+} from "../chunk-D45NH7BK.js";
+import "../chunk-KWDHERJ6.js";
+import "../chunk-KC67FKZI.js";
 import {
   forkState,
   quoteNextCall
-} from "../chunk-3MK63NMH.js";
+} from "../chunk-4BKUZMGC.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
-import "../chunk-VR6MMKNT.js";
+import "../chunk-4Q4MPWPK.js";
 import "../chunk-XDISRSRA.js";
 import "../chunk-4GB4C2DK.js";
 import "../chunk-7G4NOGG5.js";

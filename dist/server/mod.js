@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-V4I2EKQF.js";
+} from "../chunk-O645YTDK.js";
 import {
   loadConfig,
   openProcessTools,
@@ -10,11 +10,11 @@ import {
   spentText,
   storedTask,
   usdPair
-} from "../chunk-3IYO6JWB.js";
+} from "../chunk-7N7AVRYN.js";
 import {
   defaultKvPath,
   openKv
-} from "../chunk-CPKE4Z77.js";
+} from "../chunk-DYDRXX45.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -29,13 +29,13 @@ import {
   resolveWorkerDeps,
   stampOf,
   startWorker
-} from "../chunk-AVNFANXW.js";
-import "../chunk-O7MXWKIO.js";
+} from "../chunk-6IQ63SCB.js";
+import "../chunk-TSAIPWXR.js";
 import {
   limitCeiling,
   limitsWidening,
   wideningOf
-} from "../chunk-AEAYT3ZN.js";
+} from "../chunk-D45NH7BK.js";
 import {
   CHUNK_BYTES,
   KvRunStore,
@@ -46,17 +46,17 @@ import {
   idempotencyRecordKey,
   interruptionSchema,
   messageSchema
-} from "../chunk-OXSCHO7A.js";
+} from "../chunk-KWDHERJ6.js";
 import {
   hashOf,
   loadTree
-} from "../chunk-IWHLFCTI.js";
+} from "../chunk-KC67FKZI.js";
 import {
   agentOptionsSchema,
   childRunId,
   followUpRefusal,
   forkableTurns
-} from "../chunk-3MK63NMH.js";
+} from "../chunk-4BKUZMGC.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import {
@@ -64,7 +64,7 @@ import {
   RUN_STATUSES,
   newRun,
   runLimitsSchema
-} from "../chunk-VR6MMKNT.js";
+} from "../chunk-4Q4MPWPK.js";
 import "../chunk-XDISRSRA.js";
 import "../chunk-4GB4C2DK.js";
 import "../chunk-7G4NOGG5.js";

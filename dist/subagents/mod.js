@@ -13,16 +13,16 @@ import {
   rejectInTree,
   resumeTree,
   toolTable
-} from "../chunk-IWHLFCTI.js";
+} from "../chunk-KC67FKZI.js";
 import {
   agentTool,
   agentTools,
   defineAgent,
   isAgent
-} from "../chunk-3MK63NMH.js";
+} from "../chunk-4BKUZMGC.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
-import "../chunk-VR6MMKNT.js";
+import "../chunk-4Q4MPWPK.js";
 import "../chunk-7G4NOGG5.js";
 import "../chunk-PLNGLDD7.js";
 import "../chunk-V35EBTLI.js";

@@ -117,7 +117,23 @@ Deno.test("an unbounded budget is refused up front with a clear error", () => {
 Deno.test("checkLimits and the stored limits' schema give the same verdicts", () => {
   // checkLimits is plain code (no zod on a fresh process's first run); the schema
   // validates stored runs and config files. Whatever one accepts, so must the other.
-  const values = [0, 1, 2, 1.5, -1, NaN, Infinity, -Infinity, 1e9, "3", null, undefined, true];
+  const huge = 2 ** 53; // past a safe integer: a turn cap, not a budget
+  const values = [
+    0,
+    1,
+    2,
+    1.5,
+    -1,
+    NaN,
+    Infinity,
+    -Infinity,
+    1e9,
+    huge,
+    "3",
+    null,
+    undefined,
+    true,
+  ];
   let accepted = 0;
   for (const maxTurns of values) {
     for (const maxBudgetUsd of [...values, 0.05]) {
@@ -134,8 +150,8 @@ Deno.test("checkLimits and the stored limits' schema give the same verdicts", ()
       if (ok) accepted++;
     }
   }
-  // maxTurns 1, 2 or 1e9; maxBudgetUsd 0, 1, 2, 1.5, 1e9 or 0.05.
-  assert.equal(accepted, 3 * 6);
+  // maxTurns 1, 2 or 1e9; maxBudgetUsd 0, 1, 2, 1.5, 1e9, 2**53 or 0.05.
+  assert.equal(accepted, 3 * 7);
 });
 
 Deno.test("a field that is no limit is refused, not dropped or stored", () => {

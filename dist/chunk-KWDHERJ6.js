@@ -5,7 +5,7 @@ import {
   RUN_SCHEMA_VERSION,
   RUN_STATUSES,
   runLimitsSchema
-} from "./chunk-VR6MMKNT.js";
+} from "./chunk-4Q4MPWPK.js";
 import {
   cutText
 } from "./chunk-UPPPGWUO.js";

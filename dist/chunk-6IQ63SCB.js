@@ -1,10 +1,10 @@
 import {
   openTelemetry
-} from "./chunk-O7MXWKIO.js";
+} from "./chunk-TSAIPWXR.js";
 import {
   agentRunOptions,
   combineSinks
-} from "./chunk-AEAYT3ZN.js";
+} from "./chunk-D45NH7BK.js";
 import {
   KvRunStore,
   RecordError,
@@ -13,7 +13,7 @@ import {
   localHostname,
   stopEpochKey,
   stopKey
-} from "./chunk-OXSCHO7A.js";
+} from "./chunk-KWDHERJ6.js";
 import {
   approveInTree,
   describeAgent,
@@ -22,7 +22,7 @@ import {
   loadTree,
   rejectInTree,
   toolTable
-} from "./chunk-IWHLFCTI.js";
+} from "./chunk-KC67FKZI.js";
 import {
   agentOptionsSchema,
   followUp,
@@ -32,13 +32,13 @@ import {
   run,
   treeSettled,
   unjudgedAnswer
-} from "./chunk-3MK63NMH.js";
+} from "./chunk-4BKUZMGC.js";
 import {
   RESUMABLE_STATUSES,
   checkLimits,
   pending,
   runLimitsSchema
-} from "./chunk-VR6MMKNT.js";
+} from "./chunk-4Q4MPWPK.js";
 import {
   createOpenAIModel
 } from "./chunk-XDISRSRA.js";

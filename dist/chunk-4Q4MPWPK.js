@@ -27,7 +27,8 @@ function buildSchema() {
   });
 }
 function checkNonNegative(name, value, integer) {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || integer && !Number.isInteger(value)) {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || // Safe: a stored integer reads back exact (z.int() refuses beyond 2**53 - 1 too).
+  integer && !Number.isSafeInteger(value)) {
     const unbounded = value === Infinity ? " (an unbounded value cannot be stored: give a large one)" : "";
     throw new RangeError(`${name} must be a finite non-negative ${integer ? "integer" : "number"}, got ${value}${unbounded}`);
   }

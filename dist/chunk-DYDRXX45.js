@@ -1,6 +1,6 @@
 import {
   retryLocked
-} from "./chunk-OXSCHO7A.js";
+} from "./chunk-KWDHERJ6.js";
 import {
   ReinsError
 } from "./chunk-ISIFESS6.js";

@@ -13,7 +13,7 @@ import {
   isoNow,
   newRun,
   pending
-} from "./chunk-VR6MMKNT.js";
+} from "./chunk-4Q4MPWPK.js";
 import {
   adaptOutput,
   checkAnswer,

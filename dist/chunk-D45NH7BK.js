@@ -1,9 +1,9 @@
 import {
   agentTools
-} from "./chunk-3MK63NMH.js";
+} from "./chunk-4BKUZMGC.js";
 import {
   DEFAULT_LIMITS
-} from "./chunk-VR6MMKNT.js";
+} from "./chunk-4Q4MPWPK.js";
 
 // harness/trace.ts
 function memorySink() {

@@ -1,14 +1,14 @@
 import {
   RecordError
-} from "./chunk-OXSCHO7A.js";
+} from "./chunk-KWDHERJ6.js";
 import {
   agentOptionsSchema,
   issueLine,
   pricesSchemaOf
-} from "./chunk-3MK63NMH.js";
+} from "./chunk-4BKUZMGC.js";
 import {
   runLimitsSchema
-} from "./chunk-VR6MMKNT.js";
+} from "./chunk-4Q4MPWPK.js";
 import {
   ReinsError
 } from "./chunk-ISIFESS6.js";

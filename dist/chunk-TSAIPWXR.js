@@ -1,6 +1,6 @@
 import {
   pending
-} from "./chunk-VR6MMKNT.js";
+} from "./chunk-4Q4MPWPK.js";
 import {
   messageOf
 } from "./chunk-O3LUTIO5.js";

@@ -5,7 +5,7 @@ import {
   reject,
   run,
   treeSettled
-} from "./chunk-3MK63NMH.js";
+} from "./chunk-4BKUZMGC.js";
 import {
   outputFormat
 } from "./chunk-7G4NOGG5.js";

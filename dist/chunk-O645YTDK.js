@@ -1,14 +1,14 @@
 import {
   loadRunSettings,
   modelOf
-} from "./chunk-AVNFANXW.js";
+} from "./chunk-6IQ63SCB.js";
 import {
   agentRunOptions
-} from "./chunk-AEAYT3ZN.js";
+} from "./chunk-D45NH7BK.js";
 import {
   forkState,
   quoteNextCall
-} from "./chunk-3MK63NMH.js";
+} from "./chunk-4BKUZMGC.js";
 import {
   RunStateError
 } from "./chunk-ISIFESS6.js";
