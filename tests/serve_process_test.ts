@@ -9,16 +9,33 @@ import { freePort } from "./server_http.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
+/** The fixture's server as a child process: `permissions` (default -A), its port and KV file. */
+function fixture(
+  port: number,
+  env: Record<string, string>,
+  permissions = ["-A"],
+  extra: string[] = [],
+): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    cwd: ROOT,
+    args: [
+      "run",
+      ...permissions,
+      "--config",
+      "deno.json",
+      "tests/fixtures/endless_serve.ts",
+      ...extra,
+    ],
+    env: { PORT: String(port), ...env },
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
 Deno.test("SIGINT with an endless response open: the process cuts it and exits", async () => {
   const dir = await Deno.makeTempDir();
   const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    cwd: ROOT,
-    args: ["run", "-A", "--config", "deno.json", "tests/fixtures/endless_serve.ts"],
-    env: { PORT: String(port), REINS_KV_PATH: `${dir}/runs.sqlite` },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = fixture(port, { REINS_KV_PATH: `${dir}/runs.sqlite` }).spawn();
   const output = child.output();
   const base = `http://127.0.0.1:${port}`;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
@@ -66,13 +83,7 @@ Deno.test("a port already taken: one line saying so, exit 1, nothing left runnin
   const dir = await Deno.makeTempDir();
   using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (taken.addr as Deno.NetAddr).port;
-  const child = new Deno.Command(Deno.execPath(), {
-    cwd: ROOT,
-    args: ["run", "-A", "--config", "deno.json", "tests/fixtures/endless_serve.ts"],
-    env: { PORT: String(port), REINS_KV_PATH: `${dir}/runs.sqlite` },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = fixture(port, { REINS_KV_PATH: `${dir}/runs.sqlite` }).spawn();
   try {
     // Before, it stayed alive and silent (its KV handle and worker kept it).
     const timeout = new AbortController();
@@ -96,13 +107,7 @@ Deno.test("a port already taken: one line saying so, exit 1, nothing left runnin
 
 Deno.test("without its permissions: one line naming them, exit 1, no stack trace", async () => {
   for (const given of [[], ["--allow-env"]]) {
-    const out = await new Deno.Command(Deno.execPath(), {
-      cwd: ROOT,
-      args: ["run", ...given, "--config", "deno.json", "tests/fixtures/endless_serve.ts"],
-      env: { PORT: String(freePort()) },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    const out = await fixture(freePort(), {}, given).output();
     const err = new TextDecoder().decode(out.stderr);
     assert.equal(out.code, 1, err);
     assert.match(err, /^reins: .*Requires \w+ access/m, err);
@@ -115,20 +120,8 @@ Deno.test("without its permissions: one line naming them, exit 1, no stack trace
 Deno.test("shutdown() from code with a response open: it returns, the process goes on", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const out = await new Deno.Command(Deno.execPath(), {
-      cwd: ROOT,
-      args: [
-        "run",
-        "-A",
-        "--config",
-        "deno.json",
-        "tests/fixtures/endless_serve.ts",
-        "--shutdown-from-code",
-      ],
-      env: { PORT: String(freePort()), REINS_KV_PATH: `${dir}/runs.sqlite` },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    const kv = { REINS_KV_PATH: `${dir}/runs.sqlite` };
+    const out = await fixture(freePort(), kv, ["-A"], ["--shutdown-from-code"]).output();
     const log = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
     // Before, the grace's end exited the process: shutdown() never returned.
     assert.match(log, /responses still open after 2000 ms: left to their clients/);
