@@ -3,7 +3,9 @@
 //
 // 1. A slow run tree: the page asks for the token (a wrong one is refused in
 //    place, then the right one is kept for the tab), shows the tree, a
-//    child's scan progress bar moves; Stop marks every node interrupted.
+//    child's scan progress bar moves; Stop, its answer lost, then the tree
+//    resumed by another client and Stop pressed again: a new key, and it
+//    marks every node interrupted.
 // 2. A destructive run with a hostile task: nothing of it runs as markup; a
 //    reject with an over-long reason shows the API's 413 in place; Approve,
 //    its answer lost (and the page's refreshes failing, as offline), then
@@ -81,8 +83,28 @@ async function drive(base: string, token: string, screenshot: string): Promise<u
     assert.match(await page.locator("#summary .badge").innerText(), /Running/);
     await page.screenshot({ path: screenshot, fullPage: true });
 
+    // Stop, its answer lost: the page keeps the key for a Stop pressed again. Meanwhile the
+    // tree is seen stopped, and another client resumes it: the page's controls change, so
+    // the next Stop is a new request, not a replay of the first (which would stop nothing).
+    const stopKeys: string[] = [];
+    await page.route("**/runs/*/stop", async (route) => {
+      stopKeys.push(route.request().headers()["idempotency-key"] ?? "");
+      if (stopKeys.length > 1) return await route.continue();
+      await route.fetch();
+      await route.abort("failed");
+    });
     await page.fill("form[data-action=stop] input[name=reason]", "enough scanning (from the page)");
     await page.click("form[data-action=stop] button[type=submit]");
+    await page.locator("#controls-error", { hasText: "Stop refused (network)" }).waitFor();
+    await page.locator("form[data-action=resume]").waitFor();
+    await api("POST", `/runs/${slow}/resume`, {});
+    await page.locator("form[data-action=stop]").waitFor();
+    await page.fill("form[data-action=stop] input[name=reason]", "enough scanning (from the page)");
+    await page.click("form[data-action=stop] button[type=submit]");
+    await page.locator("#controls-error", { hasText: "Stop sent" }).waitFor();
+    await page.unroute("**/runs/*/stop");
+    assert.equal(stopKeys.length, 2);
+    assert.notEqual(stopKeys[1], stopKeys[0], "a Stop after the tree moved on is a new request");
     await waitFor(async () => {
       const statuses = await page.locator("#tree li.node").evaluateAll(
         (lis) => lis.map((li) => li.getAttribute("data-status")),

@@ -18,6 +18,15 @@ function notice(text, ok) {
   if (ok) noticeTimer = setTimeout(clearDoneNotice, 6000);
 }
 
+/**
+ * The run's controls changed (it waits, runs or stopped anew): a key kept for
+ * a request whose answer was lost belongs to the state before. Pressed now,
+ * Stop (or Approve) is a new request, not a replay of the old one.
+ */
+export function forgetKeptKey() {
+  controls.done();
+}
+
 /** Hides "Approved: …", "Resumed: …" (not an error): the tree has moved on. */
 export function clearDoneNotice() {
   const p = $("controls-error");

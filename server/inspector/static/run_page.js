@@ -4,7 +4,7 @@
 import { $, apiJson, enc, setLive, sleep } from "./api.js";
 import { log } from "./activity.js";
 import { followBudget } from "./budget.js";
-import { clearDoneNotice, handleControls } from "./controls.js";
+import { clearDoneNotice, forgetKeptKey, handleControls } from "./controls.js";
 import { handleConversation } from "./conversation.js";
 import { poll, stream } from "./events.js";
 import { readServerRows, renderTools, source, sources, tools } from "./tree.js";
@@ -64,6 +64,7 @@ function showParts(p, d) {
     replaceKeepingInput($("controls"), d.controls);
     // "Approved: the tree continues" is stale once the tree waits or stops again.
     if (last.controls !== null && d.rootStatus !== "running") clearDoneNotice();
+    if (last.controls !== null) forgetKeptKey();
   }
   $("controls-card").hidden = false;
   $("controls").classList.remove("needs-js");
