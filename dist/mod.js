@@ -5,7 +5,7 @@ import {
   limitsWidening,
   memorySink,
   wideningOf
-} from "./chunk-D45NH7BK.js";
+} from "./chunk-DU7BUDF7.js";
 import {
   agentOptionsSchema,
   approve,
@@ -18,7 +18,7 @@ import {
   issueLine,
   reject,
   run
-} from "./chunk-4BKUZMGC.js";
+} from "./chunk-4Y53YN6M.js";
 import {
   defineTool
 } from "./chunk-BTFBEYKY.js";
@@ -87,7 +87,7 @@ async function runAgent(agent, task, options = {}) {
   if (widened) {
     throw new RangeError(`runAgent(${agent.name}): ${widened.field}: ${widened.problem}`);
   }
-  const model = modelOf(agent, given, resolveModel);
+  const model = given ?? modelOf(agent, resolveModel);
   const state = newRun(task, {
     system: agent.instructions,
     agent: agent.name,
@@ -104,6 +104,7 @@ async function runAgent(agent, task, options = {}) {
       dir
     },
     resolveModel,
+    modelForTree: given !== void 0,
     prices: options.prices,
     signal: options.signal,
     trace: options.trace
@@ -116,7 +117,7 @@ async function runAgent(agent, task, options = {}) {
     stopWhen
   });
 }
-function modelOf(agent, given, resolve) {
+function modelOf(agent, resolve) {
   if (typeof agent.model === "object") return agent.model;
   if (typeof agent.model === "string") {
     if (!resolve) {
@@ -124,8 +125,7 @@ function modelOf(agent, given, resolve) {
     }
     return resolve(agent.model);
   }
-  if (!given) throw new TypeError(`runAgent(${agent.name}): the agent names no model: give model`);
-  return given;
+  throw new TypeError(`runAgent(${agent.name}): the agent names no model: give runAgent's options.model, or defineAgent's model (runAgent reads no LLM_MODEL: that is the server's and the CLI's)`);
 }
 export {
   DEFAULT_LIMITS,

@@ -99,6 +99,8 @@ export interface RunSetup {
   context: AgentContext;
   /** Resolves child agents' model names. */
   resolveModel?: ResolveModel;
+  /** `model` runs every agent of the tree, their own ignored (`runAgent` given a model). */
+  modelForTree?: boolean;
   /** Prices of the process (the agent's own win). */
   prices?: Prices | PriceTable;
   /** Aborts the run (Ctrl-C, server shutdown). */
@@ -134,7 +136,8 @@ export async function agentRunOptions(
   asked: AgentOptions,
   setup: RunSetup,
 ): Promise<RunOptions> {
-  const tools = await agentTools(agent, setup.context, setup.resolveModel);
+  const every = setup.modelForTree ? setup.model : undefined;
+  const tools = await agentTools(agent, setup.context, setup.resolveModel, every);
   const options = { ...agent.options, ...asked };
   return {
     model: setup.model,

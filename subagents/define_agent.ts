@@ -66,8 +66,11 @@ export interface AgentSpec {
   output?: AgentOutputSchema;
 }
 
-/** An agent, as {@link defineAgent} returns it: its spec, checked and frozen. */
-export interface Agent {
+/**
+ * An agent, as {@link defineAgent} returns it: its spec, checked and frozen.
+ * `Output`: what its runs' `output` is (`string`, or its typed output's value).
+ */
+export interface Agent<Output = unknown> {
   /** As in {@link AgentSpec}. */
   readonly name: string;
   /** As in {@link AgentSpec} ("" when not given). */
@@ -87,7 +90,7 @@ export interface Agent {
   /** As in {@link AgentSpec} (`{}` when none). */
   readonly options: Readonly<AgentOptions>;
   /** As in {@link AgentSpec}. */
-  readonly output?: AgentOutputSchema;
+  readonly output?: OutputSchema<Output>;
 }
 
 /** An agent's name: URL-safe, and a valid tool name (a child agent is its parent's tool). */
@@ -190,6 +193,11 @@ export function isAgent(value: unknown): value is Agent {
  * console.log(support.name, support.limits.maxTurns); // support 8
  * ```
  */
+export function defineAgent<T>(spec: AgentSpec & { output: OutputSchema<T> }): Agent<T>;
+/** An agent whose answer is its text (no `output`). */
+export function defineAgent(spec: AgentSpec & { output?: undefined }): Agent<string>;
+/** An agent whose spec's `output` is not known statically. */
+export function defineAgent(spec: AgentSpec): Agent;
 export function defineAgent(spec: AgentSpec): Agent {
   checkSpec(spec);
   const name = spec.name;
@@ -228,8 +236,9 @@ export type ResolveModel = (name: string) => Model;
 /**
  * The tools a run of `agent` gets in the tree of `ctx`: its own, then one
  * agent tool per child agent (whose tools are resolved in the same tree).
- * Throws `TypeError` when two have the same name, or a child names a model
- * and no `resolveModel` is given.
+ * `everyModel`: the model every child runs on, their own ignored (a test's
+ * scripted model, see `runAgent`). Throws `TypeError` when two have the same
+ * name, or a child names a model and no `resolveModel` is given.
  *
  * @example
  * ```ts
@@ -244,6 +253,7 @@ export async function agentTools(
   agent: Agent,
   ctx: AgentContext,
   resolveModel?: ResolveModel,
+  everyModel?: Model,
 ): Promise<AnyTool[]> {
   const own = typeof agent.tools === "function" ? await agent.tools(ctx) : agent.tools;
   if (!Array.isArray(own)) {
@@ -255,9 +265,9 @@ export async function agentTools(
       name: child.name,
       description: child.description || `Delegates one question to the ${child.name} agent.`,
       system: child.instructions,
-      tools: await agentTools(child, ctx, resolveModel),
+      tools: await agentTools(child, ctx, resolveModel, everyModel),
       limits: child.limits,
-      model: childModel(child, resolveModel),
+      model: everyModel ?? childModel(child, resolveModel),
       agent: child.name,
     }));
   }

@@ -9,8 +9,8 @@ import { checkLimits, type RunLimits } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
 import type { Prices, PriceTable } from "../harness/cost.ts";
 import type { RunOptions } from "../harness/run_options.ts";
-import { newRun, type RunState } from "../harness/state.ts";
-import { run } from "../harness/run.ts";
+import { newRun } from "../harness/state.ts";
+import { run, type RunResult } from "../harness/run.ts";
 import { type Agent, isAgent, type ResolveModel } from "./define_agent.ts";
 import { type AgentOptions, agentOptionsSchema } from "./agent_options.ts";
 import { issueLine } from "../harness/schema_issue.ts";
@@ -19,9 +19,13 @@ import { agentRunOptions, limitsWidening, wideningOf } from "./agent_run_options
 /** Options of {@link runAgent}: what the process adds to the agent's definition. */
 export interface RunAgentOptions
   extends Pick<RunOptions, "signal" | "trace" | "store" | "observe" | "stopWhen"> {
-  /** The model, when the agent names none (an agent's own `Model` wins). */
+  /**
+   * The model every agent of the tree runs on, their own included: a test's
+   * scripted model never leaves a real one called. Without it, each agent's own
+   * (`resolveModel` makes it from a name); runAgent reads no environment.
+   */
   model?: Model;
-  /** Makes a model from a name: the agent's, its children's, a summary model's. */
+  /** Makes a model from a name: an agent's, a summary model's. */
   resolveModel?: ResolveModel;
   /** Lower limits than the agent's (a higher one is a `RangeError`). */
   limits?: Partial<RunLimits>;
@@ -49,11 +53,11 @@ export interface RunAgentOptions
  * console.log(done.status, done.agent, done.messages[0].role); // completed greeter system
  * ```
  */
-export async function runAgent(
-  agent: Agent,
+export async function runAgent<T>(
+  agent: Agent<T>,
   task: string,
   options: RunAgentOptions = {},
-): Promise<RunState> {
+): Promise<RunResult<T>> {
   if (!isAgent(agent)) {
     throw new TypeError("runAgent(agent, task): agent must be made by defineAgent");
   }
@@ -65,7 +69,7 @@ export async function runAgent(
   if (widened) {
     throw new RangeError(`runAgent(${agent.name}): ${widened.field}: ${widened.problem}`);
   }
-  const model = modelOf(agent, given, resolveModel);
+  const model = given ?? modelOf(agent, resolveModel);
   const state = newRun(task, {
     system: agent.instructions,
     agent: agent.name,
@@ -76,15 +80,17 @@ export async function runAgent(
     model,
     context: { rootId: state.rootId, dir },
     resolveModel,
+    modelForTree: given !== undefined,
     prices: options.prices,
     signal: options.signal,
     trace: options.trace,
   });
   const { store, observe, stopWhen } = options;
-  return await run(state, { ...runOptions, store, observe, stopWhen });
+  // The agent's `output` checked its answer: `output` is a T (its text for an untyped one).
+  return await run(state, { ...runOptions, store, observe, stopWhen }) as RunResult<T>;
 }
 
-function modelOf(agent: Agent, given: Model | undefined, resolve?: ResolveModel): Model {
+function modelOf(agent: Agent, resolve?: ResolveModel): Model {
   if (typeof agent.model === "object") return agent.model;
   if (typeof agent.model === "string") {
     if (!resolve) {
@@ -94,6 +100,8 @@ function modelOf(agent: Agent, given: Model | undefined, resolve?: ResolveModel)
     }
     return resolve(agent.model);
   }
-  if (!given) throw new TypeError(`runAgent(${agent.name}): the agent names no model: give model`);
-  return given;
+  throw new TypeError(
+    `runAgent(${agent.name}): the agent names no model: give runAgent's options.model, or ` +
+      "defineAgent's model (runAgent reads no LLM_MODEL: that is the server's and the CLI's)",
+  );
 }

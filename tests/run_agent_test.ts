@@ -34,7 +34,8 @@ const model = () =>
 Deno.test("runAgent runs an agent and its child as defined: instructions, tools, limits", async () => {
   const done = await runAgent(manager, "How many A1?", { model: model() });
   assert.equal(done.status, "completed");
-  assert.equal(done.output, "Manager: A1: 7 units");
+  const text: string | null = done.output; // an untyped agent's output is its text
+  assert.equal(text, "Manager: A1: 7 units");
   assert.equal(done.agent, "manager");
   assert.deepEqual(done.messages[0], { role: "system", content: "Delegate." });
   assert.deepEqual(done.limits, { maxTurns: 4, maxBudgetUsd: 0.5 });
@@ -68,7 +69,7 @@ Deno.test("runAgent never widens the agent: limits, options, and bad limits refu
   assert.deepEqual(lower.limits, { maxTurns: 1, maxBudgetUsd: 0.5 });
 });
 
-Deno.test("runAgent: the agent's model, a named one resolved, or the caller's", async () => {
+Deno.test("runAgent: the agent's own model, a named one resolved, or none: a clear error", async () => {
   const named = defineAgent({ name: "named", instructions: "Be brief.", tools: [], model: "echo" });
   await assert.rejects(
     () => runAgent(named, "hi"),
@@ -78,8 +79,41 @@ Deno.test("runAgent: the agent's model, a named one resolved, or the caller's", 
   assert.equal(resolved.status, "completed");
   assert.equal(resolved.model, "echo");
   const none = defineAgent({ name: "none", instructions: "Be brief.", tools: [] });
-  await assert.rejects(() => runAgent(none, "hi"), /the agent names no model: give model/);
+  await assert.rejects(
+    () => runAgent(none, "hi"),
+    /the agent names no model: give runAgent's options\.model, or defineAgent's model/,
+  );
   await assert.rejects(() => runAgent({ name: "fake" } as never, "hi"), TypeError);
+});
+
+Deno.test("runAgent's model runs every agent of the tree, their own models ignored", async () => {
+  // As a test does: the agents name a real model, the scripted one plays them all.
+  let called = 0;
+  const real = {
+    name: "real-model",
+    complete: () => (called++, Promise.reject(new Error("a paid call"))),
+  };
+  const ownClerk = defineAgent({
+    name: "clerk",
+    instructions: "Count stock.",
+    tools: [stock],
+    model: real,
+  });
+  const ownManager = defineAgent({
+    name: "manager",
+    instructions: "Delegate.",
+    tools: [],
+    agents: [ownClerk],
+    model: real,
+  });
+  const played = scriptedModel("shop", {
+    scenarios: { shop: scriptAgents([ownManager], scripts) },
+  });
+  const done = await runAgent(ownManager, "How many A1?", { model: played });
+  assert.equal(done.status, "completed");
+  assert.equal(done.output, "Manager: A1: 7 units");
+  assert.equal(done.model, "shop");
+  assert.equal(called, 0, "the agents' own model was never called");
 });
 
 Deno.test("runAgent: a typed agent's output is checked; a store keeps the run", async () => {
@@ -96,6 +130,9 @@ Deno.test("runAgent: a typed agent's output is checked; a store keeps the run", 
   const store = new KvRunStore(kv);
   const done = await runAgent(typed, "Where?", { model: answer, store });
   assert.equal(done.status, "completed");
+  // Typed: `output` is the schema's value (deno check fails here if it is not).
+  const line: number | undefined = done.output?.line;
+  assert.equal(line, 12);
   assert.deepEqual(done.output, { file: "errors.log", line: 12 });
   assert.deepEqual((await store.load(done.runId))?.output, done.output);
 });

@@ -8,7 +8,7 @@ import {
   openProcessTools,
   spentText,
   storedTask
-} from "../chunk-7N7AVRYN.js";
+} from "../chunk-JNP243AD.js";
 import {
   KvOpenError,
   defaultKvPath,
@@ -31,22 +31,22 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-6IQ63SCB.js";
+} from "../chunk-N5RRE4MM.js";
 import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions,
   combineSinks,
   fileSink
-} from "../chunk-D45NH7BK.js";
+} from "../chunk-DU7BUDF7.js";
 import {
   KvRunStore
 } from "../chunk-KWDHERJ6.js";
 import {
   loadTree
-} from "../chunk-KC67FKZI.js";
+} from "../chunk-ZTYRSBIV.js";
 import {
   checkPrices
-} from "../chunk-4BKUZMGC.js";
+} from "../chunk-4Y53YN6M.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import {

@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-O645YTDK.js";
+} from "../chunk-HXTYIL3Y.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -19,17 +19,17 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-6IQ63SCB.js";
+} from "../chunk-N5RRE4MM.js";
 import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions
-} from "../chunk-D45NH7BK.js";
+} from "../chunk-DU7BUDF7.js";
 import "../chunk-KWDHERJ6.js";
-import "../chunk-KC67FKZI.js";
+import "../chunk-ZTYRSBIV.js";
 import {
   forkState,
   quoteNextCall
-} from "../chunk-4BKUZMGC.js";
+} from "../chunk-4Y53YN6M.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-4Q4MPWPK.js";

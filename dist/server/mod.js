@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-O645YTDK.js";
+} from "../chunk-HXTYIL3Y.js";
 import {
   loadConfig,
   openProcessTools,
@@ -10,7 +10,7 @@ import {
   spentText,
   storedTask,
   usdPair
-} from "../chunk-7N7AVRYN.js";
+} from "../chunk-JNP243AD.js";
 import {
   defaultKvPath,
   openKv
@@ -29,13 +29,13 @@ import {
   resolveWorkerDeps,
   stampOf,
   startWorker
-} from "../chunk-6IQ63SCB.js";
+} from "../chunk-N5RRE4MM.js";
 import "../chunk-TSAIPWXR.js";
 import {
   limitCeiling,
   limitsWidening,
   wideningOf
-} from "../chunk-D45NH7BK.js";
+} from "../chunk-DU7BUDF7.js";
 import {
   CHUNK_BYTES,
   KvRunStore,
@@ -50,13 +50,13 @@ import {
 import {
   hashOf,
   loadTree
-} from "../chunk-KC67FKZI.js";
+} from "../chunk-ZTYRSBIV.js";
 import {
   agentOptionsSchema,
   childRunId,
   followUpRefusal,
   forkableTurns
-} from "../chunk-4BKUZMGC.js";
+} from "../chunk-4Y53YN6M.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import {

@@ -13,13 +13,13 @@ import {
   rejectInTree,
   resumeTree,
   toolTable
-} from "../chunk-KC67FKZI.js";
+} from "../chunk-ZTYRSBIV.js";
 import {
   agentTool,
   agentTools,
   defineAgent,
   isAgent
-} from "../chunk-4BKUZMGC.js";
+} from "../chunk-4Y53YN6M.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-4Q4MPWPK.js";

@@ -5,7 +5,7 @@ import {
   reject,
   run,
   treeSettled
-} from "./chunk-4BKUZMGC.js";
+} from "./chunk-4Y53YN6M.js";
 import {
   outputFormat
 } from "./chunk-7G4NOGG5.js";

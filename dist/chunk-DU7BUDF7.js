@@ -1,6 +1,6 @@
 import {
   agentTools
-} from "./chunk-4BKUZMGC.js";
+} from "./chunk-4Y53YN6M.js";
 import {
   DEFAULT_LIMITS
 } from "./chunk-4Q4MPWPK.js";
@@ -74,7 +74,8 @@ function limitsWidening(agent, asked) {
   return null;
 }
 async function agentRunOptions(agent, asked, setup) {
-  const tools = await agentTools(agent, setup.context, setup.resolveModel);
+  const every = setup.modelForTree ? setup.model : void 0;
+  const tools = await agentTools(agent, setup.context, setup.resolveModel, every);
   const options = {
     ...agent.options,
     ...asked

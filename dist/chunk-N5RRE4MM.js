@@ -4,7 +4,7 @@ import {
 import {
   agentRunOptions,
   combineSinks
-} from "./chunk-D45NH7BK.js";
+} from "./chunk-DU7BUDF7.js";
 import {
   KvRunStore,
   RecordError,
@@ -22,7 +22,7 @@ import {
   loadTree,
   rejectInTree,
   toolTable
-} from "./chunk-KC67FKZI.js";
+} from "./chunk-ZTYRSBIV.js";
 import {
   agentOptionsSchema,
   followUp,
@@ -32,7 +32,7 @@ import {
   run,
   treeSettled,
   unjudgedAnswer
-} from "./chunk-4BKUZMGC.js";
+} from "./chunk-4Y53YN6M.js";
 import {
   RESUMABLE_STATUSES,
   checkLimits,

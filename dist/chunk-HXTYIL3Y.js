@@ -1,14 +1,14 @@
 import {
   loadRunSettings,
   modelOf
-} from "./chunk-6IQ63SCB.js";
+} from "./chunk-N5RRE4MM.js";
 import {
   agentRunOptions
-} from "./chunk-D45NH7BK.js";
+} from "./chunk-DU7BUDF7.js";
 import {
   forkState,
   quoteNextCall
-} from "./chunk-4BKUZMGC.js";
+} from "./chunk-4Y53YN6M.js";
 import {
   RunStateError
 } from "./chunk-ISIFESS6.js";

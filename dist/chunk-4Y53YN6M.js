@@ -2516,7 +2516,7 @@ function checkPartialLimits(limits) {
   if (limits.maxBudgetUsd !== void 0) out.maxBudgetUsd = full.maxBudgetUsd;
   return out;
 }
-async function agentTools(agent, ctx, resolveModel) {
+async function agentTools(agent, ctx, resolveModel, everyModel) {
   const own = typeof agent.tools === "function" ? await agent.tools(ctx) : agent.tools;
   if (!Array.isArray(own)) {
     throw new TypeError(`agent ${agent.name}: its tools function must return a list of tools`);
@@ -2527,9 +2527,9 @@ async function agentTools(agent, ctx, resolveModel) {
       name: child.name,
       description: child.description || `Delegates one question to the ${child.name} agent.`,
       system: child.instructions,
-      tools: await agentTools(child, ctx, resolveModel),
+      tools: await agentTools(child, ctx, resolveModel, everyModel),
       limits: child.limits,
-      model: childModel(child, resolveModel),
+      model: everyModel ?? childModel(child, resolveModel),
       agent: child.name
     }));
   }
