@@ -51,9 +51,11 @@ function instructionsByName(
 
 /**
  * One scenario that plays each agent of a tree by its own script, chosen by
- * the request's system message (the agent's instructions). A request of an
- * agent with no script, or with no system message, is an error the provider
- * answers with a 500 naming it (the run then fails saying so).
+ * the request's system message (the agent's instructions). Every agent of
+ * the tree needs a script (a `TypeError` names the one without: a child left
+ * unscripted would only fail its own run, which its parent reads as a tool
+ * error and may well answer past); a request with no agent's system message
+ * is an error the provider answers with a 500 naming it.
  *
  * @example
  * ```ts
@@ -94,6 +96,14 @@ export function scriptAgents(
     if (![...byInstructions.values()].includes(name)) {
       throw new TypeError(
         `scriptAgents: a script for "${name}", which is none of the agents`,
+      );
+    }
+  }
+  for (const name of byInstructions.values()) {
+    if (!Object.hasOwn(scripts, name)) {
+      throw new TypeError(
+        `scriptAgents: no script for agent "${name}" (give every agent of the tree one; ` +
+          `one that must not be asked: () => { throw new Error("not asked") })`,
       );
     }
   }

@@ -46,12 +46,17 @@ Deno.test("scriptAgents plays the parent and its child agent by their own script
   assert.equal(done.output, "Manager: A1: 7 units");
 });
 
-Deno.test("scriptAgents: an agent without a script fails the run saying which", async () => {
-  const done = await play({
-    manager: ({ turn }) => turn === 0 ? callTool(0, "clerk", { question: "Count A1." }) : say("?"),
-  });
-  const child = done.messages.find((m) => m.role === "tool")?.content ?? "";
-  assert.match(child, /^clerk failed: .*no script for agent \\"clerk\\"/);
+Deno.test("scriptAgents: an agent of the tree without a script is a TypeError at once", () => {
+  // Before, only the child's run failed (after the scripted model's retries) and the parent,
+  // reading that as a tool error, could still complete: a test checking the status passed.
+  assert.throws(
+    () =>
+      scriptAgents([manager], {
+        manager: ({ turn }) =>
+          turn === 0 ? callTool(0, "clerk", { question: "Count A1." }) : say("?"),
+      }),
+    { name: "TypeError", message: /scriptAgents: no script for agent "clerk"/ },
+  );
 });
 
 Deno.test("scriptAgents refuses a script for no agent of the tree", () => {

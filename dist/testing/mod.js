@@ -892,6 +892,11 @@ function scriptAgents(agents, scripts) {
       throw new TypeError(`scriptAgents: a script for "${name}", which is none of the agents`);
     }
   }
+  for (const name of byInstructions.values()) {
+    if (!Object.hasOwn(scripts, name)) {
+      throw new TypeError(`scriptAgents: no script for agent "${name}" (give every agent of the tree one; one that must not be asked: () => { throw new Error("not asked") })`);
+    }
+  }
   return (input) => {
     const system = input.messages.find((m) => m.role === "system");
     const name = system?.role === "system" ? byInstructions.get(system.content) : void 0;
