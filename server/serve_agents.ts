@@ -58,21 +58,14 @@ async function startOrRefuse(
 ): Promise<{ service: Service; config: ReinsEnv } | null> {
   // Refusing to start: one line, and the sweep's cron must not keep the process alive.
   const refuse = (why: string) => (cron.abort(), console.error(`reins: ${why}`), null);
-  let config: ReinsEnv;
   try {
-    config = readEnv(env);
-  } catch (e) {
-    if (e instanceof TypeError) return refuse(e.message); // REINS_LEASE_MS=abc, say
-    if (denied(e)) return refuse(`${e.message} (${PERMISSIONS})`);
-    throw e;
-  }
-  const refusal = listenRefusal(config);
-  if (refusal) return refuse(refusal);
-  try {
+    const config = readEnv(env);
+    const refusal = listenRefusal(config);
+    if (refusal) return refuse(refusal);
     return { service: await startService(options, config), config };
   } catch (e) {
-    // A bad reins.jsonc, an MCP server of it that does not start, a KV path
-    // it cannot open, two agents of one name: one line, not a stack trace.
+    // REINS_LEASE_MS=abc, a bad reins.jsonc, an MCP server of it that does not start, a
+    // KV path it cannot open, two agents of one name, a missing permission: one line.
     if (e instanceof ReinsError || e instanceof TypeError) return refuse(e.message);
     if (denied(e)) return refuse(`${e.message} (${PERMISSIONS})`);
     cron.abort();

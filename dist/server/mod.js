@@ -3554,17 +3554,10 @@ function sweepCron(live2) {
 }
 async function startOrRefuse(options, env, cron) {
   const refuse = (why) => (cron.abort(), console.error(`reins: ${why}`), null);
-  let config;
   try {
-    config = readEnv(env);
-  } catch (e) {
-    if (e instanceof TypeError) return refuse(e.message);
-    if (denied(e)) return refuse(`${e.message} (${PERMISSIONS})`);
-    throw e;
-  }
-  const refusal = listenRefusal(config);
-  if (refusal) return refuse(refusal);
-  try {
+    const config = readEnv(env);
+    const refusal = listenRefusal(config);
+    if (refusal) return refuse(refusal);
     return {
       service: await startService(options, config),
       config
