@@ -75,30 +75,19 @@ export async function forkRun(
 ): Promise<ForkResult> {
   const { runWith, start = true, quoteOnly = false, ...fork } = options;
   const state = forkState(await store.read(id), fork);
-  if (quoteOnly) {
-    const run = await runWith(state);
-    const quote = await quoteNextCall(state, run);
-    if (run.budgetMode === "hard") coveredByBudget(state, quote);
-    return { state, quote };
-  }
-  // Settings first: the fork runs (and is quoted) with its source's.
-  const settings = await store.settings(id);
-  if (settings !== null) await store.saveSettings(state.runId, settings);
-  let quote: CallQuote;
-  try {
-    const run = await runWith(state);
-    quote = await quoteNextCall(state, run);
-    if (run.budgetMode === "hard") coveredByBudget(state, quote);
-  } catch (e) {
-    await store.delete(state.runId).catch(() => {}); // the settings saved above
-    throw e;
-  }
+  const run = await runWith(state);
+  const quote = await quoteNextCall(state, run);
+  if (run.budgetMode === "hard") coveredByBudget(state, quote);
+  if (quoteOnly) return { state, quote };
   if (!start) {
     state.status = "interrupted";
     state.interruption = { type: "cancelled", reason: FORK_NOT_STARTED };
     state.stopReason = FORK_NOT_STARTED;
   }
-  await store.save(state);
+  // With its source's settings, in one commit: nothing is written for a fork refused above,
+  // and a fork id already taken (RunConflictError) is left as it was.
+  const settings = await store.settings(id);
+  await store.save(state, settings === null ? {} : { settings });
   return { state, quote };
 }
 

@@ -8,6 +8,7 @@
  */
 import type { Hono } from "hono";
 import { z } from "zod";
+import { RunConflictError } from "../harness/errors.ts";
 import { followUpRun } from "../runtime/follow_up_run.ts";
 import { forkRun, forkRunOptions } from "../runtime/fork_run.ts";
 import type { ResolvedDeps } from "./deps.ts";
@@ -137,10 +138,11 @@ async function forkAnswer(
       // without creating the fork's workspace, as a quote may create nothing.
       runWith: (f) => forkRunOptions(deps, store, { ...f, runId: id, rootId: source.rootId }),
     }).catch(asBadRequest);
-  // Made by an earlier attempt of this request (whose answer a crash lost): that fork, quoted
-  // again; forking anew would overwrite its settings (and delete it if the quote failed).
-  const made = forkId && !quoteOnly && await store.exists(forkId) ? await store.load(forkId) : null;
-  const { state, quote } = made ? { ...await fork(true), state: made } : await fork(quoteOnly);
+  const { state, quote } = await fork(quoteOnly).catch(async (e) => {
+    // Made by an earlier attempt of this request (whose answer a crash lost): that fork.
+    if (!forkId || !(e instanceof RunConflictError)) throw e;
+    return { ...await fork(true), state: await store.load(forkId) };
+  });
   if (quoteOnly) return { status: 200, body: { forkedFrom: state.forkedFrom, quote } };
   if (start) await deps.schedule(state.runId);
   return {

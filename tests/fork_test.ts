@@ -6,7 +6,7 @@ import { recordedReads } from "../harness/replay.ts";
 import { newRun, type RunState } from "../harness/state.ts";
 import { computeCost } from "../harness/cost.ts";
 import { run } from "../harness/run.ts";
-import { RunStateError } from "../harness/errors.ts";
+import { RunConflictError, RunStateError } from "../harness/errors.ts";
 import { MemoryRunStore } from "../harness/run_store.ts";
 import type { TraceEvent } from "../harness/trace.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
@@ -201,6 +201,38 @@ Deno.test("a fork keeps its source's agent and stored settings", async () => {
     assert.equal(state.limits.maxTurns, 7);
     assert.deepEqual(await store.settings(state.runId), stamp);
     assert.equal((await store.load(state.runId)).agent, "demo");
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("forkRun onto a taken id: a RunConflictError, that run and its settings left as they were", async () => {
+  await using f = await fixture("plan");
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new KvRunStore(kv);
+    const source = await startRun(store, newRun(task, { model: "plan" }), {
+      model: f.model,
+      tools: f.tools,
+    });
+    const runWith = () => Promise.resolve({ model: f.model, tools: f.tools });
+    const made = await forkRun(store, source.runId, { atTurn: 1, runId: "fork-1", runWith });
+    await store.saveSettings("fork-1", { mine: true });
+    // Again on the same id, by another process's store (a retry): refused, nothing written.
+    const retry = new KvRunStore(kv);
+    await assert.rejects(
+      () => forkRun(retry, source.runId, { atTurn: 0, runId: "fork-1", runWith }),
+      RunConflictError,
+    );
+    // Again, its quote failing: before, this deleted the fork it had met.
+    const failing = () => Promise.reject(new Error("no agent here"));
+    await assert.rejects(
+      () => forkRun(retry, source.runId, { atTurn: 1, runId: "fork-1", runWith: failing }),
+      /no agent here/,
+    );
+    const kept = await new KvRunStore(kv).load("fork-1");
+    assert.deepEqual(kept.forkedFrom, made.state.forkedFrom);
+    assert.deepEqual(await store.settings("fork-1"), { mine: true });
   } finally {
     kv.close();
   }

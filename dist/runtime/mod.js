@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-HXTYIL3Y.js";
+} from "../chunk-LNIC6TK4.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,

@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-HXTYIL3Y.js";
+} from "../chunk-LNIC6TK4.js";
 import {
   loadConfig,
   openProcessTools,
@@ -2915,11 +2915,13 @@ async function forkAnswer(deps, id, { atTurn, start = true, limits, quoteOnly },
       rootId: source.rootId
     })
   }).catch(asBadRequest);
-  const made = forkId && !quoteOnly && await store.exists(forkId) ? await store.load(forkId) : null;
-  const { state, quote } = made ? {
-    ...await fork(true),
-    state: made
-  } : await fork(quoteOnly);
+  const { state, quote } = await fork(quoteOnly).catch(async (e) => {
+    if (!forkId || !(e instanceof RunConflictError)) throw e;
+    return {
+      ...await fork(true),
+      state: await store.load(forkId)
+    };
+  });
   if (quoteOnly) return {
     status: 200,
     body: {

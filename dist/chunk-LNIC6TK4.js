@@ -19,27 +19,13 @@ var FORK_NOT_STARTED = "created by a fork and not started: resume it to start";
 async function forkRun(store, id, options) {
   const { runWith, start = true, quoteOnly = false, ...fork } = options;
   const state = forkState(await store.read(id), fork);
-  if (quoteOnly) {
-    const run = await runWith(state);
-    const quote2 = await quoteNextCall(state, run);
-    if (run.budgetMode === "hard") coveredByBudget(state, quote2);
-    return {
-      state,
-      quote: quote2
-    };
-  }
-  const settings = await store.settings(id);
-  if (settings !== null) await store.saveSettings(state.runId, settings);
-  let quote;
-  try {
-    const run = await runWith(state);
-    quote = await quoteNextCall(state, run);
-    if (run.budgetMode === "hard") coveredByBudget(state, quote);
-  } catch (e) {
-    await store.delete(state.runId).catch(() => {
-    });
-    throw e;
-  }
+  const run = await runWith(state);
+  const quote = await quoteNextCall(state, run);
+  if (run.budgetMode === "hard") coveredByBudget(state, quote);
+  if (quoteOnly) return {
+    state,
+    quote
+  };
   if (!start) {
     state.status = "interrupted";
     state.interruption = {
@@ -48,7 +34,10 @@ async function forkRun(store, id, options) {
     };
     state.stopReason = FORK_NOT_STARTED;
   }
-  await store.save(state);
+  const settings = await store.settings(id);
+  await store.save(state, settings === null ? {} : {
+    settings
+  });
   return {
     state,
     quote
