@@ -2,18 +2,11 @@
 // tools, child agents, limits, options, typed output), never wider than it.
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { defineAgent, defineTool, runAgent } from "../mod.ts";
+import { defineAgent, runAgent } from "../mod.ts";
 import { KvRunStore } from "../kv/mod.ts";
-import { callTool, say, scriptAgents, scriptedModel, taskOf } from "../testing/mod.ts";
+import { say, scriptAgents, scriptedModel } from "../testing/mod.ts";
+import { clerk, shopScripts, stock } from "./fixtures/shop.ts";
 
-const stock = defineTool({
-  name: "stock",
-  description: "Units in stock.",
-  parameters: z.object({ sku: z.string() }),
-  readOnly: true,
-  run: ({ sku }) => `${sku}: 7 units`,
-});
-const clerk = defineAgent({ name: "clerk", instructions: "Count stock.", tools: [stock] });
 const manager = defineAgent({
   name: "manager",
   instructions: "Delegate.",
@@ -22,12 +15,7 @@ const manager = defineAgent({
   limits: { maxTurns: 4, maxBudgetUsd: 0.5 },
   options: { budgetMode: "hard" },
 });
-const scripts: Parameters<typeof scriptAgents>[1] = {
-  manager: ({ turn, toolTexts }) =>
-    turn === 0 ? callTool(0, "clerk", { question: "Count A1." }) : say(`Manager: ${toolTexts[0]}`),
-  clerk: ({ turn, toolTexts, messages }) =>
-    turn === 0 ? callTool(0, "stock", { sku: taskOf(messages).slice(6, 8) }) : say(toolTexts[0]),
-};
+const scripts = shopScripts;
 const model = () =>
   scriptedModel("shop", { scenarios: { shop: scriptAgents([manager], scripts) }, maxRetries: 0 });
 

@@ -1,18 +1,10 @@
 // scriptAgents: one scripted model plays a user's parent agent and its child, each by its script.
 import assert from "node:assert/strict";
-import { z } from "zod";
-import { defineAgent, defineTool, newRun, run } from "../mod.ts";
+import { defineAgent, newRun, run } from "../mod.ts";
 import { agentTools } from "../subagents/mod.ts";
-import { callTool, say, scriptAgents, scriptedModel, taskOf } from "../testing/mod.ts";
+import { callTool, say, scriptAgents, scriptedModel } from "../testing/mod.ts";
+import { clerk, shopScripts } from "./fixtures/shop.ts";
 
-const stock = defineTool({
-  name: "stock",
-  description: "Units in stock.",
-  parameters: z.object({ sku: z.string() }),
-  readOnly: true,
-  run: ({ sku }) => `${sku}: 7 units`,
-});
-const clerk = defineAgent({ name: "clerk", instructions: "Count stock.", tools: [stock] });
 const manager = defineAgent({
   name: "manager",
   instructions: "Delegate.",
@@ -34,14 +26,7 @@ async function play(scripts: Parameters<typeof scriptAgents>[1]) {
 }
 
 Deno.test("scriptAgents plays the parent and its child agent by their own scripts", async () => {
-  const done = await play({
-    manager: ({ turn, toolTexts }) =>
-      turn === 0
-        ? callTool(0, "clerk", { question: "Count A1." })
-        : say(`Manager: ${toolTexts[0]}`),
-    clerk: ({ turn, toolTexts, messages }) =>
-      turn === 0 ? callTool(0, "stock", { sku: taskOf(messages).slice(6, 8) }) : say(toolTexts[0]),
-  });
+  const done = await play(shopScripts);
   assert.equal(done.status, "completed");
   assert.equal(done.output, "Manager: A1: 7 units");
 });
