@@ -59,17 +59,23 @@ function recordingKv(kv: Deno.Kv, before?: (commit: Commit) => Promise<void>) {
 const touches = (c: Commit, key: Deno.KvKey, what = "") =>
   c.some((m) => m.startsWith(what) && m.endsWith(` ${JSON.stringify(key)}`));
 
+/** A worker's deps over `kv`: the demo's agents played by the scripted model, a temp folder. */
+async function scriptedDeps(kv: Deno.Kv, owner?: string) {
+  const root = await Deno.makeTempDir({ prefix: "reins-lease-commits-" });
+  const deps = {
+    kv,
+    store: new KvRunStore(kv, owner ? { owner } : {}),
+    ...demoDeps({ scripted: true, chunkMs: 0 }),
+    workspaceRoot: root,
+    pollMs: 20,
+  };
+  return { root, deps };
+}
+
 Deno.test("a run created by a request: lease taken with its creation, given up with its exit, 7 commits in all", () =>
   withKv(async (raw) => {
     const { kv, commits } = recordingKv(raw);
-    const root = await Deno.makeTempDir({ prefix: "reins-lease-commits-" });
-    const deps = {
-      kv,
-      store: new KvRunStore(kv),
-      ...demoDeps({ scripted: true, chunkMs: 0 }),
-      workspaceRoot: root,
-      pollMs: 20,
-    };
+    const { root, deps } = await scriptedDeps(kv);
     const worker = startWorker(deps, { everyMs: 0 });
     try {
       await worker.recovered;
@@ -183,14 +189,7 @@ Deno.test("acquireLease: its holder's lease taken a moment ago is not written ag
 
 Deno.test("a created run the executor does not execute gives its lease up at once", () =>
   withKv(async (kv) => {
-    const root = await Deno.makeTempDir({ prefix: "reins-lease-commits-" });
-    const deps = {
-      kv,
-      store: new KvRunStore(kv),
-      ...demoDeps({ scripted: true, chunkMs: 0 }),
-      workspaceRoot: root,
-      pollMs: 20,
-    };
+    const { root, deps } = await scriptedDeps(kv);
     const worker = startWorker(deps, { everyMs: 0 });
     try {
       await worker.recovered;
@@ -217,14 +216,8 @@ Deno.test("a run created with its lease by a process that died is executed once 
     const dead = new KvRunStore(kv, { owner: "dead", leaseMs: 300 });
     const s = newRun("orphan", { model: "plan", agent: "demo" });
     await dead.save(s, { lease: true });
-    const root = await Deno.makeTempDir({ prefix: "reins-lease-commits-" });
-    const worker = startWorker({
-      kv,
-      store: new KvRunStore(kv, { owner: "alive" }),
-      ...demoDeps({ scripted: true, chunkMs: 0 }),
-      workspaceRoot: root,
-      pollMs: 20,
-    }, { everyMs: 0 });
+    const { root, deps } = await scriptedDeps(kv, "alive");
+    const worker = startWorker(deps, { everyMs: 0 });
     try {
       await worker.recovered;
       assert.deepEqual(await worker.sweep(), [], "its creator's lease is live");
