@@ -167,12 +167,14 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     return await executeRoot(deps, runId, shutdown.signal, unknown, created);
   }
 
-  function tracked(runId: string, created?: Created): Promise<RunState | null> {
-    const p = execute(runId, created);
+  /** `p`, counted in `running` until it settles (stop() and idle() wait for it). */
+  function counted<T>(p: Promise<T>): Promise<T> {
     const settled = p.then(() => {}, () => {}).finally(() => running.delete(settled));
     running.add(settled);
     return p;
   }
+
+  const tracked = (runId: string, created?: Created) => counted(execute(runId, created));
 
   const background = (runId: string, created?: Created) =>
     void tracked(runId, created).catch((e) =>
@@ -185,12 +187,15 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       if (!shutdown.signal.aborted) background(runId);
       return Promise.resolve();
     },
-    async start(state, settings) {
-      const store = deps.freshStore();
-      await store.save(state, { settings, lease: !shutdown.signal.aborted });
-      // Stopped meanwhile: the lease goes at once, for a sweep elsewhere.
-      if (shutdown.signal.aborted) await store.releaseLease(state.runId).catch(() => false);
-      else background(state.runId, { store, state });
+    start(state, settings) {
+      // Counted from its save on: a stop() meanwhile waits for it (and the lease it takes).
+      return counted((async () => {
+        const store = deps.freshStore();
+        await store.save(state, { settings, lease: !shutdown.signal.aborted });
+        // Stopped meanwhile: the lease goes at once, for a sweep elsewhere.
+        if (shutdown.signal.aborted) await store.releaseLease(state.runId).catch(() => false);
+        else background(state.runId, { store, state });
+      })());
     },
     async idle() {
       while (running.size) await Promise.all([...running]);
@@ -243,11 +248,16 @@ async function executeRoot(
   if (!created) return await executeLoaded(deps, deps.freshStore(), runId, shutdown, unknown);
   const { store, state } = created;
   let claimed = false;
+  let threw = true;
   try {
-    return await executeLoaded(deps, store, state, shutdown, unknown, () => claimed = true);
+    const done = await executeLoaded(deps, store, state, shutdown, unknown, () => claimed = true);
+    threw = false;
+    return done;
   } finally {
-    // Not executed after all (its agent refused it, say): its creator's lease goes now.
-    if (!claimed) await store.releaseLease(runId).catch(() => false);
+    // Not executed after all (its agent refused it, say), or failed before executeRun took
+    // the lease over (a KV error reading its Stop): its creator's lease goes now. After
+    // executeRun's own release this one finds no lease of ours: a no-op.
+    if (!claimed || threw) await store.releaseLease(runId).catch(() => false);
   }
 }
 

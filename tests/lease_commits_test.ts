@@ -7,7 +7,8 @@ import { KvRunStore } from "../kv/kv_run_store.ts";
 import { leaseKey } from "../kv/keys.ts";
 import { acquireLease, leaseHolder, renewLease } from "../kv/leases.ts";
 import { executeRun } from "../runtime/execute_run.ts";
-import { startWorker } from "../runtime/worker.ts";
+import { resolveWorkerDeps, startWorker } from "../runtime/worker.ts";
+import { createExecutor } from "../runtime/executor.ts";
 import { createApp } from "../server/app.ts";
 import { demoDeps } from "../demo/process.ts";
 import { countingKv, listFiles, oneCallModel, runawayModel, sleep, withKv } from "./kv_helpers.ts";
@@ -228,6 +229,45 @@ Deno.test("a run created with its lease by a process that died is executed once 
       assert.equal(await leaseHolder(kv, s.runId), null);
     } finally {
       await worker.stop();
+      await Deno.remove(root, { recursive: true });
+    }
+  }));
+
+Deno.test("a created run whose execution fails before it starts gives its creator's lease up", () =>
+  withKv(async (raw) => {
+    // The first read of the run's Stop record fails (a KV error), as a reviewer made it:
+    // before, the run stayed leased to an execution that had died, for a whole lease time.
+    let failed = 0;
+    const kv = new Proxy(raw, {
+      get(target, prop) {
+        if (prop === "get") {
+          return (key: Deno.KvKey, options?: { consistency?: Deno.KvConsistencyLevel }) => {
+            if (key[0] === "cancel" && failed++ === 0) {
+              return Promise.reject(new Error("kv: the read failed"));
+            }
+            return target.get(key, options);
+          };
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const { root, deps } = await scriptedDeps(kv);
+    const executor = createExecutor(resolveWorkerDeps(deps));
+    const errors: unknown[] = [];
+    const logged = console.error;
+    console.error = (...args: unknown[]) => void errors.push(args);
+    try {
+      const s = newRun("fails to start", { model: "plan", agent: "demo" });
+      await executor.start(s, {});
+      await executor.idle();
+      assert.equal(failed, 1, "the Stop record's read failed once");
+      assert.equal(errors.length, 1, "the failed execution is logged");
+      assert.equal(await leaseHolder(raw, s.runId), null, "no lease left held");
+      assert.equal((await new KvRunStore(raw).summary(s.runId)).status, "running");
+    } finally {
+      console.error = logged;
+      await executor.stop();
       await Deno.remove(root, { recursive: true });
     }
   }));

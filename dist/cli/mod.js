@@ -31,7 +31,7 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-N5RRE4MM.js";
+} from "../chunk-PJJCTCEK.js";
 import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions,

@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-LNIC6TK4.js";
+} from "../chunk-YYQYQF2M.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -19,7 +19,7 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-N5RRE4MM.js";
+} from "../chunk-PJJCTCEK.js";
 import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions

@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-LNIC6TK4.js";
+} from "../chunk-YYQYQF2M.js";
 import {
   loadConfig,
   openProcessTools,
@@ -29,7 +29,7 @@ import {
   resolveWorkerDeps,
   stampOf,
   startWorker
-} from "../chunk-N5RRE4MM.js";
+} from "../chunk-PJJCTCEK.js";
 import "../chunk-TSAIPWXR.js";
 import {
   limitCeiling,

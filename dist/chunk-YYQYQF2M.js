@@ -1,7 +1,7 @@
 import {
   loadRunSettings,
   modelOf
-} from "./chunk-N5RRE4MM.js";
+} from "./chunk-PJJCTCEK.js";
 import {
   agentRunOptions
 } from "./chunk-DU7BUDF7.js";

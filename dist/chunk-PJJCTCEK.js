@@ -674,14 +674,14 @@ function createExecutor(deps) {
     if (shutdown.signal.aborted) throw new Error("the executor is stopped");
     return await executeRoot(deps, runId, shutdown.signal, unknown, created);
   }
-  function tracked(runId, created) {
-    const p = execute(runId, created);
+  function counted(p) {
     const settled = p.then(() => {
     }, () => {
     }).finally(() => running.delete(settled));
     running.add(settled);
     return p;
   }
+  const tracked = (runId, created) => counted(execute(runId, created));
   const background = (runId, created) => void tracked(runId, created).catch((e) => console.error(`reins: executing run ${runId} failed:`, e));
   return {
     execute: (runId) => tracked(runId),
@@ -689,17 +689,19 @@ function createExecutor(deps) {
       if (!shutdown.signal.aborted) background(runId);
       return Promise.resolve();
     },
-    async start(state, settings) {
-      const store = deps.freshStore();
-      await store.save(state, {
-        settings,
-        lease: !shutdown.signal.aborted
-      });
-      if (shutdown.signal.aborted) await store.releaseLease(state.runId).catch(() => false);
-      else background(state.runId, {
-        store,
-        state
-      });
+    start(state, settings) {
+      return counted((async () => {
+        const store = deps.freshStore();
+        await store.save(state, {
+          settings,
+          lease: !shutdown.signal.aborted
+        });
+        if (shutdown.signal.aborted) await store.releaseLease(state.runId).catch(() => false);
+        else background(state.runId, {
+          store,
+          state
+        });
+      })());
     },
     async idle() {
       while (running.size) await Promise.all([
@@ -734,10 +736,13 @@ async function executeRoot(deps, runId, shutdown, unknown, created) {
   if (!created) return await executeLoaded(deps, deps.freshStore(), runId, shutdown, unknown);
   const { store, state } = created;
   let claimed = false;
+  let threw = true;
   try {
-    return await executeLoaded(deps, store, state, shutdown, unknown, () => claimed = true);
+    const done = await executeLoaded(deps, store, state, shutdown, unknown, () => claimed = true);
+    threw = false;
+    return done;
   } finally {
-    if (!claimed) await store.releaseLease(runId).catch(() => false);
+    if (!claimed || threw) await store.releaseLease(runId).catch(() => false);
   }
 }
 async function executeLoaded(deps, store, runOrState, shutdown, unknown, onExecute) {
