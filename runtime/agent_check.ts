@@ -15,6 +15,7 @@
 import type { JsonSchema } from "../harness/output.ts";
 import { unjudgedAnswer } from "../harness/output_turn.ts";
 import { pending, type RunState } from "../harness/state.ts";
+import { isoNow } from "../harness/iso_now.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import type { Agent } from "../subagents/define_agent.ts";
 import { hashOf, type ToolTable } from "../subagents/describe_agent.ts";
@@ -210,7 +211,7 @@ export async function failRun(store: KvRunStore, id: string, reason: string): Pr
     state.interruption = null;
     state.stopReason = reason;
     state.error = reason;
-    state.updatedAt = new Date().toISOString();
+    state.updatedAt = isoNow();
     // Its event stream ends too: the `run_stopped` rides in the save.
     await store.traceSink()({
       type: "run_stopped",

@@ -10,6 +10,7 @@
 import { checkLimits, type RunLimits } from "../harness/limits.ts";
 import { RESUMABLE_STATUSES, type RunState } from "../harness/state.ts";
 import { RunStateError } from "../harness/errors.ts";
+import { isoNow } from "../harness/iso_now.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { clearStop, stopVersion } from "../kv/stop_record.ts";
 import { liveLease } from "./holder_gone.ts";
@@ -56,7 +57,7 @@ export async function markRunning(
   state.status = "running";
   state.interruption = null;
   state.stopReason = null;
-  state.updatedAt = new Date().toISOString();
+  state.updatedAt = isoNow();
   await store.save(state);
   return state;
 }

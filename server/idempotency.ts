@@ -197,7 +197,7 @@ async function replayOf(deps: ResolvedDeps, answer: RecordedAnswer): Promise<Ans
   if (answer.body !== undefined || answer.runId === undefined) {
     return { ...answer, body: answer.body ?? null };
   }
-  return { ...answer, body: runView(await deps.freshStore().load(answer.runId), null) };
+  return { ...answer, body: runView(await deps.freshStore().read(answer.runId), null) };
 }
 
 /**

@@ -141,7 +141,7 @@ async function forkAnswer(
   const { state, quote } = await fork(quoteOnly).catch(async (e) => {
     // Made by an earlier attempt of this request (whose answer a crash lost): that fork.
     if (!forkId || !(e instanceof RunConflictError)) throw e;
-    return { ...await fork(true), state: await store.load(forkId) };
+    return { ...await fork(true), state: await store.read(forkId) };
   });
   if (quoteOnly) return { status: 200, body: { forkedFrom: state.forkedFrom, quote } };
   if (start) await deps.schedule(state.runId);

@@ -148,7 +148,7 @@ async function createRun(
     await deps.start(state, stampOf(await deps.agents.info(agent), options));
   } catch (e) {
     const made = runId && e instanceof RunConflictError
-      ? await deps.freshStore().load(runId)
+      ? await deps.freshStore().read(runId)
       : null;
     if (!made) throw e;
     state = made;
@@ -203,13 +203,13 @@ export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
   app.get("/runs/:id", async (c) => {
     const id = runIdParam(c);
     const store = deps.freshStore();
-    const state = await store.load(id);
+    const state = await store.read(id);
     return c.json(runView(state, await store.leaseHolder(id)));
   });
 
   app.get("/runs/:id/messages", async (c) => {
     const id = runIdParam(c);
-    const state = await deps.freshStore().load(id);
+    const state = await deps.freshStore().read(id);
     return c.json({ runId: id, messages: state.messages });
   });
 

@@ -31,7 +31,7 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-PJJCTCEK.js";
+} from "../chunk-GPKBGE2O.js";
 import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions,

@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-YYQYQF2M.js";
+} from "../chunk-VEXNGE63.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -19,7 +19,7 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-PJJCTCEK.js";
+} from "../chunk-GPKBGE2O.js";
 import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions

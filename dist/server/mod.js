@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-YYQYQF2M.js";
+} from "../chunk-VEXNGE63.js";
 import {
   loadConfig,
   openProcessTools,
@@ -29,7 +29,7 @@ import {
   resolveWorkerDeps,
   stampOf,
   startWorker
-} from "../chunk-PJJCTCEK.js";
+} from "../chunk-GPKBGE2O.js";
 import "../chunk-TSAIPWXR.js";
 import {
   limitCeiling,
@@ -2598,7 +2598,7 @@ async function replayOf(deps, answer) {
   }
   return {
     ...answer,
-    body: runView(await deps.freshStore().load(answer.runId), null)
+    body: runView(await deps.freshStore().read(answer.runId), null)
   };
 }
 function sendAnswer(c, deps, answer, stream) {
@@ -2798,7 +2798,7 @@ async function createRun(deps, body2, runId) {
   try {
     await deps.start(state, stampOf(await deps.agents.info(agent), options));
   } catch (e) {
-    const made = runId && e instanceof RunConflictError ? await deps.freshStore().load(runId) : null;
+    const made = runId && e instanceof RunConflictError ? await deps.freshStore().read(runId) : null;
     if (!made) throw e;
     state = made;
   }
@@ -2830,12 +2830,12 @@ function registerRunRoutes(app, deps) {
   app.get("/runs/:id", async (c) => {
     const id = runIdParam(c);
     const store = deps.freshStore();
-    const state = await store.load(id);
+    const state = await store.read(id);
     return c.json(runView(state, await store.leaseHolder(id)));
   });
   app.get("/runs/:id/messages", async (c) => {
     const id = runIdParam(c);
-    const state = await deps.freshStore().load(id);
+    const state = await deps.freshStore().read(id);
     return c.json({
       runId: id,
       messages: state.messages
@@ -2919,7 +2919,7 @@ async function forkAnswer(deps, id, { atTurn, start = true, limits, quoteOnly },
     if (!forkId || !(e instanceof RunConflictError)) throw e;
     return {
       ...await fork(true),
-      state: await store.load(forkId)
+      state: await store.read(forkId)
     };
   });
   if (quoteOnly) return {

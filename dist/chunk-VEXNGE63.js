@@ -1,7 +1,7 @@
 import {
   loadRunSettings,
   modelOf
-} from "./chunk-PJJCTCEK.js";
+} from "./chunk-GPKBGE2O.js";
 import {
   agentRunOptions
 } from "./chunk-DU7BUDF7.js";

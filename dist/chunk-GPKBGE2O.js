@@ -36,6 +36,7 @@ import {
 import {
   RESUMABLE_STATUSES,
   checkLimits,
+  isoNow,
   pending,
   runLimitsSchema
 } from "./chunk-4Q4MPWPK.js";
@@ -416,7 +417,7 @@ async function markRunning(store, id, change) {
   state.status = "running";
   state.interruption = null;
   state.stopReason = null;
-  state.updatedAt = (/* @__PURE__ */ new Date()).toISOString();
+  state.updatedAt = isoNow();
   await store.save(state);
   return state;
 }
@@ -612,7 +613,7 @@ async function failRun(store, id, reason) {
     state.interruption = null;
     state.stopReason = reason;
     state.error = reason;
-    state.updatedAt = (/* @__PURE__ */ new Date()).toISOString();
+    state.updatedAt = isoNow();
     await store.traceSink()({
       type: "run_stopped",
       runId: id,
