@@ -17,6 +17,7 @@ import { messageOf } from "../harness/message_of.ts";
 import { CHUNK_BYTES } from "./chunks.ts";
 import { idempotencyRecordKey } from "./keys.ts";
 import { RecordError } from "./record_error.ts";
+import { firstProblem } from "./record.ts";
 import { decodeValue, encodeValue } from "./value_codec.ts";
 
 /**
@@ -127,9 +128,8 @@ function parseRecord(scope: IdempotencyScope, stored: unknown): IdempotencyRecor
   }
   const parsed = recordSchema.safeParse(value);
   if (parsed.success) return parsed.data as IdempotencyRecord;
-  const issue = parsed.error.issues[0];
-  const field = issue.path.map(String).join(".") || "(root)";
-  throw new RecordError(scope.runId ?? "", field, issue.message, what);
+  const [field, problem] = firstProblem("", parsed.error.issues);
+  throw new RecordError(scope.runId ?? "", field, problem, what);
 }
 
 /** Whether a record still counts at `now` (a lapsed claim or an expired answer does not). */

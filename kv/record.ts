@@ -141,14 +141,26 @@ type Same<A, B> = (<T>() => T extends Flat<A> ? 1 : 2) extends (<T>() => T exten
 const _headerInSync: Same<z.infer<typeof headerSchema>, StoredHeader> = true;
 const _messageInSync: Same<z.infer<typeof messageSchema>, ChatMessage> = true;
 
-interface Issue {
+/** A schema issue, as zod reports it (the part {@link firstProblem} reads). */
+export interface Issue {
   readonly path: readonly PropertyKey[];
   readonly message: string;
   readonly code?: string;
   readonly keys?: readonly string[];
 }
 
-function firstProblem(prefix: string, issues: readonly Issue[]): [string, string] {
+/**
+ * The field (under `prefix`) and the words of a record's first schema issue:
+ * an unknown key is named itself, not only the object holding it.
+ *
+ * @example
+ * ```ts
+ * import { firstProblem } from "./record.ts";
+ * const issue = { path: ["answer"], message: "Unrecognized key", code: "unrecognized_keys", keys: ["x"] };
+ * console.log(firstProblem("", [issue])); // ["answer.x", "Unrecognized key"]
+ * ```
+ */
+export function firstProblem(prefix: string, issues: readonly Issue[]): [string, string] {
   const issue = issues[0];
   const path = issue.path.map(String);
   // An unknown key is reported on the object; name the key itself.

@@ -143,6 +143,18 @@ Deno.test("a stored record is validated on load: a RecordError naming the field"
     );
   }));
 
+Deno.test("an unknown key of a stored record is named itself", () =>
+  withKv(async (kv) => {
+    await kv.set(
+      idempotencyRecordKey("runs", "k1"),
+      encodeValue({ $schemaVersion: 2, state: "pending", request: "h", until: 9, owner: "x" }),
+    );
+    await assert.rejects(
+      () => readIdempotencyRecord(kv, scope),
+      (e) => e instanceof RecordError && e.field === "owner",
+    );
+  }));
+
 Deno.test("a body too large for one KV value is left out; the replay rebuilds it from the run", () =>
   withServer({}, async (s) => {
     const made = await s.call("POST", "/runs", { scenario: "plan" });

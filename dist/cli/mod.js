@@ -8,13 +8,13 @@ import {
   openProcessTools,
   spentText,
   storedTask
-} from "../chunk-JNP243AD.js";
+} from "../chunk-YKIK36UL.js";
 import {
   KvOpenError,
   defaultKvPath,
   isKvUrl,
   openKv
-} from "../chunk-DYDRXX45.js";
+} from "../chunk-G43BSP3T.js";
 import {
   UnknownAgentError,
   agentRegistry,
@@ -31,7 +31,7 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-GPKBGE2O.js";
+} from "../chunk-MHLKHMBD.js";
 import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions,
@@ -40,7 +40,7 @@ import {
 } from "../chunk-DU7BUDF7.js";
 import {
   KvRunStore
-} from "../chunk-KWDHERJ6.js";
+} from "../chunk-JALUOT63.js";
 import {
   loadTree
 } from "../chunk-ZTYRSBIV.js";

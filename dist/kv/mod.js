@@ -2,11 +2,11 @@
 import {
   KvOpenError,
   openKv
-} from "../chunk-DYDRXX45.js";
+} from "../chunk-G43BSP3T.js";
 import {
   KvRunStore,
   RecordError
-} from "../chunk-KWDHERJ6.js";
+} from "../chunk-JALUOT63.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-4Q4MPWPK.js";
 import "../chunk-UPPPGWUO.js";

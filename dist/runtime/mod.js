@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-VEXNGE63.js";
+} from "../chunk-ITZZHRQI.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -19,12 +19,12 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-GPKBGE2O.js";
+} from "../chunk-MHLKHMBD.js";
 import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions
 } from "../chunk-DU7BUDF7.js";
-import "../chunk-KWDHERJ6.js";
+import "../chunk-JALUOT63.js";
 import "../chunk-ZTYRSBIV.js";
 import {
   forkState,

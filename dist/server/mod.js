@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-VEXNGE63.js";
+} from "../chunk-ITZZHRQI.js";
 import {
   loadConfig,
   openProcessTools,
@@ -10,11 +10,11 @@ import {
   spentText,
   storedTask,
   usdPair
-} from "../chunk-JNP243AD.js";
+} from "../chunk-YKIK36UL.js";
 import {
   defaultKvPath,
   openKv
-} from "../chunk-DYDRXX45.js";
+} from "../chunk-G43BSP3T.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -29,7 +29,7 @@ import {
   resolveWorkerDeps,
   stampOf,
   startWorker
-} from "../chunk-GPKBGE2O.js";
+} from "../chunk-MHLKHMBD.js";
 import "../chunk-TSAIPWXR.js";
 import {
   limitCeiling,
@@ -43,10 +43,11 @@ import {
   decodeValue,
   encodeValue,
   failureSchema,
+  firstProblem,
   idempotencyRecordKey,
   interruptionSchema,
   messageSchema
-} from "../chunk-KWDHERJ6.js";
+} from "../chunk-JALUOT63.js";
 import {
   hashOf,
   loadTree
@@ -2359,9 +2360,8 @@ function parseRecord(scope, stored) {
   }
   const parsed = recordSchema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const field = issue.path.map(String).join(".") || "(root)";
-  throw new RecordError(scope.runId ?? "", field, issue.message, what);
+  const [field, problem] = firstProblem("", parsed.error.issues);
+  throw new RecordError(scope.runId ?? "", field, problem, what);
 }
 function live(record2, now) {
   if (record2 === null) return false;

@@ -1,6 +1,6 @@
 import {
   retryLocked
-} from "./chunk-KWDHERJ6.js";
+} from "./chunk-JALUOT63.js";
 import {
   ReinsError
 } from "./chunk-ISIFESS6.js";

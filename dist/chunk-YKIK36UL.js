@@ -1,6 +1,6 @@
 import {
   RecordError
-} from "./chunk-KWDHERJ6.js";
+} from "./chunk-JALUOT63.js";
 import {
   agentOptionsSchema,
   issueLine,

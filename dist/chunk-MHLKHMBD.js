@@ -13,7 +13,7 @@ import {
   localHostname,
   stopEpochKey,
   stopKey
-} from "./chunk-KWDHERJ6.js";
+} from "./chunk-JALUOT63.js";
 import {
   approveInTree,
   describeAgent,

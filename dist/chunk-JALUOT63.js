@@ -1788,6 +1788,7 @@ export {
   interruptionSchema,
   failureSchema,
   messageSchema,
+  firstProblem,
   CHUNK_BYTES,
   KvRunStore
 };

@@ -1,7 +1,7 @@
 import {
   loadRunSettings,
   modelOf
-} from "./chunk-GPKBGE2O.js";
+} from "./chunk-MHLKHMBD.js";
 import {
   agentRunOptions
 } from "./chunk-DU7BUDF7.js";
