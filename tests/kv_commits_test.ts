@@ -289,6 +289,32 @@ Deno.test("a new run's trace starts at seq 0 unread; an event stored under its i
     assert.equal(events.at(-1)?.event.type, "run_stopped");
   }));
 
+Deno.test("a new run's trace is appended without a look at what is stored", () =>
+  withKv(async (raw) => {
+    // Its log starts at seq 0: no list of the event keys to find the next one.
+    let lists = 0;
+    const kv = new Proxy(raw, {
+      get(target, prop) {
+        if (prop === "list") lists++;
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const state = newRun("fresh trace");
+    const store = new KvRunStore(kv);
+    await store.save(state);
+    const done = await run(state, {
+      model: runawayModel(),
+      tools: [listFiles],
+      limits: { maxTurns: 2, maxBudgetUsd: 1 },
+      store,
+      trace: store.traceSink(),
+    });
+    assert.equal(done.turns, 2);
+    assert.equal(lists, 0);
+    assert.ok((await new KvRunStore(raw).events(state.runId)).length > 4);
+  }));
+
 Deno.test("a tool's frequent progress costs one commit per quiet spell, every event kept", () =>
   withKv(async (raw) => {
     const { kv, commits } = countingKv(raw);
