@@ -1,7 +1,7 @@
 // How many KV commits a durable turn costs: a real KV whose commits are
 // counted by a wrapper, a run whose store and trace are the same KvRunStore.
 import assert from "node:assert/strict";
-import { newRun } from "../harness/state.ts";
+import { newRun, type RunState } from "../harness/state.ts";
 import { run } from "../harness/run.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { RunConflictError } from "../harness/errors.ts";
@@ -260,6 +260,18 @@ Deno.test("a streamed reply's words ride in its save; a slow one's are committed
     }
   }));
 
+/** Saves `state` and runs it for two turns of runaway, traced into `store`. */
+async function twoTracedTurns(store: KvRunStore, state: RunState) {
+  await store.save(state);
+  return await run(state, {
+    model: runawayModel(),
+    tools: [listFiles],
+    limits: { maxTurns: 2, maxBudgetUsd: 1 },
+    store,
+    trace: store.traceSink(),
+  });
+}
+
 Deno.test("a new run's trace starts at seq 0 unread; an event stored under its id before is kept", () =>
   withKv(async (kv) => {
     const state = newRun("stale trace");
@@ -273,15 +285,7 @@ Deno.test("a new run's trace starts at seq 0 unread; an event stored under its i
       label: "before",
     });
     const store = new KvRunStore(kv);
-    await store.save(state);
-    const done = await run(state, {
-      model: runawayModel(),
-      tools: [listFiles],
-      limits: { maxTurns: 2, maxBudgetUsd: 1 },
-      store,
-      trace: store.traceSink(),
-    });
-    assert.equal(done.turns, 2);
+    assert.equal((await twoTracedTurns(store, state)).turns, 2);
     const events = await store.events(state.runId);
     assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i));
     assert.equal(events[0].event.type === "tool_progress" && events[0].event.label, "before");
@@ -302,15 +306,7 @@ Deno.test("a new run's trace is appended without a look at what is stored", () =
     });
     const state = newRun("fresh trace");
     const store = new KvRunStore(kv);
-    await store.save(state);
-    const done = await run(state, {
-      model: runawayModel(),
-      tools: [listFiles],
-      limits: { maxTurns: 2, maxBudgetUsd: 1 },
-      store,
-      trace: store.traceSink(),
-    });
-    assert.equal(done.turns, 2);
+    assert.equal((await twoTracedTurns(store, state)).turns, 2);
     assert.equal(lists, 0);
     assert.ok((await new KvRunStore(raw).events(state.runId)).length > 4);
   }));
