@@ -30,6 +30,8 @@ export interface Write {
   value: Uint8Array;
   /** Estimated key + value bytes. */
   bytes: number;
+  /** KV's `expireIn` (ms), for a record kept only so long (an idempotent answer). */
+  expireIn?: number;
 }
 
 const encoder = new TextEncoder();

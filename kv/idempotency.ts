@@ -14,7 +14,7 @@
  */
 import { z } from "zod";
 import { messageOf } from "../harness/message_of.ts";
-import { CHUNK_BYTES } from "./chunks.ts";
+import { CHUNK_BYTES, keyBytes } from "./chunks.ts";
 import { idempotencyRecordKey } from "./keys.ts";
 import { RecordError } from "./record_error.ts";
 import { firstProblem } from "./record.ts";
@@ -273,6 +273,50 @@ export async function recordIdempotentAnswer(
   answer: RecordedAnswer,
   options: RecordOptions,
 ): Promise<boolean> {
+  const { key, value, expireIn } = answerRecord(scope, request, answer, options);
+  const done = await kv.atomic().check({ key, versionstamp }).set(key, value, { expireIn })
+    .commit();
+  return done.ok;
+}
+
+/** The record of an answer, encoded, to commit with the work it answers ({@link answerRecord}). */
+export interface AnswerRecord {
+  /** Where it goes. */
+  readonly key: Deno.KvKey;
+  /** The record, encoded. */
+  readonly value: Uint8Array;
+  /** Key + value bytes. */
+  readonly bytes: number;
+  /** How long it is kept (ms): KV's `expireIn`. */
+  readonly expireIn: number;
+}
+
+/**
+ * The record of `answer` to `scope`'s request, for work that is one commit (a
+ * follow-up's save, see `KvRunStore.save`'s `answer`): committed with the
+ * work, a crash cannot keep the one without the other, so a retry finds the
+ * answer instead of doing the work again. Written unchecked: the work's own
+ * check (its run's version) decides which of two attempts lands. A body too
+ * large for one KV value is left out, as {@link recordIdempotentAnswer} does.
+ *
+ * @example
+ * ```ts
+ * import { answerRecord, readIdempotencyRecord } from "./idempotency.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const scope = { route: "messages", runId: "r1", key: "k1" };
+ * const r = answerRecord(scope, "h1", { status: 202, runId: "r1" }, { ttlMs: 86_400_000 });
+ * await kv.set(r.key, r.value, { expireIn: r.expireIn });
+ * const record = await readIdempotencyRecord(kv, scope);
+ * console.log(record?.state === "done" && record.answer.status); // 202
+ * kv.close();
+ * ```
+ */
+export function answerRecord(
+  scope: IdempotencyScope,
+  request: string,
+  answer: RecordedAnswer,
+  options: RecordOptions,
+): AnswerRecord {
   const at = options.now ?? Date.now();
   const record: DoneRecord = {
     $schemaVersion: IDEMPOTENCY_SCHEMA_VERSION,
@@ -288,9 +332,7 @@ export async function recordIdempotentAnswer(
     value = encodeValue({ ...record, answer: rest });
   }
   const key = keyOf(scope);
-  const done = await kv.atomic().check({ key, versionstamp })
-    .set(key, value, { expireIn: options.ttlMs }).commit();
-  return done.ok;
+  return { key, value, bytes: keyBytes(key) + value.byteLength, expireIn: options.ttlMs };
 }
 
 /**

@@ -19,6 +19,7 @@ import { fromHeader, parseHeader, type StoredHeader } from "./record.ts";
 import { type Known, planSave } from "./save_plan.ts";
 import { decodeMessage, write } from "./chunks.ts";
 import { KvEventLog, type StoredEvent } from "./events.ts";
+import type { AnswerRecord } from "./idempotency.ts";
 import { retryLocked } from "./retry.ts";
 import { commit, commitSave } from "./staged_commit.ts";
 import { readChunks, readHeader } from "./run_reader.ts";
@@ -112,10 +113,12 @@ export class KvRunStore implements RunStore {
    * does alone): a new run and its settings appear together, in one commit.
    * `lease` (a new run only): this instance's lease on it is taken in that
    * commit too, for a run about to execute here (see `acquireLease`).
+   * `answer`: a keyed request's answer, recorded in that commit too (see
+   * `answerRecord`): a crash keeps both or neither.
    */
   async save(
     state: Readonly<RunState>,
-    options: { settings?: unknown; lease?: boolean } = {},
+    options: { settings?: unknown; lease?: boolean; answer?: AnswerRecord } = {},
   ): Promise<void> {
     const id = state?.runId;
     if (typeof id !== "string" || id === "") {
@@ -132,6 +135,7 @@ export class KvRunStore implements RunStore {
     const driven = isDrivenByRun(state);
     const trusted = known !== undefined && driven && this.#validated.has(state);
     const extra = "settings" in options ? [write(runSettingsKey(id), options.settings)] : [];
+    if (options.answer) extra.push(options.answer);
     const { cut, writes, final, drops, reserve, index } = planSave(state, known, trusted, extra);
     if (driven) this.#validated.add(state);
     // What this save stores, taken now: the state may grow while it commits (a

@@ -30,6 +30,8 @@ export type { ContextState } from "../harness/context_view.ts";
 export type { StoredEvent } from "./events.ts";
 export type { Lease, LeaseHolderInfo } from "./leases.ts";
 export type { StopRequest } from "./stop_record.ts";
+// A keyed request's answer, recorded in the commit of the save it answers (`save`'s `answer`).
+export type { AnswerRecord } from "./idempotency.ts";
 // What a store throws: a record that fails validation, a lost compare-and-swap, a record too large.
 export { RecordError } from "./record_error.ts";
 export { RunConflictError, RunNotFoundError, RunTooLargeError } from "../harness/errors.ts";

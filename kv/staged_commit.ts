@@ -111,7 +111,7 @@ export async function commitSave(
   const op = kv.atomic().check(check);
   if (staging) op.check(staging).delete(stagingKey(id));
   for (const w of [...batches[batches.length - 1], ...final]) {
-    op.set(w.key, w.value);
+    op.set(w.key, w.value, w.expireIn === undefined ? undefined : { expireIn: w.expireIn });
     bytes += w.bytes;
   }
   for (const e of events) {

@@ -9,8 +9,19 @@
  */
 import { followUp, type FollowUpOptions } from "../harness/follow_up.ts";
 import type { RunState } from "../harness/state.ts";
+import type { AnswerRecord } from "../kv/idempotency.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { clearStop, stopVersion } from "../kv/stop_record.ts";
+
+/** Options of {@link followUpRun}. */
+export interface FollowUpRunOptions extends FollowUpOptions {
+  /**
+   * The answer of the request that sends the follow-up, given the state to
+   * save: recorded in the same commit as the message (see `answerRecord`), so
+   * a retry after a crash finds it and appends nothing.
+   */
+  answer?: (next: Readonly<RunState>) => AnswerRecord;
+}
 
 /**
  * Appends `message` to stored run `id` and marks it `running` (one checked
@@ -40,12 +51,12 @@ export async function followUpRun(
   kv: Deno.Kv,
   id: string,
   message: string,
-  options: FollowUpOptions = {},
+  options: FollowUpRunOptions = {},
 ): Promise<RunState> {
   // Read first: the follow-up lifts the Stop seen now, not one recorded meanwhile.
   const seen = await stopVersion(kv, (await store.summary(id)).rootId);
   const next = followUp(await store.load(id), message, options);
-  await store.save(next);
+  await store.save(next, options.answer ? { answer: options.answer(next) } : {});
   await clearStop(kv, next.rootId, seen);
   return next;
 }

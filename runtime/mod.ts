@@ -53,7 +53,7 @@ export {
 } from "./env.ts";
 export type { McpServerConfig, ReinsConfig } from "./config.ts";
 export type { ResolveModel } from "../subagents/define_agent.ts";
-export { followUpRun } from "./follow_up_run.ts";
+export { followUpRun, type FollowUpRunOptions } from "./follow_up_run.ts";
 export { FORK_NOT_STARTED, type ForkResult, forkRun, type ForkRunOptions } from "./fork_run.ts";
 // Forking a state in memory, and quoting its next call (what `forkRun` does to a stored run).
 export { type CallQuote, type ForkOptions, forkState, quoteNextCall } from "../harness/fork.ts";

@@ -18,17 +18,23 @@
  *   answered, a second one is a 409 with `Retry-After: 1` (it does not wait).
  * - A refused request (400, 404, 409, ...) releases the key: it wrote nothing
  *   and may be sent again, fixed, with the same key.
- * - A process that dies between the work and the record leaves a claim that
- *   lapses after {@link IDEMPOTENCY_LEASE_MS}; a retry after that does the work
- *   again, given the same {@link Attempt} (kept in the claim for 24 h): a run
- *   or fork it creates gets the id of the first attempt's, which it then finds
- *   and answers with. A follow-up retried then is appended again (the window
- *   the key cannot close).
+ * - A follow-up is one commit (the message and the run's status), and its
+ *   answer is recorded in that commit: a retry after any crash either finds
+ *   the answer (a replay) or finds nothing done.
+ * - Other work (a new run, a fork) is recorded after it: a process that dies
+ *   between the two leaves a claim that lapses after
+ *   {@link IDEMPOTENCY_LEASE_MS}; a retry after that does the work again, given
+ *   the same {@link Attempt} (kept in the claim for 24 h): the run or fork it
+ *   creates gets the id of the first attempt's, which it then finds and
+ *   answers with. A verdict, resume or Stop retried then is refused or finds
+ *   its work done (409 or a no-op), never applied twice.
  *
  * @module
  */
 import type { Context } from "hono";
 import {
+  type AnswerRecord,
+  answerRecord,
   claimIdempotencyKey,
   type IdempotencyScope,
   type RecordedAnswer,
@@ -151,14 +157,20 @@ export async function answerOnce(
     return await replayOf(deps, claim.record.answer);
   }
   let answer: Answer;
+  let recorded = false;
+  const answerWith = (a: Answer) => {
+    recorded = true;
+    return answerRecord(scope, hash, a, { ttlMs: IDEMPOTENCY_TTL_MS });
+  };
   try {
-    answer = await work({ runId: claim.attempt });
+    answer = await work({ runId: claim.attempt, answerWith });
   } catch (e) {
     // Refused: it wrote nothing, so the key may be sent again.
     await releaseIdempotencyKey(deps.kv, scope, claim.versionstamp).catch(() => {});
     throw e;
   }
-  await record(deps, scope, claim.versionstamp, hash, answer);
+  // Recorded by the work's own commit, or now.
+  if (!recorded) await record(deps, scope, claim.versionstamp, hash, answer);
   return answer;
 }
 
@@ -171,6 +183,12 @@ export interface Attempt {
    * second. A key whose answer expired (24 h) is a new request: a new id.
    */
   runId?: string;
+  /**
+   * The record of the answer, for work that is one commit (a follow-up's
+   * save) to make with it (absent without a key): then the work and its
+   * answer land together, and a retry after a crash is a replay.
+   */
+  answerWith?: (answer: Answer) => AnswerRecord;
 }
 
 /** Records the answer; the work is done, so a failure to record is logged, not answered. */

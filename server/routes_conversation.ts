@@ -9,6 +9,8 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import { RunConflictError } from "../harness/errors.ts";
+import type { RunState } from "../harness/state.ts";
+import type { AnswerRecord } from "../kv/idempotency.ts";
 import { followUpRun } from "../runtime/follow_up_run.ts";
 import { forkRun, forkRunOptions } from "../runtime/fork_run.ts";
 import type { ResolvedDeps } from "./deps.ts";
@@ -76,7 +78,7 @@ export function registerConversationRoutes(app: Hono, deps: ResolvedDeps): void 
       deps,
       { route: "messages", runId: id },
       request,
-      () => followUpAnswer(deps, id, request),
+      ({ answerWith }) => followUpAnswer(deps, id, request, answerWith),
     );
     // A client that wants to watch the answer gets the run's stream from its next event on.
     return sendAnswer(c, deps, answer, wantsEventStream(c.req.header("accept")));
@@ -96,20 +98,33 @@ export function registerConversationRoutes(app: Hono, deps: ResolvedDeps): void 
   });
 }
 
-/** Appends a follow-up to run `id` and schedules it: the answer of `POST /runs/:id/messages`. */
+/**
+ * Appends a follow-up to run `id` and schedules it: the answer of `POST /runs/:id/messages`.
+ * `answerWith` (a keyed request): its answer is recorded in the follow-up's own commit.
+ */
 async function followUpAnswer(
   deps: ResolvedDeps,
   id: string,
   { content, limits }: z.infer<typeof FollowUpSchema>,
+  answerWith?: (answer: Answer) => AnswerRecord,
 ): Promise<Answer> {
   // No client may widen what the agent allows: limits stay under its ceiling.
   if (limits) await checkNewLimits(deps, id, limits);
   const store = deps.freshStore();
   // A stream of this answer (now or on a replay) starts at the follow-up's first event.
   const after = await store.lastEventSeq(id);
-  const state = await followUpRun(store, deps.kv, id, content, { limits });
+  const answerOf = (state: Readonly<RunState>): Answer => ({
+    status: 202,
+    body: runView(state, null),
+    runId: id,
+    streamAfter: after,
+  });
+  const state = await followUpRun(store, deps.kv, id, content, {
+    limits,
+    answer: answerWith && ((next) => answerWith(answerOf(next))),
+  });
   await deps.schedule(state.runId);
-  return { status: 202, body: runView(state, null), runId: id, streamAfter: after };
+  return answerOf(state);
 }
 
 /**

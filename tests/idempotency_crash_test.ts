@@ -1,9 +1,11 @@
-// A keyed POST /runs whose process died after it made the run and before it recorded its
-// answer (the claim left pending, then lapsed): the retry finds that run, not a second.
+// A keyed POST /runs (or fork) whose process died after it made the run and before it
+// recorded its answer (the claim left pending, then lapsed): the retry finds that run, not a
+// second. A follow-up records its answer in its own commit: a retry after a crash is a replay.
 import assert from "node:assert/strict";
 import { readIdempotencyRecord } from "../kv/idempotency.ts";
 import { idempotencyRecordKey } from "../kv/keys.ts";
 import { encodeValue } from "../kv/value_codec.ts";
+import type { Worker } from "../runtime/worker.ts";
 import { settled, type TestServer, withServer } from "./server_helpers.ts";
 
 const key = { "Idempotency-Key": "create-crash" };
@@ -71,6 +73,46 @@ Deno.test("POST /runs/:id/fork: a crash before its record, then a retry: the sam
     assert.equal(runs.length, 2, "the source and one fork");
     await settled(s, first.body.runId);
   }));
+
+Deno.test("POST /runs/:id/messages: a crash right after the message, a retry: appended once", () => {
+  // The process dies after the follow-up's commit, before it answers; another process then
+  // resumes the run to its end (a sweep), and the client retries with its key.
+  let worker: Worker | undefined;
+  let kv: Deno.Kv | undefined;
+  let dying = false;
+  let recordAtDeath: string | undefined;
+  const content = "Which worker?";
+  return withServer({
+    schedule: async (runId) => {
+      if (!dying) return await worker!.schedule(runId);
+      dying = false;
+      const scope = { route: "messages", runId, key: key["Idempotency-Key"] };
+      recordAtDeath = (await readIdempotencyRecord(kv!, scope))?.state;
+      throw new Error("the process died here");
+    },
+  }, async (s) => {
+    worker = s.worker;
+    kv = s.kv;
+    const id = (await s.call("POST", "/runs", { scenario: "plan" })).body.runId;
+    await settled(s, id);
+    dying = true;
+    const first = await s.call("POST", `/runs/${id}/messages`, { content }, key);
+    assert.equal(first.status, 500, JSON.stringify(first.body));
+    assert.equal(recordAtDeath, "done", "the answer was recorded with the message");
+    await s.worker.schedule(id);
+    const answered = await settled(s, id);
+    assert.equal(answered.status, "completed");
+    const retry = await s.call("POST", `/runs/${id}/messages`, { content }, key);
+    assert.equal(retry.status, 202, JSON.stringify(retry.body));
+    assert.equal(retry.headers.get("idempotent-replayed"), "true");
+    assert.equal(retry.body.status, "running", "the answer the first attempt would have given");
+    const after = await settled(s, id);
+    assert.equal(after.turns, answered.turns, "the retry started nothing");
+    const messages = (await s.call("GET", `/runs/${id}/messages`)).body.messages;
+    const asked = messages.filter((m: { content?: string }) => m.content === content);
+    assert.equal(asked.length, 1, "appended once");
+  });
+});
 
 Deno.test("a key used again after its answer expired is a new request: a new run", () =>
   withServer({}, async (s) => {

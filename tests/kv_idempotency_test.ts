@@ -3,6 +3,7 @@
 // KV value is left out (the replay rebuilds it from the run), records are validated.
 import assert from "node:assert/strict";
 import {
+  answerRecord,
   claimIdempotencyKey,
   readIdempotencyRecord,
   recordIdempotentAnswer,
@@ -11,6 +12,9 @@ import {
 import { idempotencyRecordKey } from "../kv/keys.ts";
 import { RecordError } from "../kv/record_error.ts";
 import { encodeValue } from "../kv/value_codec.ts";
+import { KvRunStore } from "../kv/kv_run_store.ts";
+import { RunConflictError } from "../harness/errors.ts";
+import { newRun } from "../harness/state.ts";
 import { hashOf } from "../subagents/describe_agent.ts";
 import { settled, withServer } from "./server_helpers.ts";
 
@@ -181,4 +185,31 @@ Deno.test("a body too large for one KV value is left out; the replay rebuilds it
     assert.equal(replay.body.runId, id);
     assert.equal(replay.body.status, "completed", "rebuilt from the run as it is now");
     assert.equal((await s.call("GET", "/runs")).body.runs.length, 1);
+  }));
+
+Deno.test("an answer saved with its run lands with it or not at all", () =>
+  withKv(async (kv) => {
+    const store = new KvRunStore(kv);
+    const state = newRun("hi");
+    await store.save(state);
+    const mine = { route: "messages", runId: state.runId, key: "k-save" };
+    const record = () => answerRecord(mine, "h", { status: 202, runId: state.runId }, ttl);
+    const ttl = { ttlMs: 60_000 };
+    // Another process saved the run meanwhile: this save is refused, and so is its answer.
+    const other = new KvRunStore(kv);
+    const theirs = await other.load(state.runId);
+    theirs.messages.push({ role: "assistant", content: "theirs" });
+    await other.save(theirs);
+    const late = structuredClone(state);
+    late.messages.push({ role: "assistant", content: "mine" });
+    await assert.rejects(() => store.save(late, { answer: record() }), RunConflictError);
+    assert.equal(await readIdempotencyRecord(kv, mine), null, "no answer without its work");
+    // A save that lands records the answer in the same commit, with its expiry.
+    const next = await store.load(state.runId);
+    next.messages.push({ role: "user", content: "more" });
+    await store.save(next, { answer: record() });
+    const done = await readIdempotencyRecord(kv, mine);
+    assert.ok(done?.state === "done");
+    assert.equal(done.answer.status, 202);
+    assert.equal(done.expiresAt - done.at, 60_000);
   }));

@@ -8,13 +8,13 @@ import {
   openProcessTools,
   spentText,
   storedTask
-} from "../chunk-YKIK36UL.js";
+} from "../chunk-T3ICPEJF.js";
 import {
   KvOpenError,
   defaultKvPath,
   isKvUrl,
   openKv
-} from "../chunk-G43BSP3T.js";
+} from "../chunk-73BGOSHL.js";
 import {
   UnknownAgentError,
   agentRegistry,
@@ -31,7 +31,7 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-MHLKHMBD.js";
+} from "../chunk-Y3Z5GF3N.js";
 import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions,
@@ -40,7 +40,7 @@ import {
 } from "../chunk-DU7BUDF7.js";
 import {
   KvRunStore
-} from "../chunk-JALUOT63.js";
+} from "../chunk-SOJVL7RU.js";
 import {
   loadTree
 } from "../chunk-ZTYRSBIV.js";

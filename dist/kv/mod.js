@@ -2,11 +2,11 @@
 import {
   KvOpenError,
   openKv
-} from "../chunk-G43BSP3T.js";
+} from "../chunk-73BGOSHL.js";
 import {
   KvRunStore,
   RecordError
-} from "../chunk-JALUOT63.js";
+} from "../chunk-SOJVL7RU.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-4Q4MPWPK.js";
 import "../chunk-UPPPGWUO.js";

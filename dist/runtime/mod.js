@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-ITZZHRQI.js";
+} from "../chunk-SMLXKC36.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -19,12 +19,12 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-MHLKHMBD.js";
+} from "../chunk-Y3Z5GF3N.js";
 import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions
 } from "../chunk-DU7BUDF7.js";
-import "../chunk-JALUOT63.js";
+import "../chunk-SOJVL7RU.js";
 import "../chunk-ZTYRSBIV.js";
 import {
   forkState,

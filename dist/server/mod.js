@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-ITZZHRQI.js";
+} from "../chunk-SMLXKC36.js";
 import {
   loadConfig,
   openProcessTools,
@@ -10,11 +10,11 @@ import {
   spentText,
   storedTask,
   usdPair
-} from "../chunk-YKIK36UL.js";
+} from "../chunk-T3ICPEJF.js";
 import {
   defaultKvPath,
   openKv
-} from "../chunk-G43BSP3T.js";
+} from "../chunk-73BGOSHL.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -29,7 +29,7 @@ import {
   resolveWorkerDeps,
   stampOf,
   startWorker
-} from "../chunk-MHLKHMBD.js";
+} from "../chunk-Y3Z5GF3N.js";
 import "../chunk-TSAIPWXR.js";
 import {
   limitCeiling,
@@ -46,8 +46,9 @@ import {
   firstProblem,
   idempotencyRecordKey,
   interruptionSchema,
+  keyBytes,
   messageSchema
-} from "../chunk-JALUOT63.js";
+} from "../chunk-SOJVL7RU.js";
 import {
   hashOf,
   loadTree
@@ -2408,6 +2409,16 @@ async function claimIdempotencyKey(kv, scope, request, options) {
   }
 }
 async function recordIdempotentAnswer(kv, scope, versionstamp, request, answer, options) {
+  const { key, value, expireIn } = answerRecord(scope, request, answer, options);
+  const done = await kv.atomic().check({
+    key,
+    versionstamp
+  }).set(key, value, {
+    expireIn
+  }).commit();
+  return done.ok;
+}
+function answerRecord(scope, request, answer, options) {
   const at = options.now ?? Date.now();
   const record2 = {
     $schemaVersion: IDEMPOTENCY_SCHEMA_VERSION,
@@ -2426,13 +2437,12 @@ async function recordIdempotentAnswer(kv, scope, versionstamp, request, answer, 
     });
   }
   const key = keyOf(scope);
-  const done = await kv.atomic().check({
+  return {
     key,
-    versionstamp
-  }).set(key, value, {
+    value,
+    bytes: keyBytes(key) + value.byteLength,
     expireIn: options.ttlMs
-  }).commit();
-  return done.ok;
+  };
 }
 async function releaseIdempotencyKey(kv, scope, versionstamp) {
   const key = keyOf(scope);
@@ -2566,16 +2576,24 @@ async function answerOnce(c, deps, route, request, work) {
     return await replayOf(deps, claim.record.answer);
   }
   let answer;
+  let recorded = false;
+  const answerWith = (a) => {
+    recorded = true;
+    return answerRecord(scope, hash, a, {
+      ttlMs: IDEMPOTENCY_TTL_MS
+    });
+  };
   try {
     answer = await work({
-      runId: claim.attempt
+      runId: claim.attempt,
+      answerWith
     });
   } catch (e) {
     await releaseIdempotencyKey(deps.kv, scope, claim.versionstamp).catch(() => {
     });
     throw e;
   }
-  await record(deps, scope, claim.versionstamp, hash, answer);
+  if (!recorded) await record(deps, scope, claim.versionstamp, hash, answer);
   return answer;
 }
 async function record(deps, scope, versionstamp, hash, answer) {
@@ -2869,7 +2887,7 @@ function registerConversationRoutes(app, deps) {
     const answer = await answerOnce(c, deps, {
       route: "messages",
       runId: id
-    }, request, () => followUpAnswer(deps, id, request));
+    }, request, ({ answerWith }) => followUpAnswer(deps, id, request, answerWith));
     return sendAnswer(c, deps, answer, wantsEventStream(c.req.header("accept")));
   });
   app.post("/runs/:id/fork", async (c) => {
@@ -2882,20 +2900,22 @@ function registerConversationRoutes(app, deps) {
     return sendAnswer(c, deps, answer, false);
   });
 }
-async function followUpAnswer(deps, id, { content, limits }) {
+async function followUpAnswer(deps, id, { content, limits }, answerWith) {
   if (limits) await checkNewLimits(deps, id, limits);
   const store = deps.freshStore();
   const after = await store.lastEventSeq(id);
-  const state = await followUpRun(store, deps.kv, id, content, {
-    limits
-  });
-  await deps.schedule(state.runId);
-  return {
+  const answerOf = (state2) => ({
     status: 202,
-    body: runView(state, null),
+    body: runView(state2, null),
     runId: id,
     streamAfter: after
-  };
+  });
+  const state = await followUpRun(store, deps.kv, id, content, {
+    limits,
+    answer: answerWith && ((next) => answerWith(answerOf(next)))
+  });
+  await deps.schedule(state.runId);
+  return answerOf(state);
 }
 async function forkAnswer(deps, id, { atTurn, start = true, limits, quoteOnly }, forkId) {
   if (limits) await checkNewLimits(deps, id, limits);

@@ -1,7 +1,7 @@
 import {
   loadRunSettings,
   modelOf
-} from "./chunk-MHLKHMBD.js";
+} from "./chunk-Y3Z5GF3N.js";
 import {
   agentRunOptions
 } from "./chunk-DU7BUDF7.js";

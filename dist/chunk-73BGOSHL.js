@@ -1,6 +1,6 @@
 import {
   retryLocked
-} from "./chunk-JALUOT63.js";
+} from "./chunk-SOJVL7RU.js";
 import {
   ReinsError
 } from "./chunk-ISIFESS6.js";

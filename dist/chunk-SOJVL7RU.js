@@ -1300,7 +1300,9 @@ async function commitSave(kv, events, save) {
     ...batches[batches.length - 1],
     ...final
   ]) {
-    op.set(w.key, w.value);
+    op.set(w.key, w.value, w.expireIn === void 0 ? void 0 : {
+      expireIn: w.expireIn
+    });
     bytes += w.bytes;
   }
   for (const e of events) {
@@ -1511,6 +1513,8 @@ var KvRunStore = class {
    * does alone): a new run and its settings appear together, in one commit.
    * `lease` (a new run only): this instance's lease on it is taken in that
    * commit too, for a run about to execute here (see `acquireLease`).
+   * `answer`: a keyed request's answer, recorded in that commit too (see
+   * `answerRecord`): a crash keeps both or neither.
    */
   async save(state, options = {}) {
     const id2 = state?.runId;
@@ -1528,6 +1532,7 @@ var KvRunStore = class {
     const extra = "settings" in options ? [
       write(runSettingsKey(id2), options.settings)
     ] : [];
+    if (options.answer) extra.push(options.answer);
     const { cut, writes, final, drops, reserve, index } = planSave(state, known, trusted, extra);
     if (driven) this.#validated.add(state);
     const count2 = state.messages.length;
@@ -1790,5 +1795,6 @@ export {
   messageSchema,
   firstProblem,
   CHUNK_BYTES,
+  keyBytes,
   KvRunStore
 };

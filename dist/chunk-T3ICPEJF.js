@@ -1,6 +1,6 @@
 import {
   RecordError
-} from "./chunk-JALUOT63.js";
+} from "./chunk-SOJVL7RU.js";
 import {
   agentOptionsSchema,
   issueLine,

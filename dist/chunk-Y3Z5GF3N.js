@@ -13,7 +13,7 @@ import {
   localHostname,
   stopEpochKey,
   stopKey
-} from "./chunk-JALUOT63.js";
+} from "./chunk-SOJVL7RU.js";
 import {
   approveInTree,
   describeAgent,
@@ -1104,7 +1104,9 @@ function startWorker(deps, options = {}) {
 async function followUpRun(store, kv, id, message, options = {}) {
   const seen = await stopVersion(kv, (await store.summary(id)).rootId);
   const next = followUp(await store.load(id), message, options);
-  await store.save(next);
+  await store.save(next, options.answer ? {
+    answer: options.answer(next)
+  } : {});
   await clearStop(kv, next.rootId, seen);
   return next;
 }
