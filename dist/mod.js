@@ -80,7 +80,11 @@ async function runAgent(agent, task, options = {}) {
     throw new TypeError("runAgent(agent, task): agent must be made by defineAgent");
   }
   const { model: given, resolveModel, limits = {}, options: asked = {}, dir = "" } = options;
-  checkLimits(limits);
+  try {
+    checkLimits(limits);
+  } catch (e) {
+    throw named(agent.name, e);
+  }
   const issue = agentOptionsSchema().safeParse(asked).error?.issues[0];
   if (issue) throw new TypeError(`runAgent(${agent.name}): ${issueLine(issue, "options", asked)}`);
   const widened = limitsWidening(agent, limits) ?? wideningOf(agent.options, asked);
@@ -116,6 +120,16 @@ async function runAgent(agent, task, options = {}) {
     observe,
     stopWhen
   });
+}
+function named(name, e) {
+  const message = `runAgent(${name}): ${e.message}`;
+  if (e instanceof RangeError) return new RangeError(message, {
+    cause: e
+  });
+  if (e instanceof TypeError) return new TypeError(message, {
+    cause: e
+  });
+  return e;
 }
 function modelOf(agent, resolve) {
   if (typeof agent.model === "object") return agent.model;

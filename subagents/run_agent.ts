@@ -62,7 +62,11 @@ export async function runAgent<T>(
     throw new TypeError("runAgent(agent, task): agent must be made by defineAgent");
   }
   const { model: given, resolveModel, limits = {}, options: asked = {}, dir = "" } = options;
-  checkLimits(limits); // a bad value is a RangeError, a field that is no limit a TypeError
+  try {
+    checkLimits(limits); // a bad value is a RangeError, a field that is no limit a TypeError
+  } catch (e) {
+    throw named(agent.name, e);
+  }
   const issue = agentOptionsSchema().safeParse(asked).error?.issues[0];
   if (issue) throw new TypeError(`runAgent(${agent.name}): ${issueLine(issue, "options", asked)}`);
   const widened = limitsWidening(agent, limits) ?? wideningOf(agent.options, asked);
@@ -88,6 +92,14 @@ export async function runAgent<T>(
   const { store, observe, stopWhen } = options;
   // The agent's `output` checked its answer: `output` is a T (its text for an untyped one).
   return await run(state, { ...runOptions, store, observe, stopWhen }) as RunResult<T>;
+}
+
+/** `e` (a TypeError or RangeError of the arguments) with the call it came from named. */
+function named(name: string, e: unknown): unknown {
+  const message = `runAgent(${name}): ${(e as Error).message}`;
+  if (e instanceof RangeError) return new RangeError(message, { cause: e });
+  if (e instanceof TypeError) return new TypeError(message, { cause: e });
+  return e;
 }
 
 function modelOf(agent: Agent, resolve?: ResolveModel): Model {

@@ -42,7 +42,13 @@ Deno.test("runAgent never widens the agent: limits, options, and bad limits refu
   );
   await assert.rejects(
     () => runAgent(manager, "x", { model: model(), limits: { maxTurn: 2 } as never }),
-    (e) => e instanceof TypeError && /limits has no field "maxTurn"/.test(e.message),
+    (e) =>
+      e instanceof TypeError &&
+      /^runAgent\(manager\): limits has no field "maxTurn"/.test(e.message),
+  );
+  await assert.rejects(
+    () => runAgent(manager, "x", { model: model(), limits: { maxTurns: -1 } }),
+    (e) => e instanceof RangeError && /^runAgent\(manager\): limits\.maxTurns/.test(e.message),
   );
   await assert.rejects(
     () => runAgent(manager, "x", { model: model(), options: { budgetMode: "sof" as never } }),
