@@ -5,7 +5,7 @@ import {
   limitsWidening,
   memorySink,
   wideningOf
-} from "./chunk-DU7BUDF7.js";
+} from "./chunk-I6NP2LQS.js";
 import {
   agentOptionsSchema,
   approve,
@@ -18,7 +18,7 @@ import {
   issueLine,
   reject,
   run
-} from "./chunk-4Y53YN6M.js";
+} from "./chunk-EKEE7URY.js";
 import {
   defineTool
 } from "./chunk-BTFBEYKY.js";
@@ -30,11 +30,11 @@ import {
 } from "./chunk-4Q4MPWPK.js";
 import {
   createOpenAIModel
-} from "./chunk-XDISRSRA.js";
+} from "./chunk-4LZEULVO.js";
 import "./chunk-4GB4C2DK.js";
 import {
   SUMMARY_PROMPT
-} from "./chunk-7G4NOGG5.js";
+} from "./chunk-B74WRQ55.js";
 import "./chunk-PLNGLDD7.js";
 import "./chunk-V35EBTLI.js";
 import "./chunk-UPPPGWUO.js";

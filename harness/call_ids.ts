@@ -7,6 +7,7 @@
  * @module
  */
 import type { ChatMessage, ToolCall } from "./messages.ts";
+import { TranscriptScan } from "./transcript_scan.ts";
 
 /**
  * The calls of a new reply with ids unique within the run: an id already used
@@ -53,37 +54,20 @@ export function runUniqueIds(
   });
 }
 
-/** The ids (and wire ids) of a transcript's calls, so far; see {@link usedIds}. */
-interface SeenIds {
-  count: number;
-  last: ChatMessage | undefined;
-  ids: Set<string>;
-}
-
-const seen = new WeakMap<readonly ChatMessage[], SeenIds>();
-
-/**
- * Every call id and wire id used in `transcript`. A run's transcript only
- * grows, so the set is kept per transcript array and extended by the messages
- * added since the last look (rebuilt if the array shrank or was rewritten),
- * rather than walking the whole transcript every turn.
- */
-function usedIds(transcript: readonly ChatMessage[]): ReadonlySet<string> {
-  let s = seen.get(transcript);
-  if (!s || transcript.length < s.count || transcript[s.count - 1] !== s.last) {
-    s = { count: 0, last: undefined, ids: new Set() };
-    seen.set(transcript, s);
-  }
-  for (; s.count < transcript.length; s.count++) {
-    const m = transcript[s.count];
-    if (m.role !== "assistant") continue;
+/** Every call id and wire id used in a transcript (read incrementally: a hot path). */
+const callIds = new TranscriptScan<Set<string>>({
+  start: () => new Set(),
+  step(ids, m) {
+    if (m.role !== "assistant") return;
     for (const c of m.tool_calls ?? []) {
-      s.ids.add(c.id);
-      if (c.wireId) s.ids.add(c.wireId);
+      ids.add(c.id);
+      if (c.wireId) ids.add(c.wireId);
     }
-  }
-  s.last = transcript[s.count - 1];
-  return s.ids;
+  },
+});
+
+function usedIds(transcript: readonly ChatMessage[]): ReadonlySet<string> {
+  return callIds.of(transcript, undefined);
 }
 
 /**
@@ -123,37 +107,17 @@ export function toWire(messages: readonly ChatMessage[]): ChatMessage[] {
   });
 }
 
-/** How far {@link anyRenamed} has read a transcript, and whether it found a renamed call. */
-interface RenameScan {
-  count: number;
-  last: ChatMessage | undefined;
-  renamed: boolean;
-}
-
-const renameScans = new WeakMap<readonly ChatMessage[], RenameScan>();
-
 /**
- * Whether a call of `messages` was renamed, reading (like {@link usedIds})
- * only the messages added since the last look at the same array: a run's
- * transcript only grows, and every turn's request carries all of it.
+ * Whether a call of a transcript was renamed: asked on every model call, as
+ * every request carries the whole transcript, and calls are rarely renamed.
  */
+const renames = new TranscriptScan<{ renamed: boolean }>({
+  start: () => ({ renamed: false }),
+  step(found, m) {
+    found.renamed ||= m.role === "assistant" && m.tool_calls?.some((c) => !!c.wireId) === true;
+  },
+});
+
 function anyRenamed(messages: readonly ChatMessage[]): boolean {
-  let s = renameScans.get(messages);
-  if (!s || messages.length < s.count || messages[s.count - 1] !== s.last) {
-    s = { count: 0, last: undefined, renamed: false };
-    renameScans.set(messages, s);
-  }
-  for (; s.count < messages.length && !s.renamed; s.count++) {
-    s.renamed = renamesCalls(messages[s.count]);
-  }
-  s.last = messages[s.count - 1];
-  return s.renamed;
-}
-
-function renamesCalls(m: ChatMessage): boolean {
-  return m.role === "assistant" && m.tool_calls?.some(isRenamed) === true;
-}
-
-function isRenamed(c: ToolCall): boolean {
-  return Boolean(c.wireId);
+  return renames.of(messages, undefined).renamed;
 }

@@ -19,7 +19,7 @@ import { isoNow } from "./iso_now.ts";
 import { pending, type RunState, type RunStatus } from "./state.ts";
 import type { StopCondition } from "./stop_conditions.ts";
 import type { RunContext } from "./run_context.ts";
-import type { ChatMessage } from "./messages.ts";
+import { TranscriptScan } from "./transcript_scan.ts";
 
 /** The statuses a follow-up may be sent to: the run answered, or stopped at a limit or a Stop. */
 export const FOLLOW_UP_STATUSES: readonly RunStatus[] = [
@@ -131,35 +131,17 @@ export function followUp(
 export function turnsSinceLastMessage(
   state: Readonly<Pick<RunState, "messages" | "turns" | "outputRepairs">>,
 ): number {
-  const { messages } = state;
   // A typed run's repair prompts are user messages, not a person's: they do not count.
   const repairs = state.outputRepairs ?? [];
-  const seen = scans.get(messages);
-  const read = seen?.read ?? 0;
-  // Cut shorter by hand, or a repair (un)marked on a message already read: read it afresh.
-  const stale = !seen || read > messages.length || repairs.length < seen.repairs ||
-    repairs.slice(seen.repairs).some((i) => i < read);
-  const scan = stale ? { read: 0, repairs: 0, last: -1, earlier: false, since: 0 } : seen;
-  if (stale) scans.set(messages, scan);
+  const scan = exchanges.of(state.messages, repairs);
   scan.repairs = repairs.length;
-  for (; scan.read < messages.length; scan.read++) {
-    const role = messages[scan.read].role;
-    if (role === "assistant") scan.since++;
-    else if (role === "user" && !repairs.includes(scan.read)) {
-      scan.earlier ||= scan.last >= 0;
-      scan.last = scan.read;
-      scan.since = 0;
-    }
-  }
   // One message only: the run's own count (states built by hand may lack the replies).
   return scan.earlier ? scan.since : state.turns;
 }
 
-/** How far {@link turnsSinceLastMessage} has read a transcript, and what it found. */
-interface TranscriptScan {
-  /** Messages read. */
-  read: number;
-  /** The repairs known when they were read (`outputRepairs.length`). */
+/** What {@link turnsSinceLastMessage} found in a transcript. */
+interface Exchanges {
+  /** The repairs known when it was read (`outputRepairs.length`). */
   repairs: number;
   /** Index of the last person's message (-1: none). */
   last: number;
@@ -169,7 +151,20 @@ interface TranscriptScan {
   since: number;
 }
 
-const scans = new WeakMap<readonly ChatMessage[], TranscriptScan>();
+const exchanges = new TranscriptScan<Exchanges, readonly number[]>({
+  start: () => ({ repairs: 0, last: -1, earlier: false, since: 0 }),
+  step(scan, m, index, repairs) {
+    if (m.role === "assistant") scan.since++;
+    else if (m.role === "user" && !repairs.includes(index)) {
+      scan.earlier ||= scan.last >= 0;
+      scan.last = index;
+      scan.since = 0;
+    }
+  },
+  // A repair (un)marked on a message already read: read it afresh.
+  stale: (scan, read, repairs) =>
+    repairs.length < scan.repairs || repairs.slice(scan.repairs).some((i) => i < read),
+});
 
 /**
  * The turn cap of a conversation: stops before the model call that would

@@ -113,15 +113,18 @@ function isAnswerCall(call: ToolCall): boolean {
   return call.function.name === FINAL_ANSWER_TOOL;
 }
 
-/** The answer the transcript ends with, if any: a text reply or a pending `final_answer` call. */
-function answerOf(state: RunState, plan: OutputPlan | null): Answer | null {
+/**
+ * The answer the transcript ends with, if any: a text reply, or (`calls`: the
+ * run answers by calling `final_answer`) a pending `final_answer` call.
+ */
+function answerOf(state: RunState, calls: boolean): Answer | null {
   const last = state.messages.at(-1);
   if (last?.role === "assistant" && !last.tool_calls?.length) {
     return { raw: last.content ?? "", calls: [] };
   }
-  if (plan?.mode !== "tool") return null;
-  const calls = pending(state).filter(isAnswerCall);
-  return calls.length ? { raw: calls.at(-1)!.function.arguments, calls } : null;
+  if (!calls) return null;
+  const answers = pending(state).filter(isAnswerCall);
+  return answers.length ? { raw: answers.at(-1)!.function.arguments, calls: answers } : null;
 }
 
 /**
@@ -141,11 +144,10 @@ function answerOf(state: RunState, plan: OutputPlan | null): Answer | null {
  */
 export function unjudgedAnswer(state: RunState): string | null {
   if (state.status === "completed" || state.status === "failed") return null;
-  const call = pending(state).find(isAnswerCall);
+  // Either kind: how the run was asked to answer is not known here.
+  const call = answerOf(state, true)?.calls[0];
   if (call) return `its pending ${FINAL_ANSWER_TOOL} call ${call.id}`;
-  const last = state.messages.at(-1);
-  if (last?.role === "assistant" && !last.tool_calls?.length) return "its final reply";
-  return null;
+  return answerOf(state, false) ? "its final reply" : null;
 }
 
 /**
@@ -159,7 +161,7 @@ export function judgeAnswer(
   plan: OutputPlan | null,
 ): Promise<Exit | "repair" | null> {
   // Asked before every model call, mostly with no answer yet: no async call for that.
-  const answer = answerOf(ctx.state, plan);
+  const answer = answerOf(ctx.state, plan?.mode === "tool");
   return answer ? judgeFound(ctx, plan, answer) : NO_ANSWER;
 }
 

@@ -8,7 +8,7 @@ import {
   openProcessTools,
   spentText,
   storedTask
-} from "../chunk-T3ICPEJF.js";
+} from "../chunk-TIKT6KZJ.js";
 import {
   KvOpenError,
   defaultKvPath,
@@ -31,22 +31,22 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-Y3Z5GF3N.js";
+} from "../chunk-ZKVH4YVU.js";
 import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions,
   combineSinks,
   fileSink
-} from "../chunk-DU7BUDF7.js";
+} from "../chunk-I6NP2LQS.js";
 import {
   KvRunStore
 } from "../chunk-SOJVL7RU.js";
 import {
   loadTree
-} from "../chunk-ZTYRSBIV.js";
+} from "../chunk-IYOKJZNV.js";
 import {
   checkPrices
-} from "../chunk-4Y53YN6M.js";
+} from "../chunk-EKEE7URY.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import {
@@ -54,9 +54,9 @@ import {
   RUN_STATUSES,
   newRun
 } from "../chunk-4Q4MPWPK.js";
-import "../chunk-XDISRSRA.js";
+import "../chunk-4LZEULVO.js";
 import "../chunk-4GB4C2DK.js";
-import "../chunk-7G4NOGG5.js";
+import "../chunk-B74WRQ55.js";
 import "../chunk-PLNGLDD7.js";
 import "../chunk-V35EBTLI.js";
 import {

@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-SMLXKC36.js";
+} from "../chunk-WRHFYSZV.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -19,23 +19,23 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-Y3Z5GF3N.js";
+} from "../chunk-ZKVH4YVU.js";
 import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions
-} from "../chunk-DU7BUDF7.js";
+} from "../chunk-I6NP2LQS.js";
 import "../chunk-SOJVL7RU.js";
-import "../chunk-ZTYRSBIV.js";
+import "../chunk-IYOKJZNV.js";
 import {
   forkState,
   quoteNextCall
-} from "../chunk-4Y53YN6M.js";
+} from "../chunk-EKEE7URY.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-4Q4MPWPK.js";
-import "../chunk-XDISRSRA.js";
+import "../chunk-4LZEULVO.js";
 import "../chunk-4GB4C2DK.js";
-import "../chunk-7G4NOGG5.js";
+import "../chunk-B74WRQ55.js";
 import "../chunk-PLNGLDD7.js";
 import "../chunk-V35EBTLI.js";
 import "../chunk-UPPPGWUO.js";

@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-SMLXKC36.js";
+} from "../chunk-WRHFYSZV.js";
 import {
   loadConfig,
   openProcessTools,
@@ -10,7 +10,7 @@ import {
   spentText,
   storedTask,
   usdPair
-} from "../chunk-T3ICPEJF.js";
+} from "../chunk-TIKT6KZJ.js";
 import {
   defaultKvPath,
   openKv
@@ -29,13 +29,13 @@ import {
   resolveWorkerDeps,
   stampOf,
   startWorker
-} from "../chunk-Y3Z5GF3N.js";
+} from "../chunk-ZKVH4YVU.js";
 import "../chunk-TSAIPWXR.js";
 import {
   limitCeiling,
   limitsWidening,
   wideningOf
-} from "../chunk-DU7BUDF7.js";
+} from "../chunk-I6NP2LQS.js";
 import {
   CHUNK_BYTES,
   KvRunStore,
@@ -52,13 +52,13 @@ import {
 import {
   hashOf,
   loadTree
-} from "../chunk-ZTYRSBIV.js";
+} from "../chunk-IYOKJZNV.js";
 import {
   agentOptionsSchema,
   childRunId,
   followUpRefusal,
   forkableTurns
-} from "../chunk-4Y53YN6M.js";
+} from "../chunk-EKEE7URY.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import {
@@ -67,9 +67,9 @@ import {
   newRun,
   runLimitsSchema
 } from "../chunk-4Q4MPWPK.js";
-import "../chunk-XDISRSRA.js";
+import "../chunk-4LZEULVO.js";
 import "../chunk-4GB4C2DK.js";
-import "../chunk-7G4NOGG5.js";
+import "../chunk-B74WRQ55.js";
 import "../chunk-PLNGLDD7.js";
 import "../chunk-V35EBTLI.js";
 import {

@@ -13,17 +13,17 @@ import {
   rejectInTree,
   resumeTree,
   toolTable
-} from "../chunk-ZTYRSBIV.js";
+} from "../chunk-IYOKJZNV.js";
 import {
   agentTool,
   agentTools,
   defineAgent,
   isAgent
-} from "../chunk-4Y53YN6M.js";
+} from "../chunk-EKEE7URY.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-4Q4MPWPK.js";
-import "../chunk-7G4NOGG5.js";
+import "../chunk-B74WRQ55.js";
 import "../chunk-PLNGLDD7.js";
 import "../chunk-V35EBTLI.js";
 import "../chunk-UPPPGWUO.js";

@@ -1,13 +1,13 @@
 // @ts-self-types="../../testing/mod.ts"
 import {
   createOpenAIModel
-} from "../chunk-XDISRSRA.js";
+} from "../chunk-4LZEULVO.js";
 import "../chunk-4GB4C2DK.js";
 import {
   REPAIR_PREFIX,
   SUMMARY_PROMPT,
   summarizedTurnsOf
-} from "../chunk-7G4NOGG5.js";
+} from "../chunk-B74WRQ55.js";
 import "../chunk-PLNGLDD7.js";
 import {
   countCompletionTokens,

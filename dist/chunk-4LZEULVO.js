@@ -3,7 +3,7 @@ import {
 } from "./chunk-4GB4C2DK.js";
 import {
   toWire
-} from "./chunk-7G4NOGG5.js";
+} from "./chunk-B74WRQ55.js";
 import {
   countCompletionTokens,
   countPromptTokens,

@@ -53,6 +53,35 @@ function summaryRequest(earlier, messages) {
   ];
 }
 
+// harness/transcript_scan.ts
+var TranscriptScan = class {
+  #scans = /* @__PURE__ */ new WeakMap();
+  #spec;
+  /** A scan folding transcripts as `spec` says. */
+  constructor(spec) {
+    this.#spec = spec;
+  }
+  /** The fold of `messages`, reading only what was added since the last look. */
+  of(messages, context) {
+    const spec = this.#spec;
+    let s = this.#scans.get(messages);
+    if (!s || messages.length < s.read || messages[s.read - 1] !== s.last || spec.stale?.(s.value, s.read, context)) {
+      s = {
+        read: 0,
+        last: void 0,
+        value: spec.start()
+      };
+      this.#scans.set(messages, s);
+    }
+    for (; s.read < messages.length; s.read++) {
+      const m = messages[s.read];
+      spec.step(s.value, m, s.read, context);
+      s.last = m;
+    }
+    return s.value;
+  }
+};
+
 // harness/context_view.ts
 var ELIDE_MIN_CHARS = 400;
 function emptyContext() {
@@ -134,9 +163,9 @@ function contextView(messages, context) {
   return out.concat(shownRange(messages, context, from, messages.length));
 }
 function keptFrom(messages, from, keep) {
-  let seen2 = 0;
+  let seen = 0;
   for (let i = messages.length - 1; i >= from; i--) {
-    if (messages[i].role !== "assistant" || ++seen2 < keep) continue;
+    if (messages[i].role !== "assistant" || ++seen < keep) continue;
     let cut = i;
     while (cut - 1 >= from && messages[cut - 1].role === "user") cut--;
     return cut > from ? cut : null;
@@ -320,27 +349,18 @@ function runUniqueIds(calls, transcript, turn) {
     };
   });
 }
-var seen = /* @__PURE__ */ new WeakMap();
-function usedIds(transcript) {
-  let s = seen.get(transcript);
-  if (!s || transcript.length < s.count || transcript[s.count - 1] !== s.last) {
-    s = {
-      count: 0,
-      last: void 0,
-      ids: /* @__PURE__ */ new Set()
-    };
-    seen.set(transcript, s);
-  }
-  for (; s.count < transcript.length; s.count++) {
-    const m = transcript[s.count];
-    if (m.role !== "assistant") continue;
+var callIds = new TranscriptScan({
+  start: () => /* @__PURE__ */ new Set(),
+  step(ids, m) {
+    if (m.role !== "assistant") return;
     for (const c of m.tool_calls ?? []) {
-      s.ids.add(c.id);
-      if (c.wireId) s.ids.add(c.wireId);
+      ids.add(c.id);
+      if (c.wireId) ids.add(c.wireId);
     }
   }
-  s.last = transcript[s.count - 1];
-  return s.ids;
+});
+function usedIds(transcript) {
+  return callIds.of(transcript, void 0);
 }
 function toWire(messages) {
   if (!anyRenamed(messages)) return messages;
@@ -367,31 +387,20 @@ function toWire(messages) {
     };
   });
 }
-var renameScans = /* @__PURE__ */ new WeakMap();
+var renames = new TranscriptScan({
+  start: () => ({
+    renamed: false
+  }),
+  step(found, m) {
+    found.renamed ||= m.role === "assistant" && m.tool_calls?.some((c) => !!c.wireId) === true;
+  }
+});
 function anyRenamed(messages) {
-  let s = renameScans.get(messages);
-  if (!s || messages.length < s.count || messages[s.count - 1] !== s.last) {
-    s = {
-      count: 0,
-      last: void 0,
-      renamed: false
-    };
-    renameScans.set(messages, s);
-  }
-  for (; s.count < messages.length && !s.renamed; s.count++) {
-    s.renamed = renamesCalls(messages[s.count]);
-  }
-  s.last = messages[s.count - 1];
-  return s.renamed;
-}
-function renamesCalls(m) {
-  return m.role === "assistant" && m.tool_calls?.some(isRenamed) === true;
-}
-function isRenamed(c) {
-  return Boolean(c.wireId);
+  return renames.of(messages, void 0).renamed;
 }
 
 export {
+  TranscriptScan,
   emptyContext,
   headLength,
   summarizedTurnsOf,

@@ -4,7 +4,7 @@ import {
 import {
   agentRunOptions,
   combineSinks
-} from "./chunk-DU7BUDF7.js";
+} from "./chunk-I6NP2LQS.js";
 import {
   KvRunStore,
   RecordError,
@@ -22,7 +22,7 @@ import {
   loadTree,
   rejectInTree,
   toolTable
-} from "./chunk-ZTYRSBIV.js";
+} from "./chunk-IYOKJZNV.js";
 import {
   agentOptionsSchema,
   followUp,
@@ -32,7 +32,7 @@ import {
   run,
   treeSettled,
   unjudgedAnswer
-} from "./chunk-4Y53YN6M.js";
+} from "./chunk-EKEE7URY.js";
 import {
   RESUMABLE_STATUSES,
   checkLimits,
@@ -42,7 +42,7 @@ import {
 } from "./chunk-4Q4MPWPK.js";
 import {
   createOpenAIModel
-} from "./chunk-XDISRSRA.js";
+} from "./chunk-4LZEULVO.js";
 import {
   ReinsError,
   RunConflictError,

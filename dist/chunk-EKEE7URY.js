@@ -15,6 +15,7 @@ import {
   pending
 } from "./chunk-4Q4MPWPK.js";
 import {
+  TranscriptScan,
   adaptOutput,
   checkAnswer,
   checkValue,
@@ -29,7 +30,7 @@ import {
   shownRange,
   summaryRequest,
   turnsBetween
-} from "./chunk-7G4NOGG5.js";
+} from "./chunk-B74WRQ55.js";
 import {
   countMessageTokens,
   countPromptTokens,
@@ -218,32 +219,29 @@ function followUp(state, message, options = {}) {
   return next;
 }
 function turnsSinceLastMessage(state) {
-  const { messages } = state;
   const repairs = state.outputRepairs ?? [];
-  const seen = scans.get(messages);
-  const read = seen?.read ?? 0;
-  const stale = !seen || read > messages.length || repairs.length < seen.repairs || repairs.slice(seen.repairs).some((i) => i < read);
-  const scan = stale ? {
-    read: 0,
+  const scan = exchanges.of(state.messages, repairs);
+  scan.repairs = repairs.length;
+  return scan.earlier ? scan.since : state.turns;
+}
+var exchanges = new TranscriptScan({
+  start: () => ({
     repairs: 0,
     last: -1,
     earlier: false,
     since: 0
-  } : seen;
-  if (stale) scans.set(messages, scan);
-  scan.repairs = repairs.length;
-  for (; scan.read < messages.length; scan.read++) {
-    const role = messages[scan.read].role;
-    if (role === "assistant") scan.since++;
-    else if (role === "user" && !repairs.includes(scan.read)) {
+  }),
+  step(scan, m, index, repairs) {
+    if (m.role === "assistant") scan.since++;
+    else if (m.role === "user" && !repairs.includes(index)) {
       scan.earlier ||= scan.last >= 0;
-      scan.last = scan.read;
+      scan.last = index;
       scan.since = 0;
     }
-  }
-  return scan.earlier ? scan.since : state.turns;
-}
-var scans = /* @__PURE__ */ new WeakMap();
+  },
+  // A repair (un)marked on a message already read: read it afresh.
+  stale: (scan, read, repairs) => repairs.length < scan.repairs || repairs.slice(scan.repairs).some((i) => i < read)
+});
 function isTurnCapReached(n) {
   checkNonNegative("isTurnCapReached(n)", n, true);
   return (s) => {
@@ -440,7 +438,7 @@ function toolCallsToRun(state, plan) {
 function isAnswerCall(call) {
   return call.function.name === FINAL_ANSWER_TOOL;
 }
-function answerOf(state, plan) {
+function answerOf(state, calls) {
   const last = state.messages.at(-1);
   if (last?.role === "assistant" && !last.tool_calls?.length) {
     return {
@@ -448,23 +446,21 @@ function answerOf(state, plan) {
       calls: []
     };
   }
-  if (plan?.mode !== "tool") return null;
-  const calls = pending(state).filter(isAnswerCall);
-  return calls.length ? {
-    raw: calls.at(-1).function.arguments,
-    calls
+  if (!calls) return null;
+  const answers = pending(state).filter(isAnswerCall);
+  return answers.length ? {
+    raw: answers.at(-1).function.arguments,
+    calls: answers
   } : null;
 }
 function unjudgedAnswer(state) {
   if (state.status === "completed" || state.status === "failed") return null;
-  const call = pending(state).find(isAnswerCall);
+  const call = answerOf(state, true)?.calls[0];
   if (call) return `its pending ${FINAL_ANSWER_TOOL} call ${call.id}`;
-  const last = state.messages.at(-1);
-  if (last?.role === "assistant" && !last.tool_calls?.length) return "its final reply";
-  return null;
+  return answerOf(state, false) ? "its final reply" : null;
 }
 function judgeAnswer(ctx, plan) {
-  const answer = answerOf(ctx.state, plan);
+  const answer = answerOf(ctx.state, plan?.mode === "tool");
   return answer ? judgeFound(ctx, plan, answer) : NO_ANSWER;
 }
 var NO_ANSWER = Promise.resolve(null);

@@ -1,14 +1,14 @@
 import {
   loadRunSettings,
   modelOf
-} from "./chunk-Y3Z5GF3N.js";
+} from "./chunk-ZKVH4YVU.js";
 import {
   agentRunOptions
-} from "./chunk-DU7BUDF7.js";
+} from "./chunk-I6NP2LQS.js";
 import {
   forkState,
   quoteNextCall
-} from "./chunk-4Y53YN6M.js";
+} from "./chunk-EKEE7URY.js";
 import {
   RunStateError
 } from "./chunk-ISIFESS6.js";

@@ -5,7 +5,7 @@ import {
   agentOptionsSchema,
   issueLine,
   pricesSchemaOf
-} from "./chunk-4Y53YN6M.js";
+} from "./chunk-EKEE7URY.js";
 import {
   runLimitsSchema
 } from "./chunk-4Q4MPWPK.js";

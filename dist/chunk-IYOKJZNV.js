@@ -5,10 +5,10 @@ import {
   reject,
   run,
   treeSettled
-} from "./chunk-4Y53YN6M.js";
+} from "./chunk-EKEE7URY.js";
 import {
   outputFormat
-} from "./chunk-7G4NOGG5.js";
+} from "./chunk-B74WRQ55.js";
 import {
   RunNotFoundError,
   RunStateError

@@ -1,6 +1,6 @@
 import {
   agentTools
-} from "./chunk-4Y53YN6M.js";
+} from "./chunk-EKEE7URY.js";
 import {
   DEFAULT_LIMITS
 } from "./chunk-4Q4MPWPK.js";
