@@ -112,7 +112,7 @@ export class KvRunStore implements RunStore {
    * `settings`: stored with it in the same atomic (as {@link saveSettings}
    * does alone): a new run and its settings appear together, in one commit.
    * `lease` (a new run only): this instance's lease on it is taken in that
-   * commit too, for a run about to execute here (see `acquireLease`).
+   * commit too, for a run about to execute here (`executeRun` with `leased`).
    * `answer`: a keyed request's answer, recorded in that commit too (see
    * `answerRecord`): a crash keeps both or neither.
    */

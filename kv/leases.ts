@@ -145,9 +145,8 @@ export async function leaseHolder(kv: Deno.Kv, id: string): Promise<Lease | null
 
 /**
  * Takes the lease of a run for `ttlMs`: true when it is free, expired, or
- * already `owner`'s (then it is extended, unless more than half of `ttlMs` is
- * left: taken a moment ago, e.g. with the run by {@link setLease}); false
- * when another owner holds it. `info` (host, pid) is stored with it.
+ * already `owner`'s (then it is extended); false when another owner holds
+ * it. `info` (host, pid) is stored with it.
  *
  * @example
  * ```ts
@@ -169,7 +168,6 @@ export async function acquireLease(
     const entry = await kv.get(leaseKey(id), { consistency: "strong" });
     const lease = asLease(entry.value);
     if (lease && lease.owner !== owner && lease.expiresAt > Date.now()) return false;
-    if (lease?.owner === owner && lease.expiresAt - Date.now() > ttlMs / 2) return true;
     const value = leaseValue(owner, ttlMs, info);
     const op = kv.atomic().check(entry).set(leaseKey(id), encodeValue(value), { expireIn: ttlMs });
     const res = await retryLocked(() => op.commit());

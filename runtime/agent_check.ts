@@ -23,6 +23,7 @@ import { loadTree } from "../subagents/tree.ts";
 import type { AgentInfo, AgentRegistry } from "./agent_registry.ts";
 import {
   loadRunSettings,
+  parseStoredSettings,
   RUN_SETTINGS_VERSION,
   type RunSettings,
   type StoredRunSettings,
@@ -139,6 +140,8 @@ async function outputMismatch(root: RunState, now: JsonSchema | null): Promise<s
 /**
  * Checks stored root run `root` against `registry` (see the module doc); a
  * run that may resume under a changed definition gets the new stamp.
+ * `settings`: the run's settings as just stored with it (a run created
+ * here), so they are not read back.
  *
  * @example
  * ```ts
@@ -160,11 +163,14 @@ export async function checkRunAgent(
   store: KvRunStore,
   root: RunState,
   registry: AgentRegistry,
+  settings?: unknown,
 ): Promise<AgentCheck> {
   const agent = registry.forRun(root);
   if (!agent) return { kind: "unknown", agent: root.agent };
   const info = await registry.info(agent);
-  const stored = await loadRunSettings(store, root.runId);
+  const stored = settings === undefined
+    ? await loadRunSettings(store, root.runId)
+    : parseStoredSettings(root.runId, settings);
   const stamp = stored && "fingerprint" in stored ? stored : undefined;
   const options = stamp?.options ?? (stored && "legacy" in stored ? stored.legacy : {});
   if (stamp?.agent === agent.name && stamp.fingerprint === info.description.fingerprint) {

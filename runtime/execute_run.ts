@@ -25,6 +25,12 @@ export interface ExecuteRunOptions extends RunOptions {
    */
   onlyIfRunning?: boolean;
   /**
+   * The state handed in was just saved by `store` with `owner`'s lease (a new
+   * run, `save(state, { lease: true })`): the lease is not taken again and
+   * the state not checked against KV. Its saves are checked as always.
+   */
+  leased?: boolean;
+  /**
    * Called with the run's final state while the lease is still held; what it
    * returns is the result (e.g. an evicted run marked `running` again, so no
    * one sees it stopped without a lease).
@@ -44,13 +50,20 @@ let telemetry: RunObserver | undefined;
 const active = new Set<string>();
 
 /**
- * Marks run `id` as executed here by `owner` and takes its lease (before any
- * await, so a second call in this process sees it); returns the local key.
+ * Marks run `id` as executed here by `owner` (before any await, so a second
+ * call in this process sees it) and takes its lease unless it is `leased`
+ * already; returns the local key.
  */
-async function claim(store: KvRunStore, id: string, owner: string): Promise<string> {
+async function claim(
+  store: KvRunStore,
+  id: string,
+  owner: string,
+  leased: boolean | undefined,
+): Promise<string> {
   const local = `${owner}\u0000${id}`;
   if (active.has(local)) throw new RunConflictError(id, `run is being executed by ${owner}`);
   active.add(local);
+  if (leased) return local;
   try {
     if (!(await store.acquireLease(id, owner))) {
       const holder = (await store.leaseHolder(id))?.owner ?? "another owner";
@@ -131,15 +144,20 @@ export async function executeRun(
   if (typeof id !== "string" || id === "") {
     throw new TypeError("executeRun(store, runIdOrState): expected a run id or a RunState");
   }
-  const { owner = store.owner, onlyIfRunning, settle, mapTrace, ...runOptions } = options;
-  const local = await claim(store, id, owner);
+  const { owner = store.owner, onlyIfRunning, leased, settle, mapTrace, ...runOptions } = options;
+  if (leased && typeof runIdOrState === "string") {
+    throw new TypeError(`executeRun("${id}", { leased }): leased needs the state just saved`);
+  }
+  const local = await claim(store, id, owner, leased);
   const lost = new AbortController();
   const renewal = renewWhileRunning(store, id, owner, lost);
   // The exit's save gives the lease up in its own commit, unless a cancellation's
   // aftermath (children saving, a hand-over) still needs it.
   const exitRelease = store.releaseLeaseOnExit(id, owner);
   try {
-    const state = await stateUnderLease(store, id, runIdOrState, onlyIfRunning);
+    const state = leased
+      ? runIdOrState as RunState
+      : await stateUnderLease(store, id, runIdOrState, onlyIfRunning);
     if (onlyIfRunning && state.status !== "running") {
       throw new RunStateError(id, state.status, "execute");
     }

@@ -194,7 +194,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         await store.save(state, { settings, lease: !shutdown.signal.aborted });
         // Stopped meanwhile: the lease goes at once, for a sweep elsewhere.
         if (shutdown.signal.aborted) await store.releaseLease(state.runId).catch(() => false);
-        else background(state.runId, { store, state });
+        else background(state.runId, { store, state, settings });
       })());
     },
     async idle() {
@@ -213,10 +213,14 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   };
 }
 
-/** A run {@link Executor.start} just created with its lease, and the store that saved it. */
+/**
+ * A run {@link Executor.start} just created with its lease and settings, and
+ * the store that saved it: executed as it is, nothing read back.
+ */
 interface Created {
   store: KvRunStore;
   state: RunState;
+  settings: unknown;
 }
 
 /** A stored tree root that is `running`, or null (deleted meanwhile, a child, or stopped). */
@@ -246,11 +250,14 @@ async function executeRoot(
   created?: Created,
 ): Promise<RunState | null> {
   if (!created) return await executeLoaded(deps, deps.freshStore(), runId, shutdown, unknown);
-  const { store, state } = created;
+  const { store, state, settings } = created;
   let claimed = false;
   let threw = true;
   try {
-    const done = await executeLoaded(deps, store, state, shutdown, unknown, () => claimed = true);
+    const done = await executeLoaded(deps, store, state, shutdown, unknown, {
+      settings,
+      onExecute: () => claimed = true,
+    });
     threw = false;
     return done;
   } finally {
@@ -261,19 +268,23 @@ async function executeRoot(
   }
 }
 
-/** {@link executeRoot} of a run loaded here, or given as `state`; `onExecute` before its claim. */
+/**
+ * {@link executeRoot} of a run loaded here, or given as `state`. `created`: it
+ * was created here with its lease and these settings (`onExecute` before it
+ * is executed).
+ */
 async function executeLoaded(
   deps: ExecutorDeps,
   store: KvRunStore,
   runOrState: string | RunState,
   shutdown: AbortSignal,
   unknown: Set<string>,
-  onExecute?: () => void,
+  created?: { settings: unknown; onExecute: () => void },
 ): Promise<RunState | null> {
   const runId = typeof runOrState === "string" ? runOrState : runOrState.runId;
   const state = typeof runOrState === "string" ? await loadRoot(store, runId) : runOrState;
   if (!state) return null;
-  const check = await checkRunAgent(store, state, deps.agents);
+  const check = await checkRunAgent(store, state, deps.agents, created?.settings);
   if (check.kind === "unknown") {
     // Not ours (a rolling deploy, another service's agent): leave it, and its lease.
     if (!unknown.has(runId)) {
@@ -296,12 +307,14 @@ async function executeLoaded(
   });
   const handOver = handOverOnEviction(deps.kv, store, state.rootId, shutdown);
   try {
-    onExecute?.();
-    // The state just loaded or created: executeRun reloads it only if it moved before the lease.
+    created?.onExecute();
+    // The state just loaded (executeRun reloads it only if it moved before the lease), or
+    // created with its lease here (executeRun neither takes the lease again nor reads it back).
     return await executeTree(store, deps.kv, state, {
       ...runOptions,
       pollMs: deps.pollMs,
       onlyIfRunning: true,
+      leased: created !== undefined,
       settle: handOver.settle,
       mapTrace: handOver.mapTrace,
     });

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { newRun } from "../harness/state.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
-import { leaseKey } from "../kv/keys.ts";
+import { leaseKey, runKey, runSettingsKey } from "../kv/keys.ts";
 import { acquireLease, leaseHolder, renewLease } from "../kv/leases.ts";
 import { executeRun } from "../runtime/execute_run.ts";
 import { resolveWorkerDeps, startWorker } from "../runtime/worker.ts";
@@ -19,10 +19,17 @@ type Commit = string[];
 /** A view of `kv` recording each atomic's mutations and checks; `before` runs before each commit. */
 function recordingKv(kv: Deno.Kv, before?: (commit: Commit) => Promise<void>) {
   const commits: Commit[] = [];
+  const reads: string[] = [];
   const view = new Proxy(kv, {
     get(target, prop) {
       const v = Reflect.get(target, prop, target);
       if (typeof v !== "function") return v;
+      if (prop === "get") {
+        return (key: Deno.KvKey, o?: { consistency?: Deno.KvConsistencyLevel }) => {
+          reads.push(JSON.stringify(key));
+          return target.get(key, o);
+        };
+      }
       if (prop !== "atomic") return v.bind(target);
       return () => {
         const op = target.atomic();
@@ -54,7 +61,7 @@ function recordingKv(kv: Deno.Kv, before?: (commit: Commit) => Promise<void>) {
       };
     },
   });
-  return { kv: view, commits };
+  return { kv: view, commits, reads };
 }
 
 const touches = (c: Commit, key: Deno.KvKey, what = "") =>
@@ -75,13 +82,14 @@ async function scriptedDeps(kv: Deno.Kv, owner?: string) {
 
 Deno.test("a run created by a request: lease taken with its creation, given up with its exit, 7 commits in all", () =>
   withKv(async (raw) => {
-    const { kv, commits } = recordingKv(raw);
+    const { kv, commits, reads } = recordingKv(raw);
     const { root, deps } = await scriptedDeps(kv);
     const worker = startWorker(deps, { everyMs: 0 });
     try {
       await worker.recovered;
       const app = createApp({ ...deps, schedule: worker.schedule, start: worker.start });
       const before = commits.length;
+      reads.length = 0;
       const res = await app.request("/runs", {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -98,6 +106,12 @@ Deno.test("a run created by a request: lease taken with its creation, given up w
       assert.ok(touches(mine[0], lease, "set") && touches(mine[0], ["run", runId], "set"));
       assert.ok(touches(mine[6], lease, "delete") && touches(mine[6], lease, "check"));
       assert.deepEqual(mine.slice(1, 6).filter((c) => touches(c, lease)), []);
+      // Executed as created: its header and settings are not read back, its lease only
+      // by the exit's save that gives it up.
+      const read = (key: Deno.KvKey) => reads.filter((k) => k === JSON.stringify(key)).length;
+      assert.equal(read(runKey(runId)), 0, reads.join(" "));
+      assert.equal(read(runSettingsKey(runId)), 0, reads.join(" "));
+      assert.equal(read(lease), 1, reads.join(" "));
       assert.equal(await leaseHolder(raw, runId), null);
       assert.equal((await new KvRunStore(raw).load(runId)).status, "completed");
     } finally {
@@ -173,19 +187,52 @@ Deno.test("a renewal racing the exit save costs a retry, not the save", () =>
     assert.equal(events.filter((e) => e.event.type === "run_stopped").length, 1);
   }));
 
-Deno.test("acquireLease: its holder's lease taken a moment ago is not written again; an older one is extended", () =>
+Deno.test("acquireLease: its holder's lease is extended, another's refused", () =>
   withKv(async (raw) => {
     const { kv, commits } = countingKv(raw);
     assert.ok(await acquireLease(kv, "r1", "a", 1000));
     const taken = await leaseHolder(kv, "r1");
     const before = commits.n;
+    await sleep(5);
     assert.ok(await acquireLease(kv, "r1", "a", 1000));
-    assert.equal(commits.n, before, "fresh: nothing written");
-    assert.equal(await acquireLease(kv, "r1", "b", 1000), false);
-    await sleep(550); // under half of its time left
-    assert.ok(await acquireLease(kv, "r1", "a", 1000));
-    assert.equal(commits.n, before + 1);
+    assert.equal(commits.n, before + 1, "extended: written");
     assert.ok((await leaseHolder(kv, "r1"))!.expiresAt > taken!.expiresAt);
+    assert.equal(await acquireLease(kv, "r1", "b", 1000), false);
+    assert.equal(commits.n, before + 1);
+  }));
+
+Deno.test("executeRun with leased takes no lease and reads nothing back; without, it does", () =>
+  withKv(async (raw) => {
+    const cost: Record<string, { commits: number; reads: number }> = {};
+    for (const leased of [true, false]) {
+      const { kv: counted, commits } = countingKv(raw);
+      let reads = 0;
+      const kv = new Proxy(counted, {
+        get: (t, p) =>
+          p === "get"
+            ? (...a: Parameters<Deno.Kv["get"]>) => (reads++, t.get(...a))
+            : Reflect.get(t, p, t),
+      });
+      const store = new KvRunStore(kv, { owner: "a" });
+      const s = newRun(`leased ${leased}`);
+      await store.save(s, { lease: true });
+      const [c0, r0] = [commits.n, reads];
+      const done = await executeRun(store, s, {
+        model: oneCallModel("list_files"),
+        tools: [listFiles],
+        leased,
+      });
+      assert.equal(done.status, "completed");
+      assert.equal(await leaseHolder(raw, s.runId), null, "given up with the exit");
+      cost[String(leased)] = { commits: commits.n - c0, reads: reads - r0 };
+    }
+    // Without `leased`: the lease is read and extended, and the header read back.
+    assert.equal(cost.false.commits, cost.true.commits + 1, JSON.stringify(cost));
+    assert.equal(cost.false.reads, cost.true.reads + 2, JSON.stringify(cost));
+    await assert.rejects(
+      () => executeRun(new KvRunStore(raw), "some-id", { model: oneCallModel("x"), leased: true }),
+      TypeError,
+    );
   }));
 
 Deno.test("a created run the executor does not execute gives its lease up at once", () =>

@@ -8,13 +8,13 @@ import {
   openProcessTools,
   spentText,
   storedTask
-} from "../chunk-TIKT6KZJ.js";
+} from "../chunk-EQACIFU5.js";
 import {
   KvOpenError,
   defaultKvPath,
   isKvUrl,
   openKv
-} from "../chunk-73BGOSHL.js";
+} from "../chunk-3CZCYSBL.js";
 import {
   UnknownAgentError,
   agentRegistry,
@@ -31,7 +31,7 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-ZKVH4YVU.js";
+} from "../chunk-5D2TCAHT.js";
 import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions,
@@ -40,7 +40,7 @@ import {
 } from "../chunk-I6NP2LQS.js";
 import {
   KvRunStore
-} from "../chunk-SOJVL7RU.js";
+} from "../chunk-HEAOUVVD.js";
 import {
   loadTree
 } from "../chunk-IYOKJZNV.js";

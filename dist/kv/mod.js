@@ -2,11 +2,11 @@
 import {
   KvOpenError,
   openKv
-} from "../chunk-73BGOSHL.js";
+} from "../chunk-3CZCYSBL.js";
 import {
   KvRunStore,
   RecordError
-} from "../chunk-SOJVL7RU.js";
+} from "../chunk-HEAOUVVD.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-4Q4MPWPK.js";
 import "../chunk-UPPPGWUO.js";

@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-WRHFYSZV.js";
+} from "../chunk-NUELTOJV.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -19,12 +19,12 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-ZKVH4YVU.js";
+} from "../chunk-5D2TCAHT.js";
 import "../chunk-TSAIPWXR.js";
 import {
   agentRunOptions
 } from "../chunk-I6NP2LQS.js";
-import "../chunk-SOJVL7RU.js";
+import "../chunk-HEAOUVVD.js";
 import "../chunk-IYOKJZNV.js";
 import {
   forkState,

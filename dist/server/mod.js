@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-WRHFYSZV.js";
+} from "../chunk-NUELTOJV.js";
 import {
   loadConfig,
   openProcessTools,
@@ -10,11 +10,11 @@ import {
   spentText,
   storedTask,
   usdPair
-} from "../chunk-TIKT6KZJ.js";
+} from "../chunk-EQACIFU5.js";
 import {
   defaultKvPath,
   openKv
-} from "../chunk-73BGOSHL.js";
+} from "../chunk-3CZCYSBL.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -29,7 +29,7 @@ import {
   resolveWorkerDeps,
   stampOf,
   startWorker
-} from "../chunk-ZKVH4YVU.js";
+} from "../chunk-5D2TCAHT.js";
 import "../chunk-TSAIPWXR.js";
 import {
   limitCeiling,
@@ -48,7 +48,7 @@ import {
   interruptionSchema,
   keyBytes,
   messageSchema
-} from "../chunk-SOJVL7RU.js";
+} from "../chunk-HEAOUVVD.js";
 import {
   hashOf,
   loadTree

@@ -13,7 +13,7 @@ import {
   localHostname,
   stopEpochKey,
   stopKey
-} from "./chunk-SOJVL7RU.js";
+} from "./chunk-HEAOUVVD.js";
 import {
   approveInTree,
   describeAgent,
@@ -53,10 +53,11 @@ import {
 // runtime/execute_run.ts
 var telemetry;
 var active = /* @__PURE__ */ new Set();
-async function claim(store, id, owner) {
+async function claim(store, id, owner, leased) {
   const local = `${owner}\0${id}`;
   if (active.has(local)) throw new RunConflictError(id, `run is being executed by ${owner}`);
   active.add(local);
+  if (leased) return local;
   try {
     if (!await store.acquireLease(id, owner)) {
       const holder = (await store.leaseHolder(id))?.owner ?? "another owner";
@@ -87,13 +88,16 @@ async function executeRun(store, runIdOrState, options) {
   if (typeof id !== "string" || id === "") {
     throw new TypeError("executeRun(store, runIdOrState): expected a run id or a RunState");
   }
-  const { owner = store.owner, onlyIfRunning, settle, mapTrace, ...runOptions } = options;
-  const local = await claim(store, id, owner);
+  const { owner = store.owner, onlyIfRunning, leased, settle, mapTrace, ...runOptions } = options;
+  if (leased && typeof runIdOrState === "string") {
+    throw new TypeError(`executeRun("${id}", { leased }): leased needs the state just saved`);
+  }
+  const local = await claim(store, id, owner, leased);
   const lost = new AbortController();
   const renewal = renewWhileRunning(store, id, owner, lost);
   const exitRelease = store.releaseLeaseOnExit(id, owner);
   try {
-    const state = await stateUnderLease(store, id, runIdOrState, onlyIfRunning);
+    const state = leased ? runIdOrState : await stateUnderLease(store, id, runIdOrState, onlyIfRunning);
     if (onlyIfRunning && state.status !== "running") {
       throw new RunStateError(id, state.status, "execute");
     }
@@ -570,14 +574,14 @@ async function outputMismatch(root, now) {
   const what = then === void 0 ? "it has an output schema now" : "its output schema changed";
   return `${what} while ${answer} of run ${root.runId} awaited its check`;
 }
-async function checkRunAgent(store, root, registry) {
+async function checkRunAgent(store, root, registry, settings) {
   const agent = registry.forRun(root);
   if (!agent) return {
     kind: "unknown",
     agent: root.agent
   };
   const info = await registry.info(agent);
-  const stored = await loadRunSettings(store, root.runId);
+  const stored = settings === void 0 ? await loadRunSettings(store, root.runId) : parseStoredSettings(root.runId, settings);
   const stamp = stored && "fingerprint" in stored ? stored : void 0;
   const options = stamp?.options ?? (stored && "legacy" in stored ? stored.legacy : {});
   if (stamp?.agent === agent.name && stamp.fingerprint === info.description.fingerprint) {
@@ -700,7 +704,8 @@ function createExecutor(deps) {
         if (shutdown.signal.aborted) await store.releaseLease(state.runId).catch(() => false);
         else background(state.runId, {
           store,
-          state
+          state,
+          settings
         });
       })());
     },
@@ -735,22 +740,25 @@ async function loadRoot2(store, runId) {
 }
 async function executeRoot(deps, runId, shutdown, unknown, created) {
   if (!created) return await executeLoaded(deps, deps.freshStore(), runId, shutdown, unknown);
-  const { store, state } = created;
+  const { store, state, settings } = created;
   let claimed = false;
   let threw = true;
   try {
-    const done = await executeLoaded(deps, store, state, shutdown, unknown, () => claimed = true);
+    const done = await executeLoaded(deps, store, state, shutdown, unknown, {
+      settings,
+      onExecute: () => claimed = true
+    });
     threw = false;
     return done;
   } finally {
     if (!claimed || threw) await store.releaseLease(runId).catch(() => false);
   }
 }
-async function executeLoaded(deps, store, runOrState, shutdown, unknown, onExecute) {
+async function executeLoaded(deps, store, runOrState, shutdown, unknown, created) {
   const runId = typeof runOrState === "string" ? runOrState : runOrState.runId;
   const state = typeof runOrState === "string" ? await loadRoot2(store, runId) : runOrState;
   if (!state) return null;
-  const check = await checkRunAgent(store, state, deps.agents);
+  const check = await checkRunAgent(store, state, deps.agents, created?.settings);
   if (check.kind === "unknown") {
     if (!unknown.has(runId)) {
       unknown.add(runId);
@@ -775,11 +783,12 @@ async function executeLoaded(deps, store, runOrState, shutdown, unknown, onExecu
   });
   const handOver = handOverOnEviction(deps.kv, store, state.rootId, shutdown);
   try {
-    onExecute?.();
+    created?.onExecute();
     return await executeTree(store, deps.kv, state, {
       ...runOptions,
       pollMs: deps.pollMs,
       onlyIfRunning: true,
+      leased: created !== void 0,
       settle: handOver.settle,
       mapTrace: handOver.mapTrace
     });

@@ -297,7 +297,6 @@ async function acquireLease(kv, id2, owner, ttlMs, info = {}) {
     });
     const lease = asLease(entry.value);
     if (lease && lease.owner !== owner && lease.expiresAt > Date.now()) return false;
-    if (lease?.owner === owner && lease.expiresAt - Date.now() > ttlMs / 2) return true;
     const value = leaseValue(owner, ttlMs, info);
     const op = kv.atomic().check(entry).set(leaseKey(id2), encodeValue(value), {
       expireIn: ttlMs
@@ -1512,7 +1511,7 @@ var KvRunStore = class {
    * `settings`: stored with it in the same atomic (as {@link saveSettings}
    * does alone): a new run and its settings appear together, in one commit.
    * `lease` (a new run only): this instance's lease on it is taken in that
-   * commit too, for a run about to execute here (see `acquireLease`).
+   * commit too, for a run about to execute here (`executeRun` with `leased`).
    * `answer`: a keyed request's answer, recorded in that commit too (see
    * `answerRecord`): a crash keeps both or neither.
    */

@@ -1,6 +1,6 @@
 import {
   retryLocked
-} from "./chunk-SOJVL7RU.js";
+} from "./chunk-HEAOUVVD.js";
 import {
   ReinsError
 } from "./chunk-ISIFESS6.js";

@@ -1,7 +1,7 @@
 import {
   loadRunSettings,
   modelOf
-} from "./chunk-ZKVH4YVU.js";
+} from "./chunk-5D2TCAHT.js";
 import {
   agentRunOptions
 } from "./chunk-I6NP2LQS.js";

@@ -1,6 +1,6 @@
 import {
   RecordError
-} from "./chunk-SOJVL7RU.js";
+} from "./chunk-HEAOUVVD.js";
 import {
   agentOptionsSchema,
   issueLine,
