@@ -56,8 +56,8 @@ export function emptyContext(): ContextState {
 /** The head always kept verbatim: the leading system messages and the first user message. */
 export function headLength(messages: readonly ChatMessage[]): number {
   let i = 0;
-  while (i < messages.length && messages[i].role === "system") i++;
-  return i < messages.length && messages[i].role === "user" ? i + 1 : i;
+  while (messages[i]?.role === "system") i++;
+  return messages[i]?.role === "user" ? i + 1 : i;
 }
 
 const SUMMARY_OPENING = "[Summary of turns 1-";
@@ -107,7 +107,7 @@ const stubs = new WeakMap<ChatMessage, ToolMessage>();
 function callOf(messages: readonly ChatMessage[], i: number, id: string): ToolCall | undefined {
   for (let j = i - 1; j >= 0; j--) {
     const m = messages[j];
-    if (m.role === "assistant" && m.tool_calls) {
+    if (m?.role === "assistant" && m.tool_calls) {
       const call = m.tool_calls.find((c) => c.id === id);
       if (call) return call;
     }
@@ -115,9 +115,13 @@ function callOf(messages: readonly ChatMessage[], i: number, id: string): ToolCa
   return undefined;
 }
 
-/** Message `i` as the prompt shows it under `context`. */
-function shown(messages: readonly ChatMessage[], i: number, context: ContextState): ChatMessage {
-  const m = messages[i];
+/** Message `m`, at index `i`, as the prompt shows it under `context`. */
+function shown(
+  messages: readonly ChatMessage[],
+  m: ChatMessage,
+  i: number,
+  context: ContextState,
+): ChatMessage {
   if (m.role !== "tool" || i >= context.elidedTo || m.content.length < ELIDE_MIN_CHARS) return m;
   let stub = stubs.get(m);
   if (!stub) stubs.set(m, stub = elidedStub(m, callOf(messages, i, m.tool_call_id)));
@@ -139,9 +143,7 @@ export function shownRange(
   from: number,
   to: number,
 ): ChatMessage[] {
-  const out: ChatMessage[] = [];
-  for (let i = from; i < to; i++) out.push(shown(messages, i, context));
-  return out;
+  return messages.slice(from, to).map((m, k) => shown(messages, m, from + k, context));
 }
 
 /** Tool results long enough to elide in `messages[from .. to)`. */
@@ -149,7 +151,7 @@ export function elidable(messages: readonly ChatMessage[], from: number, to: num
   let n = 0;
   for (let i = from; i < to; i++) {
     const m = messages[i];
-    if (m.role === "tool" && m.content.length >= ELIDE_MIN_CHARS) n++;
+    if (m?.role === "tool" && m.content.length >= ELIDE_MIN_CHARS) n++;
   }
   return n;
 }
@@ -203,9 +205,9 @@ export function keptFrom(
 ): number | null {
   let seen = 0;
   for (let i = messages.length - 1; i >= from; i--) {
-    if (messages[i].role !== "assistant" || ++seen < keep) continue;
+    if (messages[i]?.role !== "assistant" || ++seen < keep) continue;
     let cut = i;
-    while (cut - 1 >= from && messages[cut - 1].role === "user") cut--;
+    while (cut - 1 >= from && messages[cut - 1]?.role === "user") cut--;
     return cut > from ? cut : null;
   }
   return null;
@@ -214,7 +216,7 @@ export function keptFrom(
 /** Model turns (assistant messages) in `messages[from .. to)`. */
 export function turnsBetween(messages: readonly ChatMessage[], from: number, to: number): number {
   let n = 0;
-  for (let i = from; i < to; i++) if (messages[i].role === "assistant") n++;
+  for (let i = from; i < to; i++) if (messages[i]?.role === "assistant") n++;
   return n;
 }
 

@@ -65,7 +65,7 @@ export function contextWindow(options: ContextWindowOptions): ContextWindow {
         state.messages.length,
       ];
     }
-    for (; synced < state.messages.length; synced++) view.push(state.messages[synced]);
+    for (; synced < state.messages.length; synced++) view.push(state.messages[synced]!);
     return view;
   };
   const compactBefore = async (

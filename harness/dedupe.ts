@@ -51,7 +51,7 @@ export function cachedResult(
 function resultOf(state: RunContext["state"], callId: string, args: unknown): string | undefined {
   let content: string | undefined;
   for (let i = state.messages.length - 1; i >= 0; i--) {
-    const m = state.messages[i];
+    const m = state.messages[i]!;
     if (m.role === "tool" && m.tool_call_id === callId) content = m.content;
     if (m.role === "assistant" && content !== undefined) {
       const call = m.tool_calls?.find((c) => c.id === callId);

@@ -59,10 +59,8 @@ export function followUpRefusal(
       i.runId && i.runId !== state.runId ? ` of run "${i.runId}"` : ""
     } awaits a verdict: decide the verdict first (approve or reject it)`;
   }
-  const open = pending(state);
-  if (open.length) {
-    return `call "${open[0].id}" of its last reply has no result yet: resume the run first`;
-  }
+  const [open] = pending(state);
+  if (open) return `call "${open.id}" of its last reply has no result yet: resume the run first`;
   return null;
 }
 

@@ -46,8 +46,8 @@ export function forkPoint(state: Readonly<RunState>, atTurn: number): number {
     );
   }
   let seen = 0;
-  for (let i = 0; i < state.messages.length; i++) {
-    if (state.messages[i].role === "assistant" && seen++ === atTurn) return i;
+  for (const [i, m] of state.messages.entries()) {
+    if (m.role === "assistant" && seen++ === atTurn) return i;
   }
   return state.messages.length;
 }
@@ -80,13 +80,11 @@ export function forkState(source: Readonly<RunState>, options: ForkOptions): Run
   }
   const { atTurn } = options;
   const messages = structuredClone(source.messages.slice(0, forkPoint(source, atTurn)));
-  const open = pending({ messages });
-  if (open.length || messages.at(-1)?.role === "assistant" || endsWithAcceptedAnswer(messages)) {
+  const [open] = pending({ messages });
+  if (open || messages.at(-1)?.role === "assistant" || endsWithAcceptedAnswer(messages)) {
     throw new RangeError(
-      open.length
-        ? `cannot fork run "${source.runId}" at turn ${atTurn}: call "${
-          open[0].id
-        }" of that turn has no result`
+      open
+        ? `cannot fork run "${source.runId}" at turn ${atTurn}: call "${open.id}" of that turn has no result`
         : `cannot fork run "${source.runId}" at turn ${atTurn}: it is the run's final answer`,
     );
   }
@@ -131,12 +129,11 @@ export function forkableTurns(messages: readonly ChatMessage[]): Set<number> {
   let open = new Set<string>();
   const check = (end: number) => {
     if (
-      end > 0 && messages[end - 1].role !== "assistant" && open.size === 0 &&
+      end > 0 && messages[end - 1]?.role !== "assistant" && open.size === 0 &&
       !endsWithAcceptedAnswer(messages, end)
     ) out.add(turn);
   };
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
+  for (const [i, m] of messages.entries()) {
     if (m.role === "assistant") {
       check(i);
       turn++;
@@ -149,11 +146,10 @@ export function forkableTurns(messages: readonly ChatMessage[]): Set<number> {
 
 /** Whether `messages` (up to `end`) close with a typed run's accepted `final_answer`. */
 function endsWithAcceptedAnswer(messages: readonly ChatMessage[], end = messages.length): boolean {
-  for (let i = end - 1; i >= 0 && messages[i].role === "tool"; i--) {
+  for (let i = end - 1; i >= 0; i--) {
     const m = messages[i];
-    if (m.role === "tool" && m.name === FINAL_ANSWER_TOOL && m.content === ANSWER_ACCEPTED) {
-      return true;
-    }
+    if (m?.role !== "tool") return false;
+    if (m.name === FINAL_ANSWER_TOOL && m.content === ANSWER_ACCEPTED) return true;
   }
   return false;
 }

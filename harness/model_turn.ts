@@ -43,7 +43,7 @@ export function promptCounter(definitions: readonly ToolDefinition[]): PromptCou
       [tokens, counted] = [countPromptTokens([], definitions), 0];
     }
     seen = messages;
-    for (; counted < messages.length; counted++) tokens += countMessageTokens(messages[counted]);
+    for (; counted < messages.length; counted++) tokens += countMessageTokens(messages[counted]!);
     return tokens;
   };
 }

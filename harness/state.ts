@@ -277,7 +277,7 @@ export function pending(state: Pick<RunState, "messages">): ToolCall[] {
   // Walk back to the last assistant message; tool messages after it answer its calls.
   const answered = new Set<string>();
   for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
+    const m = messages[i]!;
     if (m.role === "tool") answered.add(m.tool_call_id);
     else if (m.role === "assistant") {
       return (m.tool_calls ?? []).filter((c) => !answered.has(c.id));
@@ -289,7 +289,7 @@ export function pending(state: Pick<RunState, "messages">): ToolCall[] {
 /** The last assistant message, if the transcript has one. */
 export function lastAssistant(state: Pick<RunState, "messages">): AssistantMessage | undefined {
   for (let i = state.messages.length - 1; i >= 0; i--) {
-    const m = state.messages[i];
+    const m = state.messages[i]!;
     if (m.role === "assistant") return m;
   }
   return undefined;

@@ -67,7 +67,7 @@ export class TranscriptScan<V, C = void> {
       this.#scans.set(messages, s);
     }
     for (; s.read < messages.length; s.read++) {
-      const m = messages[s.read];
+      const m = messages[s.read]!;
       spec.step(s.value, m, s.read, context);
       s.last = m;
     }
