@@ -170,7 +170,8 @@ export function checkContextPolicy(policy: ContextPolicy): void {
   const { summaryModel, ...data } = policy;
   const parsed = contextPolicySchema().safeParse(data);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+    // zod reports at least one issue on a failure; the fallback is for the type only.
+    const issue = parsed.error.issues[0] ?? { path: [], message: parsed.error.message };
     const path = ["context", ...issue.path.map(String)].join(".");
     throw new RangeError(`${path}: ${issue.message}`);
   }

@@ -178,7 +178,7 @@ function isValueWrapper(data: unknown): data is { value: unknown } {
 /** The text inside one surrounding ```` ``` ```` fence, else the text itself. */
 function unfenced(text: string): string {
   const m = /^\s*```[a-zA-Z]*\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
-  return m ? m[1] : text;
+  return m?.[1] ?? text;
 }
 
 /** zod's issues as path + message, at most {@link MAX_OUTPUT_ISSUES}. */
@@ -190,7 +190,8 @@ function toIssues(
     message: cutText(i.message, MAX_ISSUE_CHARS),
   }));
   const more = issues.length - out.length;
-  if (more > 0) out[out.length - 1].message += ` (and ${more} more issues)`;
+  const last = out.at(-1);
+  if (more > 0 && last) last.message += ` (and ${more} more issues)`;
   return out;
 }
 

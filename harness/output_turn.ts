@@ -236,7 +236,7 @@ export function repairsUsed(state: Pick<RunState, "messages" | "outputRepairs">)
   const repairs = new Set(state.outputRepairs ?? []);
   let used = 0;
   for (let i = state.messages.length - 1; i >= 0; i--) {
-    const role = state.messages[i].role;
+    const role = state.messages[i]!.role;
     if (repairs.has(i)) used++;
     else if (role === "user" || role === "system") break;
   }
@@ -277,7 +277,7 @@ export function verdictDuringRepair(state: RunState, verdict: Exit): Exit {
   const raw = lastRaw(state, at);
   return exit.invalidOutput(
     raw,
-    repairIssues(state.messages[at].content ?? ""),
+    repairIssues(state.messages[at]?.content ?? ""),
     repairsUsed(state),
   );
 }
@@ -293,5 +293,8 @@ function lastRaw(state: RunState, repairAt: number): string {
 
 /** The issues a repair prompt lists, read back from its lines. */
 function repairIssues(text: string): OutputIssue[] {
-  return [...text.matchAll(/^- at (\S+): (.*)$/gm)].map((m) => ({ path: m[1], message: m[2] }));
+  return [...text.matchAll(/^- at (\S+): (.*)$/gm)].map((m) => ({
+    path: m[1] ?? "",
+    message: m[2] ?? "",
+  }));
 }

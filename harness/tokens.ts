@@ -105,7 +105,7 @@ function encodeSafe(text: string): number[] {
     for (let i = 0, end = 0; i < m[0].length; i = end) {
       end = i + SLICE;
       // Never between the halves of a surrogate pair (an emoji would count as two U+FFFD).
-      if (end < m[0].length && /[\ud800-\udbff]/.test(m[0][end - 1])) end -= 1;
+      if (end < m[0].length && /[\ud800-\udbff]/.test(m[0][end - 1]!)) end -= 1;
       add(m[0].slice(i, end));
     }
     last = m.index + m[0].length;

@@ -120,21 +120,22 @@ async function runReads(
   todo: Runnable[],
 ): Promise<Exit | null> {
   const { signal } = ctx;
+  // One outcome per call, in order (settleAll's contract): `outcomes[i]!` below is in range.
   const outcomes = await settleAll(todo.map((r) => execute(ctx, r)));
   if (signal.aborted) {
     // Calls that finished before the Stop keep their results, as the trace says they ran.
-    for (let i = 0; i < todo.length; i++) {
-      const o = outcomes[i];
+    for (const [i, r] of todo.entries()) {
+      const o = outcomes[i]!;
       if (o.status === "fulfilled" && o.value.finished) {
-        await record(ctx, session, todo[i], o.value.outcome);
+        await record(ctx, session, r, o.value.outcome);
       }
     }
     return exit.cancelled(signal);
   }
-  for (let i = 0; i < todo.length; i++) {
-    const o = outcomes[i];
+  for (const [i, r] of todo.entries()) {
+    const o = outcomes[i]!;
     if (o.status === "rejected") throw o.reason;
-    const stopped = await record(ctx, session, todo[i], o.value.outcome);
+    const stopped = await record(ctx, session, r, o.value.outcome);
     if (stopped) return stopped;
   }
   return null;
@@ -144,7 +145,7 @@ async function runReads(
 async function settleAll<T>(promises: Promise<T>[]): Promise<PromiseSettledResult<T>[]> {
   if (promises.length !== 1) return await Promise.allSettled(promises);
   try {
-    return [{ status: "fulfilled", value: await promises[0] }];
+    return [{ status: "fulfilled", value: await promises[0]! }];
   } catch (reason) {
     return [{ status: "rejected", reason }];
   }
