@@ -91,7 +91,9 @@ function parseRunsArgs(argv: string[]): RunsArgs {
       },
     });
   } catch (e) {
-    throw new UsageError((e as Error).message.split("\n")[0]);
+    // parseArgs may add hint lines; the first says what is wrong.
+    const [firstLine = ""] = (e as Error).message.split("\n");
+    throw new UsageError(firstLine);
   }
   const { values: v, positionals: pos } = parsed;
   const [sub = "list", id = "", ...rest] = pos;
