@@ -220,11 +220,12 @@ const VALUE_FLAGS = new Set([
 function glueNegativeValues(argv: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
     const next = argv[i + 1];
-    if (VALUE_FLAGS.has(argv[i]) && next !== undefined && /^-\.?\d/.test(next)) {
-      out.push(`${argv[i]}=${next}`);
+    if (VALUE_FLAGS.has(arg) && next !== undefined && /^-\.?\d/.test(next)) {
+      out.push(`${arg}=${next}`);
       i++;
-    } else out.push(argv[i]);
+    } else out.push(arg);
   }
   return out;
 }
@@ -295,10 +296,11 @@ function commandOf(
     throw new UsageError(`--${actions[0]} and --${actions[1]} cannot be combined`);
   }
   const callArg = (flag: string) => {
-    if (pos.length !== 1) {
+    const [callId] = pos;
+    if (callId === undefined || pos.length !== 1) {
       throw new UsageError(`--${flag} ID CALL: expected one call id after the run id`);
     }
-    return pos[0];
+    return callId;
   };
   const noTask = (flag: string) => {
     if (pos.length) throw new UsageError(`--${flag} takes no task text, got "${pos.join(" ")}"`);
@@ -368,7 +370,9 @@ export function parseRunArgs(
       options: OPTIONS,
     });
   } catch (e) {
-    throw new UsageError((e as Error).message.split("\n")[0]);
+    // parseArgs may add hint lines; the first says what is wrong.
+    const [firstLine = ""] = (e as Error).message.split("\n");
+    throw new UsageError(firstLine);
   }
   const flags = flagsOf(parsed.values);
   const command = commandOf(parsed.values, parsed.positionals, argv, scenarioTask);

@@ -49,16 +49,18 @@ function taskCell(task: string): string {
 }
 
 async function listTable(store: KvRunStore, runs: RunSummary[]): Promise<string> {
-  const tasks = await Promise.all(runs.map((r) => storedTask(store, r.runId)));
+  const withTasks = await Promise.all(
+    runs.map(async (r) => ({ r, task: await storedTask(store, r.runId) })),
+  );
   return tableText(
     ["id", "status", "turns", "cost", "age", "task", "why"],
-    runs.map((r, i) => [
+    withTasks.map(({ r, task }) => [
       r.runId,
       r.status,
       String(r.turns),
       `$${r.costUsd.toFixed(6)}`,
       age(r.createdAt),
-      taskCell(tasks[i]),
+      taskCell(task),
       r.stopReason ?? "",
     ]),
   );
@@ -91,7 +93,9 @@ function parseRunsArgs(argv: string[]): RunsArgs {
       },
     });
   } catch (e) {
-    throw new UsageError((e as Error).message.split("\n")[0]);
+    // parseArgs may add hint lines; the first says what is wrong.
+    const [firstLine = ""] = (e as Error).message.split("\n");
+    throw new UsageError(firstLine);
   }
   const { values: v, positionals: pos } = parsed;
   const [sub = "list", id = "", ...rest] = pos;

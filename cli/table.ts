@@ -124,24 +124,28 @@ export function quote(text: JsonValue | undefined, max = 72): string {
 export function table(headers: string[], rows: Cell[][], options: TableOptions = {}): string[] {
   const indent = options.indent ?? "  ";
   const gap = " ".repeat(options.gap ?? 2);
-  const text = rows.map((row) => headers.map((_, i) => cellText(row[i])));
-  const right = headers.map((_, i) =>
-    rows.length > 0 &&
-    rows.every((row, r) =>
-      typeof row[i] === "number" || text[r][i] === "" || text[r][i] === "-" ||
-      NUMERIC.test(text[r][i])
-    )
-  );
-  const widths = headers.map((h, i) => Math.max(h.length, ...text.map((row) => row[i].length)));
-  const line = (cells: string[]) =>
-    (indent + cells.map((c, i) => {
-      if (right[i]) return c.padStart(widths[i]);
-      return i === cells.length - 1 ? c : c.padEnd(widths[i]);
+  // A row's missing cell is empty (cellText), and cells past the headers are not shown.
+  const columns = headers.map((h, i) => ({
+    right: rows.length > 0 && rows.every((row) => readsAsNumber(row[i])),
+    width: Math.max(h.length, ...rows.map((row) => cellText(row[i]).length)),
+  }));
+  const line = (cells: readonly Cell[]) =>
+    (indent + columns.map(({ right, width }, i) => {
+      const c = cellText(cells[i]);
+      if (right) return c.padStart(width);
+      return i === columns.length - 1 ? c : c.padEnd(width);
     }).join(gap)).trimEnd();
-  return [line(headers), ...text.map(line)];
+  return [line(headers), ...rows.map(line)];
 }
 
 function cellText(cell: Cell | undefined): string {
   if (cell === undefined) return "";
   return typeof cell === "number" ? int(cell) : cell;
+}
+
+/** A number, or text that reads as one (an empty cell and "-" do not break a column). */
+function readsAsNumber(cell: Cell | undefined): boolean {
+  if (typeof cell === "number") return true;
+  const text = cellText(cell);
+  return text === "" || text === "-" || NUMERIC.test(text);
 }

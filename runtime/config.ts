@@ -158,8 +158,9 @@ export function parseConfig(text: string, source: string): ReinsConfig {
   if (text.trim() === "") return {};
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true });
-  if (errors.length > 0) {
-    const { error, offset } = errors[0];
+  const [first] = errors;
+  if (first) {
+    const { error, offset } = first;
     throw new ConfigError(
       `${source}:${lineColumn(text, offset)}: invalid JSON (${printParseErrorCode(error)})`,
     );

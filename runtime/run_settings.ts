@@ -73,7 +73,9 @@ export function parseStoredSettings(runId: string, value: unknown): LoadedRunSet
   const isStamp = typeof value === "object" && "$schemaVersion" in value;
   const result = (isStamp ? storedSchema : legacySchema).safeParse(value);
   if (!result.success) {
-    const issue = result.error.issues[0];
+    const [issue] = result.error.issues;
+    // A failed parse has an issue; without one, the settings as a whole are named.
+    if (!issue) throw new RecordError(runId, "settings", result.error.message);
     throw new RecordError(runId, ["settings", ...issue.path.map(String)].join("."), issue.message);
   }
   if ("$schemaVersion" in result.data) return result.data;

@@ -24,8 +24,10 @@ async function digest(text: string): Promise<Uint8Array> {
  */
 export async function safeEqual(a: string, b: string): Promise<boolean> {
   const [x, y] = await Promise.all([digest(a), digest(b)]);
+  // Both are SHA-256 digests, so the lengths always match.
+  if (x.length !== y.length) return false;
   let diff = 0;
-  for (let i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
+  for (let i = 0; i < x.length; i++) diff |= x[i]! ^ y[i]!;
   return diff === 0;
 }
 

@@ -117,8 +117,9 @@ export async function loadRunPage(deps: ResolvedDeps, id: string): Promise<RunPa
     loadTree(store, id),
     readStop(deps.kv, root.runId) as Promise<StopRequest | null>,
   ]);
-  const summaries = await Promise.all(tree.map((n) => store.summary(n.runId)));
-  const nodes = tree.map((n, i) => ({ ...n, interruption: summaries[i].interruption }));
+  const nodes = await Promise.all(
+    tree.map(async (n) => ({ ...n, interruption: (await store.summary(n.runId)).interruption })),
+  );
   const tools = await loadToolRows(store, tree.map((n) => n.runId));
   const spend = await loadSpend(store, state, tree);
   return {

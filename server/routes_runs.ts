@@ -110,7 +110,7 @@ function narrowed(
 /** Whether an `Accept` header asks for `text/event-stream` (before any JSON type). */
 export function wantsEventStream(accept: string | undefined): boolean {
   if (!accept) return false;
-  const types = accept.toLowerCase().split(",").map((t) => t.split(";")[0].trim());
+  const types = accept.toLowerCase().split(",").map((t) => t.replace(/;.*/s, "").trim()); // without parameters
   const sse = types.indexOf("text/event-stream");
   const json = types.findIndex((t) => t === "application/json");
   return sse >= 0 && (json < 0 || sse < json);

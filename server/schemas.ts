@@ -139,10 +139,12 @@ export function parseInput<T extends z.ZodType>(
 ): z.infer<T> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
+  const [issue] = result.error.issues;
+  // A failed parse has an issue; without one, the value as a whole is named.
+  if (!issue) throw new BadRequestError(where || "body", result.error.message);
   let path = issue.path.map(String);
   // An unknown key names the key itself.
-  if (issue.code === "unrecognized_keys" && issue.keys.length) path = [...path, issue.keys[0]];
+  if (issue.code === "unrecognized_keys") path = [...path, ...issue.keys.slice(0, 1)];
   const field = [where, ...path].filter((p) => p !== "").join(".") || "body";
   if (issue.code === "too_big" && issue.origin === "string") {
     // Input over a size limit is 413, and says the limit.
@@ -162,7 +164,7 @@ export function parseInput<T extends z.ZodType>(
  * ```
  */
 export function isJsonContentType(header: string | null): boolean {
-  const type = (header ?? "").split(";")[0].trim().toLowerCase();
+  const type = (header ?? "").replace(/;.*/s, "").trim().toLowerCase(); // without parameters
   return type === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type);
 }
 

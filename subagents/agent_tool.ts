@@ -147,11 +147,8 @@ export function describeChildStop(name: string, child: Readonly<RunState>): stri
 }
 
 function partialFinding(child: Readonly<RunState>): string {
-  for (let i = child.messages.length - 1; i >= 0; i--) {
-    const m = child.messages[i];
-    if (m.role === "assistant" && m.content?.trim()) return m.content.trim();
-  }
-  return "none";
+  const last = child.messages.findLast((m) => m.role === "assistant" && m.content?.trim());
+  return last?.content?.trim() || "none";
 }
 
 /**

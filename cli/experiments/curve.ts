@@ -37,6 +37,8 @@ export function textCurve(
       const v = Math.max(...s.values.slice(col * perColumn, (col + 1) * perColumn));
       const row = Math.min(rows - 1, Math.floor((v / max) * rows));
       const cells = grid[rows - 1 - row];
+      // Only a negative value or `rows` under 1 falls outside the grid.
+      if (!cells) throw new RangeError(`textCurve: cannot draw ${v} in ${rows} rows`);
       cells[col] = cells[col] === " " || cells[col] === s.mark ? s.mark : "#";
     }
   }

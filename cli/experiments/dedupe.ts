@@ -29,25 +29,22 @@ const readOnce = {
  */
 export async function repeatExperiment(out: Out): Promise<void> {
   heading(out, "6. the model repeats an identical read-only call");
-  const runs: [string, string, boolean][] = [
-    ["baseline (reads once)", "read-once", false],
-    ["repeat, no dedupe", "repeat", false],
-    ["repeat, dedupe", "repeat", true],
+  const playOne = (scenario: string, dedupe: boolean) =>
+    withWorkspace((ws) => play(ws, scenario, { run: { dedupe }, model: { scenarios: readOnce } }));
+  const baseRun = await playOne("read-once", false);
+  const plainRun = await playOne("repeat", false);
+  const dedupeRun = await playOne("repeat", true);
+  const runs: [string, Played][] = [
+    ["baseline (reads once)", baseRun],
+    ["repeat, no dedupe", plainRun],
+    ["repeat, dedupe", dedupeRun],
   ];
-  const played: Played[] = [];
-  for (const [, scenario, dedupe] of runs) {
-    played.push(
-      await withWorkspace((ws) =>
-        play(ws, scenario, { run: { dedupe }, model: { scenarios: readOnce } })
-      ),
-    );
-  }
   const cached = (p: Played) => p.events.filter((e) => e.type === "tool_result" && e.cached).length;
   printTable(
     out,
     ["run", "turns", "tool runs", "from cache", "cost", "status"],
-    played.map((p, i) => [
-      runs[i][0],
+    runs.map(([name, p]) => [
+      name,
       p.state.turns,
       p.state.toolRuns,
       cached(p),
@@ -55,7 +52,11 @@ export async function repeatExperiment(out: Out): Promise<void> {
       p.state.status,
     ]),
   );
-  const [base, plain, dedupe] = played.map((p) => p.state.costUsd);
+  const [base, plain, dedupe] = [
+    baseRun.state.costUsd,
+    plainRun.state.costUsd,
+    dedupeRun.state.costUsd,
+  ];
   out(
     `  the repeat cost ${signedUsd(plain - base)} (+${
       Math.round(((plain - base) / base) * 100)

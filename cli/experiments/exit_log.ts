@@ -58,8 +58,8 @@ export class ExitLog {
 
   /** Follows `line` for a `== N. ... ==` heading, which sets the section. */
   follow(line: string): void {
-    const m = line.match(/^== (\d+)\./);
-    if (m) this.section = m[1];
+    const number = line.match(/^== (\d+)\./)?.[1];
+    if (number !== undefined) this.section = number;
   }
 
   /**

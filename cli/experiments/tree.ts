@@ -188,6 +188,8 @@ function printCosts(out: Out, g: Grown): void {
 /** `parent total $x = own turns $y + $a + $b: equal` for the root. */
 function sumLine(g: Grown): string {
   const [root] = g.nodes;
+  // loadTree lists the root first; a tree without it has nothing to add up.
+  if (!root) throw new Error("sumLine: the tree has no nodes");
   const own = ownCost(g.events.get(root.runId) ?? []);
   const kids = g.nodes.filter((k) => k.parentId === root.runId).map((k) => k.costUsd);
   const sum = own + kids.reduce((a, b) => a + b, 0);

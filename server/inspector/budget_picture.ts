@@ -45,7 +45,7 @@ export function renderSpendChart(s: Spend, rootId: string): Html {
   const n = s.calls.length;
   if (n === 0) return html`<p class="muted">No model call yet.</p>`;
   let total = 0;
-  const totals = s.calls.map((c) => (total += c.costUsd));
+  const running = s.calls.map((call) => ({ call, total: total += call.costUsd }));
   const top = Math.max(s.budgetUsd, total, 1e-9) * 1.08;
   const biggest = Math.max(...s.calls.map((c) => c.costUsd), 1e-9);
   const plotH = CHART_H - PAD.top - PAD.bottom;
@@ -53,19 +53,19 @@ export function renderSpendChart(s: Spend, rootId: string): Html {
   const x = (i: number) => PAD.left + step * (i + 0.5);
   const y = (usd: number) => PAD.top + plotH * (1 - usd / top);
   const barH = (usd: number) => (plotH * 0.35 * usd) / biggest; // own scale: the calls' sizes
-  const points = totals.map((t, i) => `${n2(x(i))},${n2(y(t))}`).join(" ");
-  const calls = s.calls.map((c, i) => {
+  const points = running.map(({ total: t }, i) => `${n2(x(i))},${n2(y(t))}`).join(" ");
+  const calls = running.map(({ call: c, total: t }, i) => {
     const who = c.runId === rootId ? "root" : runLabel(c.runId);
     const words = `call ${i + 1} (${who}, turn ${c.turn}): $${c.costUsd.toFixed(6)}, ` +
-      `total $${totals[i].toFixed(6)}`;
-    const over = totals[i] > s.budgetUsd ? " over" : "";
+      `total $${t.toFixed(6)}`;
+    const over = t > s.budgetUsd ? " over" : "";
     const h = barH(c.costUsd);
     return html`
       <g class="call${over}" data-words="${words}">
         <title>${words}</title>
         <rect class="call-cost" x="${n2(x(i) - step * 0.3)}" y="${n2(CHART_H - PAD.bottom - h)}"
           width="${n2(step * 0.6)}" height="${n2(h)}"></rect>
-        <circle class="call-total" cx="${n2(x(i))}" cy="${n2(y(totals[i]))}" r="${n > 60
+        <circle class="call-total" cx="${n2(x(i))}" cy="${n2(y(t))}" r="${n > 60
           ? 2
           : 3.5}"></circle>
       </g>
