@@ -183,21 +183,21 @@ export function planBatches(
   writes: readonly Write[],
   reserve: { bytes: number; mutations: number },
 ): Write[][] {
-  const batches: Write[][] = [[]];
+  let current: Write[] = [];
+  const batches = [current];
   let bytes = 0;
   for (const w of writes) {
-    const current = batches[batches.length - 1];
     if (current.length && (bytes + w.bytes > ATOMIC_BYTES || current.length >= ATOMIC_MUTATIONS)) {
-      batches.push([]);
+      current = [];
+      batches.push(current);
       bytes = 0;
     }
-    batches[batches.length - 1].push(w);
+    current.push(w);
     bytes += w.bytes;
   }
-  const last = batches[batches.length - 1];
   if (
-    last.length &&
-    (bytes + reserve.bytes > ATOMIC_BYTES || last.length + reserve.mutations > ATOMIC_MUTATIONS)
+    current.length &&
+    (bytes + reserve.bytes > ATOMIC_BYTES || current.length + reserve.mutations > ATOMIC_MUTATIONS)
   ) {
     batches.push([]);
   }

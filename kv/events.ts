@@ -172,7 +172,7 @@ export class KvEventLog {
       const held = this.#held.get(id) ?? [];
       let bytes = extraBytes, fits = 0;
       for (; fits < held.length && fits < MAX_HELD_PER_SAVE; fits++) {
-        bytes += eventBytes(held[held.length - 1 - fits]) + 100;
+        bytes += eventBytes(held[held.length - 1 - fits]!) + 100;
         if (bytes > MAX_HELD_BYTES) break;
       }
       if (held.length > fits) {

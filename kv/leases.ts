@@ -237,9 +237,11 @@ export async function renewLeases(
   const entries = (await Promise.all(reads)).flat();
   const held = new Map<string, boolean>();
   const mine: [string, Deno.KvEntryMaybe<unknown>][] = [];
-  entries.forEach((e, i) => {
-    if (asLease(e.value)?.owner === owner) mine.push([ids[i], e]);
-    else held.set(ids[i], false);
+  // getMany answers one entry per key, in order; a missing one is not held.
+  ids.forEach((id, i) => {
+    const e = entries[i];
+    if (e && asLease(e.value)?.owner === owner) mine.push([id, e]);
+    else held.set(id, false);
   });
   for (let i = 0; i < mine.length; i += RENEW_PER_ATOMIC) {
     const batch = mine.slice(i, i + RENEW_PER_ATOMIC);

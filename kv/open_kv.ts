@@ -31,7 +31,7 @@ export class KvOpenError extends ReinsError {
 const isLocalFile = (path: string) => path !== ":memory:" && !isKvUrl(path);
 
 function reasonOf(e: unknown): string {
-  const message = messageOf(e).split("\n")[0];
+  const [message = ""] = messageOf(e).split("\n");
   // Deno's own words ("Requires all access to /proc/x, run again with --allow-all")
   // suggest a flag; the path is what is wrong: no database belongs in /proc, /dev or /sys.
   const denied = e instanceof Deno.errors.NotCapable && message.match(/access to "([^"]+)"/);

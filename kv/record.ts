@@ -161,10 +161,12 @@ export interface Issue {
  * ```
  */
 export function firstProblem(prefix: string, issues: readonly Issue[]): [string, string] {
-  const issue = issues[0];
+  const [issue] = issues;
+  if (!issue) return [prefix || "(root)", "does not match its schema"];
   const path = issue.path.map(String);
   // An unknown key is reported on the object; name the key itself.
-  if (issue.code === "unrecognized_keys" && issue.keys?.length) path.push(issue.keys[0]);
+  const key = issue.keys?.[0];
+  if (issue.code === "unrecognized_keys" && key !== undefined) path.push(key);
   const field = [prefix, ...path].filter((p) => p !== "").join(".");
   return [field || "(root)", issue.message];
 }

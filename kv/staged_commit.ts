@@ -110,7 +110,8 @@ export async function commitSave(
   let { staging, bytes } = staged;
   const op = kv.atomic().check(check);
   if (staging) op.check(staging).delete(stagingKey(id));
-  for (const w of [...batches[batches.length - 1], ...final]) {
+  // The last batch goes with the header (planBatches always returns one).
+  for (const w of [...(batches.at(-1) ?? []), ...final]) {
     op.set(w.key, w.value, w.expireIn === undefined ? undefined : { expireIn: w.expireIn });
     bytes += w.bytes;
   }

@@ -64,9 +64,10 @@ export async function readStops(
     const ids = rootIds.slice(i, i + 10);
     reads.push(
       kv.getMany(ids.map(stopKey), { consistency: "strong" }).then((entries) =>
-        entries.forEach((e, j) => {
-          const request = asRequest(e.value);
-          if (request) out.set(ids[j], request);
+        // One entry per key, in order.
+        ids.forEach((id, j) => {
+          const request = asRequest(entries[j]?.value);
+          if (request) out.set(id, request);
         })
       ),
     );

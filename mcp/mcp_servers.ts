@@ -66,8 +66,9 @@ export async function mcpServerTools(
       : mcpTools({ ...options, command: command!, stderr: defaults.stderr });
   }));
   const open: Record<string, McpToolSet> = {};
+  // allSettled answers each entry, in order.
   settled.forEach((s, i) => {
-    if (s.status === "fulfilled") open[entries[i][0]] = s.value;
+    if (s.status === "fulfilled") open[entries[i]![0]] = s.value;
   });
   const close = async () => void await Promise.all(Object.values(open).map((s) => s.close()));
   const failed = settled.findIndex((s) => s.status === "rejected");
@@ -77,7 +78,7 @@ export async function mcpServerTools(
     // tool it lacks), the error names the server of the map.
     const e = (settled[failed] as PromiseRejectedResult).reason;
     if (e instanceof McpStartError) throw e;
-    throw new McpStartError(`"${entries[failed][0]}"`, messageOf(e), {
+    throw new McpStartError(`"${entries[failed]![0]}"`, messageOf(e), {
       cause: e,
     });
   }

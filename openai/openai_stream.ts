@@ -176,6 +176,7 @@ export async function readChatStream(
       throw options.bad(`a stream chunk is not JSON: ${JSON.stringify(cutText(text, 200))}`);
     }
     out.add(chunk);
+    return false; // read on
   };
   await readSseData(stream, onData, {
     signal: options.signal,

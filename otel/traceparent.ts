@@ -34,8 +34,8 @@ export function formatTraceparent(context: SpanContext): string {
  * ```
  */
 export function parseTraceparent(value: string | undefined): SpanContext | null {
-  const m = value?.match(TRACEPARENT);
-  if (!m) return null;
-  const context = { traceId: m[1], spanId: m[2], traceFlags: parseInt(m[3], 16), isRemote: true };
+  const [, traceId, spanId, flags] = value?.match(TRACEPARENT) ?? [];
+  if (!traceId || !spanId || !flags) return null;
+  const context = { traceId, spanId, traceFlags: parseInt(flags, 16), isRemote: true };
   return isSpanContextValid(context) ? context : null;
 }

@@ -53,7 +53,7 @@ export function parseProviderArgs(args: readonly string[]): ProviderArgs {
     help: false,
   };
   for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
+    const arg = args[i]!;
     if (arg === "-h" || arg === "--help") {
       out.help = true;
       continue;

@@ -140,11 +140,8 @@ function firstLine(text: string | undefined): string {
 }
 
 function lastUserText(messages: readonly ChatMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (m.role === "user") return m.content ?? "";
-  }
-  return "";
+  const m = messages.findLast((m) => m.role === "user");
+  return m?.role === "user" ? m.content ?? "" : "";
 }
 
 /** Turns `recall` reads logs before it answers. */

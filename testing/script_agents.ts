@@ -115,9 +115,8 @@ export function scriptAgents(
         "scriptAgents: the request's system message is none of the agents' instructions",
       );
     }
-    if (!Object.hasOwn(scripts, name)) {
-      throw new Error(`scriptAgents: no script for agent "${name}"`);
-    }
-    return scripts[name](input);
+    const script = Object.hasOwn(scripts, name) ? scripts[name] : undefined;
+    if (!script) throw new Error(`scriptAgents: no script for agent "${name}"`);
+    return script(input);
   };
 }

@@ -39,13 +39,15 @@ const cut = (s: string) => (s.length > MAX_LINE ? `${s.slice(0, MAX_LINE)}…` :
 
 /** Folds one bullet of an earlier summary back into the facts. */
 function foldBullet(facts: Map<string, Fact>, users: string[], line: string): void {
-  const user = /^- user: (.*)$/.exec(line);
-  if (user) return void users.push(user[1]);
-  const call = /^- (.+?) \((\d+)x\): (.*)$/.exec(line);
-  if (call) facts.set(call[1], { count: Number(call[2]), first: call[3], errors: [] });
-  const error = /^ {2}! (.*)$/.exec(line);
+  const [, user] = /^- user: (.*)$/.exec(line) ?? [];
+  if (user !== undefined) return void users.push(user);
+  const [, key, count, first] = /^- (.+?) \((\d+)x\): (.*)$/.exec(line) ?? [];
+  if (key !== undefined && first !== undefined) {
+    facts.set(key, { count: Number(count), first, errors: [] });
+  }
+  const [, error] = /^ {2}! (.*)$/.exec(line) ?? [];
   const last = [...facts.values()].at(-1);
-  if (error && last) last.errors.push(error[1]);
+  if (error !== undefined && last) last.errors.push(error);
 }
 
 /** Adds one result of call `key` (its text flattened to one line by reins). */
@@ -85,9 +87,11 @@ export function scriptedSummary(text: string): string {
     if (section === "[earlier summary]") foldBullet(facts, users, line);
     const m = /^\[(user|call|result)(?: ([^\]]+))?\] (.*)$/.exec(line);
     if (section !== "[conversation]" || !m) continue;
-    if (m[1] === "user") users.push(cut(m[3]));
-    else if (m[1] === "call") calls.set(m[2], m[3]);
-    else addResult(facts, calls.get(m[2]) ?? "a call", m[3]);
+    // An id-less call and its result still pair up, under "".
+    const [, kind, id = "", body = ""] = m;
+    if (kind === "user") users.push(cut(body));
+    else if (kind === "call") calls.set(id, body);
+    else addResult(facts, calls.get(id) ?? "a call", body);
   }
   const out = ["Facts so far:", ...users.map((u) => `- user: ${u}`)];
   for (const [key, f] of facts) {

@@ -75,7 +75,7 @@ function asker(questions: readonly string[], prefix = SUMMARY_PREFIX): Scenario 
 function tree(root: Scenario, children: Record<string, Scenario>): Scenario {
   return (input) => {
     const q = firstUserText(input.messages);
-    return (Object.hasOwn(children, q) ? children[q] : root)(input);
+    return (Object.hasOwn(children, q) ? children[q]! : root)(input);
   };
 }
 

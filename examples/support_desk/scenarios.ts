@@ -83,7 +83,7 @@ const support: Scenario = (input) => {
   if (/refund/i.test(task)) return refundFlow(input, id);
   if (input.turn === 0) return callTool(0, "lookup_order", { orderId: id });
   const order = parseOrder(input.toolTexts[0]);
-  return say(order ? whereIs(order) : input.toolTexts[0]);
+  return say(order ? whereIs(order) : input.toolTexts[0] ?? "");
 };
 
 const policy: Scenario = ({ turn, toolTexts, messages }) => {

@@ -26,7 +26,7 @@ Deno.test("GET /agents lists the support desk's tools and its policy child", asy
     "/agents",
   );
   assertEquals(agents.map((a) => a.name), ["support"]);
-  assertEquals(agents[0].tools.map((t) => t.name).sort(), [
+  assertEquals(agents[0]?.tools.map((t) => t.name).sort(), [
     "lookup_order",
     "policy",
     "refund",
