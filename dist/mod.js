@@ -5,7 +5,7 @@ import {
   limitsWidening,
   memorySink,
   wideningOf
-} from "./chunk-I6NP2LQS.js";
+} from "./chunk-U6ULJVHX.js";
 import {
   agentOptionsSchema,
   approve,
@@ -18,7 +18,7 @@ import {
   issueLine,
   reject,
   run
-} from "./chunk-EKEE7URY.js";
+} from "./chunk-NKMD2KBO.js";
 import {
   defineTool
 } from "./chunk-BTFBEYKY.js";
@@ -30,11 +30,11 @@ import {
 } from "./chunk-4Q4MPWPK.js";
 import {
   createOpenAIModel
-} from "./chunk-4LZEULVO.js";
+} from "./chunk-QHK5PKL5.js";
 import "./chunk-4GB4C2DK.js";
 import {
   SUMMARY_PROMPT
-} from "./chunk-B74WRQ55.js";
+} from "./chunk-GBR67XNQ.js";
 import "./chunk-PLNGLDD7.js";
 import "./chunk-V35EBTLI.js";
 import "./chunk-UPPPGWUO.js";

@@ -8,13 +8,13 @@ import {
   openProcessTools,
   spentText,
   storedTask
-} from "../chunk-EQACIFU5.js";
+} from "../chunk-JUK3KASI.js";
 import {
   KvOpenError,
   defaultKvPath,
   isKvUrl,
   openKv
-} from "../chunk-3CZCYSBL.js";
+} from "../chunk-QI72XL4F.js";
 import {
   UnknownAgentError,
   agentRegistry,
@@ -31,22 +31,22 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-5D2TCAHT.js";
-import "../chunk-TSAIPWXR.js";
+} from "../chunk-DRGD6SFL.js";
+import "../chunk-NFPBOPO3.js";
 import {
   agentRunOptions,
   combineSinks,
   fileSink
-} from "../chunk-I6NP2LQS.js";
+} from "../chunk-U6ULJVHX.js";
 import {
   KvRunStore
-} from "../chunk-HEAOUVVD.js";
+} from "../chunk-QV5UIVZW.js";
 import {
   loadTree
-} from "../chunk-IYOKJZNV.js";
+} from "../chunk-L7OAZOPP.js";
 import {
   checkPrices
-} from "../chunk-EKEE7URY.js";
+} from "../chunk-NKMD2KBO.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import {
@@ -54,9 +54,9 @@ import {
   RUN_STATUSES,
   newRun
 } from "../chunk-4Q4MPWPK.js";
-import "../chunk-4LZEULVO.js";
+import "../chunk-QHK5PKL5.js";
 import "../chunk-4GB4C2DK.js";
-import "../chunk-B74WRQ55.js";
+import "../chunk-GBR67XNQ.js";
 import "../chunk-PLNGLDD7.js";
 import "../chunk-V35EBTLI.js";
 import {
@@ -241,11 +241,12 @@ var VALUE_FLAGS = /* @__PURE__ */ new Set([
 function glueNegativeValues(argv) {
   const out = [];
   for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
     const next = argv[i + 1];
-    if (VALUE_FLAGS.has(argv[i]) && next !== void 0 && /^-\.?\d/.test(next)) {
-      out.push(`${argv[i]}=${next}`);
+    if (VALUE_FLAGS.has(arg) && next !== void 0 && /^-\.?\d/.test(next)) {
+      out.push(`${arg}=${next}`);
       i++;
-    } else out.push(argv[i]);
+    } else out.push(arg);
   }
   return out;
 }
@@ -364,10 +365,11 @@ function commandOf(v, pos, argv, scenarioTask) {
     throw new UsageError(`--${actions[0]} and --${actions[1]} cannot be combined`);
   }
   const callArg = (flag) => {
-    if (pos.length !== 1) {
+    const [callId] = pos;
+    if (callId === void 0 || pos.length !== 1) {
       throw new UsageError(`--${flag} ID CALL: expected one call id after the run id`);
     }
-    return pos[0];
+    return callId;
   };
   const noTask = (flag) => {
     if (pos.length) throw new UsageError(`--${flag} takes no task text, got "${pos.join(" ")}"`);
@@ -453,7 +455,8 @@ function parseRunArgs(argv, scenarioTask) {
       options: OPTIONS
     });
   } catch (e) {
-    throw new UsageError(e.message.split("\n")[0]);
+    const [firstLine = ""] = e.message.split("\n");
+    throw new UsageError(firstLine);
   }
   const flags = flagsOf(parsed.values);
   const command2 = commandOf(parsed.values, parsed.positionals, argv, scenarioTask);
@@ -738,21 +741,28 @@ function int(n) {
 function table(headers, rows, options = {}) {
   const indent = options.indent ?? "  ";
   const gap = " ".repeat(options.gap ?? 2);
-  const text = rows.map((row) => headers.map((_, i) => cellText(row[i])));
-  const right = headers.map((_, i) => rows.length > 0 && rows.every((row, r) => typeof row[i] === "number" || text[r][i] === "" || text[r][i] === "-" || NUMERIC.test(text[r][i])));
-  const widths = headers.map((h, i) => Math.max(h.length, ...text.map((row) => row[i].length)));
-  const line = (cells) => (indent + cells.map((c, i) => {
-    if (right[i]) return c.padStart(widths[i]);
-    return i === cells.length - 1 ? c : c.padEnd(widths[i]);
+  const columns = headers.map((h, i) => ({
+    right: rows.length > 0 && rows.every((row) => readsAsNumber(row[i])),
+    width: Math.max(h.length, ...rows.map((row) => cellText(row[i]).length))
+  }));
+  const line = (cells) => (indent + columns.map(({ right, width }, i) => {
+    const c = cellText(cells[i]);
+    if (right) return c.padStart(width);
+    return i === columns.length - 1 ? c : c.padEnd(width);
   }).join(gap)).trimEnd();
   return [
     line(headers),
-    ...text.map(line)
+    ...rows.map(line)
   ];
 }
 function cellText(cell) {
   if (cell === void 0) return "";
   return typeof cell === "number" ? int(cell) : cell;
+}
+function readsAsNumber(cell) {
+  if (typeof cell === "number") return true;
+  const text = cellText(cell);
+  return text === "" || text === "-" || NUMERIC.test(text);
 }
 
 // cli/runs.ts
@@ -780,7 +790,10 @@ function taskCell(task) {
   return line.length > 40 ? `${cutText(line, 39)}\u2026` : line;
 }
 async function listTable(store, runs) {
-  const tasks = await Promise.all(runs.map((r) => storedTask(store, r.runId)));
+  const withTasks = await Promise.all(runs.map(async (r) => ({
+    r,
+    task: await storedTask(store, r.runId)
+  })));
   return tableText([
     "id",
     "status",
@@ -789,13 +802,13 @@ async function listTable(store, runs) {
     "age",
     "task",
     "why"
-  ], runs.map((r, i) => [
+  ], withTasks.map(({ r, task }) => [
     r.runId,
     r.status,
     String(r.turns),
     `$${r.costUsd.toFixed(6)}`,
     age(r.createdAt),
-    taskCell(tasks[i]),
+    taskCell(task),
     r.stopReason ?? ""
   ]));
 }
@@ -826,7 +839,8 @@ function parseRunsArgs(argv) {
       }
     });
   } catch (e) {
-    throw new UsageError(e.message.split("\n")[0]);
+    const [firstLine = ""] = e.message.split("\n");
+    throw new UsageError(firstLine);
   }
   const { values: v, positionals: pos } = parsed;
   const [sub = "list", id = "", ...rest] = pos;

@@ -2,11 +2,11 @@
 import {
   KvOpenError,
   openKv
-} from "../chunk-3CZCYSBL.js";
+} from "../chunk-QI72XL4F.js";
 import {
   KvRunStore,
   RecordError
-} from "../chunk-HEAOUVVD.js";
+} from "../chunk-QV5UIVZW.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-4Q4MPWPK.js";
 import "../chunk-UPPPGWUO.js";

@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-NUELTOJV.js";
+} from "../chunk-WUYRMHEJ.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -19,23 +19,23 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-5D2TCAHT.js";
-import "../chunk-TSAIPWXR.js";
+} from "../chunk-DRGD6SFL.js";
+import "../chunk-NFPBOPO3.js";
 import {
   agentRunOptions
-} from "../chunk-I6NP2LQS.js";
-import "../chunk-HEAOUVVD.js";
-import "../chunk-IYOKJZNV.js";
+} from "../chunk-U6ULJVHX.js";
+import "../chunk-QV5UIVZW.js";
+import "../chunk-L7OAZOPP.js";
 import {
   forkState,
   quoteNextCall
-} from "../chunk-EKEE7URY.js";
+} from "../chunk-NKMD2KBO.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-4Q4MPWPK.js";
-import "../chunk-4LZEULVO.js";
+import "../chunk-QHK5PKL5.js";
 import "../chunk-4GB4C2DK.js";
-import "../chunk-B74WRQ55.js";
+import "../chunk-GBR67XNQ.js";
 import "../chunk-PLNGLDD7.js";
 import "../chunk-V35EBTLI.js";
 import "../chunk-UPPPGWUO.js";

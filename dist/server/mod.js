@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-NUELTOJV.js";
+} from "../chunk-WUYRMHEJ.js";
 import {
   loadConfig,
   openProcessTools,
@@ -10,11 +10,11 @@ import {
   spentText,
   storedTask,
   usdPair
-} from "../chunk-EQACIFU5.js";
+} from "../chunk-JUK3KASI.js";
 import {
   defaultKvPath,
   openKv
-} from "../chunk-3CZCYSBL.js";
+} from "../chunk-QI72XL4F.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -29,13 +29,13 @@ import {
   resolveWorkerDeps,
   stampOf,
   startWorker
-} from "../chunk-5D2TCAHT.js";
-import "../chunk-TSAIPWXR.js";
+} from "../chunk-DRGD6SFL.js";
+import "../chunk-NFPBOPO3.js";
 import {
   limitCeiling,
   limitsWidening,
   wideningOf
-} from "../chunk-I6NP2LQS.js";
+} from "../chunk-U6ULJVHX.js";
 import {
   CHUNK_BYTES,
   KvRunStore,
@@ -48,17 +48,17 @@ import {
   interruptionSchema,
   keyBytes,
   messageSchema
-} from "../chunk-HEAOUVVD.js";
+} from "../chunk-QV5UIVZW.js";
 import {
   hashOf,
   loadTree
-} from "../chunk-IYOKJZNV.js";
+} from "../chunk-L7OAZOPP.js";
 import {
   agentOptionsSchema,
   childRunId,
   followUpRefusal,
   forkableTurns
-} from "../chunk-EKEE7URY.js";
+} from "../chunk-NKMD2KBO.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import {
@@ -67,9 +67,9 @@ import {
   newRun,
   runLimitsSchema
 } from "../chunk-4Q4MPWPK.js";
-import "../chunk-4LZEULVO.js";
+import "../chunk-QHK5PKL5.js";
 import "../chunk-4GB4C2DK.js";
-import "../chunk-B74WRQ55.js";
+import "../chunk-GBR67XNQ.js";
 import "../chunk-PLNGLDD7.js";
 import "../chunk-V35EBTLI.js";
 import {
@@ -181,6 +181,7 @@ async function safeEqual(a, b) {
     digest(a),
     digest(b)
   ]);
+  if (x.length !== y.length) return false;
   let diff = 0;
   for (let i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
   return diff === 0;
@@ -321,7 +322,10 @@ function renderSpendChart(s, rootId) {
   const n = s.calls.length;
   if (n === 0) return html`<p class="muted">No model call yet.</p>`;
   let total = 0;
-  const totals = s.calls.map((c) => total += c.costUsd);
+  const running = s.calls.map((call) => ({
+    call,
+    total: total += call.costUsd
+  }));
   const top = Math.max(s.budgetUsd, total, 1e-9) * 1.08;
   const biggest = Math.max(...s.calls.map((c) => c.costUsd), 1e-9);
   const plotH = CHART_H - PAD.top - PAD.bottom;
@@ -329,18 +333,18 @@ function renderSpendChart(s, rootId) {
   const x = (i) => PAD.left + step * (i + 0.5);
   const y = (usd3) => PAD.top + plotH * (1 - usd3 / top);
   const barH = (usd3) => plotH * 0.35 * usd3 / biggest;
-  const points = totals.map((t, i) => `${n2(x(i))},${n2(y(t))}`).join(" ");
-  const calls = s.calls.map((c, i) => {
+  const points = running.map(({ total: t }, i) => `${n2(x(i))},${n2(y(t))}`).join(" ");
+  const calls = running.map(({ call: c, total: t }, i) => {
     const who = c.runId === rootId ? "root" : runLabel(c.runId);
-    const words = `call ${i + 1} (${who}, turn ${c.turn}): $${c.costUsd.toFixed(6)}, total $${totals[i].toFixed(6)}`;
-    const over = totals[i] > s.budgetUsd ? " over" : "";
+    const words = `call ${i + 1} (${who}, turn ${c.turn}): $${c.costUsd.toFixed(6)}, total $${t.toFixed(6)}`;
+    const over = t > s.budgetUsd ? " over" : "";
     const h = barH(c.costUsd);
     return html`
       <g class="call${over}" data-words="${words}">
         <title>${words}</title>
         <rect class="call-cost" x="${n2(x(i) - step * 0.3)}" y="${n2(CHART_H - PAD.bottom - h)}"
           width="${n2(step * 0.6)}" height="${n2(h)}"></rect>
-        <circle class="call-total" cx="${n2(x(i))}" cy="${n2(y(totals[i]))}" r="${n > 60 ? 2 : 3.5}"></circle>
+        <circle class="call-total" cx="${n2(x(i))}" cy="${n2(y(t))}" r="${n > 60 ? 2 : 3.5}"></circle>
       </g>
     `;
   });
@@ -1929,11 +1933,12 @@ var EventsQuerySchema = z.strictObject({
 function parseInput(schema2, value, where) {
   const result = schema2.safeParse(value);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
+  const [issue] = result.error.issues;
+  if (!issue) throw new BadRequestError(where || "body", result.error.message);
   let path = issue.path.map(String);
-  if (issue.code === "unrecognized_keys" && issue.keys.length) path = [
+  if (issue.code === "unrecognized_keys") path = [
     ...path,
-    issue.keys[0]
+    ...issue.keys.slice(0, 1)
   ];
   const field = [
     where,
@@ -1945,7 +1950,7 @@ function parseInput(schema2, value, where) {
   throw new BadRequestError(field, issue.message);
 }
 function isJsonContentType(header) {
-  const type = (header ?? "").split(";")[0].trim().toLowerCase();
+  const type = (header ?? "").replace(/;.*/s, "").trim().toLowerCase();
   return type === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type);
 }
 async function readBody(request, schema2, optional = false) {
@@ -2062,11 +2067,10 @@ async function loadRunPage(deps, id) {
     loadTree(store, id),
     readStop(deps.kv, root.runId)
   ]);
-  const summaries = await Promise.all(tree.map((n) => store.summary(n.runId)));
-  const nodes = tree.map((n, i) => ({
+  const nodes = await Promise.all(tree.map(async (n) => ({
     ...n,
-    interruption: summaries[i].interruption
-  }));
+    interruption: (await store.summary(n.runId)).interruption
+  })));
   const tools = await loadToolRows(store, tree.map((n) => n.runId));
   const spend = await loadSpend(store, state, tree);
   return {
@@ -2792,7 +2796,7 @@ function narrowed(deps, agent, body2) {
 }
 function wantsEventStream(accept) {
   if (!accept) return false;
-  const types = accept.toLowerCase().split(",").map((t) => t.split(";")[0].trim());
+  const types = accept.toLowerCase().split(",").map((t) => t.replace(/;.*/s, "").trim());
   const sse = types.indexOf("text/event-stream");
   const json3 = types.findIndex((t) => t === "application/json");
   return sse >= 0 && (json3 < 0 || sse < json3);

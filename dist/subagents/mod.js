@@ -13,17 +13,17 @@ import {
   rejectInTree,
   resumeTree,
   toolTable
-} from "../chunk-IYOKJZNV.js";
+} from "../chunk-L7OAZOPP.js";
 import {
   agentTool,
   agentTools,
   defineAgent,
   isAgent
-} from "../chunk-EKEE7URY.js";
+} from "../chunk-NKMD2KBO.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-4Q4MPWPK.js";
-import "../chunk-B74WRQ55.js";
+import "../chunk-GBR67XNQ.js";
 import "../chunk-PLNGLDD7.js";
 import "../chunk-V35EBTLI.js";
 import "../chunk-UPPPGWUO.js";

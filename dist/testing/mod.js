@@ -1,13 +1,13 @@
 // @ts-self-types="../../testing/mod.ts"
 import {
   createOpenAIModel
-} from "../chunk-4LZEULVO.js";
+} from "../chunk-QHK5PKL5.js";
 import "../chunk-4GB4C2DK.js";
 import {
   REPAIR_PREFIX,
   SUMMARY_PROMPT,
   summarizedTurnsOf
-} from "../chunk-B74WRQ55.js";
+} from "../chunk-GBR67XNQ.js";
 import "../chunk-PLNGLDD7.js";
 import {
   countCompletionTokens,
@@ -69,11 +69,8 @@ function firstLine(text2) {
   return line ?? "(no output)";
 }
 function lastUserText(messages) {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (m.role === "user") return m.content ?? "";
-  }
-  return "";
+  const m = messages.findLast((m2) => m2.role === "user");
+  return m?.role === "user" ? m.content ?? "" : "";
 }
 var RECALL_TURNS = 16;
 var RECALL_LOST_ANSWER = "I read errors.log first, but what it said is no longer in my context.";
@@ -185,19 +182,21 @@ function isSummaryRequest(messages) {
 var MAX_LINE = 200;
 var cut = (s) => s.length > MAX_LINE ? `${s.slice(0, MAX_LINE)}\u2026` : s;
 function foldBullet(facts, users, line) {
-  const user = /^- user: (.*)$/.exec(line);
-  if (user) return void users.push(user[1]);
-  const call = /^- (.+?) \((\d+)x\): (.*)$/.exec(line);
-  if (call) facts.set(call[1], {
-    count: Number(call[2]),
-    first: call[3],
-    errors: []
-  });
-  const error = /^ {2}! (.*)$/.exec(line);
+  const [, user] = /^- user: (.*)$/.exec(line) ?? [];
+  if (user !== void 0) return void users.push(user);
+  const [, key, count, first] = /^- (.+?) \((\d+)x\): (.*)$/.exec(line) ?? [];
+  if (key !== void 0 && first !== void 0) {
+    facts.set(key, {
+      count: Number(count),
+      first,
+      errors: []
+    });
+  }
+  const [, error] = /^ {2}! (.*)$/.exec(line) ?? [];
   const last = [
     ...facts.values()
   ].at(-1);
-  if (error && last) last.errors.push(error[1]);
+  if (error !== void 0 && last) last.errors.push(error);
 }
 function addResult(facts, key, text2) {
   const f = facts.get(key) ?? {
@@ -227,9 +226,10 @@ function scriptedSummary(text2) {
     if (section === "[earlier summary]") foldBullet(facts, users, line);
     const m = /^\[(user|call|result)(?: ([^\]]+))?\] (.*)$/.exec(line);
     if (section !== "[conversation]" || !m) continue;
-    if (m[1] === "user") users.push(cut(m[3]));
-    else if (m[1] === "call") calls.set(m[2], m[3]);
-    else addResult(facts, calls.get(m[2]) ?? "a call", m[3]);
+    const [, kind, id = "", body = ""] = m;
+    if (kind === "user") users.push(cut(body));
+    else if (kind === "call") calls.set(id, body);
+    else addResult(facts, calls.get(id) ?? "a call", body);
   }
   const out = [
     "Facts so far:",
@@ -903,10 +903,9 @@ function scriptAgents(agents, scripts) {
     if (name === void 0) {
       throw new Error("scriptAgents: the request's system message is none of the agents' instructions");
     }
-    if (!Object.hasOwn(scripts, name)) {
-      throw new Error(`scriptAgents: no script for agent "${name}"`);
-    }
-    return scripts[name](input);
+    const script = Object.hasOwn(scripts, name) ? scripts[name] : void 0;
+    if (!script) throw new Error(`scriptAgents: no script for agent "${name}"`);
+    return script(input);
   };
 }
 export {

@@ -1,6 +1,6 @@
 import {
   retryLocked
-} from "./chunk-HEAOUVVD.js";
+} from "./chunk-QV5UIVZW.js";
 import {
   ReinsError
 } from "./chunk-ISIFESS6.js";
@@ -19,7 +19,7 @@ var KvOpenError = class extends ReinsError {
 };
 var isLocalFile = (path) => path !== ":memory:" && !isKvUrl(path);
 function reasonOf(e) {
-  const message = messageOf(e).split("\n")[0];
+  const [message = ""] = messageOf(e).split("\n");
   const denied = e instanceof Deno.errors.NotCapable && message.match(/access to "([^"]+)"/);
   if (!denied) return message;
   return `"${denied[1]}" is in a system folder (/proc, /dev, /sys), where no database can be kept: give a path in an ordinary folder`;

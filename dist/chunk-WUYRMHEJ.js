@@ -1,14 +1,14 @@
 import {
   loadRunSettings,
   modelOf
-} from "./chunk-5D2TCAHT.js";
+} from "./chunk-DRGD6SFL.js";
 import {
   agentRunOptions
-} from "./chunk-I6NP2LQS.js";
+} from "./chunk-U6ULJVHX.js";
 import {
   forkState,
   quoteNextCall
-} from "./chunk-EKEE7URY.js";
+} from "./chunk-NKMD2KBO.js";
 import {
   RunStateError
 } from "./chunk-ISIFESS6.js";

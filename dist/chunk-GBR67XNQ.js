@@ -100,8 +100,8 @@ function emptyContext() {
 }
 function headLength(messages) {
   let i = 0;
-  while (i < messages.length && messages[i].role === "system") i++;
-  return i < messages.length && messages[i].role === "user" ? i + 1 : i;
+  while (messages[i]?.role === "system") i++;
+  return messages[i]?.role === "user" ? i + 1 : i;
 }
 var SUMMARY_OPENING = "[Summary of turns 1-";
 function summaryMessage(context) {
@@ -127,30 +127,27 @@ var stubs = /* @__PURE__ */ new WeakMap();
 function callOf(messages, i, id) {
   for (let j = i - 1; j >= 0; j--) {
     const m = messages[j];
-    if (m.role === "assistant" && m.tool_calls) {
+    if (m?.role === "assistant" && m.tool_calls) {
       const call = m.tool_calls.find((c) => c.id === id);
       if (call) return call;
     }
   }
   return void 0;
 }
-function shown(messages, i, context) {
-  const m = messages[i];
+function shown(messages, m, i, context) {
   if (m.role !== "tool" || i >= context.elidedTo || m.content.length < ELIDE_MIN_CHARS) return m;
   let stub = stubs.get(m);
   if (!stub) stubs.set(m, stub = elidedStub(m, callOf(messages, i, m.tool_call_id)));
   return stub;
 }
 function shownRange(messages, context, from, to) {
-  const out = [];
-  for (let i = from; i < to; i++) out.push(shown(messages, i, context));
-  return out;
+  return messages.slice(from, to).map((m, k) => shown(messages, m, from + k, context));
 }
 function elidable(messages, from, to) {
   let n = 0;
   for (let i = from; i < to; i++) {
     const m = messages[i];
-    if (m.role === "tool" && m.content.length >= ELIDE_MIN_CHARS) n++;
+    if (m?.role === "tool" && m.content.length >= ELIDE_MIN_CHARS) n++;
   }
   return n;
 }
@@ -165,16 +162,16 @@ function contextView(messages, context) {
 function keptFrom(messages, from, keep) {
   let seen = 0;
   for (let i = messages.length - 1; i >= from; i--) {
-    if (messages[i].role !== "assistant" || ++seen < keep) continue;
+    if (messages[i]?.role !== "assistant" || ++seen < keep) continue;
     let cut = i;
-    while (cut - 1 >= from && messages[cut - 1].role === "user") cut--;
+    while (cut - 1 >= from && messages[cut - 1]?.role === "user") cut--;
     return cut > from ? cut : null;
   }
   return null;
 }
 function turnsBetween(messages, from, to) {
   let n = 0;
-  for (let i = from; i < to; i++) if (messages[i].role === "assistant") n++;
+  for (let i = from; i < to; i++) if (messages[i]?.role === "assistant") n++;
   return n;
 }
 function contextForPrefix(context, count) {
@@ -300,7 +297,7 @@ function isValueWrapper(data) {
 }
 function unfenced(text) {
   const m = /^\s*```[a-zA-Z]*\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
-  return m ? m[1] : text;
+  return m?.[1] ?? text;
 }
 function toIssues(issues) {
   const out = issues.slice(0, MAX_OUTPUT_ISSUES).map((i) => ({
@@ -308,7 +305,8 @@ function toIssues(issues) {
     message: cutText(i.message, MAX_ISSUE_CHARS)
   }));
   const more = issues.length - out.length;
-  if (more > 0) out[out.length - 1].message += ` (and ${more} more issues)`;
+  const last = out.at(-1);
+  if (more > 0 && last) last.message += ` (and ${more} more issues)`;
   return out;
 }
 function repairText(issues) {

@@ -1,11 +1,11 @@
 import {
   RecordError
-} from "./chunk-HEAOUVVD.js";
+} from "./chunk-QV5UIVZW.js";
 import {
   agentOptionsSchema,
   issueLine,
   pricesSchemaOf
-} from "./chunk-EKEE7URY.js";
+} from "./chunk-NKMD2KBO.js";
 import {
   runLimitsSchema
 } from "./chunk-4Q4MPWPK.js";
@@ -127,8 +127,9 @@ function parseConfig(text2, source) {
   const value = parse(text2, errors, {
     allowTrailingComma: true
   });
-  if (errors.length > 0) {
-    const { error, offset } = errors[0];
+  const [first] = errors;
+  if (first) {
+    const { error, offset } = first;
     throw new ConfigError(`${source}:${lineColumn(text2, offset)}: invalid JSON (${printParseErrorCode(error)})`);
   }
   const result = configSchema.safeParse(value);

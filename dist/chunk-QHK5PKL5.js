@@ -3,7 +3,7 @@ import {
 } from "./chunk-4GB4C2DK.js";
 import {
   toWire
-} from "./chunk-B74WRQ55.js";
+} from "./chunk-GBR67XNQ.js";
 import {
   countCompletionTokens,
   countPromptTokens,
@@ -350,6 +350,7 @@ async function readChatStream(stream, options) {
       throw options.bad(`a stream chunk is not JSON: ${JSON.stringify(cutText(text, 200))}`);
     }
     out.add(chunk);
+    return false;
   };
   await readSseData(stream, onData, {
     signal: options.signal,

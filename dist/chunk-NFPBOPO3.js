@@ -520,12 +520,12 @@ function formatTraceparent(context3) {
   return `00-${context3.traceId}-${context3.spanId}-${flags}`;
 }
 function parseTraceparent(value) {
-  const m = value?.match(TRACEPARENT);
-  if (!m) return null;
+  const [, traceId, spanId, flags] = value?.match(TRACEPARENT) ?? [];
+  if (!traceId || !spanId || !flags) return null;
   const context3 = {
-    traceId: m[1],
-    spanId: m[2],
-    traceFlags: parseInt(m[3], 16),
+    traceId,
+    spanId,
+    traceFlags: parseInt(flags, 16),
     isRemote: true
   };
   return isSpanContextValid(context3) ? context3 : null;

@@ -1,10 +1,10 @@
 import {
   openTelemetry
-} from "./chunk-TSAIPWXR.js";
+} from "./chunk-NFPBOPO3.js";
 import {
   agentRunOptions,
   combineSinks
-} from "./chunk-I6NP2LQS.js";
+} from "./chunk-U6ULJVHX.js";
 import {
   KvRunStore,
   RecordError,
@@ -13,7 +13,7 @@ import {
   localHostname,
   stopEpochKey,
   stopKey
-} from "./chunk-HEAOUVVD.js";
+} from "./chunk-QV5UIVZW.js";
 import {
   approveInTree,
   describeAgent,
@@ -22,7 +22,7 @@ import {
   loadTree,
   rejectInTree,
   toolTable
-} from "./chunk-IYOKJZNV.js";
+} from "./chunk-L7OAZOPP.js";
 import {
   agentOptionsSchema,
   followUp,
@@ -32,7 +32,7 @@ import {
   run,
   treeSettled,
   unjudgedAnswer
-} from "./chunk-EKEE7URY.js";
+} from "./chunk-NKMD2KBO.js";
 import {
   RESUMABLE_STATUSES,
   checkLimits,
@@ -42,7 +42,7 @@ import {
 } from "./chunk-4Q4MPWPK.js";
 import {
   createOpenAIModel
-} from "./chunk-4LZEULVO.js";
+} from "./chunk-QHK5PKL5.js";
 import {
   ReinsError,
   RunConflictError,
@@ -144,9 +144,9 @@ async function readStops(kv, rootIds) {
     const ids = rootIds.slice(i, i + 10);
     reads.push(kv.getMany(ids.map(stopKey), {
       consistency: "strong"
-    }).then((entries) => entries.forEach((e, j) => {
-      const request = asRequest(e.value);
-      if (request) out.set(ids[j], request);
+    }).then((entries) => ids.forEach((id, j) => {
+      const request = asRequest(entries[j]?.value);
+      if (request) out.set(id, request);
     })));
   }
   await Promise.all(reads);
@@ -493,7 +493,8 @@ function parseStoredSettings(runId, value) {
   const isStamp = typeof value === "object" && "$schemaVersion" in value;
   const result = (isStamp ? storedSchema : legacySchema).safeParse(value);
   if (!result.success) {
-    const issue = result.error.issues[0];
+    const [issue] = result.error.issues;
+    if (!issue) throw new RecordError(runId, "settings", result.error.message);
     throw new RecordError(runId, [
       "settings",
       ...issue.path.map(String)

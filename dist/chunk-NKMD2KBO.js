@@ -30,7 +30,7 @@ import {
   shownRange,
   summaryRequest,
   turnsBetween
-} from "./chunk-B74WRQ55.js";
+} from "./chunk-GBR67XNQ.js";
 import {
   countMessageTokens,
   countPromptTokens,
@@ -189,10 +189,8 @@ function followUpRefusal(state) {
   if (state.status === "interrupted" && i?.type === "approval") {
     return `call "${i.callId}"${i.runId && i.runId !== state.runId ? ` of run "${i.runId}"` : ""} awaits a verdict: decide the verdict first (approve or reject it)`;
   }
-  const open = pending(state);
-  if (open.length) {
-    return `call "${open[0].id}" of its last reply has no result yet: resume the run first`;
-  }
+  const [open] = pending(state);
+  if (open) return `call "${open.id}" of its last reply has no result yet: resume the run first`;
   return null;
 }
 function followUp(state, message, options = {}) {
@@ -557,7 +555,7 @@ function verdictDuringRepair(state, verdict) {
   const at = state.messages.length - 1;
   if (verdict.status !== "completed" || !state.outputRepairs?.includes(at)) return verdict;
   const raw = lastRaw(state, at);
-  return exit.invalidOutput(raw, repairIssues(state.messages[at].content ?? ""), repairsUsed(state));
+  return exit.invalidOutput(raw, repairIssues(state.messages[at]?.content ?? ""), repairsUsed(state));
 }
 function lastRaw(state, repairAt) {
   const m = state.messages[repairAt - 1];
@@ -569,8 +567,8 @@ function repairIssues(text) {
   return [
     ...text.matchAll(/^- at (\S+): (.*)$/gm)
   ].map((m) => ({
-    path: m[1],
-    message: m[2]
+    path: m[1] ?? "",
+    message: m[2] ?? ""
   }));
 }
 
@@ -581,8 +579,8 @@ function forkPoint(state, atTurn) {
     throw new RangeError(`atTurn must be an integer from 0 to ${replies} (the turns of run "${state.runId}"), got ${atTurn}`);
   }
   let seen = 0;
-  for (let i = 0; i < state.messages.length; i++) {
-    if (state.messages[i].role === "assistant" && seen++ === atTurn) return i;
+  for (const [i, m] of state.messages.entries()) {
+    if (m.role === "assistant" && seen++ === atTurn) return i;
   }
   return state.messages.length;
 }
@@ -592,11 +590,11 @@ function forkState(source, options) {
   }
   const { atTurn } = options;
   const messages = structuredClone(source.messages.slice(0, forkPoint(source, atTurn)));
-  const open = pending({
+  const [open] = pending({
     messages
   });
-  if (open.length || messages.at(-1)?.role === "assistant" || endsWithAcceptedAnswer(messages)) {
-    throw new RangeError(open.length ? `cannot fork run "${source.runId}" at turn ${atTurn}: call "${open[0].id}" of that turn has no result` : `cannot fork run "${source.runId}" at turn ${atTurn}: it is the run's final answer`);
+  if (open || messages.at(-1)?.role === "assistant" || endsWithAcceptedAnswer(messages)) {
+    throw new RangeError(open ? `cannot fork run "${source.runId}" at turn ${atTurn}: call "${open.id}" of that turn has no result` : `cannot fork run "${source.runId}" at turn ${atTurn}: it is the run's final answer`);
   }
   const fork = newRun("(forked)", {
     runId: options.runId,
@@ -626,10 +624,9 @@ function forkableTurns(messages) {
   let turn = 0;
   let open = /* @__PURE__ */ new Set();
   const check = (end) => {
-    if (end > 0 && messages[end - 1].role !== "assistant" && open.size === 0 && !endsWithAcceptedAnswer(messages, end)) out.add(turn);
+    if (end > 0 && messages[end - 1]?.role !== "assistant" && open.size === 0 && !endsWithAcceptedAnswer(messages, end)) out.add(turn);
   };
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
+  for (const [i, m] of messages.entries()) {
     if (m.role === "assistant") {
       check(i);
       turn++;
@@ -640,11 +637,10 @@ function forkableTurns(messages) {
   return out;
 }
 function endsWithAcceptedAnswer(messages, end = messages.length) {
-  for (let i = end - 1; i >= 0 && messages[i].role === "tool"; i--) {
+  for (let i = end - 1; i >= 0; i--) {
     const m = messages[i];
-    if (m.role === "tool" && m.name === FINAL_ANSWER_TOOL && m.content === ANSWER_ACCEPTED) {
-      return true;
-    }
+    if (m?.role !== "tool") return false;
+    if (m.name === FINAL_ANSWER_TOOL && m.content === ANSWER_ACCEPTED) return true;
   }
   return false;
 }
@@ -943,18 +939,18 @@ async function runReads(ctx, session, todo) {
   const { signal } = ctx;
   const outcomes = await settleAll(todo.map((r) => execute(ctx, r)));
   if (signal.aborted) {
-    for (let i = 0; i < todo.length; i++) {
+    for (const [i, r] of todo.entries()) {
       const o = outcomes[i];
       if (o.status === "fulfilled" && o.value.finished) {
-        await record(ctx, session, todo[i], o.value.outcome);
+        await record(ctx, session, r, o.value.outcome);
       }
     }
     return exit.cancelled(signal);
   }
-  for (let i = 0; i < todo.length; i++) {
+  for (const [i, r] of todo.entries()) {
     const o = outcomes[i];
     if (o.status === "rejected") throw o.reason;
-    const stopped2 = await record(ctx, session, todo[i], o.value.outcome);
+    const stopped2 = await record(ctx, session, r, o.value.outcome);
     if (stopped2) return stopped2;
   }
   return null;
@@ -1727,7 +1723,10 @@ function checkContextPolicy(policy) {
   const { summaryModel, ...data } = policy;
   const parsed = contextPolicySchema().safeParse(data);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+    const issue = parsed.error.issues[0] ?? {
+      path: [],
+      message: parsed.error.message
+    };
     const path = [
       "context",
       ...issue.path.map(String)
@@ -2321,11 +2320,8 @@ function describeChildStop(name, child) {
   }
 }
 function partialFinding(child) {
-  for (let i = child.messages.length - 1; i >= 0; i--) {
-    const m = child.messages[i];
-    if (m.role === "assistant" && m.content?.trim()) return m.content.trim();
-  }
-  return "none";
+  const last = child.messages.findLast((m) => m.role === "assistant" && m.content?.trim());
+  return last?.content?.trim() || "none";
 }
 function agentTool(options) {
   const { name, description, system, tools, limits = {}, model, stopWhen, inheritStopWhen, agent } = options;

@@ -330,12 +330,13 @@ async function renewLeases(kv, ids, owner, ttlMs, info = {}) {
   const entries = (await Promise.all(reads)).flat();
   const held = /* @__PURE__ */ new Map();
   const mine = [];
-  entries.forEach((e, i) => {
-    if (asLease(e.value)?.owner === owner) mine.push([
-      ids[i],
+  ids.forEach((id2, i) => {
+    const e = entries[i];
+    if (e && asLease(e.value)?.owner === owner) mine.push([
+      id2,
       e
     ]);
-    else held.set(ids[i], false);
+    else held.set(id2, false);
   });
   for (let i = 0; i < mine.length; i += RENEW_PER_ATOMIC) {
     const batch = mine.slice(i, i + RENEW_PER_ATOMIC);
@@ -619,9 +620,14 @@ var messageSchema = z.discriminatedUnion("role", [
   })
 ]);
 function firstProblem(prefix, issues) {
-  const issue = issues[0];
+  const [issue] = issues;
+  if (!issue) return [
+    prefix || "(root)",
+    "does not match its schema"
+  ];
   const path = issue.path.map(String);
-  if (issue.code === "unrecognized_keys" && issue.keys?.length) path.push(issue.keys[0]);
+  const key = issue.keys?.[0];
+  if (issue.code === "unrecognized_keys" && key !== void 0) path.push(key);
   const field = [
     prefix,
     ...path
@@ -765,21 +771,21 @@ function write(key, value) {
   };
 }
 function planBatches(writes, reserve) {
+  let current = [];
   const batches = [
-    []
+    current
   ];
   let bytes = 0;
   for (const w of writes) {
-    const current = batches[batches.length - 1];
     if (current.length && (bytes + w.bytes > ATOMIC_BYTES || current.length >= ATOMIC_MUTATIONS)) {
-      batches.push([]);
+      current = [];
+      batches.push(current);
       bytes = 0;
     }
-    batches[batches.length - 1].push(w);
+    current.push(w);
     bytes += w.bytes;
   }
-  const last = batches[batches.length - 1];
-  if (last.length && (bytes + reserve.bytes > ATOMIC_BYTES || last.length + reserve.mutations > ATOMIC_MUTATIONS)) {
+  if (current.length && (bytes + reserve.bytes > ATOMIC_BYTES || current.length + reserve.mutations > ATOMIC_MUTATIONS)) {
     batches.push([]);
   }
   return batches;
@@ -1296,7 +1302,7 @@ async function commitSave(kv, events, save) {
   const op = kv.atomic().check(check);
   if (staging) op.check(staging).delete(stagingKey(id2));
   for (const w of [
-    ...batches[batches.length - 1],
+    ...batches.at(-1) ?? [],
     ...final
   ]) {
     op.set(w.key, w.value, w.expireIn === void 0 ? void 0 : {

@@ -1,6 +1,6 @@
 import {
   agentTools
-} from "./chunk-EKEE7URY.js";
+} from "./chunk-NKMD2KBO.js";
 import {
   DEFAULT_LIMITS
 } from "./chunk-4Q4MPWPK.js";

@@ -5,10 +5,10 @@ import {
   reject,
   run,
   treeSettled
-} from "./chunk-EKEE7URY.js";
+} from "./chunk-NKMD2KBO.js";
 import {
   outputFormat
-} from "./chunk-B74WRQ55.js";
+} from "./chunk-GBR67XNQ.js";
 import {
   RunNotFoundError,
   RunStateError
