@@ -1,6 +1,7 @@
 /**
  * Type-checks reins's sources as a stricter project that links or imports
- * them would: with `noUncheckedIndexedAccess` and `noImplicitReturns` on top
+ * them would: with `noUncheckedIndexedAccess`, `noImplicitReturns` and
+ * `exactOptionalPropertyTypes` on top
  * of deno.json's own `compilerOptions` (under a link or a workspace, the
  * user's options apply to reins's sources). `deno task check:strict
  * [paths...]`; the default paths are every published folder.
@@ -12,7 +13,11 @@
  */
 
 /** What a stricter project may turn on, checked here. */
-export const STRICT_OPTIONS = { noUncheckedIndexedAccess: true, noImplicitReturns: true };
+export const STRICT_OPTIONS = {
+  noUncheckedIndexedAccess: true,
+  noImplicitReturns: true,
+  exactOptionalPropertyTypes: true,
+};
 
 const PUBLISHED = [
   "mod.ts",
