@@ -48,9 +48,9 @@ export interface CallBudget {
   /** The price of a million reply tokens. */
   outputPerMillion: number;
   /** The model's output limit: `max_tokens` never asks for more (default 16,384). */
-  maxOutputTokens?: number;
+  maxOutputTokens?: number | undefined;
   /** Hard mode: fewer reply tokens than this is no call (default {@link DEFAULT_MIN_REPLY_TOKENS}). */
-  minReplyTokens?: number;
+  minReplyTokens?: number | undefined;
 }
 
 /** A call that may start (with a reply cap and a reservation), or why it may not. */

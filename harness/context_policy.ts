@@ -33,20 +33,20 @@ export interface ContextPolicy {
    * The model's context window in tokens. Default: the prices' `contextTokens`
    * for the model, else {@link DEFAULT_WINDOW_TOKENS}.
    */
-  windowTokens?: number;
+  windowTokens?: number | undefined;
   /**
    * When to compact: a share of the window in (0, 1] (default 0.83), or a
    * token count (`{ tokens: 2000 }`).
    */
-  trigger?: number | { tokens: number };
+  trigger?: number | { tokens: number } | undefined;
   /** Most recent turns kept verbatim (a turn: a model reply and its tool results). Default 4. */
-  keepTurns?: number;
+  keepTurns?: number | undefined;
   /** Strategies, cheapest first. Default `["elide", "summarize"]`. */
-  strategies?: readonly ContextStrategy[];
+  strategies?: readonly ContextStrategy[] | undefined;
   /** The model that writes summaries (e.g. a cheaper one). Default: the run's model. */
-  summaryModel?: Model;
+  summaryModel?: Model | undefined;
   /** Reply cap of a summary, in tokens. Default 1,024. */
-  summaryMaxTokens?: number;
+  summaryMaxTokens?: number | undefined;
 }
 
 /** The window assumed when neither the policy nor the prices give one. */
@@ -118,17 +118,17 @@ export function contextPolicySchema(): z.ZodObject<{
 /** A {@link ContextPolicy} as plain data (a request, a config file): the summary model by name. */
 export interface ContextSettings {
   /** The model's context window in tokens. */
-  windowTokens?: number;
+  windowTokens?: number | undefined;
   /** A share of the window in (0, 1], or a token count. */
-  trigger?: number | { tokens: number };
+  trigger?: number | { tokens: number } | undefined;
   /** Most recent turns kept verbatim. */
-  keepTurns?: number;
+  keepTurns?: number | undefined;
   /** Strategies, cheapest first. */
-  strategies?: ContextStrategy[];
+  strategies?: ContextStrategy[] | undefined;
   /** Reply cap of a summary, in tokens. */
-  summaryMaxTokens?: number;
+  summaryMaxTokens?: number | undefined;
   /** The model that writes summaries, by name (default: the run's model). */
-  summaryModel?: string;
+  summaryModel?: string | undefined;
 }
 
 let settingsSchema: ReturnType<typeof contextSettingsSchema> | undefined;

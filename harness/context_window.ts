@@ -25,11 +25,11 @@ const NO_VERDICT: Promise<null> = Promise.resolve(null);
 /** What {@link contextWindow} reads of the run's options. */
 export interface ContextWindowOptions {
   /** The policy, if compaction is on. */
-  context?: ContextPolicy;
+  context?: ContextPolicy | undefined;
   /** The run's model. */
   model: Model;
   /** The run's prices. */
-  prices?: Prices | PriceTable;
+  prices?: Prices | PriceTable | undefined;
 }
 
 /**

@@ -17,16 +17,16 @@ export interface Prices {
    * The most reply tokens the model may be asked for (`max_tokens`); endpoints
    * refuse more (default {@link DEFAULT_MAX_OUTPUT_TOKENS}).
    */
-  maxOutputTokens?: number;
+  maxOutputTokens?: number | undefined;
   /**
    * The model's context window in tokens (a context policy compacts against
    * it unless the policy gives its own `windowTokens`).
    */
-  contextTokens?: number;
+  contextTokens?: number | undefined;
   /** USD per million prompt tokens read from the prompt cache. Default `inputPerMillion`. */
-  cachedInputPerMillion?: number;
+  cachedInputPerMillion?: number | undefined;
   /** USD per million prompt tokens written to the prompt cache. Default `inputPerMillion`. */
-  cacheWritePerMillion?: number;
+  cacheWritePerMillion?: number | undefined;
 }
 
 /** The default cap on `max_tokens`: OpenAI-style endpoints answer 400 above it for many models. */
@@ -43,7 +43,7 @@ export interface PriceTable {
   /** Prices for any model not named in `models`. */
   default: Prices;
   /** Prices by exact model name; these override `default`. */
-  models?: Record<string, Prices>;
+  models?: Record<string, Prices> | undefined;
 }
 
 const NON_NEG_NUM = "expected a non-negative number";

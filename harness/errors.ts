@@ -114,7 +114,7 @@ export class ModelError extends ReinsError {
     /** The prompt is longer than the model's context window (OpenAI `context_length_exceeded`). */
     | "context_length";
   /** HTTP status, when there was one. */
-  readonly status?: number;
+  readonly status?: number | undefined;
   /** Attempts whose reply was lost on the way (the provider may have billed them). */
   readonly lost: readonly LostReply[];
   /** Creates the error. */

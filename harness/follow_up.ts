@@ -32,7 +32,7 @@ export const FOLLOW_UP_STATUSES: readonly RunStatus[] = [
 /** Options of {@link followUp}. */
 export interface FollowUpOptions {
   /** New limits for the rest of the conversation (e.g. a larger budget). */
-  limits?: Partial<RunLimits>;
+  limits?: Partial<RunLimits> | undefined;
 }
 
 /**

@@ -28,9 +28,9 @@ export interface ForkOptions {
   /** The source's turn to fork at: the transcript up to that turn's reply and its tool results. */
   atTurn: number;
   /** The fork's id (default: a random UUID). */
-  runId?: string;
+  runId?: string | undefined;
   /** Limits of the fork (default: the source's). */
-  limits?: Partial<RunLimits>;
+  limits?: Partial<RunLimits> | undefined;
 }
 
 /**

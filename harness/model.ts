@@ -16,26 +16,26 @@ export interface ModelRequest {
   /** The tools the model may call (empty for none). */
   tools: ToolDefinition[];
   /** Cap on the reply's tokens (hard budget mode sets it). */
-  maxTokens?: number;
+  maxTokens?: number | undefined;
   /**
    * The JSON Schema the answer must match (runs with `output`), sent only to a
    * model that declares `structuredOutput: "json_schema"`: it asks the
    * endpoint to hold the reply to it (OpenAI's `response_format`). Tool calls
    * stay allowed.
    */
-  output?: OutputFormat;
+  output?: OutputFormat | undefined;
   /**
    * Receives the reply's text as it arrives, piece by piece, when the model
    * streams; a model that cannot stream ignores it. The pieces are for
    * watching: the reply `complete()` resolves with is the record.
    */
-  onText?: (delta: string) => void;
+  onText?: ((delta: string) => void) | undefined;
   /**
    * Called when the text given to `onText` so far is void: the attempt that
    * streamed it failed and the call is being retried, so watchers start the
    * reply over. Called at most once per retried attempt, only after some text.
    */
-  onReset?: () => void;
+  onReset?: (() => void) | undefined;
 }
 
 /**
@@ -60,9 +60,9 @@ export interface ModelReply {
   /** `stop`, `tool_calls`, `length`, … as the endpoint said. */
   finishReason: string;
   /** The model name the endpoint reported, if any. */
-  model?: string;
+  model?: string | undefined;
   /** Attempts of this call whose reply was lost before this one answered (see {@link LostReply}). */
-  lost?: LostReply[];
+  lost?: LostReply[] | undefined;
 }
 
 /**
@@ -76,15 +76,15 @@ export interface Model {
    * Who serves it, as OpenTelemetry's `gen_ai.provider.name` says (`openai`,
    * `anthropic`, …); telemetry only.
    */
-  readonly provider?: string;
+  readonly provider?: string | undefined;
   /** This model's prices, used when the run's options set none. */
-  readonly prices?: Prices;
+  readonly prices?: Prices | undefined;
   /**
    * `json_schema`: the model honours `ModelRequest.output` (a run with an
    * output schema sends it). Absent: such a run gives the model a
    * `final_answer` tool instead.
    */
-  readonly structuredOutput?: "json_schema";
+  readonly structuredOutput?: "json_schema" | undefined;
   /** Makes one billed call. */
   complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply>;
 }

@@ -76,50 +76,50 @@ export interface RunOptions {
   /** The model that answers each turn. Required. */
   model: Model;
   /** The tools the model may call. Default none. */
-  tools?: readonly AnyTool[];
+  tools?: readonly AnyTool[] | undefined;
   /** Overrides the limits stored in the run (stored back). */
-  limits?: Partial<RunLimits>;
+  limits?: Partial<RunLimits> | undefined;
   /** More stop conditions, combined by "any" with the turn cap and the budget. */
-  stopWhen?: readonly StopCondition[];
+  stopWhen?: readonly StopCondition[] | undefined;
   /** Default `soft`. */
-  budgetMode?: BudgetMode;
+  budgetMode?: BudgetMode | undefined;
   /**
    * Hard mode: when the rest of the budget buys fewer reply tokens than this,
    * the run stops `budget_exceeded` before the call, saying so (a reply of a
    * few tokens is paid for and useless). A non-negative integer (0 or 1: no
    * minimum); default 32 (`DEFAULT_MIN_REPLY_TOKENS`).
    */
-  minReplyTokens?: number;
+  minReplyTokens?: number | undefined;
   /** Default $2.00 / M input, $12.00 / M output. */
-  prices?: Prices | PriceTable;
+  prices?: Prices | PriceTable | undefined;
   /** Default `describe`. */
-  toolErrors?: ToolErrorPolicy;
+  toolErrors?: ToolErrorPolicy | undefined;
   /**
    * Stop `failed` on a `PermanentToolError`, and when the same call fails the
    * same way twice in a row. Default true.
    */
-  stopOnPermanentError?: boolean;
+  stopOnPermanentError?: boolean | undefined;
   /** Serve repeated identical read-only calls from cache. Default false. */
-  dedupe?: boolean;
+  dedupe?: boolean | undefined;
   /** Cache writes too (naive; for comparison only). Default false. */
-  dedupeAll?: boolean;
+  dedupeAll?: boolean | undefined;
   /** Most read-only calls of one message run at once. Default 4. */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** Aborting it stops the run `interrupted/cancelled` with its reason, mid-tool too. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Receives every trace event, in order. Default none. */
-  trace?: TraceSink;
+  trace?: TraceSink | undefined;
   /** Where the run is saved after each step, so it can be resumed. Default none. */
-  store?: RunStore;
+  store?: RunStore | undefined;
   /** Watches each execution of the run and of its children (telemetry). Default none. */
-  observe?: RunObserver;
+  observe?: RunObserver | undefined;
   /**
    * Compact the prompt of a long run (see `ContextPolicy`): old tool results
    * elided, older turns summarized. Default none (the prompt is the whole
    * transcript). A run already compacted keeps its compacted prompt either way.
    * Child runs (subagents) inherit it, each against its own model's window.
    */
-  context?: ContextPolicy;
+  context?: ContextPolicy | undefined;
   /**
    * A zod schema the final answer must pass: `result.output` is then its
    * parsed value. The model is asked for it as `response_format` JSON Schema
@@ -129,14 +129,14 @@ export interface RunOptions {
    * the budget); with none left the run fails `invalid_output`. A resumed run
    * is validated by the schema given again, else by its stored JSON Schema.
    */
-  output?: OutputSchema;
+  output?: OutputSchema | undefined;
   /** Repair turns for an answer that fails `output`, per answer. Default 2. */
-  maxOutputRepairs?: number;
+  maxOutputRepairs?: number | undefined;
   /**
    * Set by `ToolContext.runChild` for child runs (links the spend to the ancestors).
    * Internal plumbing, left out of the documentation.
    *
    * @ignore
    */
-  budgetLink?: BudgetLink;
+  budgetLink?: BudgetLink | undefined;
 }

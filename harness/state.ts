@@ -193,17 +193,17 @@ export interface ForkOrigin {
 /** Options of {@link newRun}. */
 export interface NewRunOptions {
   /** A system prompt put first in the transcript. */
-  system?: string;
+  system?: string | undefined;
   /** An explicit id (default: a random UUID, unguessable). */
-  runId?: string;
+  runId?: string | undefined;
   /** For child runs: the parent's id, root id and call id. */
-  parent?: { runId: string; rootId: string; callId: string };
+  parent?: { runId: string; rootId: string; callId: string } | undefined;
   /** The model name, if known up front. */
-  model?: string;
+  model?: string | undefined;
   /** The name of the agent the run is of (see {@link RunState.agent}). */
-  agent?: string;
+  agent?: string | undefined;
   /** Limits stored with the run (default: `DEFAULT_LIMITS`). */
-  limits?: Partial<RunLimits>;
+  limits?: Partial<RunLimits> | undefined;
 }
 
 /**

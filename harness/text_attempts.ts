@@ -11,7 +11,7 @@ import type { ModelRequest } from "./model.ts";
 /** The `onText` to pass to an attempt, and the hook to call before a retry. */
 export interface AttemptText {
   /** The request's `onText`, noting that text was shown (undefined when it has none). */
-  onText?: (delta: string) => void;
+  onText?: ((delta: string) => void) | undefined;
   /** Before a retried attempt: resets the watchers if the last attempt showed text. */
   retrying(): void;
 }

@@ -56,15 +56,15 @@ export interface ChildRunOptions {
   // deno-lint-ignore no-explicit-any
   tools: readonly Tool<any>[];
   /** The child's own limits; `maxBudgetUsd` is further capped by what the parent has left. */
-  limits?: Partial<RunLimits>;
+  limits?: Partial<RunLimits> | undefined;
   /** The child's model (default: the parent's). */
-  model?: Model;
+  model?: Model | undefined;
   /** More stop conditions for the child, after the inherited ones. */
-  stopWhen?: readonly StopCondition[];
+  stopWhen?: readonly StopCondition[] | undefined;
   /** Apply the parent's `stopWhen` to the child as well. Default true. */
-  inheritStopWhen?: boolean;
+  inheritStopWhen?: boolean | undefined;
   /** The child's output schema (not inherited: the parent's is for the parent's answer). */
-  output?: OutputSchema;
+  output?: OutputSchema | undefined;
 }
 
 /**
@@ -131,11 +131,11 @@ export interface ToolSpec<T> {
    */
   parameters: AnySchema<T>;
   /** Reads only: safe to run again and to serve from the dedupe cache. Default false. */
-  readOnly?: boolean;
+  readOnly?: boolean | undefined;
   /** A write that is safe to repeat with the same idempotency key. Default `readOnly`. */
-  idempotent?: boolean;
+  idempotent?: boolean | undefined;
   /** Stop the run for a person's verdict before running (or decide per call). Default false. */
-  needsApproval?: boolean | ((args: T) => boolean);
+  needsApproval?: boolean | ((args: T) => boolean) | undefined;
   /** Does the work. Return text (or JSON-able data); throw to report an error. */
   run(args: T, ctx: ToolContext): Promise<unknown> | unknown;
 }

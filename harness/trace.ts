@@ -60,7 +60,7 @@ export interface ToolProgressEvent extends TraceBase {
   /** What the tool says it has done so far, e.g. `scanned 200 of 1200 files`. */
   label: string;
   /** Fraction done in [0, 1], when the tool knows it. */
-  fraction?: number;
+  fraction?: number | undefined;
 }
 
 /** A tool call got its result (or error) into the transcript. */
