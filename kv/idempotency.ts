@@ -31,7 +31,7 @@ export interface IdempotencyScope {
   /** The route (`runs`, `messages`, `fork`, `approve`, `reject`, `resume`, `stop`). */
   route: string;
   /** The run of a `/runs/:id/...` route. */
-  runId?: string;
+  runId?: string | undefined;
   /** The client's `Idempotency-Key`. */
   key: string;
 }
@@ -43,11 +43,11 @@ export interface RecordedAnswer {
   /** The JSON body; absent when the record would not fit one KV value with it. */
   body?: unknown;
   /** The `Location` header, if any. */
-  location?: string;
+  location?: string | undefined;
   /** The run the answer is about (a replay without `body` is rebuilt from it). */
-  runId?: string;
+  runId?: string | undefined;
   /** A stream of this answer starts after this event seq (-1: from the first). */
-  streamAfter?: number;
+  streamAfter?: number | undefined;
 }
 
 /** A claimed key whose request is still being answered (until `until`, epoch ms). */
@@ -165,7 +165,7 @@ export type Claim =
    * The key is this request's: do the work (with `attempt`), then record or
    * release with `versionstamp`.
    */
-  | { kind: "claimed"; versionstamp: string; attempt?: string }
+  | { kind: "claimed"; versionstamp: string; attempt?: string | undefined }
   /** Another request with the key is being answered. */
   | { kind: "pending"; record: PendingRecord }
   /** A request with the key was answered. */
@@ -176,14 +176,14 @@ export interface ClaimOptions {
   /** How long the claim holds without an answer (ms); past it, a retry may take the key. */
   leaseMs: number;
   /** What this attempt works with, unless it takes over a lapsed claim of the same body. */
-  attempt?: string;
+  attempt?: string | undefined;
   /**
    * How long a claim stays stored (ms, at least `leaseMs`): a lapsed one is
    * taken over with its `attempt` until then, after which the key is new.
    */
-  keepMs?: number;
+  keepMs?: number | undefined;
   /** Now, in epoch ms (default `Date.now()`). */
-  now?: number;
+  now?: number | undefined;
 }
 
 /**
@@ -241,7 +241,7 @@ export interface RecordOptions {
   /** How long the answer is kept (ms): the record's `expireIn`. */
   ttlMs: number;
   /** Now, in epoch ms (default `Date.now()`). */
-  now?: number;
+  now?: number | undefined;
 }
 
 /**

@@ -37,11 +37,11 @@ export type RunSummary =
 /** Options of {@link listRuns}. */
 export interface ListOptions {
   /** Only runs in this status. */
-  status?: RunStatus;
+  status?: RunStatus | undefined;
   /** Only the children of this run. */
-  parentId?: string;
+  parentId?: string | undefined;
   /** At most this many (default 100). */
-  limit?: number;
+  limit?: number | undefined;
 }
 
 /**

@@ -48,14 +48,14 @@ export type { ListOptions, RunSummary } from "./indexes.ts";
 /** Options of {@link KvRunStore}. */
 export interface KvRunStoreOptions {
   /** Lease time to live in ms (default 30,000); executors renew every third of it. */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /** Who this instance is, in leases (default: `pid<pid>-<random>`, unique per instance). */
-  owner?: string;
+  owner?: string | undefined;
   /**
    * Where this instance runs, stored in its leases so a holder that died can
    * be recognised (default: this machine's hostname, when readable, and `Deno.pid`).
    */
-  holder?: LeaseHolderInfo;
+  holder?: LeaseHolderInfo | undefined;
 }
 
 const DELETE_BATCH = 500;
@@ -118,7 +118,11 @@ export class KvRunStore implements RunStore {
    */
   async save(
     state: Readonly<RunState>,
-    options: { settings?: unknown; lease?: boolean; answer?: AnswerRecord } = {},
+    options: {
+      settings?: unknown;
+      lease?: boolean | undefined;
+      answer?: AnswerRecord | undefined;
+    } = {},
   ): Promise<void> {
     const id = state?.runId;
     if (typeof id !== "string" || id === "") {

@@ -26,9 +26,9 @@ export interface Lease {
 /** Where the holder of a lease runs, recorded with it so a dead holder can be recognised. */
 export interface LeaseHolderInfo {
   /** The machine's hostname. */
-  host?: string;
+  host?: string | undefined;
   /** The process id. */
-  pid?: number;
+  pid?: number | undefined;
 }
 
 function asLease(stored: unknown): Lease | null {

@@ -43,9 +43,9 @@ function reasonOf(e: unknown): string {
 /** Options of {@link openKv}. */
 export interface OpenKvOptions {
   /** Attempts in all (default 10). */
-  attempts?: number;
+  attempts?: number | undefined;
   /** First wait in ms, doubled each retry up to 1 s (default 25). */
-  delayMs?: number;
+  delayMs?: number | undefined;
 }
 
 /**

@@ -138,8 +138,14 @@ type Flat<T> = { [K in keyof T]: T[K] };
 type Same<A, B> = (<T>() => T extends Flat<A> ? 1 : 2) extends (<T>() => T extends Flat<B> ? 1 : 2)
   ? true
   : false;
-const _headerInSync: Same<z.infer<typeof headerSchema>, StoredHeader> = true;
-const _messageInSync: Same<z.infer<typeof messageSchema>, ChatMessage> = true;
+type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T];
+/** `T` with `| undefined` on its optional fields at any depth, as zod types `.optional()`. */
+type Loose<T> = T extends readonly (infer E)[] ? Loose<E>[]
+  : T extends object
+    ? { [K in keyof T]: K extends OptionalKeys<T> ? Loose<T[K]> | undefined : Loose<T[K]> }
+  : T;
+const _headerInSync: Same<Loose<z.infer<typeof headerSchema>>, Loose<StoredHeader>> = true;
+const _messageInSync: Same<Loose<z.infer<typeof messageSchema>>, Loose<ChatMessage>> = true;
 
 /** A schema issue, as zod reports it (the part {@link firstProblem} reads). */
 export interface Issue {
@@ -210,7 +216,9 @@ export function parseHeader(runId: string, value: unknown): StoredHeader {
       `stored under "${runId}" but says "${parsed.data.runId}"`,
     );
   }
-  return parsed.data;
+  // Sound: the guard above holds the shapes equal but for zod's `| undefined` on optional
+  // fields, and zod yields undefined there only where the value held it (JSON never does).
+  return parsed.data as StoredHeader;
 }
 
 /**
@@ -228,7 +236,8 @@ export function parseMessage(runId: string, seq: number, value: unknown): ChatMe
   if (!parsed.success) {
     throw new RecordError(runId, ...firstProblem(`messages.${seq}`, parsed.error.issues));
   }
-  return parsed.data;
+  // Sound as in parseHeader.
+  return parsed.data as ChatMessage;
 }
 
 /**

@@ -11,9 +11,9 @@ import { messageOf } from "../harness/message_of.ts";
 /** Options of {@link retryLocked}. */
 export interface RetryOptions {
   /** Attempts in all (default 20). */
-  attempts?: number;
+  attempts?: number | undefined;
   /** First wait in ms, doubled each retry up to 250 ms (default 5). */
-  delayMs?: number;
+  delayMs?: number | undefined;
 }
 
 /**

@@ -77,9 +77,9 @@ export interface SaveWrites {
   /** Who saves (in the staging key of a large turn). */
   owner: string;
   /** Adds a lease to the last atomic (a new run about to execute where it is created). */
-  lease?: (op: Deno.AtomicOperation) => void;
+  lease?: ((op: Deno.AtomicOperation) => void) | undefined;
   /** Gives up this owner's lease in the last atomic, if they still hold it. */
-  release?: string;
+  release?: string | undefined;
 }
 
 /** What a committed save reports: its header's versionstamp, its bytes, whether the lease went. */
