@@ -46,10 +46,10 @@ export interface Retryable {
   what: string;
   /** The body's first 200 characters, or the network error. */
   detail: string;
-  status?: number;
-  retryAfterMs?: number;
+  status?: number | undefined;
+  retryAfterMs?: number | undefined;
   /** The reply the provider had begun, lost on the way (it may have billed it). */
-  lost?: LostReply;
+  lost?: LostReply | undefined;
 }
 
 const STATUS_TEXT: Record<number, string> = {

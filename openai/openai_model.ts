@@ -20,40 +20,40 @@ export interface OpenAIModelOptions {
   /** Endpoint base, e.g. `http://127.0.0.1:8788/v1` (a trailing slash is ignored). */
   baseUrl: string;
   /** Sent as `Authorization: Bearer <apiKey>` when set. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Model name sent in the request and used for pricing. */
   model: string;
   /** The `fetch` to use (tests pass an in-process fake). Default: global `fetch`. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Retries after the first attempt. Default 3. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Base of the exponential backoff, in ms. Default 250. */
-  retryBaseMs?: number;
+  retryBaseMs?: number | undefined;
   /** Longest wait honoured from a `Retry-After` header, in ms. Default 30000. */
-  maxRetryAfterMs?: number;
+  maxRetryAfterMs?: number | undefined;
   /** Timeout of each attempt (request and body), in ms. Default 120000. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Extra request headers. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /**
    * Who serves the endpoint, for telemetry (`gen_ai.provider.name`). Default:
    * known from the base URL's host (`groq`, `deepseek`, …), else `openai`.
    */
-  provider?: string;
+  provider?: string | undefined;
   /**
    * Ask for a streamed reply (`stream: true`, usage in the last chunk) so the
    * request's `onText` sees the text as it arrives. Default true. An endpoint
    * that answers JSON instead, or refuses the stream with a 400 that a plain
    * request does not get, is asked plainly from then on.
    */
-  stream?: boolean;
+  stream?: boolean | undefined;
   /**
    * How a run with an output schema asks this endpoint for it:
    * `json_schema` (default) sends `response_format: { type: "json_schema",
    * json_schema: { name, schema, strict } }` with each request; `tool` is for
    * endpoints that refuse it: the run gives the model a `final_answer` tool instead.
    */
-  structuredOutput?: "json_schema" | "tool";
+  structuredOutput?: "json_schema" | "tool" | undefined;
 }
 
 function nonNegative(name: string, value: number, integer: boolean): number {

@@ -25,7 +25,7 @@ import { readSseData } from "./sse_reader.ts";
 /** Options of {@link readChatStream}. */
 export interface ChatStreamOptions {
   /** Receives each piece of the reply's text as it arrives. */
-  onText?: (delta: string) => void;
+  onText?: ((delta: string) => void) | undefined;
   /** Aborts the read at once (the body is cancelled). */
   signal: AbortSignal;
   /** Builds the error for a stream that breaks the protocol. */
