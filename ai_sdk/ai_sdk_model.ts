@@ -43,15 +43,15 @@ export interface AiSdkLanguageModel {
 /** Options of {@link aiSdkModel}. */
 export interface AiSdkModelOptions {
   /** Prices of this model; a run uses them when its own options set none. */
-  prices?: Prices;
+  prices?: Prices | undefined;
   /** The name reins prices and records the model by. Default the model's `modelId`. */
-  name?: string;
+  name?: string | undefined;
   /** Retries of a failure the provider marks retryable (429, 5xx, network). Default 2. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Base of the exponential backoff, in ms. Default 250. */
-  retryBaseMs?: number;
+  retryBaseMs?: number | undefined;
   /** Passed to every call: `temperature`, `providerOptions`, `headers`, … */
-  callOptions?: Record<string, unknown>;
+  callOptions?: Record<string, unknown> | undefined;
 }
 
 /** A reins `Model` over an AI SDK language model. */
@@ -59,7 +59,7 @@ export interface AiSdkModel extends Model {
   /** The wrapped AI SDK model. */
   readonly languageModel: AiSdkLanguageModel;
   /** The prices given, if any. */
-  readonly prices?: Prices;
+  readonly prices?: Prices | undefined;
 }
 
 /** The fields of an AI SDK `APICallError` (or any provider error) reins reads. */
