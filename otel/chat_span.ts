@@ -22,7 +22,7 @@ import { errorType, failSpan } from "./span_status.ts";
 /** What a model call cost, as the run billed it. */
 export interface ChatBill {
   /** The run's turn count after the call, when it was a turn. */
-  turn?: number;
+  turn?: number | undefined;
   /** USD of this call. */
   costUsd: number;
   /** The run's cost so far, this call included. */

@@ -57,9 +57,9 @@ export interface CallMeasure {
   /** Seconds the call took. */
   seconds: number;
   /** Tokens, when the call returned. */
-  usage?: { input: number; output: number };
+  usage?: { input: number; output: number } | undefined;
   /** USD, when billed. */
-  costUsd?: number;
+  costUsd?: number | undefined;
 }
 
 /** Records one model call. */

@@ -37,13 +37,13 @@ export interface OpenTelemetryOptions {
    * `true`, `span_only` or `span_and_event`). Off unless asked for: prompts
    * and replies often hold what must not leave the process.
    */
-  captureContent?: boolean;
+  captureContent?: boolean | undefined;
   /**
    * The agent a run is (`gen_ai.agent.name`); default: the agent the run
    * names, else, for a child run, the tool that started it (`research`), else
    * {@link DEFAULT_AGENT_NAME}.
    */
-  agentName?: (state: RunState) => string | undefined;
+  agentName?: ((state: RunState) => string | undefined) | undefined;
 }
 
 /** Models and trace sinks wrapped by an observer, to what they wrap (children inherit wrapped ones). */
@@ -78,9 +78,9 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): RunObserver {
 /** Where an observer records: an SDK's own tracer and meter instead of the registered ones. */
 export interface TelemetryProviders {
   /** Where spans go (default: the registered provider's tracer `reins`). */
-  tracer?: Tracer;
+  tracer?: Tracer | undefined;
   /** Where metrics go (default: the registered provider's meter `reins`, looked up per run). */
-  meter?: Meter;
+  meter?: Meter | undefined;
 }
 
 /**
@@ -164,7 +164,7 @@ function startRunSpan(
       ...(state.parentId ? { "reins.run.parent_id": state.parentId } : {}),
       "reins.budget.limit_usd": runOptions.limits?.maxBudgetUsd ?? state.limits?.maxBudgetUsd,
     },
-    links: parent.links,
+    ...(parent.links ? { links: parent.links } : {}),
   }, parent.context);
 }
 
@@ -185,7 +185,7 @@ function metricsOf(meter = metrics.getMeter("reins")): GenAiMetrics {
 function parentOf(
   state: RunState,
   toolSpans: RunSpanSetup["toolSpans"],
-): { context: Context; toolName?: string; links?: Link[] } {
+): { context: Context; toolName?: string; links?: Link[] | undefined } {
   const active = context.active();
   if (state.parentId && state.parentCallId) {
     const tool = toolSpans.get(toolKey(state.parentId, state.parentCallId));

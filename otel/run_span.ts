@@ -12,7 +12,6 @@ import {
   context,
   type Span,
   SpanKind,
-  SpanStatusCode,
   trace,
   type Tracer,
 } from "@opentelemetry/api";
@@ -27,7 +26,7 @@ import type {
 } from "../harness/trace.ts";
 import type { GenAiMetrics } from "./genai_metrics.ts";
 import { type ChatBill, ChatSpan } from "./chat_span.ts";
-import { errorType, failSpan } from "./span_status.ts";
+import { errorStatus, errorType, failSpan } from "./span_status.ts";
 
 /** An open `execute_tool` span. */
 export interface ToolSpan {
@@ -175,7 +174,7 @@ export class RunSpan {
   step(name: string, operation: string, attributes: Attributes, start?: number): Span {
     const span = this.#setup.tracer.startSpan(name, {
       kind: SpanKind.INTERNAL,
-      startTime: start,
+      ...(start === undefined ? {} : { startTime: start }),
       attributes: { ...this.#base, "gen_ai.operation.name": operation, ...attributes },
     }, this.#context);
     this.#steps.add(span);
@@ -247,7 +246,7 @@ export class RunSpan {
       });
     } else if (!e.ok) {
       span.setAttribute("error.type", "tool_error");
-      span.setStatus({ code: SpanStatusCode.ERROR, message: e.error });
+      span.setStatus(errorStatus(e.error));
     }
     span.end();
   }
@@ -301,7 +300,7 @@ export class RunSpan {
     });
     if (state.status === "failed") {
       this.span.setAttribute("error.type", "run_failed");
-      this.span.setStatus({ code: SpanStatusCode.ERROR, message: state.stopReason ?? undefined });
+      this.span.setStatus(errorStatus(state.stopReason));
     }
   }
 
@@ -309,7 +308,7 @@ export class RunSpan {
   #toolSpan(toolName: string, callId: string, start?: number): Span {
     return this.#setup.tracer.startSpan(`execute_tool ${toolName}`, {
       kind: SpanKind.INTERNAL,
-      startTime: start,
+      ...(start === undefined ? {} : { startTime: start }),
       attributes: {
         ...this.#base,
         "gen_ai.operation.name": "execute_tool",

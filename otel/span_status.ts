@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { type Span, SpanStatusCode } from "@opentelemetry/api";
+import { type Span, type SpanStatus, SpanStatusCode } from "@opentelemetry/api";
 import { messageOf } from "../harness/message_of.ts";
 
 /** A low-cardinality name for `error`: a `ModelError`'s kind, else the error class, else `_OTHER`. */
@@ -20,4 +20,9 @@ export function failSpan(span: Span, error: unknown): void {
     code: SpanStatusCode.ERROR,
     message: messageOf(error),
   });
+}
+
+/** An error status, with `message` when there is one (the API's `message` is a string or absent). */
+export function errorStatus(message: string | null | undefined): SpanStatus {
+  return message == null ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message };
 }
