@@ -33,7 +33,9 @@ export interface CallOptions {
   /** Aborting sends `notifications/cancelled` to the server and rejects with the reason. */
   signal: AbortSignal;
   /** Receives the server's progress notifications. */
-  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  onProgress?:
+    | ((progress: { progress: number; total?: number; message?: string }) => void)
+    | undefined;
   /** Give up after this long without a reply or progress. */
   timeoutMs: number;
 }

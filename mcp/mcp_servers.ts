@@ -12,19 +12,19 @@ import { McpStartError } from "./mcp_start_error.ts";
 /** One named server: a command (stdio) or a URL (Streamable HTTP), and per-tool overrides. */
 export interface McpServerEntry extends Omit<McpToolOptions, "name" | "prefix"> {
   /** `stdio` or `http` (`streamable-http`); implied by `command` or `url`. */
-  type?: "stdio" | "http" | "streamable-http";
+  type?: "stdio" | "http" | "streamable-http" | undefined;
   /** The program that starts the server, e.g. `npx`. */
-  command?: string;
+  command?: string | undefined;
   /** Its arguments. */
-  args?: string[];
+  args?: string[] | undefined;
   /** Environment variables for it. */
-  env?: Record<string, string>;
+  env?: Record<string, string> | undefined;
   /** Its working directory. */
-  cwd?: string;
+  cwd?: string | undefined;
   /** The server's MCP endpoint. */
-  url?: string;
+  url?: string | undefined;
   /** Headers sent to it. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 /** The tools of several servers, and the handle that closes them all. */
@@ -55,7 +55,7 @@ export interface McpServerTools {
  */
 export async function mcpServerTools(
   servers: Readonly<Record<string, McpServerEntry>> = {},
-  defaults: { stderr?: "inherit" | "ignore" | "pipe" } = {},
+  defaults: { stderr?: "inherit" | "ignore" | "pipe" | undefined } = {},
 ): Promise<McpServerTools> {
   const entries = Object.entries(servers);
   const settled = await Promise.allSettled(entries.map(([name, entry]) => {

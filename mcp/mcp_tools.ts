@@ -21,21 +21,21 @@ import {
 /** How to treat a server's tools; every list names tools as the server does. */
 export interface McpToolOptions {
   /** The server's name in error messages (and in `mcpServers`). Default: its command or URL. */
-  name?: string;
+  name?: string | undefined;
   /** Put before every tool name, e.g. `fs__` (names are cut to 64 of `a-z A-Z 0-9 _ -`). */
-  prefix?: string;
+  prefix?: string | undefined;
   /** Offer only these tools. Default all. */
-  only?: readonly string[];
+  only?: readonly string[] | undefined;
   /** These tools wait for approval, whatever their annotations say. */
-  approve?: readonly string[];
+  approve?: readonly string[] | undefined;
   /** These tools never wait for approval, whatever their annotations say. */
-  noApproval?: readonly string[];
+  noApproval?: readonly string[] | undefined;
   /** These tools only read (dedupable, safe to re-run, no approval). */
-  readOnly?: readonly string[];
+  readOnly?: readonly string[] | undefined;
   /** These writes are safe to repeat (re-run on resume). */
-  idempotent?: readonly string[];
+  idempotent?: readonly string[] | undefined;
   /** A call that gets no reply or progress for this long fails. Default 60,000 ms. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** What {@link mcpTools} takes: where the server is, and how to treat its tools. */

@@ -22,17 +22,17 @@ export interface McpStdioServer {
   /** The program, e.g. `npx`. */
   command: string;
   /** Its arguments, e.g. `["-y", "@modelcontextprotocol/server-filesystem", "."]`. */
-  args?: string[];
+  args?: string[] | undefined;
   /** Environment variables added to a minimal inherited set (`PATH`, `HOME`, …). */
-  env?: Record<string, string>;
+  env?: Record<string, string> | undefined;
   /** Working directory of the process. */
-  cwd?: string;
+  cwd?: string | undefined;
   /**
    * What to do with the server's stderr (default `inherit`). `pipe` keeps it
    * out of the process's output (start-up banners) and quotes its last line
    * in the error when the server cannot be reached.
    */
-  stderr?: "inherit" | "ignore" | "pipe";
+  stderr?: "inherit" | "ignore" | "pipe" | undefined;
 }
 
 /** An MCP server reached over Streamable HTTP. */
@@ -40,9 +40,9 @@ export interface McpHttpServer {
   /** The MCP endpoint, e.g. `https://example.com/mcp`. */
   url: string | URL;
   /** Headers sent with every request, e.g. `{ Authorization: "Bearer …" }`. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** The `fetch` to use (default the global one). */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 }
 
 /** Where an MCP server is: a command to start, or a URL. */
