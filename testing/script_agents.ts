@@ -16,7 +16,7 @@ export interface ScriptableAgent {
   /** Its instructions: the system message its runs start with. */
   readonly instructions: string;
   /** Its child agents, scripted by name too. */
-  readonly agents?: readonly ScriptableAgent[];
+  readonly agents?: readonly ScriptableAgent[] | undefined;
 }
 
 /**

@@ -14,11 +14,11 @@ export const SCRIPTED_BASE_URL = "http://scripted.reins.local/v1";
 /** Options of {@link scriptedModel}: the provider's, plus the client's retry bound. */
 export interface ScriptedModelOptions extends ScriptedProviderOptions {
   /** Retries of the model client (default 3). */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Base backoff of the model client in ms (default 250). */
-  retryBaseMs?: number;
+  retryBaseMs?: number | undefined;
   /** Ask for streamed replies (default true); `onText` sees them as they arrive. */
-  stream?: boolean;
+  stream?: boolean | undefined;
 }
 
 /**

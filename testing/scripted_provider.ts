@@ -54,7 +54,11 @@ export interface ProviderRequestInfo {
   /** The request's `response_format`, when it asked for one (validated). */
   responseFormat?: {
     type: string;
-    json_schema?: { name: string; schema?: Record<string, unknown>; strict?: boolean | null };
+    json_schema?: {
+      name: string;
+      schema?: Record<string, unknown> | undefined;
+      strict?: boolean | null | undefined;
+    };
   };
 }
 
@@ -67,28 +71,28 @@ export const BUILT_IN_SCENARIOS: Readonly<Record<string, Scenario>> = Object.fre
 /** Options of {@linkcode createScriptedProvider}. */
 export interface ScriptedProviderOptions {
   /** Delay before each chat reply, in ms (header `x-reins-latency-ms` or query `latency_ms` override it). */
-  latencyMs?: number;
+  latencyMs?: number | undefined;
   /** Inject this fault into every chat request (header `x-reins-fault` overrides it). */
-  fault?: Fault;
+  fault?: Fault | undefined;
   /**
    * Decide a fault per chat request; `undefined` means none. The provider is
    * stateless: to fault only the first K requests, count in this closure.
    */
-  faults?: (request: ProviderRequestInfo) => Fault | undefined;
+  faults?: ((request: ProviderRequestInfo) => Fault | undefined) | undefined;
   /** Called once per valid chat request (faulted ones included), e.g. to count model calls. */
-  onRequest?: (info: ProviderRequestInfo) => void;
+  onRequest?: ((info: ProviderRequestInfo) => void) | undefined;
   /** Extra or replacement scenarios, merged over the built-in ones. */
-  scenarios?: Record<string, Scenario>;
+  scenarios?: Record<string, Scenario> | undefined;
   /**
    * The model's context window in tokens: a longer prompt is refused as
    * OpenAI refuses it (400, code `context_length_exceeded`). Default: no limit.
    */
-  contextTokens?: number;
+  contextTokens?: number | undefined;
   /**
    * Pause between two chunks of a streamed reply, in ms (default 0; the
    * provider's command and the server default to a visible pace).
    */
-  chunkMs?: number;
+  chunkMs?: number | undefined;
 }
 
 /**

@@ -74,13 +74,13 @@ export interface ChatRequest {
   /** The tool definitions (empty if none). */
   tools: ToolDefinition[];
   /** The smaller of `max_tokens` and `max_completion_tokens`, if either is set. */
-  maxTokens?: number;
+  maxTokens?: number | undefined;
   /** `stream: true` was asked for. */
   stream: boolean;
   /** `stream_options.include_usage` was asked for. */
   includeUsage: boolean;
   /** The `response_format` asked for, if any (validated; scenarios answer as scripted). */
-  responseFormat?: z.infer<typeof responseFormat>;
+  responseFormat?: z.infer<typeof responseFormat> | undefined;
 }
 
 function text(value: z.infer<typeof content>): string | null {
