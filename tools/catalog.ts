@@ -13,9 +13,9 @@ import type { Workspace } from "./workspace.ts";
 /** Options of {@link demoTools}. */
 export interface DemoToolsOptions {
   /** Options of `read_file`. */
-  read?: ReadFileOptions;
+  read?: ReadFileOptions | undefined;
   /** Options of `scan_archive` (e.g. `{ ms: 50 }` in tests). */
-  scan?: ScanArchiveOptions;
+  scan?: ScanArchiveOptions | undefined;
 }
 
 /**

@@ -18,7 +18,7 @@ export interface ReadFileArgs {
 /** Options of {@link readFileTool}. */
 export interface ReadFileOptions {
   /** Most characters returned; the rest is cut with a note. Default 200,000. */
-  maxChars?: number;
+  maxChars?: number | undefined;
 }
 
 /** Default cap on the characters `read_file` returns. */

@@ -15,11 +15,11 @@ export type ScanArchiveArgs = Record<string, never>;
 /** Options of {@link scanArchiveTool}. */
 export interface ScanArchiveOptions {
   /** Simulated files to scan. Default 1200. */
-  files?: number;
+  files?: number | undefined;
   /** Total time the scan takes, in ms. Default 3000. */
-  ms?: number;
+  ms?: number | undefined;
   /** Report progress after every this many files. Default 200. */
-  every?: number;
+  every?: number | undefined;
 }
 
 // One schema for every instance: a server builds the tools of each run it executes.

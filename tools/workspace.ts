@@ -41,13 +41,13 @@ export interface WorkspaceOptions {
    * another process renames its copy in first, that one is used). When it
    * exists, the demo files in it are overwritten, each atomically.
    */
-  dir?: string;
+  dir?: string | undefined;
   /** With `dir`: a folder already there is used as it is (its files are kept, not overwritten). */
-  keep?: boolean;
+  keep?: boolean | undefined;
   /** Create a new `reins-ws-*` folder under this one (created if missing). */
-  parent?: string;
+  parent?: string | undefined;
   /** Called after each demo file is written (tests use it to kill a process mid-way). */
-  onFileWritten?: (name: string) => void | Promise<void>;
+  onFileWritten?: ((name: string) => void | Promise<void>) | undefined;
 }
 
 /**
@@ -68,7 +68,11 @@ export async function createWorkspace(options: WorkspaceOptions = {}): Promise<W
   }
   if (options.dir !== undefined) return openWorkspace(await prepareDir(options.dir, options));
   if (options.parent !== undefined) await Deno.mkdir(options.parent, { recursive: true });
-  const dir = await Deno.makeTempDir({ prefix: "reins-ws-", dir: options.parent });
+  const prefix = "reins-ws-";
+  // Deno's MakeTempOptions.dir takes a path or no key, not undefined.
+  const dir = await Deno.makeTempDir(
+    options.parent === undefined ? { prefix } : { prefix, dir: options.parent },
+  );
   await writeFixtures(dir, options);
   return openWorkspace(dir);
 }
