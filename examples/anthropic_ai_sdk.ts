@@ -6,7 +6,9 @@ import { aiSdkModel } from "../ai_sdk/mod.ts";
 import { newRun, run } from "../mod.ts";
 import { createWorkspace, demoTools } from "../demo/mod.ts";
 
-const anthropic = createAnthropic({ apiKey: Deno.env.get("ANTHROPIC_API_KEY") });
+// Without the variable, the provider looks for it itself and says it is missing.
+const apiKey = Deno.env.get("ANTHROPIC_API_KEY");
+const anthropic = createAnthropic(apiKey === undefined ? {} : { apiKey });
 const model = aiSdkModel(anthropic("claude-sonnet-4-5"), {
   prices: {
     inputPerMillion: 3,

@@ -152,7 +152,7 @@ export async function api<T = Record<string, unknown>>(
       client: server.client,
       method: body === undefined ? "GET" : "POST",
       headers: { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? null : JSON.stringify(body), // null: no body, as undefined
     });
   } catch (e) {
     // The server's own words say why it did not answer (it crashed, it refused, ...).
