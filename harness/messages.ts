@@ -82,9 +82,9 @@ export interface Usage {
 /** Token counts of one model call, with the prompt-cache counts the provider reports. */
 export interface CallUsage extends Usage {
   /** Of `prompt_tokens`, how many were read from the provider's prompt cache. */
-  cached_prompt_tokens?: number;
+  cached_prompt_tokens?: number | undefined;
   /** Of `prompt_tokens`, how many were written to the provider's prompt cache. */
-  cache_write_tokens?: number;
+  cache_write_tokens?: number | undefined;
 }
 
 /** A tool as the model sees it (`tools[]` of a chat-completions request). */

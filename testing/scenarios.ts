@@ -42,7 +42,7 @@ export interface ScriptedReply {
   /** The reply's text, or `null` for tool calls only. */
   content: string | null;
   /** The tool calls, if any. */
-  tool_calls?: ScriptedToolCall[];
+  tool_calls?: ScriptedToolCall[] | undefined;
 }
 
 /**
