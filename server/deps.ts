@@ -14,9 +14,9 @@ import type { ScenarioCatalog } from "../testing/scenario_catalog.ts";
 /** What every new run starts with unless its agent or request says otherwise (`reins.jsonc`). */
 export interface RunDefaults {
   /** Options of each new run where its agent sets none (a request may narrow them). */
-  settings?: RunSettings;
+  settings?: RunSettings | undefined;
   /** Limits of each new run where its agent sets none (a request may lower them). */
-  limits?: Partial<RunLimits>;
+  limits?: Partial<RunLimits> | undefined;
 }
 
 /** A handler mounted under a path prefix of the app (e.g. a scripted provider at `/v1`). */
@@ -25,29 +25,29 @@ export type Mounted = (request: Request) => Response | Promise<Response>;
 /** Everything {@link createApp} needs: a worker's deps and the HTTP side's. */
 export interface ServerDeps extends WorkerDeps {
   /** Bearer token required on every route when set (`REINS_TOKEN`). */
-  token?: string;
+  token?: string | undefined;
   /**
    * Starts a run a request created or continued, on this instance (the
    * server passes its worker's `schedule`). Default: nothing, and a sweep
    * (any instance's, or a `deno task worker`'s) picks the run up.
    */
-  schedule?: (runId: string) => Promise<void>;
+  schedule?: ((runId: string) => Promise<void>) | undefined;
   /**
    * Saves a run a request created, with its settings, and starts it on this
    * instance (the server passes its worker's `start`: the run, its settings
    * and its lease in one commit). Default: saved, then `schedule`d.
    */
-  start?: (state: RunState, settings: unknown) => Promise<void>;
+  start?: ((state: RunState, settings: unknown) => Promise<void>) | undefined;
   /** Called (not awaited) on every request: the worker's throttled sweep. */
-  onRequest?: () => void;
+  onRequest?: (() => void) | undefined;
   /** Aborted when the server shuts down: event streams end. */
-  closing?: AbortSignal;
+  closing?: AbortSignal | undefined;
   /** Defaults of new runs (the config file's limits, budget mode, ...). */
-  runDefaults?: RunDefaults;
+  runDefaults?: RunDefaults | undefined;
   /** Scenarios a request may play (none by default: `scenario` is then a 400). */
-  scenarios?: ScenarioCatalog;
+  scenarios?: ScenarioCatalog | undefined;
   /** Handlers by path prefix (`{ "/v1": provider.fetch }`), behind the token like every route. */
-  mount?: Readonly<Record<string, Mounted>>;
+  mount?: Readonly<Record<string, Mounted>> | undefined;
 }
 
 /** {@link ServerDeps} with every default filled in. */
@@ -61,11 +61,11 @@ export interface ResolvedDeps extends ReturnType<typeof resolveWorkerDeps> {
   /** As in {@link ServerDeps} (`{}` when none). */
   runDefaults: RunDefaults;
   /** As in {@link ServerDeps}. */
-  token?: string;
+  token?: string | undefined;
   /** As in {@link ServerDeps}. */
-  closing?: AbortSignal;
+  closing?: AbortSignal | undefined;
   /** As in {@link ServerDeps}. */
-  scenarios?: ScenarioCatalog;
+  scenarios?: ScenarioCatalog | undefined;
   /** As in {@link ServerDeps} (`{}` when none). */
   mount: Readonly<Record<string, Mounted>>;
 }

@@ -182,7 +182,7 @@ export interface Attempt {
    * and its record (the claim lapsed) finds the run the first made, not a
    * second. A key whose answer expired (24 h) is a new request: a new id.
    */
-  runId?: string;
+  runId?: string | undefined;
   /**
    * The record of the answer, for work that is one commit (a follow-up's
    * save) to make with it (absent without a key): then the work and its

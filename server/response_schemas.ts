@@ -135,9 +135,14 @@ export const ErrorResponse = z.object({
   error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }),
 });
 
-// Compile-time guards: the views the routes send must be what the schemas say.
+// Compile-time guards: the views the routes send must be what the schemas say. Read back
+// without `undefined`, which zod's `.optional()` admits and JSON never carries (it differs
+// from `?: T` only under exactOptionalPropertyTypes).
+type Sent<T> = T extends readonly unknown[] ? T
+  : T extends object ? { [K in keyof T]: Sent<Exclude<T[K], undefined>> }
+  : T;
 const _view: z.infer<typeof RunViewResponse> = {} as RunView;
-const _viewBack: RunView = {} as z.infer<typeof RunViewResponse>;
+const _viewBack: RunView = {} as Sent<z.infer<typeof RunViewResponse>>;
 const _node: z.infer<typeof TreeNodeResponse> = {} as TreeNode;
 const _stop: z.infer<typeof StopResponse> = {} as Omit<StopRequest, "at"> & {
   runId: string;

@@ -89,7 +89,8 @@ function narrowed(
   agent: Agent,
   body: CreateRunBody,
 ): { options: RunSettings; limits: Partial<RunLimits> } {
-  const asked: RunSettings = { ...body.options };
+  // Sound: parsed from JSON, no field of it is undefined (zod types `.optional()` as `T | undefined`).
+  const asked = { ...body.options } as RunSettings;
   delete (asked as Record<string, unknown>).researchDepth;
   delete (asked as Record<string, unknown>).researchWrites;
   const widened = wideningOf(agent.options, asked);
@@ -137,8 +138,8 @@ async function createRun(
   }
   const { options, limits } = narrowed(deps, agent, body);
   let state = newRun(task, {
-    runId,
-    system: agent.instructions || undefined,
+    ...(runId === undefined ? {} : { runId }),
+    system: agent.instructions, // "" (none): no system message
     model,
     limits,
     agent: agent.name,
@@ -197,7 +198,7 @@ export function registerRunRoutes(app: Hono, deps: ResolvedDeps): void {
 
   app.get("/runs", async (c) => {
     const query = parseInput(ListQuerySchema, c.req.query(), "");
-    return c.json({ runs: await deps.store.list({ status: query.status, limit: query.limit }) });
+    return c.json({ runs: await deps.store.list(query) });
   });
 
   app.get("/runs/:id", async (c) => {

@@ -22,10 +22,13 @@ export const RunIdSchema = z.string().regex(
 
 const limit = runLimitsSchema().shape;
 
-/** The limits a client may give a run: those of a run, capped so no client can widen them much. */
+/**
+ * The limits a client may give a run: those of a run, capped so no client can
+ * widen them much. Exactly optional (JSON has no `undefined`): a `Partial<RunLimits>`.
+ */
 export const LimitsSchema = runLimitsSchema().extend({
-  maxTurns: limit.maxTurns.min(1).max(1000).optional(),
-  maxBudgetUsd: limit.maxBudgetUsd.positive().max(1000).optional(),
+  maxTurns: limit.maxTurns.min(1).max(1000).exactOptional(),
+  maxBudgetUsd: limit.maxBudgetUsd.positive().max(1000).exactOptional(),
 });
 
 /** A field a request may not set: what an agent may do is its definition's. */
@@ -97,10 +100,10 @@ export const StopSchema = z.strictObject({
   ),
 });
 
-/** Query of `GET /runs`. */
+/** Query of `GET /runs` (exactly optional, as a query has no `undefined`: the store's options). */
 export const ListQuerySchema = z.strictObject({
-  status: RunStatusSchema.optional(),
-  limit: z.coerce.number().pipe(z.int().min(1).max(1000)).optional(),
+  status: RunStatusSchema.exactOptional(),
+  limit: z.coerce.number().pipe(z.int().min(1).max(1000)).exactOptional(),
 });
 
 /** Query of `GET /runs/:id/events`. */

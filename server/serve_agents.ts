@@ -31,7 +31,7 @@ export interface Serving {
 /** Options of {@link serve}: the agents, and (for tests) the environment to read. */
 export interface ServeAgentsOptions extends ServeOptions {
   /** The environment (default `Deno.env`). */
-  env?: Env;
+  env?: Env | undefined;
 }
 
 /** Registers the sweep cron now (synchronously: Deploy finds crons while the module evaluates). */

@@ -26,18 +26,18 @@ export interface ServeOptions {
   /** The agents it serves: it starts and executes runs of these only. */
   agents: readonly Agent[];
   /** The agent of a request that names none (default: the only one, if one). */
-  defaultAgent?: string;
+  defaultAgent?: string | undefined;
   /**
    * Makes the model factory from the process's model settings (`LLM_*` over
    * `reins.jsonc`); default: every name goes to the OpenAI-compatible `baseUrl`.
    */
-  models?: (settings: ModelSettings) => (name: string) => Model;
+  models?: ((settings: ModelSettings) => (name: string) => Model) | undefined;
   /** The model of runs whose agent names none, when `LLM_MODEL` and the file name none. */
-  defaultModel?: string;
+  defaultModel?: string | undefined;
   /** Scenarios a request may play (the demo's). */
-  scenarios?: ScenarioCatalog;
+  scenarios?: ScenarioCatalog | undefined;
   /** Handlers by path prefix, e.g. a scripted provider at `/v1`. */
-  mount?: Readonly<Record<string, Mounted>>;
+  mount?: Readonly<Record<string, Mounted>> | undefined;
 }
 
 /**
@@ -125,34 +125,38 @@ export async function startService(options: ServeOptions, env: ReinsEnv): Promis
   const makeModel = (options.models ?? defaultModels)(settings);
   const mcp = await openProcessTools(raw.mcpServers);
   const agents = agentRegistry(options.agents, {
-    defaultAgent: options.defaultAgent,
+    ...(options.defaultAgent === undefined ? {} : { defaultAgent: options.defaultAgent }),
     extraTools: mcp.tools,
     resolveModel: makeModel,
   });
   const kv = await openServiceKv(env, mcp);
   const owner = `w${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
-  const store = new KvRunStore(kv, { owner, leaseMs: env.leaseMs });
+  const store = new KvRunStore(kv, {
+    owner,
+    ...(env.leaseMs === undefined ? {} : { leaseMs: env.leaseMs }),
+  });
   const closing = new AbortController();
   const { budgetMode, dedupe, toolErrors, context } = raw;
   const runDefaults: RunDefaults = {
     settings: JSON.parse(JSON.stringify({ budgetMode, dedupe, toolErrors, context })),
     ...(settings.limits ? { limits: settings.limits } : {}),
   };
+  const defaultModel = settings.model ?? options.defaultModel;
   const deps = {
     kv,
     store,
     agents,
     token: env.token,
     makeModel,
-    defaultModel: settings.model ?? options.defaultModel,
-    prices: settings.prices,
+    ...(defaultModel === undefined ? {} : { defaultModel }),
+    ...(settings.prices === undefined ? {} : { prices: settings.prices }),
     runDefaults,
     workspaceRoot: env.workspaceRoot,
     closing: closing.signal,
     scenarios: options.scenarios,
     mount: options.mount,
   };
-  const worker = startWorker(deps, { everyMs: env.sweepMs });
+  const worker = startWorker(deps, env.sweepMs === undefined ? {} : { everyMs: env.sweepMs });
   const app = createApp({
     ...deps,
     schedule: worker.schedule,
@@ -178,5 +182,9 @@ export async function startService(options: ServeOptions, env: ReinsEnv): Promis
 }
 
 function defaultModels(settings: ModelSettings): (name: string) => Model {
-  return defaultMakeModel({ baseUrl: settings.baseUrl, apiKey: settings.apiKey });
+  const { baseUrl, apiKey } = settings;
+  return defaultMakeModel({
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...(apiKey === undefined ? {} : { apiKey }),
+  });
 }

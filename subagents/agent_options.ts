@@ -12,20 +12,20 @@ import { type ContextSettings, contextSettingsSchema } from "../harness/context_
 /** The run options an agent may set (`run()`'s, by the same names). */
 export interface AgentOptions {
   /** `soft` (default): check before each call; `hard`: also cap `max_tokens`. */
-  budgetMode?: BudgetMode;
+  budgetMode?: BudgetMode | undefined;
   /** Serve repeated identical read-only tool calls from cache (default false). */
-  dedupe?: boolean;
+  dedupe?: boolean | undefined;
   /** How tool errors reach the model (default `describe`). */
-  toolErrors?: "describe" | "generic" | "fatal";
+  toolErrors?: "describe" | "generic" | "fatal" | undefined;
   /** Read-only tool calls of one turn run at most this many at once (default 4). */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** A permanent tool error fails the run (default true). */
-  stopOnPermanentError?: boolean;
+  stopOnPermanentError?: boolean | undefined;
   /**
    * Compact the prompt of long runs (`run()`'s `context`, the summary model by
    * name): a request may set its own (it only bounds the prompt).
    */
-  context?: ContextSettings;
+  context?: ContextSettings | undefined;
 }
 
 const POSITIVE = "expected a positive integer";
@@ -69,8 +69,12 @@ export function agentOptionsSchema(): z.ZodObject<{
   });
 }
 
-// Compile-time guard: AgentOptions and its schema describe the same fields.
-type Flat<T> = { [K in keyof T]: T[K] };
+// Compile-time guard: AgentOptions and its schema describe the same fields. Compared
+// without `undefined`, at every depth: zod infers `?: T | undefined` for `.optional()`,
+// which differs from `?: T` only under exactOptionalPropertyTypes.
+type Flat<T> = T extends readonly unknown[] ? T
+  : T extends object ? { [K in keyof T]: Flat<Exclude<T[K], undefined>> }
+  : T;
 type Same<A, B> = (<T>() => T extends Flat<A> ? 1 : 2) extends (<T>() => T extends Flat<B> ? 1 : 2)
   ? true
   : false;

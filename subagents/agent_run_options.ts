@@ -98,19 +98,19 @@ export interface RunSetup {
   /** The tree's context (root id, folder) for the agent's `tools` function. */
   context: AgentContext;
   /** Resolves child agents' model names. */
-  resolveModel?: ResolveModel;
+  resolveModel?: ResolveModel | undefined;
   /** `model` runs every agent of the tree, their own ignored (`runAgent` given a model). */
-  modelForTree?: boolean;
+  modelForTree?: boolean | undefined;
   /** Prices of the process (the agent's own win). */
-  prices?: Prices | PriceTable;
+  prices?: Prices | PriceTable | undefined;
   /** Aborts the run (Ctrl-C, server shutdown). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Where trace events go (besides the store's own log). */
-  trace?: TraceSink;
+  trace?: TraceSink | undefined;
   /** Tools the process adds to the root run (MCP servers of `reins.jsonc`). */
-  extraTools?: readonly AnyTool[];
+  extraTools?: readonly AnyTool[] | undefined;
   /** Makes a model by name (for a context policy's `summaryModel`). */
-  makeModel?: (name: string) => Model;
+  makeModel?: ((name: string) => Model) | undefined;
 }
 
 /**
@@ -142,17 +142,27 @@ export async function agentRunOptions(
   return {
     model: setup.model,
     tools: [...tools, ...setup.extraTools ?? []],
-    budgetMode: options.budgetMode,
-    dedupe: options.dedupe,
-    toolErrors: options.toolErrors,
-    concurrency: options.concurrency,
-    stopOnPermanentError: options.stopOnPermanentError,
-    prices: agent.prices ?? setup.prices,
-    context: contextPolicyOf(options.context, setup.resolveModel),
-    signal: setup.signal,
-    trace: setup.trace,
+    ...setOnly({
+      budgetMode: options.budgetMode,
+      dedupe: options.dedupe,
+      toolErrors: options.toolErrors,
+      concurrency: options.concurrency,
+      stopOnPermanentError: options.stopOnPermanentError,
+      prices: agent.prices ?? setup.prices,
+      context: contextPolicyOf(options.context, setup.resolveModel),
+      signal: setup.signal,
+      trace: setup.trace,
+    }),
     // A typed agent: its answer must pass the schema, on every resume too.
     ...(agent.output === undefined ? {} : { output: agent.output }),
+  };
+}
+
+/** `o` without its undefined fields (`run()` reads an absent option as not set, too). */
+function setOnly<T extends object>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  // Sound: the fields kept are T's, each with a value other than undefined.
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
   };
 }
 

@@ -12,7 +12,13 @@ import type { StopCondition } from "../harness/stop_conditions.ts";
 import { SuspendRun } from "../harness/errors.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool } from "../harness/run_options.ts";
-import { defineTool, type Tool, type ToolContext, type ToolSchema } from "../harness/tool.ts";
+import {
+  type ChildRunOptions,
+  defineTool,
+  type Tool,
+  type ToolContext,
+  type ToolSchema,
+} from "../harness/tool.ts";
 
 /** Arguments of an agent tool without custom parameters. */
 export interface QuestionArgs {
@@ -31,24 +37,24 @@ export interface AgentToolOptions<T = QuestionArgs> {
   /** The child run's tools (put another agent tool here for a deeper tree). */
   tools: readonly AnyTool[];
   /** The child's own limits; its budget is further capped by what the parent has left. */
-  limits?: Partial<RunLimits>;
+  limits?: Partial<RunLimits> | undefined;
   /** Custom arguments (default `{ question: string }`); give `task` with them. */
-  parameters?: ToolSchema<T>;
+  parameters?: ToolSchema<T> | undefined;
   /** The child's task from the arguments (default `args.question`). */
-  task?: (args: T) => string;
+  task?: ((args: T) => string) | undefined;
   /** The child's model (default: the parent's). */
-  model?: Model;
+  model?: Model | undefined;
   /** More stop conditions for the child, after those it inherits from the parent. */
-  stopWhen?: readonly StopCondition[];
+  stopWhen?: readonly StopCondition[] | undefined;
   /**
    * The parent's `stopWhen` (and so the root's) applies to the child too, by
    * default: `hasToolCall("final_answer")` given to the root also ends a child
    * that calls it. False gives the child only the turn cap, the budget and
    * this tool's `stopWhen`.
    */
-  inheritStopWhen?: boolean;
+  inheritStopWhen?: boolean | undefined;
   /** The agent name recorded on each child run (`RunState.agent`; `defineAgent` sets it). */
-  agent?: string;
+  agent?: string | undefined;
 }
 
 /**
@@ -209,12 +215,16 @@ export function agentTool<T = QuestionArgs>(options: AgentToolOptions<T>): Tool<
       runId: childRunId(ctx.runId, ctx.callId),
       parent: { runId: ctx.runId, rootId, callId: ctx.callId },
       limits: own,
-      agent,
+      ...(agent === undefined ? {} : { agent }),
     });
-    const done = await track(
-      rootId,
-      ctx.runChild(child, { tools, limits: own, model, stopWhen, inheritStopWhen }),
-    );
+    const childOptions: ChildRunOptions = {
+      tools,
+      limits: own,
+      ...(model === undefined ? {} : { model }),
+      ...(stopWhen === undefined ? {} : { stopWhen }),
+      ...(inheritStopWhen === undefined ? {} : { inheritStopWhen }),
+    };
+    const done = await track(rootId, ctx.runChild(child, childOptions));
     const i = done.interruption;
     if (done.status === "interrupted" && i?.type === "approval") {
       const holder = i.runId ?? done.runId;

@@ -40,11 +40,11 @@ export interface AgentSpec {
   /** URL-safe and unique among the agents of a process: 1-64 of `A-Z a-z 0-9 _ -`. */
   name: string;
   /** One line for people and, for a child agent, for the parent's model (its tool description). */
-  description?: string;
+  description?: string | undefined;
   /** The system prompt every run of the agent starts with. */
   instructions: string;
   /** A model, or a model name the process resolves (default: the process's model). */
-  model?: Model | string;
+  model?: Model | string | undefined;
   /** Its tools: a list, or a function of the tree ({@link AgentContext}). */
   tools: AgentTools;
   /**
@@ -52,18 +52,18 @@ export interface AgentSpec {
    * (`{ question: string }`): a child run with its own window and limits,
    * under the parent's budget, options and signal; one Stop ends the tree.
    */
-  agents?: readonly Agent[];
+  agents?: readonly Agent[] | undefined;
   /** Its limits (default 20 turns, $1.00); a request may only lower them. */
-  limits?: Partial<RunLimits>;
+  limits?: Partial<RunLimits> | undefined;
   /** Prices of its model's tokens (default: the process's). */
-  prices?: Prices | PriceTable;
+  prices?: Prices | PriceTable | undefined;
   /** Its run options; a request may only narrow them (a hard budget mode, ...). */
-  options?: AgentOptions;
+  options?: AgentOptions | undefined;
   /**
    * The schema its final answer must pass (typed output, `run()`'s `output`):
    * a run's `output` is then the parsed value.
    */
-  output?: AgentOutputSchema;
+  output?: AgentOutputSchema | undefined;
 }
 
 /**

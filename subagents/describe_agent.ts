@@ -55,9 +55,9 @@ export type ToolTable = Record<string, Record<string, string>>;
 /** Options of {@link describeAgent}. */
 export interface DescribeOptions {
   /** Tools the process adds to every root run (the MCP servers of `reins.jsonc`). */
-  extraTools?: readonly AnyTool[];
+  extraTools?: readonly AnyTool[] | undefined;
   /** Resolves a child agent's model name. */
-  resolveModel?: ResolveModel;
+  resolveModel?: ResolveModel | undefined;
 }
 
 /** JSON with object keys sorted, so equal values hash equally. */

@@ -35,26 +35,26 @@ export const RESEARCH_LIMITS: Readonly<RunLimits> = Object.freeze({
 /** Options of {@link researchTool}. */
 export interface ResearchToolOptions {
   /** Where the default tools work (needed unless `tools` is given). */
-  workspace?: Workspace;
+  workspace?: Workspace | undefined;
   /** The child's tools (default: list_files, read_file, scan_archive over `workspace`). */
-  tools?: readonly AnyTool[];
+  tools?: readonly AnyTool[] | undefined;
   /** Options of the default `read_file`. */
-  read?: ReadFileOptions;
+  read?: ReadFileOptions | undefined;
   /** Options of the default `scan_archive` (e.g. `{ ms: 300 }` in tests). */
-  scan?: ScanArchiveOptions;
+  scan?: ScanArchiveOptions | undefined;
   /** The child's limits (default {@link RESEARCH_LIMITS}). */
-  limits?: Partial<RunLimits>;
+  limits?: Partial<RunLimits> | undefined;
   /**
    * Levels of research below the caller (default 1). With 2, each child also
    * has a `research` tool of its own (a depth-3 tree counting the root).
    */
-  depth?: number;
+  depth?: number | undefined;
   /** The tool's name (default `research`). */
-  name?: string;
+  name?: string | undefined;
   /** The child's system prompt (default {@link RESEARCH_SYSTEM}). */
-  system?: string;
+  system?: string | undefined;
   /** The child's model (default: the parent's). */
-  model?: Model;
+  model?: Model | undefined;
 }
 
 /**

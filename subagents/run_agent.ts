@@ -24,17 +24,17 @@ export interface RunAgentOptions
    * scripted model never leaves a real one called. Without it, each agent's own
    * (`resolveModel` makes it from a name); runAgent reads no environment.
    */
-  model?: Model;
+  model?: Model | undefined;
   /** Makes a model from a name: an agent's, a summary model's. */
-  resolveModel?: ResolveModel;
+  resolveModel?: ResolveModel | undefined;
   /** Lower limits than the agent's (a higher one is a `RangeError`). */
-  limits?: Partial<RunLimits>;
+  limits?: Partial<RunLimits> | undefined;
   /** Narrower options than the agent's (a hard budget mode, ...; a wider one is a `RangeError`). */
-  options?: AgentOptions;
+  options?: AgentOptions | undefined;
   /** Prices of the process's model (the agent's own win). */
-  prices?: Prices | PriceTable;
+  prices?: Prices | PriceTable | undefined;
   /** The tree's folder, for an agent whose `tools` is a function of the tree (default: none, ""). */
-  dir?: string;
+  dir?: string | undefined;
 }
 
 /**
@@ -90,8 +90,13 @@ export async function runAgent<T>(
     trace: options.trace,
   });
   const { store, observe, stopWhen } = options;
+  const own = {
+    ...(store === undefined ? {} : { store }),
+    ...(observe === undefined ? {} : { observe }),
+    ...(stopWhen === undefined ? {} : { stopWhen }),
+  };
   // The agent's `output` checked its answer: `output` is a T (its text for an untyped one).
-  return await run(state, { ...runOptions, store, observe, stopWhen }) as RunResult<T>;
+  return await run(state, { ...runOptions, ...own }) as RunResult<T>;
 }
 
 /** `e` (a TypeError or RangeError of the arguments) with the call it came from named. */

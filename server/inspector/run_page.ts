@@ -34,7 +34,7 @@ export interface RunPageData {
   /** The Stop recorded for the tree, if any. */
   stop: StopRequest | null;
   /** Where the run's repair prompts are in `messages` (a typed run's `outputRepairs`). */
-  repairs?: readonly number[];
+  repairs?: readonly number[] | undefined;
   /** The tool calls of each run's last turn, by run id (none shown when absent). */
   tools?: Readonly<Record<string, readonly ToolRow[]>>;
   /** The run's spend call by call, for the budget picture (none shown when absent). */
