@@ -43,32 +43,32 @@ export type RunCommand =
   | { kind: "resume"; runId: string }
   | { kind: "continue"; runId: string; message: string }
   | { kind: "approve"; runId: string; callId: string }
-  | { kind: "reject"; runId: string; callId: string; reason?: string }
+  | { kind: "reject"; runId: string; callId: string; reason?: string | undefined }
   | { kind: "stop"; runId: string; reason: string };
 
-/** Parsed flags shared by every command. */
+/** Parsed flags shared by every command (a flag not given is undefined). */
 export interface RunFlags {
   command: RunCommand;
   /** `--agent NAME`: the agent of a new run (default: the process's default agent). */
-  agent?: string;
-  scenario?: string;
-  baseUrl?: string;
-  model?: string;
-  maxTurns?: number;
-  budget?: number;
-  budgetMode?: BudgetMode;
+  agent?: string | undefined;
+  scenario?: string | undefined;
+  baseUrl?: string | undefined;
+  model?: string | undefined;
+  maxTurns?: number | undefined;
+  budget?: number | undefined;
+  budgetMode?: BudgetMode | undefined;
   dedupe: boolean;
-  toolErrors?: "describe" | "generic" | "fatal";
+  toolErrors?: "describe" | "generic" | "fatal" | undefined;
   json: boolean;
-  trace?: string;
-  kv?: string;
-  config?: string;
-  workspace?: string;
-  latencyMs?: number;
+  trace?: string | undefined;
+  kv?: string | undefined;
+  config?: string | undefined;
+  workspace?: string | undefined;
+  latencyMs?: number | undefined;
   /** `--wait`: longest wait for another process's lease, in seconds. */
-  waitSeconds?: number;
+  waitSeconds?: number | undefined;
   /** `--compact-at`: compact the prompt before a call over this many tokens. */
-  compactAt?: number;
+  compactAt?: number | undefined;
 }
 
 function wrap(text: string, indent: number, width: number): string {
@@ -85,9 +85,9 @@ function wrap(text: string, indent: number, width: number): string {
 /** What `--help` says besides the flags (a project's own command line gives its own). */
 export interface UsageOptions {
   /** The paragraph after the usage line: what the command is, what it does with no arguments. */
-  intro?: string;
+  intro?: string | undefined;
   /** The scenarios `--scenario` may play, listed under it. */
-  scenarios?: readonly string[];
+  scenarios?: readonly string[] | undefined;
 }
 
 /**

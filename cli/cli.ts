@@ -49,7 +49,9 @@ export interface CliOptions {
    * Makes the model factory from the model settings (`LLM_*` over
    * `reins.jsonc`, `--latency-ms`); default: every name goes to `baseUrl`.
    */
-  models?: (settings: ModelSettings & { latencyMs?: number }) => (name: string) => Model;
+  models?: (
+    settings: ModelSettings & { latencyMs?: number | undefined },
+  ) => (name: string) => Model;
   /** The model of a run whose agent, flags and settings name none. */
   defaultModel?: string;
   /** Scenarios `--scenario NAME` may play (their agent, when `--agent` is not given). */
@@ -120,8 +122,8 @@ async function createRun(s: Session, task: string): Promise<RunState> {
     ...(s.flags.budget !== undefined ? { maxBudgetUsd: s.flags.budget } : {}),
   };
   const state = newRun(task, {
-    system: agent.instructions || undefined,
-    model,
+    ...(agent.instructions ? { system: agent.instructions } : {}),
+    ...(model === undefined ? {} : { model }),
     limits,
     agent: agent.name,
   });
@@ -162,10 +164,10 @@ async function continueRun(s: Session): Promise<RunState> {
     ...(s.flags.maxTurns !== undefined ? { maxTurns: s.flags.maxTurns } : {}),
     ...(s.flags.budget !== undefined ? { maxBudgetUsd: s.flags.budget } : {}),
   };
-  const changed = Object.keys(limits).length ? limits : undefined;
+  const changed = Object.keys(limits).length ? { limits } : {};
   // A follow-up: the run answers the message, in the same run.
   if (cmd.kind === "continue") {
-    return await followUpRun(s.store, s.kv, cmd.runId, cmd.message, { limits: changed });
+    return await followUpRun(s.store, s.kv, cmd.runId, cmd.message, changed);
   }
   // A verdict lands on whichever run of the tree holds the call; then the root resumes.
   const verdict: Verdict = cmd.kind === "approve"
@@ -173,7 +175,7 @@ async function continueRun(s: Session): Promise<RunState> {
     : cmd.kind === "reject"
     ? { kind: "reject", callId: cmd.callId, reason: cmd.reason }
     : { kind: "resume" };
-  return await continueTree(s.store, s.kv, cmd.runId, verdict, { limits: changed });
+  return await continueTree(s.store, s.kv, cmd.runId, verdict, changed);
 }
 
 /** Executes the tree of `root` (its agent checked first) and prints how it ended. */
@@ -205,7 +207,7 @@ async function execute(s: Session, root: RunState): Promise<number> {
     ),
     context: { rootId: root.runId, dir },
     resolveModel: s.makeModel,
-    prices: s.config.prices,
+    ...(s.config.prices === undefined ? {} : { prices: s.config.prices }),
     signal: ac.signal,
     trace: combineSinks(printer, s.flags.trace ? fileSink(s.flags.trace) : undefined),
     extraTools: s.registry.extraTools,

@@ -35,7 +35,7 @@ export interface WorkerCliOptions {
   /** Makes the model factory (`remoteKv`: the KV is a KV Connect URL). */
   models?: (settings: ModelSettings & { remoteKv: boolean }) => (name: string) => Model;
   /** The model of runs whose agent and settings name none. */
-  defaultModel?: string;
+  defaultModel?: string | undefined;
 }
 
 const USAGE = `deno task worker [--kv PATH_OR_URL] [--lease-ms N] [--sweep-ms N]
@@ -67,9 +67,9 @@ function positiveMs(raw: string | undefined, name: string): number | undefined {
 }
 
 interface WorkerArgs {
-  kv?: string;
-  leaseMs?: number;
-  sweepMs?: number;
+  kv?: string | undefined;
+  leaseMs?: number | undefined;
+  sweepMs?: number | undefined;
   help: boolean;
   env: ReinsEnv;
 }
@@ -162,7 +162,8 @@ export async function runWorker(args: string[], options: WorkerCliOptions): Prom
   const { mcp, kv, settings } = opened;
   const makeModel = (options.models ?? defaultMakeModel)({ ...settings, remoteKv });
   const owner = `worker${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
-  const store = new KvRunStore(kv, { owner, leaseMs: parsed.leaseMs });
+  const { leaseMs } = parsed;
+  const store = new KvRunStore(kv, { owner, ...(leaseMs === undefined ? {} : { leaseMs }) });
   const agents = agentRegistry(options.agents, {
     defaultAgent: options.defaultAgent,
     extraTools: mcp.tools,

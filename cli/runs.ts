@@ -71,8 +71,8 @@ interface RunsArgs {
   sub: "list" | "show" | "trace" | "tree";
   id: string;
   json: boolean;
-  kv?: string;
-  status?: RunStatus;
+  kv?: string | undefined;
+  status?: RunStatus | undefined;
   limit: number;
   help: boolean;
 }
@@ -189,7 +189,8 @@ export async function runsMain(argv: string[]): Promise<number> {
   try {
     const store = new KvRunStore(kv);
     if (a.sub === "list") {
-      const runs = await store.list({ status: a.status, limit: a.limit });
+      const { status, limit } = a;
+      const runs = await store.list({ ...(status === undefined ? {} : { status }), limit });
       const text = a.json
         ? JSON.stringify(runs)
         : runs.length

@@ -28,7 +28,7 @@ export const DEMO_AGENT_NAMES = ["demo", "demo-deep", "demo-cleanup", "demo-type
 /** Options of {@link demoAgents}. */
 export interface DemoAgentsOptions {
   /** Options of `scan_archive` (e.g. `{ ms: 300 }` in tests). */
-  scan?: ScanArchiveOptions;
+  scan?: ScanArchiveOptions | undefined;
 }
 
 /**
@@ -58,7 +58,7 @@ function toolsOf(scan: ScanArchiveOptions | undefined, readOnly: boolean) {
       workspaces.set(ctx, ws = treeWorkspace(ctx.dir));
       ws.catch(() => workspaces.delete(ctx)); // a failure is tried again by the next caller
     }
-    const tools = demoTools(await ws, { scan });
+    const tools = demoTools(await ws, scan === undefined ? {} : { scan });
     return readOnly ? tools.filter((t) => t.readOnly) : tools;
   };
 }

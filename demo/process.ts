@@ -35,13 +35,13 @@ export interface DemoModelsOptions {
   /** Scenario names play the scripted model (in process). */
   scripted?: boolean;
   /** Delay of each scripted reply in ms. */
-  latencyMs?: number;
+  latencyMs?: number | undefined;
   /** Pause between the streamed chunks of a scripted reply, in ms. */
-  chunkMs?: number;
+  chunkMs?: number | undefined;
   /** OpenAI-compatible endpoint for every other name. */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** Its key. */
-  apiKey?: string;
+  apiKey?: string | undefined;
 }
 
 /**
@@ -60,9 +60,19 @@ export function demoModels(options: DemoModelsOptions = {}): (name: string) => M
   return (name) => {
     if (options.scripted && Object.hasOwn(ALL_SCENARIOS, name)) {
       const { latencyMs, chunkMs } = options;
-      return scriptedModel(name, { scenarios: TREE_SCENARIOS, latencyMs, chunkMs });
+      return scriptedModel(name, {
+        scenarios: TREE_SCENARIOS,
+        ...(latencyMs === undefined ? {} : { latencyMs }),
+        ...(chunkMs === undefined ? {} : { chunkMs }),
+      });
     }
-    if (baseUrl) return createOpenAIModel({ baseUrl, model: name, apiKey });
+    if (baseUrl) {
+      return createOpenAIModel({
+        baseUrl,
+        model: name,
+        ...(apiKey === undefined ? {} : { apiKey }),
+      });
+    }
     throw new TypeError(
       options.scripted
         ? `unknown scenario "${name}" (known: ${

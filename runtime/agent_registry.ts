@@ -51,9 +51,9 @@ export interface AgentInfo {
 /** Options of {@link agentRegistry}. */
 export interface AgentRegistryOptions {
   /** The agent of a request or a run that names none (default: the only one, if one). */
-  defaultAgent?: string;
+  defaultAgent?: string | undefined;
   /** Tools this process adds to every root run (MCP servers of `reins.jsonc`). */
-  extraTools?: readonly AnyTool[];
+  extraTools?: readonly AnyTool[] | undefined;
   /** Resolves a child agent's model name. */
   resolveModel?: ResolveModel;
 }
@@ -65,7 +65,7 @@ export interface AgentRegistry {
   /** Their names. */
   readonly names: readonly string[];
   /** The default agent's name, if any. */
-  readonly defaultName?: string;
+  readonly defaultName?: string | undefined;
   /** The agent called `name`, or (no name) the default; `UnknownAgentError` otherwise. */
   pick(name?: string): Agent;
   /** The agent of a stored run (its `agent`, else the default), or undefined. */
@@ -114,9 +114,10 @@ export function agentRegistry(
     let p = infos.get(agent);
     if (!p) {
       p = (async () => {
+        const { resolveModel } = options;
         const description = await describeAgent(agent, {
           extraTools,
-          resolveModel: options.resolveModel,
+          ...(resolveModel === undefined ? {} : { resolveModel }),
         });
         return { agent, description, table: await toolTable(description) };
       })();

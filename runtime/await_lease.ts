@@ -16,7 +16,7 @@ import { holderGone } from "./holder_gone.ts";
 /** Options of {@link awaitLease}. */
 export interface AwaitLeaseOptions {
   /** Longest wait in ms (default: the lease's remaining time + {@link LEASE_MARGIN_MS}). */
-  waitMs?: number;
+  waitMs?: number | undefined;
   /** Receives one line when the wait starts, then one every `progressMs`. */
   onWait?: (line: string) => void;
   /** How often the lease is read again, in ms (default 250). */

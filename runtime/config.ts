@@ -237,5 +237,11 @@ export function modelFromEnv(
     throw new ConfigError("LLM_BASE_URL is not set (e.g. LLM_BASE_URL=http://127.0.0.1:8788/v1)");
   }
   if (!model) throw new ConfigError("LLM_MODEL is not set (the model name to request)");
-  return createOpenAIModel({ ...overrides, baseUrl, model, apiKey });
+  // apiKey is undefined only if overrides.apiKey is: leaving it out changes nothing.
+  return createOpenAIModel({
+    ...overrides,
+    baseUrl,
+    model,
+    ...(apiKey === undefined ? {} : { apiKey }),
+  });
 }

@@ -19,13 +19,13 @@ import { approveInTree, loadRoot, rejectInTree } from "../subagents/tree.ts";
 /** What a person decided about a tree. */
 export type Verdict =
   | { kind: "approve"; callId: string }
-  | { kind: "reject"; callId: string; reason?: string }
+  | { kind: "reject"; callId: string; reason?: string | undefined }
   | { kind: "resume" };
 
 /** Options of {@link continueTree}. */
 export interface ContinueTreeOptions {
   /** New limits for the root (e.g. more turns after `max_turns_exceeded`). */
-  limits?: Partial<RunLimits>;
+  limits?: Partial<RunLimits> | undefined;
 }
 
 /**

@@ -35,15 +35,15 @@ export interface ReinsEnv {
   /** `REINS_CONFIG`: the config file (default `reins.jsonc`, if any). */
   configPath?: string;
   /** `REINS_LEASE_MS`: lease time of an executing run. */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /** `REINS_SWEEP_MS`: period of the local sweep timer (0: none). */
-  sweepMs?: number;
+  sweepMs?: number | undefined;
   /** `REINS_SCRIPTED`: "1" on, "0" off, absent: the process decides. */
   scripted?: boolean;
   /** `REINS_SCRIPTED_CHUNK_MS`: pause between the streamed chunks of scripted replies. */
-  chunkMs?: number;
+  chunkMs?: number | undefined;
   /** `REINS_SCAN_MS`: duration of the demo's `scan_archive`. */
-  scanMs?: number;
+  scanMs?: number | undefined;
 }
 
 function msVar(env: Env, name: string, min: number, emptyOk = true): number | undefined {

@@ -16,7 +16,7 @@ import { watchStop } from "./stop_tree.ts";
 /** Options of {@link executeTree}: `executeRun`'s, plus the Stop poll interval. */
 export interface ExecuteTreeOptions extends ExecuteRunOptions {
   /** How often the Stop record is polled while the run executes, in ms (default 100). */
-  pollMs?: number;
+  pollMs?: number | undefined;
 }
 
 /**

@@ -49,11 +49,11 @@ export interface ExecutorDeps {
   /** Builds the model of a run from its name. */
   makeModel(name: string): Model;
   /** The model of a run that names none. */
-  defaultModel?: string;
+  defaultModel?: string | undefined;
   /** Folder of the trees' own folders (`AgentContext.dir` is `<workspaceRoot>/<rootId>`). */
   workspaceRoot: string;
   /** Prices of the process's model (an agent's own win). */
-  prices?: Prices | PriceTable;
+  prices?: Prices | PriceTable | undefined;
   /** Poll interval of the Stop record, in ms. */
   pollMs?: number;
 }
@@ -301,7 +301,7 @@ async function executeLoaded(
     model: modelOf(check.agent, state, deps),
     context: { rootId: state.rootId, dir: join(deps.workspaceRoot, state.rootId) },
     resolveModel: deps.makeModel,
-    prices: deps.prices,
+    ...(deps.prices === undefined ? {} : { prices: deps.prices }),
     signal: shutdown,
     extraTools: deps.agents.extraTools,
   });

@@ -144,7 +144,7 @@ export async function forkRunOptions(
     model: modelOf(agent, source, deps),
     context: { rootId: source.rootId, dir: join(deps.workspaceRoot, source.rootId) },
     resolveModel: deps.makeModel,
-    prices: deps.prices,
+    ...(deps.prices === undefined ? {} : { prices: deps.prices }),
     extraTools: deps.agents.extraTools,
   });
 }

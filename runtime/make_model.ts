@@ -13,9 +13,9 @@ import { readEnv } from "./env.ts";
 /** Options of {@link defaultMakeModel}. */
 export interface MakeModelOptions {
   /** OpenAI-compatible endpoint (default env `LLM_BASE_URL`). */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** Its key (default env `LLM_API_KEY`). */
-  apiKey?: string;
+  apiKey?: string | undefined;
 }
 
 /**
@@ -35,7 +35,13 @@ export function defaultMakeModel(options: MakeModelOptions = {}): (name: string)
   const baseUrl = options.baseUrl ?? env.baseUrl;
   const apiKey = options.apiKey ?? env.apiKey;
   return (name) => {
-    if (baseUrl) return createOpenAIModel({ baseUrl, model: name, apiKey });
+    if (baseUrl) {
+      return createOpenAIModel({
+        baseUrl,
+        model: name,
+        ...(apiKey === undefined ? {} : { apiKey }),
+      });
+    }
     throw new TypeError(`cannot serve model "${name}": LLM_BASE_URL is not set`);
   };
 }

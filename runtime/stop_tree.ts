@@ -20,7 +20,7 @@ export const DEFAULT_STOP_REASON = "stopped by a person";
 /** Options of {@link watchStop}. */
 export interface WatchStopOptions {
   /** Poll interval in ms (default 100). */
-  pollMs?: number;
+  pollMs?: number | undefined;
 }
 
 /**

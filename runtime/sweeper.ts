@@ -9,7 +9,7 @@
 /** Options of {@link startSweeper}. */
 export interface SweeperOptions {
   /** Period of the local timer in ms; 0 for none (default 5000). */
-  everyMs?: number;
+  everyMs?: number | undefined;
   /** Least time between the starts of two nudged sweeps, in ms (default 2000). */
   nudgeGapMs?: number;
 }

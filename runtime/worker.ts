@@ -31,15 +31,15 @@ export interface WorkerDeps {
   /** The agents this process serves (it executes only their runs), or their registry. */
   agents: readonly Agent[] | AgentRegistry;
   /** The agent of a request or run that names none (default: the only one, if one). */
-  defaultAgent?: string;
+  defaultAgent?: string | undefined;
   /** Builds a model from its name (default: {@link defaultMakeModel}, `LLM_BASE_URL`). */
   makeModel?: (name: string) => Model;
   /** The model of a run whose agent and request name none (default `LLM_MODEL`). */
-  defaultModel?: string;
+  defaultModel?: string | undefined;
   /** Folder of the trees' own folders (default `.reins/workspaces`). */
   workspaceRoot?: string;
   /** Prices of the process's model (default reins' built-in ones; an agent's own win). */
-  prices?: Prices | PriceTable;
+  prices?: Prices | PriceTable | undefined;
   /** Poll interval of the Stop key (and of a server's live events), in ms (default 100). */
   pollMs?: number;
   /**

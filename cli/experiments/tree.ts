@@ -116,8 +116,9 @@ async function grow(
   const root = newRun(TREE_TASK, { system: SYSTEM });
   await store.save(root);
   const model = scriptedModel(scenario, { scenarios: TREE_SCENARIOS });
-  const tools = [researchTool({ workspace: ws, depth: o.depth, scan: o.scan })];
-  const want = o.stopOnceScanning;
+  // The rest of `o` (depth, scan) is research's own, given or not.
+  const { stopOnceScanning: want, ...research } = o;
+  const tools = [researchTool({ workspace: ws, ...research })];
   const stopper = want === undefined ? undefined : stopOnceScanning(kv, root.runId, want);
   const startedAt = Date.now();
   const started = performance.now();
@@ -127,7 +128,7 @@ async function grow(
       model,
       tools,
       limits: { maxBudgetUsd: TREE_BUDGET_USD },
-      trace: stopper?.trace,
+      ...(stopper === undefined ? {} : { trace: stopper.trace }),
     });
   } finally {
     stopper?.dispose();
