@@ -5,7 +5,7 @@ import {
   limitsWidening,
   memorySink,
   wideningOf
-} from "./chunk-U6ULJVHX.js";
+} from "./chunk-TXDRJH6C.js";
 import {
   agentOptionsSchema,
   approve,
@@ -18,7 +18,7 @@ import {
   issueLine,
   reject,
   run
-} from "./chunk-NKMD2KBO.js";
+} from "./chunk-WAYZE2GX.js";
 import {
   defineTool
 } from "./chunk-BTFBEYKY.js";
@@ -114,11 +114,20 @@ async function runAgent(agent, task, options = {}) {
     trace: options.trace
   });
   const { store, observe, stopWhen } = options;
+  const own = {
+    ...store === void 0 ? {} : {
+      store
+    },
+    ...observe === void 0 ? {} : {
+      observe
+    },
+    ...stopWhen === void 0 ? {} : {
+      stopWhen
+    }
+  };
   return await run(state, {
     ...runOptions,
-    store,
-    observe,
-    stopWhen
+    ...own
   });
 }
 function named(name, e) {

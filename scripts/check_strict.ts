@@ -1,10 +1,10 @@
 /**
  * Type-checks reins's sources as a stricter project that links or imports
  * them would: with `noUncheckedIndexedAccess`, `noImplicitReturns` and
- * `exactOptionalPropertyTypes` on top
- * of deno.json's own `compilerOptions` (under a link or a workspace, the
- * user's options apply to reins's sources). `deno task check:strict
- * [paths...]`; the default paths are every published folder.
+ * `exactOptionalPropertyTypes` on top of deno.json's own `compilerOptions`
+ * (under a link or a workspace, the user's options apply to reins's
+ * sources). `deno task check:strict [paths...]`; the default paths are every
+ * published folder.
  *
  * deno.json itself stays as it is: the flags would ask the same of the tests
  * and benchmarks, which index fixed fixtures freely.

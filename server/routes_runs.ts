@@ -89,8 +89,7 @@ function narrowed(
   agent: Agent,
   body: CreateRunBody,
 ): { options: RunSettings; limits: Partial<RunLimits> } {
-  // Sound: parsed from JSON, no field of it is undefined (zod types `.optional()` as `T | undefined`).
-  const asked = { ...body.options } as RunSettings;
+  const asked: RunSettings = { ...body.options };
   delete (asked as Record<string, unknown>).researchDepth;
   delete (asked as Record<string, unknown>).researchWrites;
   const widened = wideningOf(agent.options, asked);

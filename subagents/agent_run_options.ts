@@ -138,32 +138,33 @@ export async function agentRunOptions(
 ): Promise<RunOptions> {
   const every = setup.modelForTree ? setup.model : undefined;
   const tools = await agentTools(agent, setup.context, setup.resolveModel, every);
-  const options = { ...agent.options, ...asked };
+  const options = askedOver(agent.options, asked);
   return {
     model: setup.model,
     tools: [...tools, ...setup.extraTools ?? []],
-    ...setOnly({
-      budgetMode: options.budgetMode,
-      dedupe: options.dedupe,
-      toolErrors: options.toolErrors,
-      concurrency: options.concurrency,
-      stopOnPermanentError: options.stopOnPermanentError,
-      prices: agent.prices ?? setup.prices,
-      context: contextPolicyOf(options.context, setup.resolveModel),
-      signal: setup.signal,
-      trace: setup.trace,
-    }),
+    budgetMode: options.budgetMode,
+    dedupe: options.dedupe,
+    toolErrors: options.toolErrors,
+    concurrency: options.concurrency,
+    stopOnPermanentError: options.stopOnPermanentError,
+    prices: agent.prices ?? setup.prices,
+    context: contextPolicyOf(options.context, setup.resolveModel),
+    signal: setup.signal,
+    trace: setup.trace,
     // A typed agent: its answer must pass the schema, on every resume too.
     ...(agent.output === undefined ? {} : { output: agent.output }),
   };
 }
 
-/** `o` without its undefined fields (`run()` reads an absent option as not set, too). */
-function setOnly<T extends object>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  // Sound: the fields kept are T's, each with a value other than undefined.
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as {
-    [K in keyof T]?: Exclude<T[K], undefined>;
-  };
+/**
+ * `asked` over the agent's options. A field asked as undefined is not asked:
+ * a plain spread would let `{ budgetMode: undefined }` undo a hard budget,
+ * which `wideningOf` (looking for "soft") would not see.
+ */
+function askedOver(agent: AgentOptions, asked: AgentOptions): AgentOptions {
+  const given = Object.entries(asked).filter(([, v]) => v !== undefined);
+  // Sound: the entries are `asked`'s own, each with a value of its field's type.
+  return { ...agent, ...Object.fromEntries(given) as AgentOptions };
 }
 
 /** The context policy of settings (its summary model resolved by name), or undefined. */

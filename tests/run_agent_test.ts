@@ -5,6 +5,7 @@ import { z } from "zod";
 import { defineAgent, runAgent } from "../mod.ts";
 import { KvRunStore } from "../kv/mod.ts";
 import { say, scriptAgents, scriptedModel } from "../testing/mod.ts";
+import { agentRunOptions } from "../subagents/agent_run_options.ts";
 import { clerk, shopScripts, stock } from "./fixtures/shop.ts";
 
 const manager = defineAgent({
@@ -54,6 +55,11 @@ Deno.test("runAgent never widens the agent: limits, options, and bad limits refu
     () => runAgent(manager, "x", { model: model(), options: { budgetMode: "sof" as never } }),
     (e) => e instanceof TypeError && /runAgent\(manager\): options\.budgetMode/.test(e.message),
   );
+  // An option asked as undefined is not asked: it keeps the agent's, it does not unset it.
+  const setup = { model: model(), context: { rootId: "r", dir: "/tmp/r" } };
+  const kept = await agentRunOptions(manager, { budgetMode: undefined, dedupe: true }, setup);
+  assert.equal(kept.budgetMode, "hard");
+  assert.equal(kept.dedupe, true);
   // Lower is fine: 1 turn is the cap, so the parent stops at it.
   const lower = await runAgent(manager, "How many A1?", {
     model: model(),

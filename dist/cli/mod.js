@@ -8,7 +8,7 @@ import {
   openProcessTools,
   spentText,
   storedTask
-} from "../chunk-JUK3KASI.js";
+} from "../chunk-SN6KDDE3.js";
 import {
   KvOpenError,
   defaultKvPath,
@@ -31,22 +31,22 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-DRGD6SFL.js";
-import "../chunk-NFPBOPO3.js";
+} from "../chunk-YXHLOKZK.js";
+import "../chunk-DB6FLCNQ.js";
 import {
   agentRunOptions,
   combineSinks,
   fileSink
-} from "../chunk-U6ULJVHX.js";
+} from "../chunk-TXDRJH6C.js";
 import {
   KvRunStore
 } from "../chunk-QV5UIVZW.js";
 import {
   loadTree
-} from "../chunk-L7OAZOPP.js";
+} from "../chunk-NX6IC3DL.js";
 import {
   checkPrices
-} from "../chunk-NKMD2KBO.js";
+} from "../chunk-WAYZE2GX.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import {
@@ -920,9 +920,12 @@ async function runsMain(argv) {
   try {
     const store = new KvRunStore(kv);
     if (a.sub === "list") {
+      const { status, limit } = a;
       const runs = await store.list({
-        status: a.status,
-        limit: a.limit
+        ...status === void 0 ? {} : {
+          status
+        },
+        limit
       });
       const text = a.json ? JSON.stringify(runs) : runs.length ? await listTable(store, runs) : "no runs";
       console.log(text);
@@ -982,8 +985,12 @@ async function createRun(s, task) {
     } : {}
   };
   const state = newRun(task, {
-    system: agent.instructions || void 0,
-    model,
+    ...agent.instructions ? {
+      system: agent.instructions
+    } : {},
+    ...model === void 0 ? {} : {
+      model
+    },
     limits,
     agent: agent.name
   });
@@ -1024,11 +1031,11 @@ async function continueRun(s) {
       maxBudgetUsd: s.flags.budget
     } : {}
   };
-  const changed = Object.keys(limits).length ? limits : void 0;
+  const changed = Object.keys(limits).length ? {
+    limits
+  } : {};
   if (cmd.kind === "continue") {
-    return await followUpRun(s.store, s.kv, cmd.runId, cmd.message, {
-      limits: changed
-    });
+    return await followUpRun(s.store, s.kv, cmd.runId, cmd.message, changed);
   }
   const verdict = cmd.kind === "approve" ? {
     kind: "approve",
@@ -1040,9 +1047,7 @@ async function continueRun(s) {
   } : {
     kind: "resume"
   };
-  return await continueTree(s.store, s.kv, cmd.runId, verdict, {
-    limits: changed
-  });
+  return await continueTree(s.store, s.kv, cmd.runId, verdict, changed);
 }
 async function execute(s, root) {
   const check = await checkRunAgent(s.store, root, s.registry);
@@ -1070,7 +1075,9 @@ async function execute(s, root) {
       dir
     },
     resolveModel: s.makeModel,
-    prices: s.config.prices,
+    ...s.config.prices === void 0 ? {} : {
+      prices: s.config.prices
+    },
     signal: ac.signal,
     trace: combineSinks(printer, s.flags.trace ? fileSink(s.flags.trace) : void 0),
     extraTools: s.registry.extraTools
@@ -1315,9 +1322,12 @@ async function runWorker(args, options) {
     remoteKv
   });
   const owner = `worker${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  const { leaseMs } = parsed;
   const store = new KvRunStore(kv, {
     owner,
-    leaseMs: parsed.leaseMs
+    ...leaseMs === void 0 ? {} : {
+      leaseMs
+    }
   });
   const agents = agentRegistry(options.agents, {
     defaultAgent: options.defaultAgent,

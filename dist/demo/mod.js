@@ -77,8 +77,11 @@ async function createWorkspace(options = {}) {
   if (options.parent !== void 0) await Deno.mkdir(options.parent, {
     recursive: true
   });
-  const dir = await Deno.makeTempDir({
-    prefix: "reins-ws-",
+  const prefix = "reins-ws-";
+  const dir = await Deno.makeTempDir(options.parent === void 0 ? {
+    prefix
+  } : {
+    prefix,
     dir: options.parent
   });
   await writeFixtures(dir, options);

@@ -3,7 +3,7 @@ import {
   CAPTURE_CONTENT_ENV,
   DEFAULT_AGENT_NAME,
   openTelemetry
-} from "../chunk-NFPBOPO3.js";
+} from "../chunk-DB6FLCNQ.js";
 import "../chunk-4Q4MPWPK.js";
 import "../chunk-O3LUTIO5.js";
 import "../chunk-SC5ASBGQ.js";

@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-WUYRMHEJ.js";
+} from "../chunk-BFRNE4U6.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -19,17 +19,17 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-DRGD6SFL.js";
-import "../chunk-NFPBOPO3.js";
+} from "../chunk-YXHLOKZK.js";
+import "../chunk-DB6FLCNQ.js";
 import {
   agentRunOptions
-} from "../chunk-U6ULJVHX.js";
+} from "../chunk-TXDRJH6C.js";
 import "../chunk-QV5UIVZW.js";
-import "../chunk-L7OAZOPP.js";
+import "../chunk-NX6IC3DL.js";
 import {
   forkState,
   quoteNextCall
-} from "../chunk-NKMD2KBO.js";
+} from "../chunk-WAYZE2GX.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-4Q4MPWPK.js";

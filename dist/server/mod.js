@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-WUYRMHEJ.js";
+} from "../chunk-BFRNE4U6.js";
 import {
   loadConfig,
   openProcessTools,
@@ -10,7 +10,7 @@ import {
   spentText,
   storedTask,
   usdPair
-} from "../chunk-JUK3KASI.js";
+} from "../chunk-SN6KDDE3.js";
 import {
   defaultKvPath,
   openKv
@@ -29,13 +29,13 @@ import {
   resolveWorkerDeps,
   stampOf,
   startWorker
-} from "../chunk-DRGD6SFL.js";
-import "../chunk-NFPBOPO3.js";
+} from "../chunk-YXHLOKZK.js";
+import "../chunk-DB6FLCNQ.js";
 import {
   limitCeiling,
   limitsWidening,
   wideningOf
-} from "../chunk-U6ULJVHX.js";
+} from "../chunk-TXDRJH6C.js";
 import {
   CHUNK_BYTES,
   KvRunStore,
@@ -52,13 +52,13 @@ import {
 import {
   hashOf,
   loadTree
-} from "../chunk-L7OAZOPP.js";
+} from "../chunk-NX6IC3DL.js";
 import {
   agentOptionsSchema,
   childRunId,
   followUpRefusal,
   forkableTurns
-} from "../chunk-NKMD2KBO.js";
+} from "../chunk-WAYZE2GX.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import {
@@ -1880,8 +1880,8 @@ var RunStatusSchema = z.enum(RUN_STATUSES);
 var RunIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/, "expected a run id (letters, digits, '.', '_', ':', '-'; at most 200 characters)");
 var limit = runLimitsSchema().shape;
 var LimitsSchema = runLimitsSchema().extend({
-  maxTurns: limit.maxTurns.min(1).max(1e3).optional(),
-  maxBudgetUsd: limit.maxBudgetUsd.positive().max(1e3).optional()
+  maxTurns: limit.maxTurns.min(1).max(1e3).exactOptional(),
+  maxBudgetUsd: limit.maxBudgetUsd.positive().max(1e3).exactOptional()
 });
 var agentOwned = (what) => z.never({
   error: `${what} belong to the agent's definition (see GET /agents)`
@@ -1918,8 +1918,8 @@ var StopSchema = z.strictObject({
   reason: z.string().trim().min(1).max(1e3).optional().describe("Why (default: stopped by a person)")
 });
 var ListQuerySchema = z.strictObject({
-  status: RunStatusSchema.optional(),
-  limit: z.coerce.number().pipe(z.int().min(1).max(1e3)).optional()
+  status: RunStatusSchema.exactOptional(),
+  limit: z.coerce.number().pipe(z.int().min(1).max(1e3)).exactOptional()
 });
 var EventsQuerySchema = z.strictObject({
   after: z.coerce.number().pipe(z.int().min(-1)).optional().describe("Send only events after this seq (like Last-Event-ID)"),
@@ -2649,7 +2649,7 @@ async function checkNewLimits(deps, id, limits) {
 function registerControlRoutes(app, deps) {
   const continued = async (id, verdict, limits) => {
     if (limits) await checkNewLimits(deps, id, limits);
-    const root = await continueTree(deps.freshStore(), deps.kv, id, verdict, {
+    const root = await continueTree(deps.freshStore(), deps.kv, id, verdict, limits === void 0 ? {} : {
       limits
     });
     await deps.schedule(root.runId);
@@ -2676,10 +2676,13 @@ function registerControlRoutes(app, deps) {
   app.post("/runs/:id/reject", async (c) => {
     const id = runIdParam(c);
     const request = await readBody(c.req.raw, RejectSchema);
+    const { callId, reason } = request;
     const verdict = {
       kind: "reject",
-      callId: request.callId,
-      reason: request.reason
+      callId,
+      ...reason === void 0 ? {} : {
+        reason
+      }
     };
     const scope = {
       route: "reject",
@@ -2811,8 +2814,10 @@ async function createRun(deps, body2, runId) {
   }
   const { options, limits } = narrowed(deps, agent, body2);
   let state = newRun(task, {
-    runId,
-    system: agent.instructions || void 0,
+    ...runId === void 0 ? {} : {
+      runId
+    },
+    system: agent.instructions,
     model,
     limits,
     agent: agent.name
@@ -2843,10 +2848,7 @@ function registerRunRoutes(app, deps) {
   app.get("/runs", async (c) => {
     const query = parseInput(ListQuerySchema, c.req.query(), "");
     return c.json({
-      runs: await deps.store.list({
-        status: query.status,
-        limit: query.limit
-      })
+      runs: await deps.store.list(query)
     });
   });
   app.get("/runs/:id", async (c) => {
@@ -2915,8 +2917,12 @@ async function followUpAnswer(deps, id, { content, limits }, answerWith) {
     streamAfter: after
   });
   const state = await followUpRun(store, deps.kv, id, content, {
-    limits,
-    answer: answerWith && ((next) => answerWith(answerOf(next)))
+    ...limits === void 0 ? {} : {
+      limits
+    },
+    ...answerWith === void 0 ? {} : {
+      answer: (next) => answerWith(answerOf(next))
+    }
   });
   await deps.schedule(state.runId);
   return answerOf(state);
@@ -2926,11 +2932,17 @@ async function forkAnswer(deps, id, { atTurn, start = true, limits, quoteOnly },
   const store = deps.freshStore();
   const source = await store.summary(id);
   const fork = (only) => forkRun(store, id, {
-    runId: forkId,
+    ...forkId === void 0 ? {} : {
+      runId: forkId
+    },
     atTurn,
     start,
-    limits,
-    quoteOnly: only,
+    ...limits === void 0 ? {} : {
+      limits
+    },
+    ...only === void 0 ? {} : {
+      quoteOnly: only
+    },
     // Its source's settings and tool definitions (the fork copies the settings): counted
     // without creating the fork's workspace, as a quote may create nothing.
     runWith: (f) => forkRunOptions(deps, store, {
@@ -3494,7 +3506,9 @@ async function startService(options, env) {
   const makeModel = (options.models ?? defaultModels)(settings);
   const mcp = await openProcessTools(raw2.mcpServers);
   const agents = agentRegistry(options.agents, {
-    defaultAgent: options.defaultAgent,
+    ...options.defaultAgent === void 0 ? {} : {
+      defaultAgent: options.defaultAgent
+    },
     extraTools: mcp.tools,
     resolveModel: makeModel
   });
@@ -3502,7 +3516,9 @@ async function startService(options, env) {
   const owner = `w${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
   const store = new KvRunStore(kv, {
     owner,
-    leaseMs: env.leaseMs
+    ...env.leaseMs === void 0 ? {} : {
+      leaseMs: env.leaseMs
+    }
   });
   const closing = new AbortController();
   const { budgetMode, dedupe, toolErrors, context } = raw2;
@@ -3517,21 +3533,26 @@ async function startService(options, env) {
       limits: settings.limits
     } : {}
   };
+  const defaultModel = settings.model ?? options.defaultModel;
   const deps = {
     kv,
     store,
     agents,
     token: env.token,
     makeModel,
-    defaultModel: settings.model ?? options.defaultModel,
-    prices: settings.prices,
+    ...defaultModel === void 0 ? {} : {
+      defaultModel
+    },
+    ...settings.prices === void 0 ? {} : {
+      prices: settings.prices
+    },
     runDefaults,
     workspaceRoot: env.workspaceRoot,
     closing: closing.signal,
     scenarios: options.scenarios,
     mount: options.mount
   };
-  const worker = startWorker(deps, {
+  const worker = startWorker(deps, env.sweepMs === void 0 ? {} : {
     everyMs: env.sweepMs
   });
   const app = createApp({
@@ -3558,9 +3579,14 @@ async function startService(options, env) {
   };
 }
 function defaultModels(settings) {
+  const { baseUrl, apiKey } = settings;
   return defaultMakeModel({
-    baseUrl: settings.baseUrl,
-    apiKey: settings.apiKey
+    ...baseUrl === void 0 ? {} : {
+      baseUrl
+    },
+    ...apiKey === void 0 ? {} : {
+      apiKey
+    }
   });
 }
 

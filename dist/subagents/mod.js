@@ -13,13 +13,13 @@ import {
   rejectInTree,
   resumeTree,
   toolTable
-} from "../chunk-L7OAZOPP.js";
+} from "../chunk-NX6IC3DL.js";
 import {
   agentTool,
   agentTools,
   defineAgent,
   isAgent
-} from "../chunk-NKMD2KBO.js";
+} from "../chunk-WAYZE2GX.js";
 import "../chunk-BTFBEYKY.js";
 import "../chunk-WQU7Y35Y.js";
 import "../chunk-4Q4MPWPK.js";

@@ -2350,15 +2350,24 @@ function agentTool(options) {
         callId: ctx.callId
       },
       limits: own,
-      agent
+      ...agent === void 0 ? {} : {
+        agent
+      }
     });
-    const done = await track(rootId, ctx.runChild(child, {
+    const childOptions2 = {
       tools,
       limits: own,
-      model,
-      stopWhen,
-      inheritStopWhen
-    }));
+      ...model === void 0 ? {} : {
+        model
+      },
+      ...stopWhen === void 0 ? {} : {
+        stopWhen
+      },
+      ...inheritStopWhen === void 0 ? {} : {
+        inheritStopWhen
+      }
+    };
+    const done = await track(rootId, ctx.runChild(child, childOptions2));
     const i = done.interruption;
     if (done.status === "interrupted" && i?.type === "approval") {
       const holder = i.runId ?? done.runId;

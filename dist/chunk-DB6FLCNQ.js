@@ -146,7 +146,7 @@ function recordCall(m, call) {
 }
 
 // otel/run_span.ts
-import { context, SpanKind as SpanKind2, SpanStatusCode as SpanStatusCode2, trace as trace2 } from "@opentelemetry/api";
+import { context, SpanKind as SpanKind2, trace as trace2 } from "@opentelemetry/api";
 
 // otel/chat_span.ts
 import { SpanKind, trace } from "@opentelemetry/api";
@@ -164,6 +164,14 @@ function failSpan(span, error) {
     code: SpanStatusCode.ERROR,
     message: messageOf(error)
   });
+}
+function errorStatus(message) {
+  return message == null ? {
+    code: SpanStatusCode.ERROR
+  } : {
+    code: SpanStatusCode.ERROR,
+    message
+  };
 }
 
 // otel/chat_span.ts
@@ -366,7 +374,9 @@ var RunSpan = class {
   step(name, operation, attributes, start) {
     const span = this.#setup.tracer.startSpan(name, {
       kind: SpanKind2.INTERNAL,
-      startTime: start,
+      ...start === void 0 ? {} : {
+        startTime: start
+      },
       attributes: {
         ...this.#base,
         "gen_ai.operation.name": operation,
@@ -435,10 +445,7 @@ var RunSpan = class {
       });
     } else if (!e.ok) {
       span.setAttribute("error.type", "tool_error");
-      span.setStatus({
-        code: SpanStatusCode2.ERROR,
-        message: e.error
-      });
+      span.setStatus(errorStatus(e.error));
     }
     span.end();
   }
@@ -490,17 +497,16 @@ var RunSpan = class {
     });
     if (state.status === "failed") {
       this.span.setAttribute("error.type", "run_failed");
-      this.span.setStatus({
-        code: SpanStatusCode2.ERROR,
-        message: state.stopReason ?? void 0
-      });
+      this.span.setStatus(errorStatus(state.stopReason));
     }
   }
   /** Spans start when their event arrives (the sink is called as it is emitted), or at `start` (epoch ms). */
   #toolSpan(toolName, callId, start) {
     return this.#setup.tracer.startSpan(`execute_tool ${toolName}`, {
       kind: SpanKind2.INTERNAL,
-      startTime: start,
+      ...start === void 0 ? {} : {
+        startTime: start
+      },
       attributes: {
         ...this.#base,
         "gen_ai.operation.name": "execute_tool",
@@ -608,7 +614,9 @@ function startRunSpan(tracer, state, runOptions, about, where) {
       } : {},
       "reins.budget.limit_usd": runOptions.limits?.maxBudgetUsd ?? state.limits?.maxBudgetUsd
     },
-    links: parent.links
+    ...parent.links ? {
+      links: parent.links
+    } : {}
   }, parent.context);
 }
 var instruments = /* @__PURE__ */ new WeakMap();

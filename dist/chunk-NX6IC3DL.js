@@ -5,7 +5,7 @@ import {
   reject,
   run,
   treeSettled
-} from "./chunk-NKMD2KBO.js";
+} from "./chunk-WAYZE2GX.js";
 import {
   outputFormat
 } from "./chunk-GBR67XNQ.js";

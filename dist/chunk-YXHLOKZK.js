@@ -1,10 +1,10 @@
 import {
   openTelemetry
-} from "./chunk-NFPBOPO3.js";
+} from "./chunk-DB6FLCNQ.js";
 import {
   agentRunOptions,
   combineSinks
-} from "./chunk-U6ULJVHX.js";
+} from "./chunk-TXDRJH6C.js";
 import {
   KvRunStore,
   RecordError,
@@ -22,7 +22,7 @@ import {
   loadTree,
   rejectInTree,
   toolTable
-} from "./chunk-L7OAZOPP.js";
+} from "./chunk-NX6IC3DL.js";
 import {
   agentOptionsSchema,
   followUp,
@@ -32,7 +32,7 @@ import {
   run,
   treeSettled,
   unjudgedAnswer
-} from "./chunk-NKMD2KBO.js";
+} from "./chunk-WAYZE2GX.js";
 import {
   RESUMABLE_STATUSES,
   checkLimits,
@@ -778,7 +778,9 @@ async function executeLoaded(deps, store, runOrState, shutdown, unknown, created
       dir: join(deps.workspaceRoot, state.rootId)
     },
     resolveModel: deps.makeModel,
-    prices: deps.prices,
+    ...deps.prices === void 0 ? {} : {
+      prices: deps.prices
+    },
     signal: shutdown,
     extraTools: deps.agents.extraTools
   });
@@ -847,9 +849,12 @@ function agentRegistry(agents, options = {}) {
     let p = infos.get(agent);
     if (!p) {
       p = (async () => {
+        const { resolveModel } = options;
         const description = await describeAgent(agent, {
           extraTools,
-          resolveModel: options.resolveModel
+          ...resolveModel === void 0 ? {} : {
+            resolveModel
+          }
         });
         return {
           agent,
@@ -946,11 +951,15 @@ function defaultMakeModel(options = {}) {
   const baseUrl = options.baseUrl ?? env.baseUrl;
   const apiKey = options.apiKey ?? env.apiKey;
   return (name) => {
-    if (baseUrl) return createOpenAIModel({
-      baseUrl,
-      model: name,
-      apiKey
-    });
+    if (baseUrl) {
+      return createOpenAIModel({
+        baseUrl,
+        model: name,
+        ...apiKey === void 0 ? {} : {
+          apiKey
+        }
+      });
+    }
     throw new TypeError(`cannot serve model "${name}": LLM_BASE_URL is not set`);
   };
 }

@@ -5,7 +5,7 @@ import {
   agentOptionsSchema,
   issueLine,
   pricesSchemaOf
-} from "./chunk-NKMD2KBO.js";
+} from "./chunk-WAYZE2GX.js";
 import {
   runLimitsSchema
 } from "./chunk-4Q4MPWPK.js";

@@ -1,6 +1,6 @@
 import {
   agentTools
-} from "./chunk-NKMD2KBO.js";
+} from "./chunk-WAYZE2GX.js";
 import {
   DEFAULT_LIMITS
 } from "./chunk-4Q4MPWPK.js";
@@ -76,10 +76,7 @@ function limitsWidening(agent, asked) {
 async function agentRunOptions(agent, asked, setup) {
   const every = setup.modelForTree ? setup.model : void 0;
   const tools = await agentTools(agent, setup.context, setup.resolveModel, every);
-  const options = {
-    ...agent.options,
-    ...asked
-  };
+  const options = askedOver(agent.options, asked);
   return {
     model: setup.model,
     tools: [
@@ -99,6 +96,13 @@ async function agentRunOptions(agent, asked, setup) {
     ...agent.output === void 0 ? {} : {
       output: agent.output
     }
+  };
+}
+function askedOver(agent, asked) {
+  const given = Object.entries(asked).filter(([, v]) => v !== void 0);
+  return {
+    ...agent,
+    ...Object.fromEntries(given)
   };
 }
 function contextPolicyOf(context, resolveModel) {

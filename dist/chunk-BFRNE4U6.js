@@ -1,14 +1,14 @@
 import {
   loadRunSettings,
   modelOf
-} from "./chunk-DRGD6SFL.js";
+} from "./chunk-YXHLOKZK.js";
 import {
   agentRunOptions
-} from "./chunk-U6ULJVHX.js";
+} from "./chunk-TXDRJH6C.js";
 import {
   forkState,
   quoteNextCall
-} from "./chunk-NKMD2KBO.js";
+} from "./chunk-WAYZE2GX.js";
 import {
   RunStateError
 } from "./chunk-ISIFESS6.js";
@@ -62,7 +62,9 @@ async function forkRunOptions(deps, store, source) {
       dir: join(deps.workspaceRoot, source.rootId)
     },
     resolveModel: deps.makeModel,
-    prices: deps.prices,
+    ...deps.prices === void 0 ? {} : {
+      prices: deps.prices
+    },
     extraTools: deps.agents.extraTools
   });
 }
