@@ -53,7 +53,7 @@ export interface CliOptions {
     settings: ModelSettings & { latencyMs?: number | undefined },
   ) => (name: string) => Model;
   /** The model of a run whose agent, flags and settings name none. */
-  defaultModel?: string;
+  defaultModel?: string | undefined;
   /** Scenarios `--scenario NAME` may play (their agent, when `--agent` is not given). */
   scenarios?: ScenarioCatalog;
   /** What `--help` says the command is, after the usage line. */

@@ -33,7 +33,7 @@ export const ALL_SCENARIOS: Readonly<Record<string, unknown>> = { ...SCENARIOS, 
 /** Options of {@link demoModels}. */
 export interface DemoModelsOptions {
   /** Scenario names play the scripted model (in process). */
-  scripted?: boolean;
+  scripted?: boolean | undefined;
   /** Delay of each scripted reply in ms. */
   latencyMs?: number | undefined;
   /** Pause between the streamed chunks of a scripted reply, in ms. */
@@ -129,7 +129,7 @@ export interface DemoDeps {
   /** {@link demoModels}. */
   makeModel: (name: string) => Model;
   /** `plan` when scripted. */
-  defaultModel?: string;
+  defaultModel?: string | undefined;
   /** {@link DEMO_SCENARIOS} when scripted. */
   scenarios?: ScenarioCatalog;
   /** The scripted provider at `/v1` when scripted. */

@@ -55,7 +55,7 @@ export interface AgentRegistryOptions {
   /** Tools this process adds to every root run (MCP servers of `reins.jsonc`). */
   extraTools?: readonly AnyTool[] | undefined;
   /** Resolves a child agent's model name. */
-  resolveModel?: ResolveModel;
+  resolveModel?: ResolveModel | undefined;
 }
 
 /** The agents of a process; see {@link agentRegistry}. */

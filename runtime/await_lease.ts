@@ -18,9 +18,9 @@ export interface AwaitLeaseOptions {
   /** Longest wait in ms (default: the lease's remaining time + {@link LEASE_MARGIN_MS}). */
   waitMs?: number | undefined;
   /** Receives one line when the wait starts, then one every `progressMs`. */
-  onWait?: (line: string) => void;
+  onWait?: ((line: string) => void) | undefined;
   /** How often the lease is read again, in ms (default 250). */
-  pollMs?: number;
+  pollMs?: number | undefined;
   /** How often a progress line is sent, in ms (default 5000). */
   progressMs?: number;
   /** Whether the holder is provably gone (default `holderGone` of holder_gone.ts). */

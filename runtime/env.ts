@@ -39,7 +39,7 @@ export interface ReinsEnv {
   /** `REINS_SWEEP_MS`: period of the local sweep timer (0: none). */
   sweepMs?: number | undefined;
   /** `REINS_SCRIPTED`: "1" on, "0" off, absent: the process decides. */
-  scripted?: boolean;
+  scripted?: boolean | undefined;
   /** `REINS_SCRIPTED_CHUNK_MS`: pause between the streamed chunks of scripted replies. */
   chunkMs?: number | undefined;
   /** `REINS_SCAN_MS`: duration of the demo's `scan_archive`. */

@@ -55,7 +55,7 @@ export interface ExecutorDeps {
   /** Prices of the process's model (an agent's own win). */
   prices?: Prices | PriceTable | undefined;
   /** Poll interval of the Stop record, in ms. */
-  pollMs?: number;
+  pollMs?: number | undefined;
 }
 
 /** A model that fails every call with `error` (the run then stops `failed`, saying why). */

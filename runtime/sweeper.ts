@@ -11,7 +11,7 @@ export interface SweeperOptions {
   /** Period of the local timer in ms; 0 for none (default 5000). */
   everyMs?: number | undefined;
   /** Least time between the starts of two nudged sweeps, in ms (default 2000). */
-  nudgeGapMs?: number;
+  nudgeGapMs?: number | undefined;
 }
 
 /** A started sweeper; see {@link startSweeper}. */

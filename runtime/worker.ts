@@ -33,15 +33,15 @@ export interface WorkerDeps {
   /** The agent of a request or run that names none (default: the only one, if one). */
   defaultAgent?: string | undefined;
   /** Builds a model from its name (default: {@link defaultMakeModel}, `LLM_BASE_URL`). */
-  makeModel?: (name: string) => Model;
+  makeModel?: ((name: string) => Model) | undefined;
   /** The model of a run whose agent and request name none (default `LLM_MODEL`). */
   defaultModel?: string | undefined;
   /** Folder of the trees' own folders (default `.reins/workspaces`). */
-  workspaceRoot?: string;
+  workspaceRoot?: string | undefined;
   /** Prices of the process's model (default reins' built-in ones; an agent's own win). */
   prices?: Prices | PriceTable | undefined;
   /** Poll interval of the Stop key (and of a server's live events), in ms (default 100). */
-  pollMs?: number;
+  pollMs?: number | undefined;
   /**
    * More tools for every root run this process executes, e.g. those of the
    * MCP servers of `reins.jsonc` (opened once per process; default none).
