@@ -5,7 +5,7 @@ import {
   limitsWidening,
   memorySink,
   wideningOf
-} from "./chunk-TXDRJH6C.js";
+} from "./chunk-harness_trace.js";
 import {
   agentOptionsSchema,
   approve,
@@ -18,36 +18,36 @@ import {
   issueLine,
   reject,
   run
-} from "./chunk-WAYZE2GX.js";
+} from "./chunk-harness_exit.js";
 import {
   defineTool
-} from "./chunk-BTFBEYKY.js";
-import "./chunk-WQU7Y35Y.js";
+} from "./chunk-harness_tool.js";
+import "./chunk-harness_driven_states.js";
 import {
   DEFAULT_LIMITS,
   checkLimits,
   newRun
-} from "./chunk-4Q4MPWPK.js";
+} from "./chunk-harness_limits.js";
 import {
   createOpenAIModel
-} from "./chunk-QHK5PKL5.js";
-import "./chunk-4GB4C2DK.js";
+} from "./chunk-openai_provider_name.js";
+import "./chunk-harness_text_attempts.js";
 import {
   SUMMARY_PROMPT
-} from "./chunk-GBR67XNQ.js";
-import "./chunk-PLNGLDD7.js";
-import "./chunk-V35EBTLI.js";
-import "./chunk-UPPPGWUO.js";
-import "./chunk-KDAN4KL7.js";
+} from "./chunk-harness_summary_prompt.js";
+import "./chunk-harness_schema_adapter.js";
+import "./chunk-harness_tokens.js";
+import "./chunk-harness_text.js";
+import "./chunk-harness_sleep.js";
 import {
   ModelError,
   PermanentToolError,
   ReinsError,
   RunNotFoundError,
   RunStateError
-} from "./chunk-ISIFESS6.js";
-import "./chunk-O3LUTIO5.js";
-import "./chunk-SC5ASBGQ.js";
+} from "./chunk-harness_errors.js";
+import "./chunk-harness_message_of.js";
+import "./chunk-__template.js";
 
 // harness/run_store.ts
 var MemoryRunStore = class {

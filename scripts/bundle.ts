@@ -16,6 +16,10 @@
  *   class or an exported function is ever renamed (errors name themselves
  *   with `new.target.name`).
  *
+ * - Chunks are named after their first module (`chunk-harness_limits.js`),
+ *   not the bundler's content hash: a change to one source then rewrites the
+ *   chunks it is in, not the name of every chunk that imports them.
+ *
  * `deno task build` rewrites dist/. `deno task build --check` (part of
  * `deno task ok`) changes nothing and fails, naming the files, when dist/ is
  * not what the sources build: commit dist/ with the sources it came from.
@@ -57,6 +61,7 @@ async function build(entries: Entry[], externals: string[], outdir: string): Pro
   if (!out.success) {
     throw new Error(`deno bundle failed:\n${new TextDecoder().decode(out.stderr)}`);
   }
+  await stableNames(outdir);
   for (const e of entries) {
     const file = `${outdir}/${e.dist.slice(DIST.length)}`;
     const types = relative(`${ROOT}${e.dist}`.replace(/[^/]+$/, ""), `${ROOT}${e.source}`);
@@ -64,6 +69,39 @@ async function build(entries: Entry[], externals: string[], outdir: string): Pro
     const spec = types.startsWith(".") ? types : `./${types}`;
     await Deno.writeTextFile(file, `// @ts-self-types="${spec}"\n${body}`);
   }
+}
+
+/**
+ * Renames the bundler's hashed files (`chunk-4Q4MPWPK.js`, `mcp_servers-MOJDZRVJ.js`)
+ * after what they hold, and every import of them: a chunk after its first
+ * module (`// harness/limits.ts` → `chunk-harness_limits.js`) or, with none,
+ * its first export; a split-off entry (`mcp_servers-…`) after its own name.
+ */
+async function stableNames(outdir: string): Promise<void> {
+  const files = await listFiles(outdir);
+  const renames = new Map<string, string>();
+  const taken = new Set(files);
+  for (const file of files) {
+    const hashed = /^([\w]+)-[A-Z0-9]{8}\.js$/.exec(file);
+    if (!hashed) continue;
+    const text = await Deno.readTextFile(`${outdir}/${file}`);
+    const module = /^\/\/ ([\w/]+)\.ts$/m.exec(text)?.[1];
+    const exported = /^export \{\s*(\w+)/m.exec(text)?.[1];
+    const stem = hashed[1] !== "chunk"
+      ? hashed[1]
+      : `chunk-${(module ?? exported ?? "").replaceAll("/", "_")}`;
+    let name = `${stem}.js`;
+    for (let n = 2; taken.has(name); n++) name = `${stem}-${n}.js`;
+    taken.add(name);
+    renames.set(file, name);
+  }
+  for (const file of files) {
+    const path = `${outdir}/${file}`;
+    let text = await Deno.readTextFile(path);
+    for (const [from, to] of renames) text = text.replaceAll(`/${from}"`, `/${to}"`);
+    await Deno.writeTextFile(path, text);
+  }
+  for (const [from, to] of renames) await Deno.rename(`${outdir}/${from}`, `${outdir}/${to}`);
 }
 
 /** Every file under `dir`, as paths relative to it, sorted. */

@@ -1,21 +1,21 @@
 // @ts-self-types="../../ai_sdk/mod.ts"
 import {
   attemptText
-} from "../chunk-4GB4C2DK.js";
+} from "../chunk-harness_text_attempts.js";
 import {
   countCompletionTokens,
   countPromptTokens,
   loadTokenizer,
   saysContextLength
-} from "../chunk-V35EBTLI.js";
+} from "../chunk-harness_tokens.js";
 import {
   raced,
   sleep
-} from "../chunk-KDAN4KL7.js";
+} from "../chunk-harness_sleep.js";
 import {
   ModelError
-} from "../chunk-ISIFESS6.js";
-import "../chunk-SC5ASBGQ.js";
+} from "../chunk-harness_errors.js";
+import "../chunk-__template.js";
 
 // ai_sdk/ai_sdk_prompt.ts
 function input(args) {

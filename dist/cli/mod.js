@@ -1,20 +1,20 @@
 // @ts-self-types="../../cli/mod.ts"
 import {
   McpStartError
-} from "../chunk-XCV5OE6B.js";
+} from "../chunk-mcp_mcp_start_error.js";
 import {
   ConfigError,
   loadConfig,
   openProcessTools,
   spentText,
   storedTask
-} from "../chunk-SN6KDDE3.js";
+} from "../chunk-runtime_config.js";
 import {
   KvOpenError,
   defaultKvPath,
   isKvUrl,
   openKv
-} from "../chunk-QI72XL4F.js";
+} from "../chunk-kv_open_kv.js";
 import {
   UnknownAgentError,
   agentRegistry,
@@ -31,48 +31,48 @@ import {
   requestStop,
   stampOf,
   startWorker
-} from "../chunk-YXHLOKZK.js";
-import "../chunk-DB6FLCNQ.js";
+} from "../chunk-runtime_execute_run.js";
+import "../chunk-otel_message_content.js";
 import {
   agentRunOptions,
   combineSinks,
   fileSink
-} from "../chunk-TXDRJH6C.js";
+} from "../chunk-harness_trace.js";
 import {
   KvRunStore
-} from "../chunk-QV5UIVZW.js";
+} from "../chunk-kv_record_error.js";
 import {
   loadTree
-} from "../chunk-NX6IC3DL.js";
+} from "../chunk-subagents_tree.js";
 import {
   checkPrices
-} from "../chunk-WAYZE2GX.js";
-import "../chunk-BTFBEYKY.js";
-import "../chunk-WQU7Y35Y.js";
+} from "../chunk-harness_exit.js";
+import "../chunk-harness_tool.js";
+import "../chunk-harness_driven_states.js";
 import {
   RESUMABLE_STATUSES,
   RUN_STATUSES,
   newRun
-} from "../chunk-4Q4MPWPK.js";
-import "../chunk-QHK5PKL5.js";
-import "../chunk-4GB4C2DK.js";
-import "../chunk-GBR67XNQ.js";
-import "../chunk-PLNGLDD7.js";
-import "../chunk-V35EBTLI.js";
+} from "../chunk-harness_limits.js";
+import "../chunk-openai_provider_name.js";
+import "../chunk-harness_text_attempts.js";
+import "../chunk-harness_summary_prompt.js";
+import "../chunk-harness_schema_adapter.js";
+import "../chunk-harness_tokens.js";
 import {
   cutText
-} from "../chunk-UPPPGWUO.js";
+} from "../chunk-harness_text.js";
 import {
   sleep
-} from "../chunk-KDAN4KL7.js";
+} from "../chunk-harness_sleep.js";
 import {
   ReinsError,
   RunConflictError
-} from "../chunk-ISIFESS6.js";
+} from "../chunk-harness_errors.js";
 import {
   messageOf
-} from "../chunk-O3LUTIO5.js";
-import "../chunk-SC5ASBGQ.js";
+} from "../chunk-harness_message_of.js";
+import "../chunk-__template.js";
 
 // cli/args.ts
 import { parseArgs } from "node:util";

@@ -3,18 +3,18 @@ import {
   listFilesTool,
   readFileTool,
   scanArchiveTool
-} from "../chunk-WH7ZMWPC.js";
+} from "../chunk-tools_list_files.js";
 import {
   defineTool
-} from "../chunk-BTFBEYKY.js";
-import "../chunk-PLNGLDD7.js";
-import "../chunk-UPPPGWUO.js";
-import "../chunk-KDAN4KL7.js";
+} from "../chunk-harness_tool.js";
+import "../chunk-harness_schema_adapter.js";
+import "../chunk-harness_text.js";
+import "../chunk-harness_sleep.js";
 import {
   PermanentToolError
-} from "../chunk-ISIFESS6.js";
-import "../chunk-O3LUTIO5.js";
-import "../chunk-SC5ASBGQ.js";
+} from "../chunk-harness_errors.js";
+import "../chunk-harness_message_of.js";
+import "../chunk-__template.js";
 
 // tools/workspace.ts
 import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from "node:path";

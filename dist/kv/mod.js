@@ -2,22 +2,22 @@
 import {
   KvOpenError,
   openKv
-} from "../chunk-QI72XL4F.js";
+} from "../chunk-kv_open_kv.js";
 import {
   KvRunStore,
   RecordError
-} from "../chunk-QV5UIVZW.js";
-import "../chunk-WQU7Y35Y.js";
-import "../chunk-4Q4MPWPK.js";
-import "../chunk-UPPPGWUO.js";
-import "../chunk-KDAN4KL7.js";
+} from "../chunk-kv_record_error.js";
+import "../chunk-harness_driven_states.js";
+import "../chunk-harness_limits.js";
+import "../chunk-harness_text.js";
+import "../chunk-harness_sleep.js";
 import {
   RunConflictError,
   RunNotFoundError,
   RunTooLargeError
-} from "../chunk-ISIFESS6.js";
-import "../chunk-O3LUTIO5.js";
-import "../chunk-SC5ASBGQ.js";
+} from "../chunk-harness_errors.js";
+import "../chunk-harness_message_of.js";
+import "../chunk-__template.js";
 export {
   KvOpenError,
   KvRunStore,

@@ -2,13 +2,13 @@
 import {
   mcpServerTools,
   mcpTools
-} from "../chunk-GM3YM6AH.js";
+} from "../chunk-mcp_json_schema_args.js";
 import {
   McpStartError
-} from "../chunk-XCV5OE6B.js";
-import "../chunk-ISIFESS6.js";
-import "../chunk-O3LUTIO5.js";
-import "../chunk-SC5ASBGQ.js";
+} from "../chunk-mcp_mcp_start_error.js";
+import "../chunk-harness_errors.js";
+import "../chunk-harness_message_of.js";
+import "../chunk-__template.js";
 export {
   McpStartError,
   mcpServerTools,

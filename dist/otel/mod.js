@@ -3,10 +3,10 @@ import {
   CAPTURE_CONTENT_ENV,
   DEFAULT_AGENT_NAME,
   openTelemetry
-} from "../chunk-DB6FLCNQ.js";
-import "../chunk-4Q4MPWPK.js";
-import "../chunk-O3LUTIO5.js";
-import "../chunk-SC5ASBGQ.js";
+} from "../chunk-otel_message_content.js";
+import "../chunk-harness_limits.js";
+import "../chunk-harness_message_of.js";
+import "../chunk-__template.js";
 export {
   CAPTURE_CONTENT_ENV,
   DEFAULT_AGENT_NAME,

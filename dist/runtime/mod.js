@@ -2,7 +2,7 @@
 import {
   FORK_NOT_STARTED,
   forkRun
-} from "../chunk-BFRNE4U6.js";
+} from "../chunk-runtime_fork_run.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -19,30 +19,30 @@ import {
   startRun,
   startWorker,
   watchStop
-} from "../chunk-YXHLOKZK.js";
-import "../chunk-DB6FLCNQ.js";
+} from "../chunk-runtime_execute_run.js";
+import "../chunk-otel_message_content.js";
 import {
   agentRunOptions
-} from "../chunk-TXDRJH6C.js";
-import "../chunk-QV5UIVZW.js";
-import "../chunk-NX6IC3DL.js";
+} from "../chunk-harness_trace.js";
+import "../chunk-kv_record_error.js";
+import "../chunk-subagents_tree.js";
 import {
   forkState,
   quoteNextCall
-} from "../chunk-WAYZE2GX.js";
-import "../chunk-BTFBEYKY.js";
-import "../chunk-WQU7Y35Y.js";
-import "../chunk-4Q4MPWPK.js";
-import "../chunk-QHK5PKL5.js";
-import "../chunk-4GB4C2DK.js";
-import "../chunk-GBR67XNQ.js";
-import "../chunk-PLNGLDD7.js";
-import "../chunk-V35EBTLI.js";
-import "../chunk-UPPPGWUO.js";
-import "../chunk-KDAN4KL7.js";
-import "../chunk-ISIFESS6.js";
-import "../chunk-O3LUTIO5.js";
-import "../chunk-SC5ASBGQ.js";
+} from "../chunk-harness_exit.js";
+import "../chunk-harness_tool.js";
+import "../chunk-harness_driven_states.js";
+import "../chunk-harness_limits.js";
+import "../chunk-openai_provider_name.js";
+import "../chunk-harness_text_attempts.js";
+import "../chunk-harness_summary_prompt.js";
+import "../chunk-harness_schema_adapter.js";
+import "../chunk-harness_tokens.js";
+import "../chunk-harness_text.js";
+import "../chunk-harness_sleep.js";
+import "../chunk-harness_errors.js";
+import "../chunk-harness_message_of.js";
+import "../chunk-__template.js";
 export {
   DEFAULT_STOP_REASON,
   FORK_NOT_STARTED,

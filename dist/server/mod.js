@@ -2,7 +2,7 @@
 import {
   forkRun,
   forkRunOptions
-} from "../chunk-BFRNE4U6.js";
+} from "../chunk-runtime_fork_run.js";
 import {
   loadConfig,
   openProcessTools,
@@ -10,11 +10,11 @@ import {
   spentText,
   storedTask,
   usdPair
-} from "../chunk-SN6KDDE3.js";
+} from "../chunk-runtime_config.js";
 import {
   defaultKvPath,
   openKv
-} from "../chunk-QI72XL4F.js";
+} from "../chunk-kv_open_kv.js";
 import {
   DEFAULT_STOP_REASON,
   UnknownAgentError,
@@ -29,13 +29,13 @@ import {
   resolveWorkerDeps,
   stampOf,
   startWorker
-} from "../chunk-YXHLOKZK.js";
-import "../chunk-DB6FLCNQ.js";
+} from "../chunk-runtime_execute_run.js";
+import "../chunk-otel_message_content.js";
 import {
   limitCeiling,
   limitsWidening,
   wideningOf
-} from "../chunk-TXDRJH6C.js";
+} from "../chunk-harness_trace.js";
 import {
   CHUNK_BYTES,
   KvRunStore,
@@ -48,48 +48,48 @@ import {
   interruptionSchema,
   keyBytes,
   messageSchema
-} from "../chunk-QV5UIVZW.js";
+} from "../chunk-kv_record_error.js";
 import {
   hashOf,
   loadTree
-} from "../chunk-NX6IC3DL.js";
+} from "../chunk-subagents_tree.js";
 import {
   agentOptionsSchema,
   childRunId,
   followUpRefusal,
   forkableTurns
-} from "../chunk-WAYZE2GX.js";
-import "../chunk-BTFBEYKY.js";
-import "../chunk-WQU7Y35Y.js";
+} from "../chunk-harness_exit.js";
+import "../chunk-harness_tool.js";
+import "../chunk-harness_driven_states.js";
 import {
   RESUMABLE_STATUSES,
   RUN_STATUSES,
   newRun,
   runLimitsSchema
-} from "../chunk-4Q4MPWPK.js";
-import "../chunk-QHK5PKL5.js";
-import "../chunk-4GB4C2DK.js";
-import "../chunk-GBR67XNQ.js";
-import "../chunk-PLNGLDD7.js";
-import "../chunk-V35EBTLI.js";
+} from "../chunk-harness_limits.js";
+import "../chunk-openai_provider_name.js";
+import "../chunk-harness_text_attempts.js";
+import "../chunk-harness_summary_prompt.js";
+import "../chunk-harness_schema_adapter.js";
+import "../chunk-harness_tokens.js";
 import {
   cutText
-} from "../chunk-UPPPGWUO.js";
+} from "../chunk-harness_text.js";
 import {
   sleep
-} from "../chunk-KDAN4KL7.js";
+} from "../chunk-harness_sleep.js";
 import {
   ReinsError,
   RunConflictError,
   RunNotFoundError,
   RunStateError
-} from "../chunk-ISIFESS6.js";
+} from "../chunk-harness_errors.js";
 import {
   messageOf
-} from "../chunk-O3LUTIO5.js";
+} from "../chunk-harness_message_of.js";
 import {
   __template
-} from "../chunk-SC5ASBGQ.js";
+} from "../chunk-__template.js";
 
 // server/app.ts
 import { Hono } from "hono";

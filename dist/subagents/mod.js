@@ -3,7 +3,7 @@ import {
   listFilesTool,
   readFileTool,
   scanArchiveTool
-} from "../chunk-WH7ZMWPC.js";
+} from "../chunk-tools_list_files.js";
 import {
   approveInTree,
   describeAgent,
@@ -13,26 +13,26 @@ import {
   rejectInTree,
   resumeTree,
   toolTable
-} from "../chunk-NX6IC3DL.js";
+} from "../chunk-subagents_tree.js";
 import {
   agentTool,
   agentTools,
   defineAgent,
   isAgent
-} from "../chunk-WAYZE2GX.js";
-import "../chunk-BTFBEYKY.js";
-import "../chunk-WQU7Y35Y.js";
-import "../chunk-4Q4MPWPK.js";
-import "../chunk-GBR67XNQ.js";
-import "../chunk-PLNGLDD7.js";
-import "../chunk-V35EBTLI.js";
-import "../chunk-UPPPGWUO.js";
-import "../chunk-KDAN4KL7.js";
+} from "../chunk-harness_exit.js";
+import "../chunk-harness_tool.js";
+import "../chunk-harness_driven_states.js";
+import "../chunk-harness_limits.js";
+import "../chunk-harness_summary_prompt.js";
+import "../chunk-harness_schema_adapter.js";
+import "../chunk-harness_tokens.js";
+import "../chunk-harness_text.js";
+import "../chunk-harness_sleep.js";
 import {
   SuspendRun
-} from "../chunk-ISIFESS6.js";
-import "../chunk-O3LUTIO5.js";
-import "../chunk-SC5ASBGQ.js";
+} from "../chunk-harness_errors.js";
+import "../chunk-harness_message_of.js";
+import "../chunk-__template.js";
 
 // subagents/research.ts
 var RESEARCH_SYSTEM = "You are a research assistant working for another agent. Answer the one question you are given using your tools, then reply with a short finding and stop. Your final reply is all the other agent will see, so put the answer in it.";

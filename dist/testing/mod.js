@@ -1,29 +1,29 @@
 // @ts-self-types="../../testing/mod.ts"
 import {
   createOpenAIModel
-} from "../chunk-QHK5PKL5.js";
-import "../chunk-4GB4C2DK.js";
+} from "../chunk-openai_provider_name.js";
+import "../chunk-harness_text_attempts.js";
 import {
   REPAIR_PREFIX,
   SUMMARY_PROMPT,
   summarizedTurnsOf
-} from "../chunk-GBR67XNQ.js";
-import "../chunk-PLNGLDD7.js";
+} from "../chunk-harness_summary_prompt.js";
+import "../chunk-harness_schema_adapter.js";
 import {
   countCompletionTokens,
   countPromptTokens,
   loadTokenizer,
   truncateToTokens
-} from "../chunk-V35EBTLI.js";
-import "../chunk-UPPPGWUO.js";
+} from "../chunk-harness_tokens.js";
+import "../chunk-harness_text.js";
 import {
   sleep
-} from "../chunk-KDAN4KL7.js";
-import "../chunk-ISIFESS6.js";
+} from "../chunk-harness_sleep.js";
+import "../chunk-harness_errors.js";
 import {
   messageOf
-} from "../chunk-O3LUTIO5.js";
-import "../chunk-SC5ASBGQ.js";
+} from "../chunk-harness_message_of.js";
+import "../chunk-__template.js";
 
 // testing/scenarios.ts
 import { z } from "zod";

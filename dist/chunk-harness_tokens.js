@@ -1,6 +1,6 @@
 import {
   ModelError
-} from "./chunk-ISIFESS6.js";
+} from "./chunk-harness_errors.js";
 
 // harness/tokens.ts
 var TOKENS_PER_MESSAGE = 3;

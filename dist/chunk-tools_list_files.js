@@ -1,15 +1,15 @@
 import {
   defineTool
-} from "./chunk-BTFBEYKY.js";
+} from "./chunk-harness_tool.js";
 import {
   cutText
-} from "./chunk-UPPPGWUO.js";
+} from "./chunk-harness_text.js";
 import {
   sleep
-} from "./chunk-KDAN4KL7.js";
+} from "./chunk-harness_sleep.js";
 import {
   PermanentToolError
-} from "./chunk-ISIFESS6.js";
+} from "./chunk-harness_errors.js";
 
 // tools/list_files.ts
 import { z } from "zod";

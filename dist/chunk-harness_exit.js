@@ -2,10 +2,10 @@ import {
   defineTool,
   describeIssues,
   toolDefinitions
-} from "./chunk-BTFBEYKY.js";
+} from "./chunk-harness_tool.js";
 import {
   markDrivenByRun
-} from "./chunk-WQU7Y35Y.js";
+} from "./chunk-harness_driven_states.js";
 import {
   RESUMABLE_STATUSES,
   checkLimits,
@@ -13,7 +13,7 @@ import {
   isoNow,
   newRun,
   pending
-} from "./chunk-4Q4MPWPK.js";
+} from "./chunk-harness_limits.js";
 import {
   TranscriptScan,
   adaptOutput,
@@ -30,7 +30,7 @@ import {
   shownRange,
   summaryRequest,
   turnsBetween
-} from "./chunk-GBR67XNQ.js";
+} from "./chunk-harness_summary_prompt.js";
 import {
   countMessageTokens,
   countPromptTokens,
@@ -39,20 +39,20 @@ import {
   loadTokenizer,
   tokenizerLoaded,
   truncateToTokens
-} from "./chunk-V35EBTLI.js";
+} from "./chunk-harness_tokens.js";
 import {
   cutText
-} from "./chunk-UPPPGWUO.js";
+} from "./chunk-harness_text.js";
 import {
   PermanentToolError,
   RunNotFoundError,
   RunStateError,
   RunTooLargeError,
   SuspendRun
-} from "./chunk-ISIFESS6.js";
+} from "./chunk-harness_errors.js";
 import {
   messageOf
-} from "./chunk-O3LUTIO5.js";
+} from "./chunk-harness_message_of.js";
 
 // harness/exit.ts
 function abortReason(signal) {

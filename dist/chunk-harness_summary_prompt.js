@@ -1,12 +1,12 @@
 import {
   adaptSchema
-} from "./chunk-PLNGLDD7.js";
+} from "./chunk-harness_schema_adapter.js";
 import {
   cutText
-} from "./chunk-UPPPGWUO.js";
+} from "./chunk-harness_text.js";
 import {
   messageOf
-} from "./chunk-O3LUTIO5.js";
+} from "./chunk-harness_message_of.js";
 
 // harness/summary_prompt.ts
 var SUMMARY_PROMPT = "You compact the context of an agent run. Summarize the conversation below for the agent that will continue the task without seeing it again. Keep, stated exactly: every fact found in tool results that may matter later (names, numbers, paths, errors), the user's instructions and constraints, what has been done and what is left to do. Say how many times a repeated call was made instead of repeating it. If an earlier summary is given, fold it in. Write plain text, as short as the facts allow. Do not call tools.";

@@ -1,6 +1,6 @@
 import {
   adaptSchema
-} from "./chunk-PLNGLDD7.js";
+} from "./chunk-harness_schema_adapter.js";
 
 // harness/tool.ts
 var NAME = /^[a-zA-Z0-9_-]{1,64}$/;

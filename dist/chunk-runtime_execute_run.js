@@ -1,10 +1,10 @@
 import {
   openTelemetry
-} from "./chunk-DB6FLCNQ.js";
+} from "./chunk-otel_message_content.js";
 import {
   agentRunOptions,
   combineSinks
-} from "./chunk-TXDRJH6C.js";
+} from "./chunk-harness_trace.js";
 import {
   KvRunStore,
   RecordError,
@@ -13,7 +13,7 @@ import {
   localHostname,
   stopEpochKey,
   stopKey
-} from "./chunk-QV5UIVZW.js";
+} from "./chunk-kv_record_error.js";
 import {
   approveInTree,
   describeAgent,
@@ -22,7 +22,7 @@ import {
   loadTree,
   rejectInTree,
   toolTable
-} from "./chunk-NX6IC3DL.js";
+} from "./chunk-subagents_tree.js";
 import {
   agentOptionsSchema,
   followUp,
@@ -32,23 +32,23 @@ import {
   run,
   treeSettled,
   unjudgedAnswer
-} from "./chunk-WAYZE2GX.js";
+} from "./chunk-harness_exit.js";
 import {
   RESUMABLE_STATUSES,
   checkLimits,
   isoNow,
   pending,
   runLimitsSchema
-} from "./chunk-4Q4MPWPK.js";
+} from "./chunk-harness_limits.js";
 import {
   createOpenAIModel
-} from "./chunk-QHK5PKL5.js";
+} from "./chunk-openai_provider_name.js";
 import {
   ReinsError,
   RunConflictError,
   RunNotFoundError,
   RunStateError
-} from "./chunk-ISIFESS6.js";
+} from "./chunk-harness_errors.js";
 
 // runtime/execute_run.ts
 var telemetry;

@@ -1,9 +1,9 @@
 import {
   agentTools
-} from "./chunk-WAYZE2GX.js";
+} from "./chunk-harness_exit.js";
 import {
   DEFAULT_LIMITS
-} from "./chunk-4Q4MPWPK.js";
+} from "./chunk-harness_limits.js";
 
 // harness/trace.ts
 function memorySink() {

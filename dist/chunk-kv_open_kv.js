@@ -1,12 +1,12 @@
 import {
   retryLocked
-} from "./chunk-QV5UIVZW.js";
+} from "./chunk-kv_record_error.js";
 import {
   ReinsError
-} from "./chunk-ISIFESS6.js";
+} from "./chunk-harness_errors.js";
 import {
   messageOf
-} from "./chunk-O3LUTIO5.js";
+} from "./chunk-harness_message_of.js";
 
 // kv/open_kv.ts
 import { dirname } from "node:path";

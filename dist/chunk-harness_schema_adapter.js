@@ -1,6 +1,6 @@
 import {
   messageOf
-} from "./chunk-O3LUTIO5.js";
+} from "./chunk-harness_message_of.js";
 
 // harness/schema_adapter.ts
 import { z } from "zod";

@@ -1,17 +1,17 @@
 import {
   loadRunSettings,
   modelOf
-} from "./chunk-YXHLOKZK.js";
+} from "./chunk-runtime_execute_run.js";
 import {
   agentRunOptions
-} from "./chunk-TXDRJH6C.js";
+} from "./chunk-harness_trace.js";
 import {
   forkState,
   quoteNextCall
-} from "./chunk-WAYZE2GX.js";
+} from "./chunk-harness_exit.js";
 import {
   RunStateError
-} from "./chunk-ISIFESS6.js";
+} from "./chunk-harness_errors.js";
 
 // runtime/fork_run.ts
 import { join } from "node:path";

@@ -1,6 +1,6 @@
 import {
   ReinsError
-} from "./chunk-ISIFESS6.js";
+} from "./chunk-harness_errors.js";
 
 // mcp/mcp_start_error.ts
 var McpStartError = class extends ReinsError {

@@ -5,17 +5,17 @@ import {
   reject,
   run,
   treeSettled
-} from "./chunk-WAYZE2GX.js";
+} from "./chunk-harness_exit.js";
 import {
   outputFormat
-} from "./chunk-GBR67XNQ.js";
+} from "./chunk-harness_summary_prompt.js";
 import {
   RunNotFoundError,
   RunStateError
-} from "./chunk-ISIFESS6.js";
+} from "./chunk-harness_errors.js";
 import {
   messageOf
-} from "./chunk-O3LUTIO5.js";
+} from "./chunk-harness_message_of.js";
 
 // subagents/tree.ts
 function canList(store) {

@@ -1,9 +1,9 @@
 import {
   McpStartError
-} from "./chunk-XCV5OE6B.js";
+} from "./chunk-mcp_mcp_start_error.js";
 import {
   messageOf
-} from "./chunk-O3LUTIO5.js";
+} from "./chunk-harness_message_of.js";
 
 // mcp/json_schema_args.ts
 var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);

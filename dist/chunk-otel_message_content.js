@@ -1,9 +1,9 @@
 import {
   pending
-} from "./chunk-4Q4MPWPK.js";
+} from "./chunk-harness_limits.js";
 import {
   messageOf
-} from "./chunk-O3LUTIO5.js";
+} from "./chunk-harness_message_of.js";
 
 // otel/message_content.ts
 var CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";

@@ -1,26 +1,26 @@
 import {
   isDrivenByRun
-} from "./chunk-WQU7Y35Y.js";
+} from "./chunk-harness_driven_states.js";
 import {
   RUN_SCHEMA_VERSION,
   RUN_STATUSES,
   runLimitsSchema
-} from "./chunk-4Q4MPWPK.js";
+} from "./chunk-harness_limits.js";
 import {
   cutText
-} from "./chunk-UPPPGWUO.js";
+} from "./chunk-harness_text.js";
 import {
   sleep
-} from "./chunk-KDAN4KL7.js";
+} from "./chunk-harness_sleep.js";
 import {
   ReinsError,
   RunConflictError,
   RunNotFoundError,
   RunTooLargeError
-} from "./chunk-ISIFESS6.js";
+} from "./chunk-harness_errors.js";
 import {
   messageOf
-} from "./chunk-O3LUTIO5.js";
+} from "./chunk-harness_message_of.js";
 
 // kv/record_error.ts
 var RecordError = class extends ReinsError {

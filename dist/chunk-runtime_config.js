@@ -1,20 +1,20 @@
 import {
   RecordError
-} from "./chunk-QV5UIVZW.js";
+} from "./chunk-kv_record_error.js";
 import {
   agentOptionsSchema,
   issueLine,
   pricesSchemaOf
-} from "./chunk-WAYZE2GX.js";
+} from "./chunk-harness_exit.js";
 import {
   runLimitsSchema
-} from "./chunk-4Q4MPWPK.js";
+} from "./chunk-harness_limits.js";
 import {
   ReinsError
-} from "./chunk-ISIFESS6.js";
+} from "./chunk-harness_errors.js";
 import {
   messageOf
-} from "./chunk-O3LUTIO5.js";
+} from "./chunk-harness_message_of.js";
 
 // runtime/config.ts
 import { z } from "zod";
@@ -170,7 +170,7 @@ async function openProcessTools(servers, options = {}) {
       close: () => Promise.resolve()
     };
   }
-  const { mcpServerTools } = await import("./mcp_servers-MOJDZRVJ.js");
+  const { mcpServerTools } = await import("./mcp_servers.js");
   const mcp = await mcpServerTools(servers, options);
   let closed;
   return {

@@ -1,27 +1,27 @@
 import {
   attemptText
-} from "./chunk-4GB4C2DK.js";
+} from "./chunk-harness_text_attempts.js";
 import {
   toWire
-} from "./chunk-GBR67XNQ.js";
+} from "./chunk-harness_summary_prompt.js";
 import {
   countCompletionTokens,
   countPromptTokens,
   loadTokenizer,
   saysContextLength
-} from "./chunk-V35EBTLI.js";
+} from "./chunk-harness_tokens.js";
 import {
   cutText
-} from "./chunk-UPPPGWUO.js";
+} from "./chunk-harness_text.js";
 import {
   sleep
-} from "./chunk-KDAN4KL7.js";
+} from "./chunk-harness_sleep.js";
 import {
   ModelError
-} from "./chunk-ISIFESS6.js";
+} from "./chunk-harness_errors.js";
 import {
   messageOf
-} from "./chunk-O3LUTIO5.js";
+} from "./chunk-harness_message_of.js";
 
 // openai/provider_name.ts
 var HOSTS = [
