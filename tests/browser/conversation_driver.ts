@@ -11,7 +11,7 @@
 // Prints one JSON line `{"plan": <id>, "fork": <id>, "quote": <text>, "runsBefore": n, ...}`.
 import type { Page } from "npm:playwright-core@1.65.1";
 import { waitFor as poll } from "../server_http.ts";
-import { driverMain, withPage } from "./with_page.ts";
+import { driverMain, loseFirstAnswer, withPage } from "./with_page.ts";
 
 const waitFor = <T>(probe: () => Promise<T | undefined>, what: string, ms = 15_000) =>
   poll(probe, what, ms, { retryErrors: true, everyMs: 50 });
@@ -42,15 +42,7 @@ async function drive(base: string, token: string, screenshot: string): Promise<u
     // 1. The reply box. Its first answer is lost on the way back (the server got the
     // message and answers it); Send again, once the run takes replies again, carries the
     // same Idempotency-Key and gets the first answer: the message is appended once.
-    const keys: string[] = [];
-    await page.route("**/runs/*/messages", async (route) => {
-      const request = route.request();
-      if (request.method() !== "POST") return await route.continue();
-      keys.push(request.headers()["idempotency-key"] ?? "");
-      if (keys.length > 1) return await route.continue();
-      await route.fetch();
-      await route.abort("failed");
-    });
+    const keys = await loseFirstAnswer(page, "**/runs/*/messages");
     await page.fill("form.reply input[name=content]", "Which worker was it?");
     await page.click("form.reply button[type=submit]");
     await page.locator("#controls-error", { hasText: "Reply refused (network)" }).waitFor();

@@ -19,7 +19,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "npm:playwright-core@1.65.1";
 import { waitFor as poll } from "../server_http.ts";
-import { driverMain, withPage } from "./with_page.ts";
+import { driverMain, loseFirstAnswer, withPage } from "./with_page.ts";
 
 // Probes that throw (a server not up yet) are retried.
 const waitFor = <T>(probe: () => Promise<T | undefined>, what: string, ms = 15_000) =>
@@ -86,13 +86,7 @@ async function drive(base: string, token: string, screenshot: string): Promise<u
     // Stop, its answer lost: the page keeps the key for a Stop pressed again. Meanwhile the
     // tree is seen stopped, and another client resumes it: the page's controls change, so
     // the next Stop is a new request, not a replay of the first (which would stop nothing).
-    const stopKeys: string[] = [];
-    await page.route("**/runs/*/stop", async (route) => {
-      stopKeys.push(route.request().headers()["idempotency-key"] ?? "");
-      if (stopKeys.length > 1) return await route.continue();
-      await route.fetch();
-      await route.abort("failed");
-    });
+    const stopKeys = await loseFirstAnswer(page, "**/runs/*/stop");
     await page.fill("form[data-action=stop] input[name=reason]", "enough scanning (from the page)");
     await page.click("form[data-action=stop] button[type=submit]");
     await page.locator("#controls-error", { hasText: "Stop refused (network)" }).waitFor();
@@ -151,14 +145,8 @@ async function drive(base: string, token: string, screenshot: string): Promise<u
     // Approve: the server gives the verdict, its answer is lost, and the page cannot
     // refresh (offline), so the button stays; pressed again once back, the same key
     // gets the first answer.
-    const approveKeys: string[] = [];
     await page.route("**/ui/parts/**", (route) => route.abort());
-    await page.route("**/runs/*/approve", async (route) => {
-      approveKeys.push(route.request().headers()["idempotency-key"] ?? "");
-      if (approveKeys.length > 1) return await route.continue();
-      await route.fetch();
-      await route.abort("failed");
-    });
+    const approveKeys = await loseFirstAnswer(page, "**/runs/*/approve");
     await page.click("form[data-action=verdict] button[value=approve]");
     await page.locator("#controls-error", { hasText: "Approve refused (network)" }).waitFor();
     await waitFor(async () => {

@@ -42,6 +42,24 @@ export async function withPage<T>(use: (page: Page, pageErrors: string[]) => Pro
 }
 
 /**
+ * Loses the answer of the first POST to `url` (the server does the work; the page sees a
+ * network failure) and lets later ones through. Returns the `Idempotency-Key` of each POST,
+ * in order, as they come.
+ */
+export async function loseFirstAnswer(page: Page, url: string): Promise<string[]> {
+  const keys: string[] = [];
+  await page.route(url, async (route) => {
+    const request = route.request();
+    if (request.method() !== "POST") return await route.continue();
+    keys.push(request.headers()["idempotency-key"] ?? "");
+    if (keys.length > 1) return await route.continue();
+    await route.fetch();
+    await route.abort("failed");
+  });
+  return keys;
+}
+
+/**
  * A driver's entry point: `deno run -A tests/browser/<name> <base-url> <token> <out>`;
  * prints what `drive` returns as one JSON line.
  */
