@@ -939,18 +939,18 @@ async function runReads(ctx, session, todo) {
   const { signal } = ctx;
   const outcomes = await settleAll(todo.map((r) => execute(ctx, r)));
   if (signal.aborted) {
-    for (const [i, r] of todo.entries()) {
+    for (let i = 0; i < todo.length; i++) {
       const o = outcomes[i];
       if (o.status === "fulfilled" && o.value.finished) {
-        await record(ctx, session, r, o.value.outcome);
+        await record(ctx, session, todo[i], o.value.outcome);
       }
     }
     return exit.cancelled(signal);
   }
-  for (const [i, r] of todo.entries()) {
+  for (let i = 0; i < todo.length; i++) {
     const o = outcomes[i];
     if (o.status === "rejected") throw o.reason;
-    const stopped2 = await record(ctx, session, r, o.value.outcome);
+    const stopped2 = await record(ctx, session, todo[i], o.value.outcome);
     if (stopped2) return stopped2;
   }
   return null;

@@ -77,9 +77,9 @@ function renewWhileRunning(store, id, owner, lost) {
     stop
   };
 }
-async function stateUnderLease(store, id, given, claim2) {
+async function stateUnderLease(store, id, given, claim2, leased) {
   if (typeof given === "string") return await store.load(id);
-  if (await store.isCurrent(id)) return given;
+  if (leased || await store.isCurrent(id)) return given;
   if (claim2) return await store.load(id);
   throw new RunConflictError(id, "it changed since this store loaded it");
 }
@@ -97,7 +97,7 @@ async function executeRun(store, runIdOrState, options) {
   const renewal = renewWhileRunning(store, id, owner, lost);
   const exitRelease = store.releaseLeaseOnExit(id, owner);
   try {
-    const state = leased ? runIdOrState : await stateUnderLease(store, id, runIdOrState, onlyIfRunning);
+    const state = await stateUnderLease(store, id, runIdOrState, onlyIfRunning, leased);
     if (onlyIfRunning && state.status !== "running") {
       throw new RunStateError(id, state.status, "execute");
     }

@@ -124,18 +124,18 @@ async function runReads(
   const outcomes = await settleAll(todo.map((r) => execute(ctx, r)));
   if (signal.aborted) {
     // Calls that finished before the Stop keep their results, as the trace says they ran.
-    for (const [i, r] of todo.entries()) {
+    for (let i = 0; i < todo.length; i++) {
       const o = outcomes[i]!;
       if (o.status === "fulfilled" && o.value.finished) {
-        await record(ctx, session, r, o.value.outcome);
+        await record(ctx, session, todo[i]!, o.value.outcome);
       }
     }
     return exit.cancelled(signal);
   }
-  for (const [i, r] of todo.entries()) {
+  for (let i = 0; i < todo.length; i++) {
     const o = outcomes[i]!;
     if (o.status === "rejected") throw o.reason;
-    const stopped = await record(ctx, session, r, o.value.outcome);
+    const stopped = await record(ctx, session, todo[i]!, o.value.outcome);
     if (stopped) return stopped;
   }
   return null;

@@ -94,7 +94,8 @@ function renewWhileRunning(
 
 /**
  * The state to run once the lease is held: loaded now (given an id), or the
- * one handed in while still current. A stale one is refused before the model
+ * one handed in while still current (`leased`: just saved with the lease, so
+ * current without a look). A stale one is refused before the model
  * is asked (and paid) for a turn whose save would conflict anyway, unless this
  * is a sweep's claim: it looked before it held the lease, and what is stored
  * now decides (one load instead of two when nothing moved meanwhile).
@@ -104,9 +105,10 @@ async function stateUnderLease(
   id: string,
   given: string | RunState,
   claim: boolean | undefined,
+  leased: boolean | undefined,
 ): Promise<RunState> {
   if (typeof given === "string") return await store.load(id);
-  if (await store.isCurrent(id)) return given;
+  if (leased || await store.isCurrent(id)) return given;
   if (claim) return await store.load(id);
   throw new RunConflictError(id, "it changed since this store loaded it");
 }
@@ -155,9 +157,7 @@ export async function executeRun(
   // aftermath (children saving, a hand-over) still needs it.
   const exitRelease = store.releaseLeaseOnExit(id, owner);
   try {
-    const state = leased
-      ? runIdOrState as RunState
-      : await stateUnderLease(store, id, runIdOrState, onlyIfRunning);
+    const state = await stateUnderLease(store, id, runIdOrState, onlyIfRunning, leased);
     if (onlyIfRunning && state.status !== "running") {
       throw new RunStateError(id, state.status, "execute");
     }
