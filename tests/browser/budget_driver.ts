@@ -15,7 +15,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "npm:playwright-core@1.65.1";
 import { waitFor as poll } from "../server_http.ts";
-import { driverMain, withPage } from "./with_page.ts";
+import { driverMain, okNotice, withPage } from "./with_page.ts";
 
 const waitFor = <T>(probe: () => Promise<T | undefined>, what: string, ms = 20_000) =>
   poll(probe, what, ms, { retryErrors: true, everyMs: 50 });
@@ -74,7 +74,7 @@ async function overBudget(page: Page, base: string, api: Api, screenshot: string
   // Resume with a raised budget, from the page.
   await page.fill("#controls input[name=maxBudgetUsd]", "0.02");
   await page.click("#controls form.raise button[type=submit]");
-  await page.locator("#controls-error", { hasText: "Resumed with the new limit" }).waitFor();
+  await okNotice(page, "Resumed with the new limit");
   const again = await waitFor(async () => {
     const r = await api("GET", `/runs/${run.runId}`);
     return r.status !== "running" && (r.limits as { maxBudgetUsd: number }).maxBudgetUsd === 0.02

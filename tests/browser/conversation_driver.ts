@@ -11,7 +11,7 @@
 // Prints one JSON line `{"plan": <id>, "fork": <id>, "quote": <text>, "runsBefore": n, ...}`.
 import type { Page } from "npm:playwright-core@1.65.1";
 import { waitFor as poll } from "../server_http.ts";
-import { driverMain, loseFirstAnswer, withPage } from "./with_page.ts";
+import { driverMain, loseFirstAnswer, okNotice, withPage } from "./with_page.ts";
 
 const waitFor = <T>(probe: () => Promise<T | undefined>, what: string, ms = 15_000) =>
   poll(probe, what, ms, { retryErrors: true, everyMs: 50 });
@@ -53,7 +53,7 @@ async function drive(base: string, token: string, screenshot: string): Promise<u
     );
     await page.fill("form.reply input[name=content]", "Which worker was it?");
     await page.click("form.reply button[type=submit]");
-    await page.locator("#controls-error.ok", { hasText: "Sent" }).waitFor();
+    await okNotice(page, "Sent");
     await page.unroute("**/runs/*/messages");
     await page.locator(".transcript li.msg.user", { hasText: "Which worker was it?" }).waitFor();
     await waitFor(

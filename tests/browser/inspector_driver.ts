@@ -19,7 +19,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "npm:playwright-core@1.65.1";
 import { waitFor as poll } from "../server_http.ts";
-import { driverMain, loseFirstAnswer, withPage } from "./with_page.ts";
+import { driverMain, loseFirstAnswer, okNotice, withPage } from "./with_page.ts";
 
 // Probes that throw (a server not up yet) are retried.
 const waitFor = <T>(probe: () => Promise<T | undefined>, what: string, ms = 15_000) =>
@@ -95,11 +95,7 @@ async function drive(base: string, token: string, screenshot: string): Promise<u
     await page.locator("form[data-action=stop]").waitFor();
     await page.fill("form[data-action=stop] input[name=reason]", "enough scanning (from the page)");
     await page.click("form[data-action=stop] button[type=submit]");
-    // Answered: the notice says so (the page hides it again once the tree has stopped,
-    // which can come first, so its words are awaited, not its being shown).
-    await page.locator("#controls-error.ok", { hasText: "Stop sent" }).waitFor({
-      state: "attached",
-    });
+    await okNotice(page, "Stop sent");
     await page.unroute("**/runs/*/stop");
     assert.equal(stopKeys.length, 2);
     assert.notEqual(stopKeys[1], stopKeys[0], "a Stop after the tree moved on is a new request");
@@ -154,7 +150,7 @@ async function drive(base: string, token: string, screenshot: string): Promise<u
       return run.status === "completed" ? run : undefined;
     }, "the approved run to complete");
     await page.click("form[data-action=verdict] button[value=approve]");
-    await page.locator("#controls-error.ok", { hasText: "Approved" }).waitFor();
+    await okNotice(page, "Approved");
     await page.unroute("**/runs/*/approve");
     await page.unroute("**/ui/parts/**");
     await page.locator("#summary .badge", { hasText: "Completed" }).waitFor();

@@ -42,6 +42,15 @@ export async function withPage<T>(use: (page: Page, pageErrors: string[]) => Pro
 }
 
 /**
+ * Waits until the page has said `text` in its success notice. Only its words are awaited,
+ * not its being shown: the page hides a success notice once the tree stops or waits again,
+ * which a quick run can do first.
+ */
+export async function okNotice(page: Page, text: string): Promise<void> {
+  await page.locator("#controls-error.ok", { hasText: text }).waitFor({ state: "attached" });
+}
+
+/**
  * Loses the answer of the first POST to `url` (the server does the work; the page sees a
  * network failure) and lets later ones through. Returns the `Idempotency-Key` of each POST,
  * in order, as they come.
