@@ -123,7 +123,7 @@ async function createRun(s: Session, task: string): Promise<RunState> {
   };
   const state = newRun(task, {
     ...(agent.instructions ? { system: agent.instructions } : {}),
-    ...(model === undefined ? {} : { model }),
+    model,
     limits,
     agent: agent.name,
   });
@@ -207,7 +207,7 @@ async function execute(s: Session, root: RunState): Promise<number> {
     ),
     context: { rootId: root.runId, dir },
     resolveModel: s.makeModel,
-    ...(s.config.prices === undefined ? {} : { prices: s.config.prices }),
+    prices: s.config.prices,
     signal: ac.signal,
     trace: combineSinks(printer, s.flags.trace ? fileSink(s.flags.trace) : undefined),
     extraTools: s.registry.extraTools,

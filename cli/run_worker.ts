@@ -162,8 +162,7 @@ export async function runWorker(args: string[], options: WorkerCliOptions): Prom
   const { mcp, kv, settings } = opened;
   const makeModel = (options.models ?? defaultMakeModel)({ ...settings, remoteKv });
   const owner = `worker${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
-  const { leaseMs } = parsed;
-  const store = new KvRunStore(kv, { owner, ...(leaseMs === undefined ? {} : { leaseMs }) });
+  const store = new KvRunStore(kv, { owner, leaseMs: parsed.leaseMs });
   const agents = agentRegistry(options.agents, {
     defaultAgent: options.defaultAgent,
     extraTools: mcp.tools,

@@ -190,7 +190,7 @@ export async function runsMain(argv: string[]): Promise<number> {
     const store = new KvRunStore(kv);
     if (a.sub === "list") {
       const { status, limit } = a;
-      const runs = await store.list({ ...(status === undefined ? {} : { status }), limit });
+      const runs = await store.list({ status, limit });
       const text = a.json
         ? JSON.stringify(runs)
         : runs.length

@@ -58,7 +58,7 @@ function toolsOf(scan: ScanArchiveOptions | undefined, readOnly: boolean) {
       workspaces.set(ctx, ws = treeWorkspace(ctx.dir));
       ws.catch(() => workspaces.delete(ctx)); // a failure is tried again by the next caller
     }
-    const tools = demoTools(await ws, scan === undefined ? {} : { scan });
+    const tools = demoTools(await ws, { scan });
     return readOnly ? tools.filter((t) => t.readOnly) : tools;
   };
 }

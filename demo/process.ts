@@ -62,15 +62,15 @@ export function demoModels(options: DemoModelsOptions = {}): (name: string) => M
       const { latencyMs, chunkMs } = options;
       return scriptedModel(name, {
         scenarios: TREE_SCENARIOS,
-        ...(latencyMs === undefined ? {} : { latencyMs }),
-        ...(chunkMs === undefined ? {} : { chunkMs }),
+        latencyMs,
+        chunkMs,
       });
     }
     if (baseUrl) {
       return createOpenAIModel({
         baseUrl,
         model: name,
-        ...(apiKey === undefined ? {} : { apiKey }),
+        apiKey,
       });
     }
     throw new TypeError(

@@ -2350,22 +2350,14 @@ function agentTool(options) {
         callId: ctx.callId
       },
       limits: own,
-      ...agent === void 0 ? {} : {
-        agent
-      }
+      agent
     });
     const childOptions2 = {
       tools,
       limits: own,
-      ...model === void 0 ? {} : {
-        model
-      },
-      ...stopWhen === void 0 ? {} : {
-        stopWhen
-      },
-      ...inheritStopWhen === void 0 ? {} : {
-        inheritStopWhen
-      }
+      model,
+      stopWhen,
+      inheritStopWhen
     };
     const done = await track(rootId, ctx.runChild(child, childOptions2));
     const i = done.interruption;

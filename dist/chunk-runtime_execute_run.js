@@ -778,9 +778,7 @@ async function executeLoaded(deps, store, runOrState, shutdown, unknown, created
       dir: join(deps.workspaceRoot, state.rootId)
     },
     resolveModel: deps.makeModel,
-    ...deps.prices === void 0 ? {} : {
-      prices: deps.prices
-    },
+    prices: deps.prices,
     signal: shutdown,
     extraTools: deps.agents.extraTools
   });
@@ -852,9 +850,7 @@ function agentRegistry(agents, options = {}) {
         const { resolveModel } = options;
         const description = await describeAgent(agent, {
           extraTools,
-          ...resolveModel === void 0 ? {} : {
-            resolveModel
-          }
+          resolveModel
         });
         return {
           agent,
@@ -955,9 +951,7 @@ function defaultMakeModel(options = {}) {
       return createOpenAIModel({
         baseUrl,
         model: name,
-        ...apiKey === void 0 ? {} : {
-          apiKey
-        }
+        apiKey
       });
     }
     throw new TypeError(`cannot serve model "${name}": LLM_BASE_URL is not set`);

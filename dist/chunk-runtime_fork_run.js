@@ -62,9 +62,7 @@ async function forkRunOptions(deps, store, source) {
       dir: join(deps.workspaceRoot, source.rootId)
     },
     resolveModel: deps.makeModel,
-    ...deps.prices === void 0 ? {} : {
-      prices: deps.prices
-    },
+    prices: deps.prices,
     extraTools: deps.agents.extraTools
   });
 }

@@ -115,15 +115,9 @@ async function runAgent(agent, task, options = {}) {
   });
   const { store, observe, stopWhen } = options;
   const own = {
-    ...store === void 0 ? {} : {
-      store
-    },
-    ...observe === void 0 ? {} : {
-      observe
-    },
-    ...stopWhen === void 0 ? {} : {
-      stopWhen
-    }
+    store,
+    observe,
+    stopWhen
   };
   return await run(state, {
     ...runOptions,

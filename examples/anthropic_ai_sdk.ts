@@ -6,9 +6,8 @@ import { aiSdkModel } from "../ai_sdk/mod.ts";
 import { newRun, run } from "../mod.ts";
 import { createWorkspace, demoTools } from "../demo/mod.ts";
 
-// Without the variable, the provider looks for it itself and says it is missing.
-const apiKey = Deno.env.get("ANTHROPIC_API_KEY");
-const anthropic = createAnthropic(apiKey === undefined ? {} : { apiKey });
+// The provider reads ANTHROPIC_API_KEY itself (and says so when it is missing).
+const anthropic = createAnthropic();
 const model = aiSdkModel(anthropic("claude-sonnet-4-5"), {
   prices: {
     inputPerMillion: 3,

@@ -117,7 +117,7 @@ export function agentRegistry(
         const { resolveModel } = options;
         const description = await describeAgent(agent, {
           extraTools,
-          ...(resolveModel === undefined ? {} : { resolveModel }),
+          resolveModel,
         });
         return { agent, description, table: await toolTable(description) };
       })();

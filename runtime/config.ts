@@ -242,6 +242,6 @@ export function modelFromEnv(
     ...overrides,
     baseUrl,
     model,
-    ...(apiKey === undefined ? {} : { apiKey }),
+    apiKey,
   });
 }

@@ -301,7 +301,7 @@ async function executeLoaded(
     model: modelOf(check.agent, state, deps),
     context: { rootId: state.rootId, dir: join(deps.workspaceRoot, state.rootId) },
     resolveModel: deps.makeModel,
-    ...(deps.prices === undefined ? {} : { prices: deps.prices }),
+    prices: deps.prices,
     signal: shutdown,
     extraTools: deps.agents.extraTools,
   });

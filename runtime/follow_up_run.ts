@@ -20,7 +20,7 @@ export interface FollowUpRunOptions extends FollowUpOptions {
    * save: recorded in the same commit as the message (see `answerRecord`), so
    * a retry after a crash finds it and appends nothing.
    */
-  answer?: (next: Readonly<RunState>) => AnswerRecord;
+  answer?: ((next: Readonly<RunState>) => AnswerRecord) | undefined;
 }
 
 /**

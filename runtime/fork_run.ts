@@ -31,9 +31,9 @@ export interface ForkRunOptions extends ForkOptions {
     Pick<RunOptions, "model" | "tools" | "prices" | "budgetMode" | "output" | "maxOutputRepairs">
   >;
   /** Leave it to run (default true); false: created and quoted only. */
-  start?: boolean;
+  start?: boolean | undefined;
   /** Quote it only: nothing is saved (the returned state is what would be). */
-  quoteOnly?: boolean;
+  quoteOnly?: boolean | undefined;
 }
 
 /** A new fork and the quote of its next call. */
@@ -144,7 +144,7 @@ export async function forkRunOptions(
     model: modelOf(agent, source, deps),
     context: { rootId: source.rootId, dir: join(deps.workspaceRoot, source.rootId) },
     resolveModel: deps.makeModel,
-    ...(deps.prices === undefined ? {} : { prices: deps.prices }),
+    prices: deps.prices,
     extraTools: deps.agents.extraTools,
   });
 }

@@ -39,7 +39,7 @@ export function defaultMakeModel(options: MakeModelOptions = {}): (name: string)
       return createOpenAIModel({
         baseUrl,
         model: name,
-        ...(apiKey === undefined ? {} : { apiKey }),
+        apiKey,
       });
     }
     throw new TypeError(`cannot serve model "${name}": LLM_BASE_URL is not set`);

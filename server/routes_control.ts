@@ -66,13 +66,7 @@ export function registerControlRoutes(app: Hono, deps: ResolvedDeps): void {
     limits?: Partial<RunLimits>,
   ): Promise<Answer> => {
     if (limits) await checkNewLimits(deps, id, limits);
-    const root = await continueTree(
-      deps.freshStore(),
-      deps.kv,
-      id,
-      verdict,
-      limits === undefined ? {} : { limits },
-    );
+    const root = await continueTree(deps.freshStore(), deps.kv, id, verdict, { limits });
     await deps.schedule(root.runId);
     // The answer is the root's view: a replay too large to record is rebuilt from the root.
     return { status: 202, body: runView(root, null), runId: root.runId };
@@ -90,12 +84,7 @@ export function registerControlRoutes(app: Hono, deps: ResolvedDeps): void {
   app.post("/runs/:id/reject", async (c) => {
     const id = runIdParam(c);
     const request = await readBody(c.req.raw, RejectSchema);
-    const { callId, reason } = request;
-    const verdict: Verdict = {
-      kind: "reject",
-      callId,
-      ...(reason === undefined ? {} : { reason }),
-    };
+    const verdict: Verdict = { kind: "reject", callId: request.callId, reason: request.reason };
     const scope = { route: "reject", runId: id };
     const answer = await answerOnce(c, deps, scope, request, () => continued(id, verdict));
     return sendAnswer(c, deps, answer, false);

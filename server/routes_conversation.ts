@@ -120,8 +120,8 @@ async function followUpAnswer(
     streamAfter: after,
   });
   const state = await followUpRun(store, deps.kv, id, content, {
-    ...(limits === undefined ? {} : { limits }),
-    ...(answerWith === undefined ? {} : { answer: (next) => answerWith(answerOf(next)) }),
+    limits,
+    answer: answerWith && ((next) => answerWith(answerOf(next))),
   });
   await deps.schedule(state.runId);
   return answerOf(state);
@@ -144,11 +144,11 @@ async function forkAnswer(
   const source = await store.summary(id);
   const fork = (only: boolean | undefined) =>
     forkRun(store, id, {
-      ...(forkId === undefined ? {} : { runId: forkId }),
+      runId: forkId,
       atTurn,
       start,
-      ...(limits === undefined ? {} : { limits }),
-      ...(only === undefined ? {} : { quoteOnly: only }),
+      limits,
+      quoteOnly: only,
       // Its source's settings and tool definitions (the fork copies the settings): counted
       // without creating the fork's workspace, as a quote may create nothing.
       runWith: (f) => forkRunOptions(deps, store, { ...f, runId: id, rootId: source.rootId }),

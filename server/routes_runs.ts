@@ -137,7 +137,7 @@ async function createRun(
   }
   const { options, limits } = narrowed(deps, agent, body);
   let state = newRun(task, {
-    ...(runId === undefined ? {} : { runId }),
+    runId,
     system: agent.instructions, // "" (none): no system message
     model,
     limits,

@@ -125,7 +125,7 @@ export async function startService(options: ServeOptions, env: ReinsEnv): Promis
   const makeModel = (options.models ?? defaultModels)(settings);
   const mcp = await openProcessTools(raw.mcpServers);
   const agents = agentRegistry(options.agents, {
-    ...(options.defaultAgent === undefined ? {} : { defaultAgent: options.defaultAgent }),
+    defaultAgent: options.defaultAgent,
     extraTools: mcp.tools,
     resolveModel: makeModel,
   });
@@ -133,7 +133,7 @@ export async function startService(options: ServeOptions, env: ReinsEnv): Promis
   const owner = `w${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
   const store = new KvRunStore(kv, {
     owner,
-    ...(env.leaseMs === undefined ? {} : { leaseMs: env.leaseMs }),
+    leaseMs: env.leaseMs,
   });
   const closing = new AbortController();
   const { budgetMode, dedupe, toolErrors, context } = raw;
@@ -148,15 +148,15 @@ export async function startService(options: ServeOptions, env: ReinsEnv): Promis
     agents,
     token: env.token,
     makeModel,
-    ...(defaultModel === undefined ? {} : { defaultModel }),
-    ...(settings.prices === undefined ? {} : { prices: settings.prices }),
+    defaultModel,
+    prices: settings.prices,
     runDefaults,
     workspaceRoot: env.workspaceRoot,
     closing: closing.signal,
     scenarios: options.scenarios,
     mount: options.mount,
   };
-  const worker = startWorker(deps, env.sweepMs === undefined ? {} : { everyMs: env.sweepMs });
+  const worker = startWorker(deps, { everyMs: env.sweepMs });
   const app = createApp({
     ...deps,
     schedule: worker.schedule,
@@ -184,7 +184,7 @@ export async function startService(options: ServeOptions, env: ReinsEnv): Promis
 function defaultModels(settings: ModelSettings): (name: string) => Model {
   const { baseUrl, apiKey } = settings;
   return defaultMakeModel({
-    ...(baseUrl === undefined ? {} : { baseUrl }),
-    ...(apiKey === undefined ? {} : { apiKey }),
+    baseUrl,
+    apiKey,
   });
 }

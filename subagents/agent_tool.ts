@@ -215,14 +215,14 @@ export function agentTool<T = QuestionArgs>(options: AgentToolOptions<T>): Tool<
       runId: childRunId(ctx.runId, ctx.callId),
       parent: { runId: ctx.runId, rootId, callId: ctx.callId },
       limits: own,
-      ...(agent === undefined ? {} : { agent }),
+      agent,
     });
     const childOptions: ChildRunOptions = {
       tools,
       limits: own,
-      ...(model === undefined ? {} : { model }),
-      ...(stopWhen === undefined ? {} : { stopWhen }),
-      ...(inheritStopWhen === undefined ? {} : { inheritStopWhen }),
+      model,
+      stopWhen,
+      inheritStopWhen,
     };
     const done = await track(rootId, ctx.runChild(child, childOptions));
     const i = done.interruption;

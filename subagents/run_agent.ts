@@ -91,9 +91,9 @@ export async function runAgent<T>(
   });
   const { store, observe, stopWhen } = options;
   const own = {
-    ...(store === undefined ? {} : { store }),
-    ...(observe === undefined ? {} : { observe }),
-    ...(stopWhen === undefined ? {} : { stopWhen }),
+    store,
+    observe,
+    stopWhen,
   };
   // The agent's `output` checked its answer: `output` is a T (its text for an untyped one).
   return await run(state, { ...runOptions, ...own }) as RunResult<T>;

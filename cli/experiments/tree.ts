@@ -128,7 +128,7 @@ async function grow(
       model,
       tools,
       limits: { maxBudgetUsd: TREE_BUDGET_USD },
-      ...(stopper === undefined ? {} : { trace: stopper.trace }),
+      trace: stopper?.trace,
     });
   } finally {
     stopper?.dispose();

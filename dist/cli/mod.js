@@ -922,9 +922,7 @@ async function runsMain(argv) {
     if (a.sub === "list") {
       const { status, limit } = a;
       const runs = await store.list({
-        ...status === void 0 ? {} : {
-          status
-        },
+        status,
         limit
       });
       const text = a.json ? JSON.stringify(runs) : runs.length ? await listTable(store, runs) : "no runs";
@@ -988,9 +986,7 @@ async function createRun(s, task) {
     ...agent.instructions ? {
       system: agent.instructions
     } : {},
-    ...model === void 0 ? {} : {
-      model
-    },
+    model,
     limits,
     agent: agent.name
   });
@@ -1075,9 +1071,7 @@ async function execute(s, root) {
       dir
     },
     resolveModel: s.makeModel,
-    ...s.config.prices === void 0 ? {} : {
-      prices: s.config.prices
-    },
+    prices: s.config.prices,
     signal: ac.signal,
     trace: combineSinks(printer, s.flags.trace ? fileSink(s.flags.trace) : void 0),
     extraTools: s.registry.extraTools
@@ -1322,12 +1316,9 @@ async function runWorker(args, options) {
     remoteKv
   });
   const owner = `worker${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
-  const { leaseMs } = parsed;
   const store = new KvRunStore(kv, {
     owner,
-    ...leaseMs === void 0 ? {} : {
-      leaseMs
-    }
+    leaseMs: parsed.leaseMs
   });
   const agents = agentRegistry(options.agents, {
     defaultAgent: options.defaultAgent,

@@ -2649,7 +2649,7 @@ async function checkNewLimits(deps, id, limits) {
 function registerControlRoutes(app, deps) {
   const continued = async (id, verdict, limits) => {
     if (limits) await checkNewLimits(deps, id, limits);
-    const root = await continueTree(deps.freshStore(), deps.kv, id, verdict, limits === void 0 ? {} : {
+    const root = await continueTree(deps.freshStore(), deps.kv, id, verdict, {
       limits
     });
     await deps.schedule(root.runId);
@@ -2676,13 +2676,10 @@ function registerControlRoutes(app, deps) {
   app.post("/runs/:id/reject", async (c) => {
     const id = runIdParam(c);
     const request = await readBody(c.req.raw, RejectSchema);
-    const { callId, reason } = request;
     const verdict = {
       kind: "reject",
-      callId,
-      ...reason === void 0 ? {} : {
-        reason
-      }
+      callId: request.callId,
+      reason: request.reason
     };
     const scope = {
       route: "reject",
@@ -2814,9 +2811,7 @@ async function createRun(deps, body2, runId) {
   }
   const { options, limits } = narrowed(deps, agent, body2);
   let state = newRun(task, {
-    ...runId === void 0 ? {} : {
-      runId
-    },
+    runId,
     system: agent.instructions,
     model,
     limits,
@@ -2917,12 +2912,8 @@ async function followUpAnswer(deps, id, { content, limits }, answerWith) {
     streamAfter: after
   });
   const state = await followUpRun(store, deps.kv, id, content, {
-    ...limits === void 0 ? {} : {
-      limits
-    },
-    ...answerWith === void 0 ? {} : {
-      answer: (next) => answerWith(answerOf(next))
-    }
+    limits,
+    answer: answerWith && ((next) => answerWith(answerOf(next)))
   });
   await deps.schedule(state.runId);
   return answerOf(state);
@@ -2932,17 +2923,11 @@ async function forkAnswer(deps, id, { atTurn, start = true, limits, quoteOnly },
   const store = deps.freshStore();
   const source = await store.summary(id);
   const fork = (only) => forkRun(store, id, {
-    ...forkId === void 0 ? {} : {
-      runId: forkId
-    },
+    runId: forkId,
     atTurn,
     start,
-    ...limits === void 0 ? {} : {
-      limits
-    },
-    ...only === void 0 ? {} : {
-      quoteOnly: only
-    },
+    limits,
+    quoteOnly: only,
     // Its source's settings and tool definitions (the fork copies the settings): counted
     // without creating the fork's workspace, as a quote may create nothing.
     runWith: (f) => forkRunOptions(deps, store, {
@@ -3506,9 +3491,7 @@ async function startService(options, env) {
   const makeModel = (options.models ?? defaultModels)(settings);
   const mcp = await openProcessTools(raw2.mcpServers);
   const agents = agentRegistry(options.agents, {
-    ...options.defaultAgent === void 0 ? {} : {
-      defaultAgent: options.defaultAgent
-    },
+    defaultAgent: options.defaultAgent,
     extraTools: mcp.tools,
     resolveModel: makeModel
   });
@@ -3516,9 +3499,7 @@ async function startService(options, env) {
   const owner = `w${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
   const store = new KvRunStore(kv, {
     owner,
-    ...env.leaseMs === void 0 ? {} : {
-      leaseMs: env.leaseMs
-    }
+    leaseMs: env.leaseMs
   });
   const closing = new AbortController();
   const { budgetMode, dedupe, toolErrors, context } = raw2;
@@ -3540,19 +3521,15 @@ async function startService(options, env) {
     agents,
     token: env.token,
     makeModel,
-    ...defaultModel === void 0 ? {} : {
-      defaultModel
-    },
-    ...settings.prices === void 0 ? {} : {
-      prices: settings.prices
-    },
+    defaultModel,
+    prices: settings.prices,
     runDefaults,
     workspaceRoot: env.workspaceRoot,
     closing: closing.signal,
     scenarios: options.scenarios,
     mount: options.mount
   };
-  const worker = startWorker(deps, env.sweepMs === void 0 ? {} : {
+  const worker = startWorker(deps, {
     everyMs: env.sweepMs
   });
   const app = createApp({
@@ -3581,12 +3558,8 @@ async function startService(options, env) {
 function defaultModels(settings) {
   const { baseUrl, apiKey } = settings;
   return defaultMakeModel({
-    ...baseUrl === void 0 ? {} : {
-      baseUrl
-    },
-    ...apiKey === void 0 ? {} : {
-      apiKey
-    }
+    baseUrl,
+    apiKey
   });
 }
 
