@@ -1228,22 +1228,35 @@ function eventBytes(event) {
 }
 function fit(event) {
   if (eventBytes(event) <= EVENT_BYTES) return event;
-  const copy = {
-    ...event
-  };
+  const copy = structuredClone(event);
   for (let i = 0; i < 64 && valueBytes(copy) > EVENT_BYTES; i++) {
-    let longest = "";
-    for (const [k, v] of Object.entries(copy)) {
-      if (typeof v === "string" && (!longest || v.length > copy[longest].length)) {
-        longest = k;
-      }
-    }
-    if (!longest) break;
-    const text = copy[longest];
+    const at = longestText(copy);
+    if (!at) break;
+    const text = at.holder[at.key];
     const keep = Math.floor(text.length / 2);
-    copy[longest] = `${cutText(text, keep)}\u2026 [${text.length - keep} characters cut]`;
+    at.holder[at.key] = `${cutText(text, keep)}\u2026 [${text.length - keep} characters cut]`;
   }
   return copy;
+}
+function longestText(value) {
+  let best = null;
+  let most = -1;
+  const walk = (node) => {
+    for (const key of Object.keys(node)) {
+      const v = node[key];
+      if (typeof v === "string" && v.length > most) {
+        [best, most] = [
+          {
+            holder: node,
+            key
+          },
+          v.length
+        ];
+      } else if (typeof v === "object" && v !== null) walk(v);
+    }
+  };
+  walk(value);
+  return best;
 }
 function notStopped(events) {
   return events.filter((e) => e.type !== "run_stopped");

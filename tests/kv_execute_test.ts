@@ -1,6 +1,9 @@
 // executeRun, leases, the KV trace and file persistence, over a real Deno KV.
 import assert from "node:assert/strict";
+import { z } from "zod";
 import { newRun } from "../harness/state.ts";
+import { defineTool } from "../harness/tool.ts";
+import { callTool, say, scriptedModel } from "../testing/mod.ts";
 import { run } from "../harness/run.ts";
 import { memorySink } from "../harness/trace.ts";
 import { RunConflictError } from "../harness/errors.ts";
@@ -120,6 +123,36 @@ Deno.test("events too large for one KV value are shortened, not lost", () =>
     const [e] = await store.events("r1");
     assert.equal(e.event.type, "tool_start");
     assert.ok(e.event.type === "tool_start" && e.event.args.includes("characters cut"));
+  }));
+
+Deno.test("a call needing approval with 70 KB of arguments interrupts the run, stored with its trace", () =>
+  withKv(async (kv) => {
+    const store = new KvRunStore(kv);
+    const path = "x".repeat(70_000);
+    const remove = defineTool({
+      name: "delete_file",
+      description: "Delete a file.",
+      parameters: z.object({ path: z.string() }),
+      needsApproval: true,
+      run: () => "deleted",
+    });
+    const model = scriptedModel("big", {
+      scenarios: {
+        big: ({ turn }) => turn === 0 ? callTool(0, "delete_file", { path }) : say("ok"),
+      },
+    });
+    const state = newRun("clean up");
+    await store.save(state);
+    // Before: the exit's save threw "Value too large" (run_stopped carries the
+    // arguments inside its interruption), and the run stayed running.
+    const done = await run(state, { model, tools: [remove], store, trace: store.traceSink() });
+    assert.equal(done.status, "interrupted");
+    const back = await store.load(state.runId);
+    assert.ok(back.interruption?.type === "approval");
+    assert.deepEqual(back.interruption.args, { path });
+    const stopped = (await store.events(state.runId)).at(-1)!.event;
+    assert.ok(stopped.type === "run_stopped" && stopped.interruption?.type === "approval");
+    assert.match(JSON.stringify(stopped.interruption.args), /characters cut/);
   }));
 
 Deno.test("a run persists in a KV file across close and reopen", async () => {
