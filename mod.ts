@@ -72,7 +72,13 @@ export type { Model } from "./harness/model.ts";
 export type { ChatMessage, ToolCall, Usage } from "./harness/messages.ts";
 export { createOpenAIModel, type OpenAIModelOptions } from "./openai/openai_model.ts";
 // The trace (the event types themselves are documented in `./kv`, beside the stored trace).
-export { jsonlSink, memorySink, type TraceEvent, type TraceSink } from "./harness/trace.ts";
+export {
+  fileSink,
+  jsonlSink,
+  memorySink,
+  type TraceEvent,
+  type TraceSink,
+} from "./harness/trace.ts";
 // Tools (`ToolContext.runChild`'s options are documented in `./subagents`; the demo's tools in
 // `./demo`).
 export { defineTool, type Tool, type ToolContext, type ToolSpec } from "./harness/tool.ts";

@@ -27,7 +27,12 @@ import { followUpRun } from "../runtime/follow_up_run.ts";
 import { executeTree } from "../runtime/execute_tree.ts";
 import { modelOf } from "../runtime/executor.ts";
 import type { RunSettings } from "../runtime/run_settings.ts";
-import { agentRunOptions } from "../subagents/agent_run_options.ts";
+import {
+  agentRunOptions,
+  limitsWidening,
+  narrowRun,
+  type Widening,
+} from "../subagents/agent_run_options.ts";
 import { awaitLease } from "../runtime/await_lease.ts";
 import { type ModelSettings, modelSettings, readEnv } from "../runtime/env.ts";
 import { defaultMakeModel } from "../runtime/make_model.ts";
@@ -111,33 +116,56 @@ function modelNameOf(s: Session, agent: Agent): string | undefined {
   return checkModel(s, name);
 }
 
+/** The flag that asked for a run option or limit. */
+const FLAG_OF: Record<string, string> = {
+  maxTurns: "--max-turns",
+  maxBudgetUsd: "--budget",
+  budgetMode: "--budget-mode",
+  toolErrors: "--tool-errors",
+};
+
+/** A flag that would widen what `agent` allows: a usage error, as HTTP's 400. */
+function widenedBy(agent: Agent, widened: Widening): UsageError {
+  const flag = FLAG_OF[widened.field] ?? widened.field;
+  return new UsageError(`${flag}: ${widened.problem} (agent ${agent.name})`);
+}
+
 /** Creates and stores a new run (and its agent's stamp); nothing is stored if anything refuses. */
 async function createRun(s: Session, task: string): Promise<RunState> {
   const agent = pickAgent(s);
   const model = modelNameOf(s, agent);
-  const limits = {
-    ...s.config.limits,
-    ...agent.limits,
-    ...(s.flags.maxTurns !== undefined ? { maxTurns: s.flags.maxTurns } : {}),
-    ...(s.flags.budget !== undefined ? { maxBudgetUsd: s.flags.budget } : {}),
-  };
+  const { flags, config } = s;
+  // The flags are the request (they may only narrow the agent); reins.jsonc gives defaults.
+  const run = narrowRun(agent, {
+    options: {
+      budgetMode: flags.budgetMode,
+      dedupe: flags.dedupe || undefined,
+      toolErrors: flags.toolErrors,
+      // --compact-at turns compaction on (or sets the trigger of the config file's policy).
+      context: flags.compactAt
+        ? { ...config.context, trigger: { tokens: flags.compactAt } }
+        : undefined,
+    },
+    limits: { maxTurns: flags.maxTurns, maxBudgetUsd: flags.budget },
+  }, {
+    settings: {
+      budgetMode: config.budgetMode,
+      dedupe: config.dedupe,
+      toolErrors: config.toolErrors,
+      context: config.context,
+    },
+    limits: config.limits,
+  });
+  if ("widened" in run) throw widenedBy(agent, run.widened);
   const state = newRun(task, {
     ...(agent.instructions ? { system: agent.instructions } : {}),
     model,
-    limits,
+    limits: run.limits,
     agent: agent.name,
   });
-  const asked: RunSettings = JSON.parse(JSON.stringify({
-    budgetMode: s.flags.budgetMode ?? s.config.budgetMode,
-    dedupe: s.flags.dedupe || s.config.dedupe,
-    toolErrors: s.flags.toolErrors ?? s.config.toolErrors,
-    // --compact-at turns compaction on (or sets the trigger of the config file's policy).
-    context: s.flags.compactAt
-      ? { ...s.config.context, trigger: { tokens: s.flags.compactAt } }
-      : s.config.context,
-  }));
+  const asked: RunSettings = JSON.parse(JSON.stringify(run.options));
   await s.store.saveSettings(state.runId, stampOf(await s.registry.info(agent), asked));
-  if (!s.flags.json) console.log(`run ${state.runId}`);
+  if (!flags.json) console.log(`run ${state.runId}`);
   await s.store.save(state);
   return state;
 }
@@ -165,6 +193,13 @@ async function continueRun(s: Session): Promise<RunState> {
     ...(s.flags.budget !== undefined ? { maxBudgetUsd: s.flags.budget } : {}),
   };
   const changed = Object.keys(limits).length ? { limits } : {};
+  if (changed.limits) {
+    // New limits may not exceed the tree's agent's ceiling (as HTTP's resume and follow-up).
+    const root = await s.store.summary(stored.rootId);
+    const agent = s.registry.forRun(root);
+    const over = agent && limitsWidening(agent, changed.limits, s.config.limits);
+    if (agent && over) throw widenedBy(agent, over);
+  }
   // A follow-up: the run answers the message, in the same run.
   if (cmd.kind === "continue") {
     return await followUpRun(s.store, s.kv, cmd.runId, cmd.message, changed);

@@ -200,10 +200,7 @@ function followUp(state, message, options = {}) {
   const why = followUpRefusal(state);
   if (why) throw new RunStateError(state.runId, state.status, "follow up", why);
   const next = structuredClone(state);
-  next.limits = checkLimits({
-    ...next.limits,
-    ...options.limits
-  });
+  next.limits = checkLimits(options.limits ?? {}, next.limits);
   next.messages.push({
     role: "user",
     content: message
@@ -600,10 +597,7 @@ function forkState(source, options) {
     runId: options.runId,
     model: source.model ?? void 0,
     agent: source.agent,
-    limits: {
-      ...source.limits,
-      ...options.limits
-    }
+    limits: checkLimits(options.limits ?? {}, source.limits)
   });
   fork.messages = messages;
   fork.turns = atTurn;
@@ -2032,10 +2026,7 @@ async function execute2(initial, options) {
   checkOptions(initial, options);
   const state = structuredClone(initial);
   markDrivenByRun(state, true);
-  state.limits = checkLimits({
-    ...state.limits,
-    ...options.limits
-  });
+  state.limits = checkLimits(options.limits ?? {}, state.limits);
   state.model = options.model.name;
   const output = planOutput(state, options);
   const events = eventChain(options.trace);
@@ -2547,6 +2538,8 @@ export {
   priceTableSchema,
   pricesSchemaOf,
   checkPrices,
+  pricesFor,
+  roundUsd,
   isStepCount,
   isBudgetSpent,
   hasToolCall,
@@ -2556,6 +2549,8 @@ export {
   forkState,
   forkableTurns,
   quoteNextCall,
+  newBudgetGate,
+  planCall,
   run,
   approve,
   reject,

@@ -34,7 +34,7 @@ function checkNonNegative(name, value, integer) {
   }
 }
 var FIELDS = Object.keys(DEFAULT_LIMITS);
-function checkLimits(limits) {
+function checkLimits(limits, base = DEFAULT_LIMITS) {
   if (typeof limits !== "object" || limits === null) {
     throw new TypeError(`limits must be an object, got ${limits === null ? "null" : typeof limits}`);
   }
@@ -44,13 +44,13 @@ function checkLimits(limits) {
     }
   }
   const merged = {
-    ...DEFAULT_LIMITS,
-    ...limits
+    maxTurns: limits.maxTurns === void 0 ? base.maxTurns : limits.maxTurns,
+    maxBudgetUsd: limits.maxBudgetUsd === void 0 ? base.maxBudgetUsd : limits.maxBudgetUsd
   };
-  checkNonNegative("limits.maxTurns", merged.maxTurns, true);
-  if (merged.maxTurns < 1) {
+  if (merged.maxTurns === 0) {
     throw new RangeError("limits.maxTurns must be at least 1 (a run that may not call the model does nothing), got 0");
   }
+  checkNonNegative("limits.maxTurns", merged.maxTurns, true);
   checkNonNegative("limits.maxBudgetUsd", merged.maxBudgetUsd, false);
   return merged;
 }

@@ -49,25 +49,77 @@ function wideningOf(agent, asked) {
       problem: "the agent stops on a permanent error; a request may not turn that off"
     };
   }
+  const mode = agent.toolErrors ?? "describe";
+  if (asked.toolErrors !== void 0 && TOOL_ERRORS[asked.toolErrors] > TOOL_ERRORS[mode]) {
+    return {
+      field: "toolErrors",
+      problem: `the agent's tool errors are "${mode}"; a request may only ask for ${mode === "fatal" ? '"fatal"' : mode === "generic" ? '"generic" or "fatal"' : "any"}`
+    };
+  }
   return null;
 }
-function limitCeiling(agent) {
+var TOOL_ERRORS = {
+  fatal: 0,
+  generic: 1,
+  describe: 2
+};
+function narrowRun(agent, request, defaults) {
+  const asked = request.options ?? {};
+  const widened = wideningOf(agent.options, asked) ?? modelChosen(agent, asked);
+  if (widened) return {
+    widened,
+    in: "options"
+  };
+  const over = limitsWidening(agent, request.limits ?? {}, defaults.limits);
+  if (over) return {
+    widened: over,
+    in: "limits"
+  };
+  const fromDefaults = Object.fromEntries(Object.entries(defaults.settings ?? {}).filter(([k, v]) => v !== void 0 && !(k in agent.options)));
+  return {
+    options: {
+      ...fromDefaults,
+      ...given(asked)
+    },
+    limits: {
+      ...given(defaults.limits ?? {}),
+      ...agent.limits,
+      ...given(request.limits ?? {})
+    }
+  };
+}
+function modelChosen(agent, asked) {
+  const summaryModel = asked.context?.summaryModel;
+  if (summaryModel === void 0) return null;
+  const own = agent.options.context?.summaryModel;
+  if (own === summaryModel || own === void 0 && agent.model === void 0) return null;
+  return {
+    field: "context.summaryModel",
+    problem: own === void 0 ? `agent ${agent.name} has its own model; a request may not choose its summary model` : `agent ${agent.name}'s summaries are written by "${own}"; a request may not choose another`
+  };
+}
+function given(o) {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== void 0));
+}
+function limitCeiling(agent, defaults = {}) {
   return {
     ...DEFAULT_LIMITS,
+    ...given(defaults),
     ...agent.limits
   };
 }
-function limitsWidening(agent, asked) {
-  const ceiling = limitCeiling(agent);
+function limitsWidening(agent, asked, defaults = {}) {
+  const ceiling = limitCeiling(agent, defaults);
   for (const k of [
     "maxTurns",
     "maxBudgetUsd"
   ]) {
     const v = asked[k];
     if (v !== void 0 && v > ceiling[k]) {
+      const whose = k in agent.limits ? `agent ${agent.name}'s limit` : defaults[k] !== void 0 ? "the configured default" : "the default";
       return {
         field: k,
-        problem: `at most ${ceiling[k]} (agent ${agent.name}'s limit)`
+        problem: `at most ${ceiling[k]} (${whose})`
       };
     }
   }
@@ -99,11 +151,17 @@ async function agentRunOptions(agent, asked, setup) {
   };
 }
 function askedOver(agent, asked) {
-  const given = Object.entries(asked).filter(([, v]) => v !== void 0);
-  return {
+  const options = {
     ...agent,
-    ...Object.fromEntries(given)
+    ...given(asked)
   };
+  if (agent.context && asked.context) {
+    options.context = {
+      ...agent.context,
+      ...given(asked.context)
+    };
+  }
+  return options;
 }
 function contextPolicyOf(context, resolveModel) {
   if (!context) return void 0;
@@ -123,7 +181,7 @@ export {
   jsonlSink,
   fileSink,
   combineSinks,
-  wideningOf,
+  narrowRun,
   limitCeiling,
   limitsWidening,
   agentRunOptions

@@ -458,10 +458,7 @@ async function continueTree(store, kv, id, verdict, options = {}) {
   }
   const { limits } = options;
   if (limits) checkLimits(limits);
-  const root = await markRunning(store, rootId, limits ? (s) => void (s.limits = checkLimits({
-    ...s.limits,
-    ...limits
-  })) : void 0);
+  const root = await markRunning(store, rootId, limits ? (s) => void (s.limits = checkLimits(limits, s.limits)) : void 0);
   await clearStop(kv, rootId, seen);
   return root;
 }

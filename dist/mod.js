@@ -1,10 +1,10 @@
 // @ts-self-types="../mod.ts"
 import {
   agentRunOptions,
+  fileSink,
   jsonlSink,
-  limitsWidening,
   memorySink,
-  wideningOf
+  narrowRun
 } from "./chunk-harness_trace.js";
 import {
   agentOptionsSchema,
@@ -87,20 +87,16 @@ async function runAgent(agent, task, options = {}) {
   }
   const issue = agentOptionsSchema().safeParse(asked).error?.issues[0];
   if (issue) throw new TypeError(`runAgent(${agent.name}): ${issueLine(issue, "options", asked)}`);
-  const widened = limitsWidening(agent, limits) ?? wideningOf(agent.options, asked);
-  if (widened) {
-    throw new RangeError(`runAgent(${agent.name}): ${widened.field}: ${widened.problem}`);
+  const narrowed = narrowRun(agent, {
+    options: asked,
+    limits
+  }, {});
+  if ("widened" in narrowed) {
+    const { field, problem } = narrowed.widened;
+    throw new RangeError(`runAgent(${agent.name}): ${field}: ${problem}`);
   }
   const model = given ?? modelOf(agent, resolveModel);
-  const state = newRun(task, {
-    system: agent.instructions,
-    agent: agent.name,
-    model: model.name,
-    limits: {
-      ...agent.limits,
-      ...limits
-    }
-  });
+  const state = typeof task === "string" ? fresh(agent, task, model, narrowed.limits) : continued(agent, task);
   const runOptions = await agentRunOptions(agent, asked, {
     model,
     context: {
@@ -117,12 +113,34 @@ async function runAgent(agent, task, options = {}) {
   const own = {
     store,
     observe,
-    stopWhen
+    stopWhen,
+    limits: typeof task === "string" ? void 0 : limits
   };
   return await run(state, {
     ...runOptions,
     ...own
   });
+}
+function fresh(agent, task, model, limits) {
+  if (task.trim() === "") {
+    throw new TypeError(`runAgent(${agent.name}): task must be a non-empty string or a run state`);
+  }
+  return newRun(task, {
+    system: agent.instructions,
+    agent: agent.name,
+    model: model.name,
+    limits
+  });
+}
+function continued(agent, state) {
+  if (typeof state !== "object" || state === null || typeof state.runId !== "string") {
+    throw new TypeError(`runAgent(${agent.name}): task must be a non-empty string or a run state`);
+  }
+  if (state.agent !== agent.name) {
+    const whose = state.agent === void 0 ? "of no agent" : `of agent "${state.agent}"`;
+    throw new TypeError(`runAgent(${agent.name}): run "${state.runId}" is ${whose}`);
+  }
+  return state;
 }
 function named(name, e) {
   const message = `runAgent(${name}): ${e.message}`;
@@ -156,6 +174,7 @@ export {
   createOpenAIModel,
   defineAgent,
   defineTool,
+  fileSink,
   followUp,
   hasToolCall,
   isBudgetSpent,

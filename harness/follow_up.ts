@@ -14,7 +14,7 @@
  */
 import { RunStateError } from "./errors.ts";
 import { exit } from "./exit.ts";
-import { checkLimits, checkNonNegative, type RunLimits } from "./limits.ts";
+import { checkLimits, checkNonNegative, type LimitsInput } from "./limits.ts";
 import { isoNow } from "./iso_now.ts";
 import { pending, type RunState, type RunStatus } from "./state.ts";
 import type { StopCondition } from "./stop_conditions.ts";
@@ -32,7 +32,7 @@ export const FOLLOW_UP_STATUSES: readonly RunStatus[] = [
 /** Options of {@link followUp}. */
 export interface FollowUpOptions {
   /** New limits for the rest of the conversation (e.g. a larger budget). */
-  limits?: Partial<RunLimits> | undefined;
+  limits?: LimitsInput | undefined;
 }
 
 /**
@@ -96,7 +96,7 @@ export function followUp(
   const why = followUpRefusal(state);
   if (why) throw new RunStateError(state.runId, state.status, "follow up", why);
   const next = structuredClone(state);
-  next.limits = checkLimits({ ...next.limits, ...options.limits });
+  next.limits = checkLimits(options.limits ?? {}, next.limits);
   next.messages.push({ role: "user", content: message });
   next.status = "running";
   next.interruption = null;

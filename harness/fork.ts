@@ -12,7 +12,7 @@
  */
 import { contextView, forkContext } from "./context_view.ts";
 import { RunStateError } from "./errors.ts";
-import type { RunLimits } from "./limits.ts";
+import { checkLimits, type LimitsInput } from "./limits.ts";
 import { newRun, pending, type RunState } from "./state.ts";
 import { computeCost, DEFAULT_MAX_OUTPUT_TOKENS, pricesFor } from "./cost.ts";
 import { countPromptTokens, loadTokenizer } from "./tokens.ts";
@@ -30,7 +30,7 @@ export interface ForkOptions {
   /** The fork's id (default: a random UUID). */
   runId?: string | undefined;
   /** Limits of the fork (default: the source's). */
-  limits?: Partial<RunLimits> | undefined;
+  limits?: LimitsInput | undefined;
 }
 
 /**
@@ -93,7 +93,7 @@ export function forkState(source: Readonly<RunState>, options: ForkOptions): Run
     runId: options.runId,
     model: source.model ?? undefined,
     agent: source.agent,
-    limits: { ...source.limits, ...options.limits },
+    limits: checkLimits(options.limits ?? {}, source.limits),
   });
   fork.messages = messages;
   fork.turns = atTurn;

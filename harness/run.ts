@@ -93,7 +93,7 @@ async function execute(initial: RunState, options: RunOptions): Promise<RunState
   checkOptions(initial, options);
   const state: RunState = structuredClone(initial);
   markDrivenByRun(state, true);
-  state.limits = checkLimits({ ...state.limits, ...options.limits });
+  state.limits = checkLimits(options.limits ?? {}, state.limits);
   state.model = options.model.name;
   const output = planOutput(state, options);
   // Once `run_stopped` is emitted, nothing more is: a tool that ignored the

@@ -5,7 +5,7 @@
  */
 import type { Model } from "./model.ts";
 import type { Tool } from "./tool.ts";
-import type { RunLimits } from "./limits.ts";
+import type { LimitsInput } from "./limits.ts";
 import type { StopCondition } from "./stop_conditions.ts";
 import type { Prices, PriceTable } from "./cost.ts";
 import type { TraceSink } from "./trace.ts";
@@ -78,7 +78,7 @@ export interface RunOptions {
   /** The tools the model may call. Default none. */
   tools?: readonly AnyTool[] | undefined;
   /** Overrides the limits stored in the run (stored back). */
-  limits?: Partial<RunLimits> | undefined;
+  limits?: LimitsInput | undefined;
   /** More stop conditions, combined by "any" with the turn cap and the budget. */
   stopWhen?: readonly StopCondition[] | undefined;
   /** Default `soft`. */

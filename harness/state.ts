@@ -5,7 +5,7 @@
  * @module
  */
 import type { AssistantMessage, ChatMessage, ToolCall, Usage } from "./messages.ts";
-import { checkLimits, type RunLimits } from "./limits.ts";
+import { checkLimits, type LimitsInput, type RunLimits } from "./limits.ts";
 import { isoNow } from "./iso_now.ts";
 import type { Failure, Interruption, RunStatus } from "./exit.ts";
 import type { JsonSchema } from "./output.ts";
@@ -203,7 +203,7 @@ export interface NewRunOptions {
   /** The name of the agent the run is of (see {@link RunState.agent}). */
   agent?: string | undefined;
   /** Limits stored with the run (default: `DEFAULT_LIMITS`). */
-  limits?: Partial<RunLimits> | undefined;
+  limits?: LimitsInput | undefined;
 }
 
 /**

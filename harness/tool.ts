@@ -13,7 +13,7 @@ import {
 export type { SchemaIssue, ToolSchema } from "./schema_adapter.ts";
 import type { ToolDefinition } from "./messages.ts";
 import type { Model } from "./model.ts";
-import type { RunLimits } from "./limits.ts";
+import type { LimitsInput } from "./limits.ts";
 import type { StopCondition } from "./stop_conditions.ts";
 import type { RunState } from "./state.ts";
 import type { OutputSchema } from "./output.ts";
@@ -56,7 +56,7 @@ export interface ChildRunOptions {
   // deno-lint-ignore no-explicit-any
   tools: readonly Tool<any>[];
   /** The child's own limits; `maxBudgetUsd` is further capped by what the parent has left. */
-  limits?: Partial<RunLimits> | undefined;
+  limits?: LimitsInput | undefined;
   /** The child's model (default: the parent's). */
   model?: Model | undefined;
   /** More stop conditions for the child, after the inherited ones. */

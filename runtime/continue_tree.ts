@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { checkLimits, type RunLimits } from "../harness/limits.ts";
+import { checkLimits, type LimitsInput } from "../harness/limits.ts";
 import { RESUMABLE_STATUSES, type RunState } from "../harness/state.ts";
 import { RunStateError } from "../harness/errors.ts";
 import { isoNow } from "../harness/iso_now.ts";
@@ -25,7 +25,7 @@ export type Verdict =
 /** Options of {@link continueTree}. */
 export interface ContinueTreeOptions {
   /** New limits for the root (e.g. more turns after `max_turns_exceeded`). */
-  limits?: Partial<RunLimits> | undefined;
+  limits?: LimitsInput | undefined;
 }
 
 /**
@@ -139,7 +139,7 @@ export async function continueTree(
   const root = await markRunning(
     store,
     rootId,
-    limits ? (s) => void (s.limits = checkLimits({ ...s.limits, ...limits })) : undefined,
+    limits ? (s) => void (s.limits = checkLimits(limits, s.limits)) : undefined,
   );
   await clearStop(kv, rootId, seen);
   return root;

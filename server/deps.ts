@@ -5,19 +5,12 @@
  *
  * @module
  */
-import type { RunSettings } from "../runtime/run_settings.ts";
-import type { RunLimits } from "../harness/limits.ts";
+import type { RunDefaults } from "../subagents/agent_run_options.ts";
 import type { RunState } from "../harness/state.ts";
 import { resolveWorkerDeps, type WorkerDeps } from "../runtime/worker.ts";
 import type { ScenarioCatalog } from "../testing/scenario_catalog.ts";
 
-/** What every new run starts with unless its agent or request says otherwise (`reins.jsonc`). */
-export interface RunDefaults {
-  /** Options of each new run where its agent sets none (a request may narrow them). */
-  settings?: RunSettings | undefined;
-  /** Limits of each new run where its agent sets none (a request may lower them). */
-  limits?: Partial<RunLimits> | undefined;
-}
+export type { RunDefaults };
 
 /** A handler mounted under a path prefix of the app (e.g. a scripted provider at `/v1`). */
 export type Mounted = (request: Request) => Response | Promise<Response>;

@@ -39,7 +39,7 @@ export async function agentList(deps: ResolvedDeps): Promise<z.infer<typeof Agen
       output: description.output,
       fingerprint: description.fingerprint,
       agents: description.agents.map((a) => a.name),
-      limits: limitCeiling(agent),
+      limits: limitCeiling(agent, deps.runDefaults.limits),
     });
   }
   return { agents };

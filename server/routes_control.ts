@@ -34,7 +34,7 @@ export async function checkNewLimits(
   if (!agent) {
     throw new BadRequestError("limits", `agent "${root.agent}" is not served here`);
   }
-  const over = limitsWidening(agent, limits);
+  const over = limitsWidening(agent, limits, deps.runDefaults.limits);
   if (over) throw new BadRequestError(`limits.${over.field}`, over.problem);
 }
 

@@ -14,7 +14,7 @@ import type { Agent } from "../subagents/define_agent.ts";
 import { stampOf } from "../runtime/agent_check.ts";
 import { UnknownAgentError } from "../runtime/agent_registry.ts";
 import type { RunSettings } from "../runtime/run_settings.ts";
-import { limitsWidening, wideningOf } from "../subagents/agent_run_options.ts";
+import { narrowRun } from "../subagents/agent_run_options.ts";
 import type { ResolvedDeps } from "./deps.ts";
 import { BadRequestError } from "./errors.ts";
 import { messageOf } from "../harness/message_of.ts";
@@ -89,22 +89,12 @@ function narrowed(
   agent: Agent,
   body: CreateRunBody,
 ): { options: RunSettings; limits: Partial<RunLimits> } {
-  const asked: RunSettings = { ...body.options };
-  delete (asked as Record<string, unknown>).researchDepth;
-  delete (asked as Record<string, unknown>).researchWrites;
-  const widened = wideningOf(agent.options, asked);
-  if (widened) throw new BadRequestError(`options.${widened.field}`, widened.problem);
-  const over = limitsWidening(agent, body.limits ?? {});
-  if (over) throw new BadRequestError(`limits.${over.field}`, over.problem);
-  const { settings: defaults = {}, limits: defaultLimits = {} } = deps.runDefaults;
-  // The file's defaults only where the agent sets nothing of its own.
-  const fromFile = Object.fromEntries(
-    Object.entries(defaults).filter(([k]) => !(k in agent.options) && k !== "prices"),
-  );
-  return {
-    options: { ...fromFile, ...asked },
-    limits: { ...defaultLimits, ...agent.limits, ...body.limits },
-  };
+  const { researchDepth: _d, researchWrites: _w, ...asked } = body.options ?? {};
+  const run = narrowRun(agent, { options: asked, limits: body.limits }, deps.runDefaults);
+  if ("widened" in run) {
+    throw new BadRequestError(`${run.in}.${run.widened.field}`, run.widened.problem);
+  }
+  return run;
 }
 
 /** Whether an `Accept` header asks for `text/event-stream` (before any JSON type). */

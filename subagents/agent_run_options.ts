@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { DEFAULT_LIMITS, type RunLimits } from "../harness/limits.ts";
+import { DEFAULT_LIMITS, type LimitsInput, type RunLimits } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
 import type { Prices, PriceTable } from "../harness/cost.ts";
 import type { AnyTool, RunOptions } from "../harness/run_options.ts";
@@ -51,11 +51,108 @@ export function wideningOf(agent: AgentOptions, asked: AgentOptions): Widening |
       problem: "the agent stops on a permanent error; a request may not turn that off",
     };
   }
+  const mode = agent.toolErrors ?? "describe";
+  if (asked.toolErrors !== undefined && TOOL_ERRORS[asked.toolErrors] > TOOL_ERRORS[mode]) {
+    return {
+      field: "toolErrors",
+      problem: `the agent's tool errors are "${mode}"; a request may only ask for ${
+        mode === "fatal" ? '"fatal"' : mode === "generic" ? '"generic" or "fatal"' : "any"
+      }`,
+    };
+  }
   return null;
 }
 
 /**
- * The highest limits a run of `agent` may have: its own over the defaults.
+ * Tool error modes from the strictest: `fatal` ends the run, `generic` hides
+ * the error's words from the model, `describe` shows them.
+ */
+const TOOL_ERRORS = { fatal: 0, generic: 1, describe: 2 } as const;
+
+/** What a run of an agent starts with unless its agent or request says otherwise (`reins.jsonc`). */
+export interface RunDefaults {
+  /** Options of each new run where its agent sets none (a request may narrow them). */
+  settings?: AgentOptions | undefined;
+  /** Limits of each new run where its agent sets none (a request may lower them). */
+  limits?: LimitsInput | undefined;
+}
+
+/** What a request asks of a new run of an agent. */
+export interface RunRequest {
+  /** Options, which may only narrow the agent's. */
+  options?: AgentOptions | undefined;
+  /** Limits, at most the agent's ceiling ({@link limitCeiling}). */
+  limits?: LimitsInput | undefined;
+}
+
+/** A new run's options and limits, or what the request asked to widen. */
+export type NarrowedRun =
+  | { options: AgentOptions; limits: Partial<RunLimits> }
+  | { widened: Widening; in: "options" | "limits" };
+
+/**
+ * The options and limits of a new run of `agent`: the process's defaults
+ * where the agent sets nothing, the agent's own, then the request's, which
+ * may only narrow them. One rule for the server, the CLI and `runAgent`.
+ *
+ * @example
+ * ```ts
+ * import { narrowRun } from "./agent_run_options.ts";
+ * import { defineAgent } from "./define_agent.ts";
+ * const a = defineAgent({
+ *   name: "a", instructions: "", tools: [], limits: { maxTurns: 5 }, options: { budgetMode: "hard" },
+ * });
+ * console.log(narrowRun(a, { limits: { maxTurns: 3 } }, { settings: { dedupe: true } }));
+ * // { options: { dedupe: true }, limits: { maxTurns: 3 } }
+ * const refused = narrowRun(a, { options: { budgetMode: "soft" } }, {});
+ * console.log("widened" in refused && refused.widened.field); // budgetMode
+ * ```
+ */
+export function narrowRun(agent: Agent, request: RunRequest, defaults: RunDefaults): NarrowedRun {
+  const asked = request.options ?? {};
+  const widened = wideningOf(agent.options, asked) ?? modelChosen(agent, asked);
+  if (widened) return { widened, in: "options" };
+  const over = limitsWidening(agent, request.limits ?? {}, defaults.limits);
+  if (over) return { widened: over, in: "limits" };
+  // The defaults only where the agent sets nothing of its own.
+  const fromDefaults = Object.fromEntries(
+    Object.entries(defaults.settings ?? {}).filter(([k, v]) =>
+      v !== undefined && !(k in agent.options)
+    ),
+  );
+  return {
+    options: { ...fromDefaults, ...given(asked) },
+    limits: { ...given(defaults.limits ?? {}), ...agent.limits, ...given(request.limits ?? {}) },
+  };
+}
+
+/**
+ * A summary model asked for an agent that names its models (its own, or its
+ * summaries'): which model runs is the agent's, as a request's `model` is
+ * refused for it.
+ */
+function modelChosen(agent: Agent, asked: AgentOptions): Widening | null {
+  const summaryModel = asked.context?.summaryModel;
+  if (summaryModel === undefined) return null;
+  const own = agent.options.context?.summaryModel;
+  if (own === summaryModel || (own === undefined && agent.model === undefined)) return null;
+  return {
+    field: "context.summaryModel",
+    problem: own === undefined
+      ? `agent ${agent.name} has its own model; a request may not choose its summary model`
+      : `agent ${agent.name}'s summaries are written by "${own}"; a request may not choose another`,
+  };
+}
+
+/** `o` without its fields set to undefined (an undefined field is not given). */
+function given<T extends object>(o: T): T {
+  // Sound: the entries are `o`'s own, each with a value of its field's type.
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/**
+ * The highest limits a run of `agent` may have: its own, over the process's
+ * defaults (`reins.jsonc`), over the built-in ones.
  *
  * @example
  * ```ts
@@ -63,14 +160,16 @@ export function wideningOf(agent: AgentOptions, asked: AgentOptions): Widening |
  * import { defineAgent } from "./define_agent.ts";
  * const a = defineAgent({ name: "a", instructions: "", tools: [], limits: { maxTurns: 5 } });
  * console.log(limitCeiling(a)); // { maxTurns: 5, maxBudgetUsd: 1 }
+ * console.log(limitCeiling(a, { maxBudgetUsd: 3 })); // { maxTurns: 5, maxBudgetUsd: 3 }
  * ```
  */
-export function limitCeiling(agent: Agent): RunLimits {
-  return { ...DEFAULT_LIMITS, ...agent.limits };
+export function limitCeiling(agent: Agent, defaults: LimitsInput = {}): RunLimits {
+  return { ...DEFAULT_LIMITS, ...given(defaults), ...agent.limits };
 }
 
 /**
- * Which limit of `asked` exceeds the ceiling of `agent`'s limits, or null.
+ * Which limit of `asked` exceeds the ceiling of `agent`'s limits (over the
+ * process's `defaults`), or null.
  *
  * @example
  * ```ts
@@ -80,12 +179,21 @@ export function limitCeiling(agent: Agent): RunLimits {
  * console.log(limitsWidening(a, { maxTurns: 9 })?.problem); // at most 5 (agent a's limit)
  * ```
  */
-export function limitsWidening(agent: Agent, asked: Partial<RunLimits>): Widening | null {
-  const ceiling = limitCeiling(agent);
+export function limitsWidening(
+  agent: Agent,
+  asked: LimitsInput,
+  defaults: LimitsInput = {},
+): Widening | null {
+  const ceiling = limitCeiling(agent, defaults);
   for (const k of ["maxTurns", "maxBudgetUsd"] as const) {
     const v = asked[k];
     if (v !== undefined && v > ceiling[k]) {
-      return { field: k, problem: `at most ${ceiling[k]} (agent ${agent.name}'s limit)` };
+      const whose = k in agent.limits
+        ? `agent ${agent.name}'s limit`
+        : defaults[k] !== undefined
+        ? "the configured default"
+        : "the default";
+      return { field: k, problem: `at most ${ceiling[k]} (${whose})` };
     }
   }
   return null;
@@ -162,9 +270,12 @@ export async function agentRunOptions(
  * which `wideningOf` (looking for "soft") would not see.
  */
 function askedOver(agent: AgentOptions, asked: AgentOptions): AgentOptions {
-  const given = Object.entries(asked).filter(([, v]) => v !== undefined);
-  // Sound: the entries are `asked`'s own, each with a value of its field's type.
-  return { ...agent, ...Object.fromEntries(given) as AgentOptions };
+  const options = { ...agent, ...given(asked) };
+  // A request's context settings go over the agent's, field by field (its summary model kept).
+  if (agent.context && asked.context) {
+    options.context = { ...agent.context, ...given(asked.context) };
+  }
+  return options;
 }
 
 /** The context policy of settings (its summary model resolved by name), or undefined. */

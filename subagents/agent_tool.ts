@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { newRun, type RunState } from "../harness/state.ts";
-import { checkLimits, type RunLimits } from "../harness/limits.ts";
+import { checkLimits, type LimitsInput } from "../harness/limits.ts";
 import type { StopCondition } from "../harness/stop_conditions.ts";
 import { SuspendRun } from "../harness/errors.ts";
 import type { Model } from "../harness/model.ts";
@@ -37,7 +37,7 @@ export interface AgentToolOptions<T = QuestionArgs> {
   /** The child run's tools (put another agent tool here for a deeper tree). */
   tools: readonly AnyTool[];
   /** The child's own limits; its budget is further capped by what the parent has left. */
-  limits?: Partial<RunLimits> | undefined;
+  limits?: LimitsInput | undefined;
   /** Custom arguments (default `{ question: string }`); give `task` with them. */
   parameters?: ToolSchema<T> | undefined;
   /** The child's task from the arguments (default `args.question`). */

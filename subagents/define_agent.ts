@@ -7,7 +7,7 @@
  * @module
  */
 import type { Prices, PriceTable } from "../harness/cost.ts";
-import { checkLimits, type RunLimits } from "../harness/limits.ts";
+import { checkLimits, type LimitsInput, type RunLimits } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool } from "../harness/run_options.ts";
 import { issueLine } from "../harness/schema_issue.ts";
@@ -54,7 +54,7 @@ export interface AgentSpec {
    */
   agents?: readonly Agent[] | undefined;
   /** Its limits (default 20 turns, $1.00); a request may only lower them. */
-  limits?: Partial<RunLimits> | undefined;
+  limits?: LimitsInput | undefined;
   /** Prices of its model's tokens (default: the process's). */
   prices?: Prices | PriceTable | undefined;
   /** Its run options; a request may only narrow them (a hard budget mode, ...). */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { RunLimits } from "../harness/limits.ts";
+import { checkLimits, type LimitsInput, type RunLimits } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool } from "../harness/run_options.ts";
 import type { Tool } from "../harness/tool.ts";
@@ -43,7 +43,7 @@ export interface ResearchToolOptions {
   /** Options of the default `scan_archive` (e.g. `{ ms: 300 }` in tests). */
   scan?: ScanArchiveOptions | undefined;
   /** The child's limits (default {@link RESEARCH_LIMITS}). */
-  limits?: Partial<RunLimits> | undefined;
+  limits?: LimitsInput | undefined;
   /**
    * Levels of research below the caller (default 1). With 2, each child also
    * has a `research` tool of its own (a depth-3 tree counting the root).
@@ -96,7 +96,7 @@ export function researchTool(options: ResearchToolOptions = {}): Tool<QuestionAr
     description: RESEARCH_DESCRIPTION,
     system: options.system ?? RESEARCH_SYSTEM,
     tools,
-    limits: { ...RESEARCH_LIMITS, ...options.limits },
+    limits: checkLimits(options.limits ?? {}, RESEARCH_LIMITS),
     model: options.model,
   });
 }

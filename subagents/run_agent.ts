@@ -5,16 +5,16 @@
  *
  * @module
  */
-import { checkLimits, type RunLimits } from "../harness/limits.ts";
+import { checkLimits, type LimitsInput } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
 import type { Prices, PriceTable } from "../harness/cost.ts";
 import type { RunOptions } from "../harness/run_options.ts";
-import { newRun } from "../harness/state.ts";
+import { newRun, type RunState } from "../harness/state.ts";
 import { run, type RunResult } from "../harness/run.ts";
 import { type Agent, isAgent, type ResolveModel } from "./define_agent.ts";
 import { type AgentOptions, agentOptionsSchema } from "./agent_options.ts";
 import { issueLine } from "../harness/schema_issue.ts";
-import { agentRunOptions, limitsWidening, wideningOf } from "./agent_run_options.ts";
+import { agentRunOptions, narrowRun } from "./agent_run_options.ts";
 
 /** Options of {@link runAgent}: what the process adds to the agent's definition. */
 export interface RunAgentOptions
@@ -28,7 +28,7 @@ export interface RunAgentOptions
   /** Makes a model from a name: an agent's, a summary model's. */
   resolveModel?: ResolveModel | undefined;
   /** Lower limits than the agent's (a higher one is a `RangeError`). */
-  limits?: Partial<RunLimits> | undefined;
+  limits?: LimitsInput | undefined;
   /** Narrower options than the agent's (a hard budget mode, ...; a wider one is a `RangeError`). */
   options?: AgentOptions | undefined;
   /** Prices of the process's model (the agent's own win). */
@@ -40,8 +40,10 @@ export interface RunAgentOptions
 /**
  * Runs `agent` on `task` in this process and returns the final state, as
  * `run()` does (it never throws for a model or tool failure). Its child
- * agents run as its tools, under its budget and signal. For runs that
- * survive a crash and are served over HTTP, see `serve({ agents })`.
+ * agents run as its tools, under its budget and signal. Given a state of one
+ * of its runs instead of a task (after `approve()`, `reject()`, or to resume
+ * after a cap), it continues that run. For runs that survive a crash and are
+ * served over HTTP, see `serve({ agents })`.
  *
  * @example
  * ```ts
@@ -55,7 +57,7 @@ export interface RunAgentOptions
  */
 export async function runAgent<T>(
   agent: Agent<T>,
-  task: string,
+  task: string | RunState,
   options: RunAgentOptions = {},
 ): Promise<RunResult<T>> {
   if (!isAgent(agent)) {
@@ -69,17 +71,15 @@ export async function runAgent<T>(
   }
   const issue = agentOptionsSchema().safeParse(asked).error?.issues[0];
   if (issue) throw new TypeError(`runAgent(${agent.name}): ${issueLine(issue, "options", asked)}`);
-  const widened = limitsWidening(agent, limits) ?? wideningOf(agent.options, asked);
-  if (widened) {
-    throw new RangeError(`runAgent(${agent.name}): ${widened.field}: ${widened.problem}`);
+  const narrowed = narrowRun(agent, { options: asked, limits }, {});
+  if ("widened" in narrowed) {
+    const { field, problem } = narrowed.widened;
+    throw new RangeError(`runAgent(${agent.name}): ${field}: ${problem}`);
   }
   const model = given ?? modelOf(agent, resolveModel);
-  const state = newRun(task, {
-    system: agent.instructions,
-    agent: agent.name,
-    model: model.name,
-    limits: { ...agent.limits, ...limits },
-  });
+  const state = typeof task === "string"
+    ? fresh(agent, task, model, narrowed.limits)
+    : continued(agent, task);
   const runOptions = await agentRunOptions(agent, asked, {
     model,
     context: { rootId: state.rootId, dir },
@@ -90,13 +90,30 @@ export async function runAgent<T>(
     trace: options.trace,
   });
   const { store, observe, stopWhen } = options;
-  const own = {
-    store,
-    observe,
-    stopWhen,
-  };
+  // A continued run takes the new limits over its own (checked above to narrow the agent's).
+  const own = { store, observe, stopWhen, limits: typeof task === "string" ? undefined : limits };
   // The agent's `output` checked its answer: `output` is a T (its text for an untyped one).
   return await run(state, { ...runOptions, ...own }) as RunResult<T>;
+}
+
+/** A new run of `agent` on `task`. */
+function fresh(agent: Agent, task: string, model: Model, limits: LimitsInput): RunState {
+  if (task.trim() === "") {
+    throw new TypeError(`runAgent(${agent.name}): task must be a non-empty string or a run state`);
+  }
+  return newRun(task, { system: agent.instructions, agent: agent.name, model: model.name, limits });
+}
+
+/** A run of `agent` to continue (after a verdict, or to resume after a cap). */
+function continued(agent: Agent, state: RunState): RunState {
+  if (typeof state !== "object" || state === null || typeof state.runId !== "string") {
+    throw new TypeError(`runAgent(${agent.name}): task must be a non-empty string or a run state`);
+  }
+  if (state.agent !== agent.name) {
+    const whose = state.agent === undefined ? "of no agent" : `of agent "${state.agent}"`;
+    throw new TypeError(`runAgent(${agent.name}): run "${state.runId}" is ${whose}`);
+  }
+  return state;
 }
 
 /** `e` (a TypeError or RangeError of the arguments) with the call it came from named. */

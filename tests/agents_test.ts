@@ -176,7 +176,9 @@ Deno.test("a run of an agent has its instructions and tools; a child node is nam
 
 Deno.test("a request may only narrow: no instructions, no research options, no higher limits", () =>
   withKv(async (kv, root) => {
-    const hard = supportAgent({ options: { budgetMode: "hard", concurrency: 2 } });
+    const hard = supportAgent({
+      options: { budgetMode: "hard", concurrency: 2, toolErrors: "generic" },
+    });
     const p = process(kv, [hard], root);
     try {
       const cases: [unknown, string][] = [
@@ -188,6 +190,8 @@ Deno.test("a request may only narrow: no instructions, no research options, no h
         [{ task: "x", options: { budgetMode: "soft" } }, "options.budgetMode"],
         [{ task: "x", options: { concurrency: 3 } }, "options.concurrency"],
         [{ task: "x", options: { stopOnPermanentError: false } }, "options.stopOnPermanentError"],
+        // Before: accepted, and the model saw the raw error text the agent hides.
+        [{ task: "x", options: { toolErrors: "describe" } }, "options.toolErrors"],
       ];
       for (const [body, field] of cases) {
         const res = await p.call("POST", "/runs", { model: "support", ...body as object });
@@ -200,7 +204,7 @@ Deno.test("a request may only narrow: no instructions, no research options, no h
         task: "Refund order 42",
         model: "support",
         limits: { maxTurns: 4 },
-        options: { budgetMode: "hard", concurrency: 1 },
+        options: { budgetMode: "hard", concurrency: 1, toolErrors: "fatal" },
       });
       assert.equal(ok.status, 201);
       assert.equal(ok.body.limits.maxTurns, 4);
@@ -224,6 +228,14 @@ Deno.test("an agent naming its own model refuses a request's model", () =>
       const res = await p.call("POST", "/runs", { task: "x", model: "gpt-x" });
       assert.equal(res.status, 400);
       assert.equal(res.body.error.field, "model");
+      // Nor the model of its summaries (before: accepted, every summary call went to it).
+      const summary = await p.call("POST", "/runs", {
+        task: "x",
+        options: { context: { summaryModel: "support" } },
+      });
+      assert.equal(summary.status, 400);
+      assert.equal(summary.body.error.field, "options.context.summaryModel");
+      assert.match(summary.body.error.message, /agent support has its own model/);
       const ok = await p.call("POST", "/runs", { task: "Refund order 42" });
       assert.equal(ok.status, 201);
       assert.equal(ok.body.model, "support");

@@ -47,3 +47,60 @@ Deno.test("cli({ agents }): a run of the user's agent, its approval, runs, --jso
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("cli({ agents }): flags may only narrow the agent, as HTTP's requests; reins.jsonc gives defaults", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "reins-cli-narrow-" });
+  const kv = ["--kv", `${dir}/runs.sqlite`];
+  const run = (args: string[]) =>
+    runScript(
+      "tests/fixtures/strict_cli.ts",
+      args[0] === "runs" ? [...args, ...kv] : [...kv, ...args],
+      {
+        cwd: dir,
+        env: { LLM_BASE_URL: "", LLM_MODEL: "" },
+      },
+    );
+  const stored = async () => JSON.parse((await run(["runs", "--json"])).stdout).length;
+  try {
+    const refused = [
+      [["--max-turns", "9"], "--max-turns: at most 8 (agent support's limit) (agent support)"],
+      [["--budget", "0.6"], "--budget: at most 0.5 (agent support's limit) (agent support)"],
+      [["--budget-mode", "soft"], "--budget-mode: the agent's budget mode is hard"],
+      [["--tool-errors", "describe"], `--tool-errors: the agent's tool errors are "fatal"`],
+    ] as const;
+    for (const [flags, says] of refused) {
+      const out = await run([...flags, "Please refund order 42"]);
+      assert.equal(out.code, 2, `${flags.join(" ")}: ${out.stdout}`);
+      assert.ok(out.stderr.includes(says), out.stderr);
+    }
+    assert.equal(await stored(), 0, "nothing stored");
+
+    // The config file's settings are defaults where the agent sets nothing: not a loosening.
+    await Deno.writeTextFile(
+      `${dir}/reins.jsonc`,
+      JSON.stringify({ budgetMode: "soft", toolErrors: "describe", limits: { maxTurns: 50 } }),
+    );
+    const first = await run([
+      "--max-turns",
+      "4",
+      "--budget",
+      "0.2",
+      "--json",
+      "Please refund order 42",
+    ]);
+    assert.equal(first.code, 5, first.stderr); // awaiting a verdict
+    const id = first.stdout.match(/"runId":"([0-9a-f-]{36})"/)?.[1];
+    assert.ok(id, first.stdout);
+    const shown = JSON.parse((await run(["runs", "show", id, "--json"])).stdout);
+    assert.deepEqual(shown.limits, { maxTurns: 4, maxBudgetUsd: 0.2 });
+
+    // A continuation's new limits: at most the agent's ceiling too.
+    const over = await run(["--approve", id, "call_1_0", "--max-turns", "40"]);
+    assert.equal(over.code, 2, over.stdout);
+    assert.match(over.stderr, /--max-turns: at most 8 \(agent support's limit\)/);
+    const approved = await run(["--approve", id, "call_1_0", "--max-turns", "8", "--json"]);
+    assert.equal(approved.code, 0, approved.stderr);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

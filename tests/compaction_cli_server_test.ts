@@ -45,6 +45,11 @@ Deno.test("POST /runs refuses a bad context policy, naming the field", () =>
 
 Deno.test("deno task run --compact-at 2000 --json: 200 turns cost at most 2.3x 100 turns, compactions reported", async () => {
   const dir = await Deno.makeTempDir({ prefix: "reins-compact-cli-" });
+  // The demo agent sets no limits: the configured defaults raise its ceiling (a flag may not).
+  await Deno.writeTextFile(
+    `${dir}/reins.jsonc`,
+    JSON.stringify({ limits: { maxTurns: 200, maxBudgetUsd: 100 } }),
+  );
   try {
     const go = async (n: number) => {
       const args = ["--scenario", "runaway", "--max-turns", String(n), "--budget", "100", "--json"];

@@ -353,12 +353,14 @@ Deno.test("defineAgent takes a context policy in its options; run options carry 
   });
   assert.deepEqual(o.context?.trigger, { tokens: 2000 });
   assert.equal(o.context?.summaryModel, mini);
-  // A request's own policy wins over the agent's (it widens nothing).
+  // A request's own settings go over the agent's field by field: its summary model stays
+  // (before: the request's policy replaced the agent's, and summaries left "mini").
   const asked = await agentRunOptions(agent, { context: { keepTurns: 1 } }, {
     model: scriptedModel("runaway"),
     context: { rootId: "r", dir: "/tmp/r" },
+    resolveModel: () => mini,
   });
-  assert.deepEqual(asked.context, { keepTurns: 1 });
+  assert.deepEqual(asked.context, { trigger: { tokens: 2000 }, keepTurns: 1, summaryModel: mini });
 });
 
 Deno.test("a fork of a compacted run sends the compacted prompt of its prefix", async () => {

@@ -2,9 +2,9 @@
 // tools, child agents, limits, options, typed output), never wider than it.
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { defineAgent, runAgent } from "../mod.ts";
+import { approve, defineAgent, defineTool, runAgent } from "../mod.ts";
 import { KvRunStore } from "../kv/mod.ts";
-import { say, scriptAgents, scriptedModel } from "../testing/mod.ts";
+import { callTool, say, scriptAgents, scriptedModel } from "../testing/mod.ts";
 import { agentRunOptions } from "../subagents/agent_run_options.ts";
 import { clerk, shopScripts, stock } from "./fixtures/shop.ts";
 
@@ -143,4 +143,76 @@ Deno.test("runAgent: an aborted signal stops the run as cancelled", async () => 
   const done = await runAgent(manager, "How many A1?", { model: model(), signal: ac.signal });
   assert.equal(done.status, "interrupted");
   assert.equal(done.interruption?.type, "cancelled");
+});
+
+Deno.test("runAgent: tool errors may only get stricter; a limit given as undefined is not given", async () => {
+  const strict = defineAgent({
+    name: "strict",
+    instructions: "",
+    tools: [],
+    options: { toolErrors: "generic" },
+  });
+  await assert.rejects(
+    () => runAgent(strict, "x", { model: model(), options: { toolErrors: "describe" } }),
+    (e) =>
+      e instanceof RangeError &&
+      e.message === `runAgent(strict): toolErrors: the agent's tool errors are "generic"; ` +
+          `a request may only ask for "generic" or "fatal"`,
+  );
+  const echo = scriptedModel("echo");
+  const fatal = await runAgent(strict, "x", { model: echo, options: { toolErrors: "fatal" } });
+  assert.equal(fatal.status, "completed");
+  const kept = await runAgent(manager, "How many A1?", {
+    model: model(),
+    limits: { maxTurns: undefined, maxBudgetUsd: 0.25 },
+  });
+  assert.deepEqual(kept.limits, { maxTurns: 4, maxBudgetUsd: 0.25 });
+});
+
+Deno.test("runAgent continues a run of the agent: after a verdict, or with new limits", async () => {
+  const refund = defineTool({
+    name: "refund",
+    description: "Refund an order.",
+    parameters: z.object({ id: z.number() }),
+    needsApproval: true,
+    run: ({ id }) => `refunded ${id}`,
+  });
+  const desk = defineAgent({
+    name: "desk",
+    instructions: "Refund.",
+    tools: [refund],
+    limits: { maxTurns: 4 },
+  });
+  const deskModel = () =>
+    scriptedModel("desk", {
+      scenarios: {
+        desk: ({ turn, toolTexts }) =>
+          turn === 0 ? callTool(0, "refund", { id: 7 }) : say(`Done: ${toolTexts.join(", ")}`),
+      },
+    });
+  const asked = await runAgent(desk, "Refund order 7", { model: deskModel() });
+  assert.equal(asked.status, "interrupted");
+  assert.ok(asked.interruption?.type === "approval");
+  const { callId } = asked.interruption;
+  const done = await runAgent(desk, approve(asked, callId), { model: deskModel() });
+  assert.equal(done.status, "completed");
+  assert.equal(done.output, "Done: refunded 7");
+  assert.equal(done.runId, asked.runId);
+  // Its new limits narrow the agent's too; a run of another agent is refused.
+  await assert.rejects(
+    () => runAgent(desk, approve(asked, callId), { model: deskModel(), limits: { maxTurns: 5 } }),
+    (e) => e instanceof RangeError && /^runAgent\(desk\): maxTurns: at most 4/.test(e.message),
+  );
+  await assert.rejects(
+    () => runAgent(manager, done, { model: model() }),
+    (e) =>
+      e instanceof TypeError &&
+      e.message === `runAgent(manager): run "${done.runId}" is of agent "desk"`,
+  );
+  await assert.rejects(
+    () => runAgent(desk, "", { model: deskModel() }),
+    (e) =>
+      e instanceof TypeError &&
+      e.message === "runAgent(desk): task must be a non-empty string or a run state",
+  );
 });

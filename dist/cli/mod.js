@@ -36,7 +36,9 @@ import "../chunk-otel_message_content.js";
 import {
   agentRunOptions,
   combineSinks,
-  fileSink
+  fileSink,
+  limitsWidening,
+  narrowRun
 } from "../chunk-harness_trace.js";
 import {
   KvRunStore
@@ -969,41 +971,58 @@ function modelNameOf(s, agent) {
   if (name === void 0) throw new UsageError("no model: give --model NAME (or set LLM_MODEL)");
   return checkModel(s, name);
 }
+var FLAG_OF = {
+  maxTurns: "--max-turns",
+  maxBudgetUsd: "--budget",
+  budgetMode: "--budget-mode",
+  toolErrors: "--tool-errors"
+};
+function widenedBy(agent, widened) {
+  const flag = FLAG_OF[widened.field] ?? widened.field;
+  return new UsageError(`${flag}: ${widened.problem} (agent ${agent.name})`);
+}
 async function createRun(s, task) {
   const agent = pickAgent(s);
   const model = modelNameOf(s, agent);
-  const limits = {
-    ...s.config.limits,
-    ...agent.limits,
-    ...s.flags.maxTurns !== void 0 ? {
-      maxTurns: s.flags.maxTurns
-    } : {},
-    ...s.flags.budget !== void 0 ? {
-      maxBudgetUsd: s.flags.budget
-    } : {}
-  };
+  const { flags, config } = s;
+  const run = narrowRun(agent, {
+    options: {
+      budgetMode: flags.budgetMode,
+      dedupe: flags.dedupe || void 0,
+      toolErrors: flags.toolErrors,
+      // --compact-at turns compaction on (or sets the trigger of the config file's policy).
+      context: flags.compactAt ? {
+        ...config.context,
+        trigger: {
+          tokens: flags.compactAt
+        }
+      } : void 0
+    },
+    limits: {
+      maxTurns: flags.maxTurns,
+      maxBudgetUsd: flags.budget
+    }
+  }, {
+    settings: {
+      budgetMode: config.budgetMode,
+      dedupe: config.dedupe,
+      toolErrors: config.toolErrors,
+      context: config.context
+    },
+    limits: config.limits
+  });
+  if ("widened" in run) throw widenedBy(agent, run.widened);
   const state = newRun(task, {
     ...agent.instructions ? {
       system: agent.instructions
     } : {},
     model,
-    limits,
+    limits: run.limits,
     agent: agent.name
   });
-  const asked = JSON.parse(JSON.stringify({
-    budgetMode: s.flags.budgetMode ?? s.config.budgetMode,
-    dedupe: s.flags.dedupe || s.config.dedupe,
-    toolErrors: s.flags.toolErrors ?? s.config.toolErrors,
-    // --compact-at turns compaction on (or sets the trigger of the config file's policy).
-    context: s.flags.compactAt ? {
-      ...s.config.context,
-      trigger: {
-        tokens: s.flags.compactAt
-      }
-    } : s.config.context
-  }));
+  const asked = JSON.parse(JSON.stringify(run.options));
   await s.store.saveSettings(state.runId, stampOf(await s.registry.info(agent), asked));
-  if (!s.flags.json) console.log(`run ${state.runId}`);
+  if (!flags.json) console.log(`run ${state.runId}`);
   await s.store.save(state);
   return state;
 }
@@ -1030,6 +1049,12 @@ async function continueRun(s) {
   const changed = Object.keys(limits).length ? {
     limits
   } : {};
+  if (changed.limits) {
+    const root = await s.store.summary(stored.rootId);
+    const agent = s.registry.forRun(root);
+    const over = agent && limitsWidening(agent, changed.limits, s.config.limits);
+    if (agent && over) throw widenedBy(agent, over);
+  }
   if (cmd.kind === "continue") {
     return await followUpRun(s.store, s.kv, cmd.runId, cmd.message, changed);
   }

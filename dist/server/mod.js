@@ -34,7 +34,7 @@ import "../chunk-otel_message_content.js";
 import {
   limitCeiling,
   limitsWidening,
-  wideningOf
+  narrowRun
 } from "../chunk-harness_trace.js";
 import {
   CHUNK_BYTES,
@@ -2643,7 +2643,7 @@ async function checkNewLimits(deps, id, limits) {
   if (!agent) {
     throw new BadRequestError("limits", `agent "${root.agent}" is not served here`);
   }
-  const over = limitsWidening(agent, limits);
+  const over = limitsWidening(agent, limits, deps.runDefaults.limits);
   if (over) throw new BadRequestError(`limits.${over.field}`, over.problem);
 }
 function registerControlRoutes(app, deps) {
@@ -2771,28 +2771,15 @@ function summaryModelOf(deps, name) {
   }
 }
 function narrowed(deps, agent, body2) {
-  const asked = {
-    ...body2.options
-  };
-  delete asked.researchDepth;
-  delete asked.researchWrites;
-  const widened = wideningOf(agent.options, asked);
-  if (widened) throw new BadRequestError(`options.${widened.field}`, widened.problem);
-  const over = limitsWidening(agent, body2.limits ?? {});
-  if (over) throw new BadRequestError(`limits.${over.field}`, over.problem);
-  const { settings: defaults = {}, limits: defaultLimits = {} } = deps.runDefaults;
-  const fromFile = Object.fromEntries(Object.entries(defaults).filter(([k]) => !(k in agent.options) && k !== "prices"));
-  return {
-    options: {
-      ...fromFile,
-      ...asked
-    },
-    limits: {
-      ...defaultLimits,
-      ...agent.limits,
-      ...body2.limits
-    }
-  };
+  const { researchDepth: _d, researchWrites: _w, ...asked } = body2.options ?? {};
+  const run = narrowRun(agent, {
+    options: asked,
+    limits: body2.limits
+  }, deps.runDefaults);
+  if ("widened" in run) {
+    throw new BadRequestError(`${run.in}.${run.widened.field}`, run.widened.problem);
+  }
+  return run;
 }
 function wantsEventStream(accept) {
   if (!accept) return false;
@@ -3015,7 +3002,7 @@ var QuoteResponse = z6.object({
   promptUsd: usd2,
   replyTokens: count2.describe("Reply tokens reserved (max_tokens)"),
   replyUsd: usd2.describe("What the reserved reply costs at most"),
-  totalUsd: usd2.describe("promptUsd + replyUsd: what a hard budget must cover"),
+  totalUsd: usd2.describe("promptUsd + replyUsd: the call in full (a hard budget caps the reply)"),
   model: z6.string()
 });
 var ForkCreatedResponse = RunViewResponse.extend({
@@ -3410,7 +3397,7 @@ async function agentList(deps) {
       output: description.output,
       fingerprint: description.fingerprint,
       agents: description.agents.map((a) => a.name),
-      limits: limitCeiling(agent)
+      limits: limitCeiling(agent, deps.runDefaults.limits)
     });
   }
   return {

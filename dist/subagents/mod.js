@@ -22,7 +22,9 @@ import {
 } from "../chunk-harness_exit.js";
 import "../chunk-harness_tool.js";
 import "../chunk-harness_driven_states.js";
-import "../chunk-harness_limits.js";
+import {
+  checkLimits
+} from "../chunk-harness_limits.js";
 import "../chunk-harness_summary_prompt.js";
 import "../chunk-harness_schema_adapter.js";
 import "../chunk-harness_tokens.js";
@@ -67,10 +69,7 @@ function researchTool(options = {}) {
     description: RESEARCH_DESCRIPTION,
     system: options.system ?? RESEARCH_SYSTEM,
     tools,
-    limits: {
-      ...RESEARCH_LIMITS,
-      ...options.limits
-    },
+    limits: checkLimits(options.limits ?? {}, RESEARCH_LIMITS),
     model: options.model
   });
 }

@@ -4,7 +4,7 @@ import { run } from "../../harness/run.ts";
 import type { Model } from "../../harness/model.ts";
 import { memorySink } from "../../harness/trace.ts";
 import { computeCost, type Prices } from "../../harness/cost.ts";
-import { checkLimits, runLimitsSchema } from "../../harness/limits.ts";
+import { checkLimits, DEFAULT_LIMITS, runLimitsSchema } from "../../harness/limits.ts";
 import { fixture } from "../helpers.ts";
 import { researchTool } from "../../subagents/research.ts";
 
@@ -146,12 +146,17 @@ Deno.test("checkLimits and the stored limits' schema give the same verdicts", ()
         ok = false;
       }
       const label = `maxTurns ${String(maxTurns)}, maxBudgetUsd ${String(maxBudgetUsd)}`;
-      assert.equal(ok, runLimitsSchema().safeParse(limits).success, label);
+      // A limit given as undefined is not given: the default's verdict.
+      const stored = {
+        maxTurns: maxTurns === undefined ? DEFAULT_LIMITS.maxTurns : maxTurns,
+        maxBudgetUsd: maxBudgetUsd === undefined ? DEFAULT_LIMITS.maxBudgetUsd : maxBudgetUsd,
+      };
+      assert.equal(ok, runLimitsSchema().safeParse(stored).success, label);
       if (ok) accepted++;
     }
   }
-  // maxTurns 1, 2 or 1e9; maxBudgetUsd 0, 1, 2, 1.5, 1e9, 2**53 or 0.05.
-  assert.equal(accepted, 3 * 7);
+  // maxTurns 1, 2, 1e9 or not given; maxBudgetUsd 0, 1, 2, 1.5, 1e9, 2**53, 0.05 or not given.
+  assert.equal(accepted, 4 * 8);
 });
 
 Deno.test("a field that is no limit is refused, not dropped or stored", () => {
