@@ -139,6 +139,8 @@ async function readSseData(stream, onData, options) {
   const lines = new SseLines(onData);
   const decoder = new TextDecoder();
   let buffer = byob ? new Uint8Array(spare.pop() ?? new ArrayBuffer(BUFFER_BYTES)) : void 0;
+  const maxBytes = options.maxBytes ?? Infinity;
+  let bytes = 0;
   try {
     for (; ; ) {
       let got;
@@ -150,6 +152,9 @@ async function readSseData(stream, onData, options) {
       if (byob && got.value) buffer = new Uint8Array(got.value.buffer);
       if (signal.aborted) throw signal.reason;
       if (got.done) break;
+      if ((bytes += got.value.byteLength) > maxBytes) {
+        throw options.tooLarge?.(bytes) ?? new RangeError(`the body passed ${maxBytes} bytes`);
+      }
       if (lines.push(decoder.decode(got.value, {
         stream: true
       }))) return;
@@ -199,11 +204,20 @@ var SseLines = class {
     if (!this.#done && from < n) this.#rest += text.slice(from);
     return this.#done;
   }
-  /** The body ended: a last line without its line break, and an event without its blank line. */
+  /**
+   * The body ended. An event whose lines all ended is dispatched without its
+   * blank line (some servers omit the last); a last line cut short (no line
+   * break) means the body was cut mid-event: that event is dropped, as the
+   * SSE standard says, so the reader sees a stream that stopped early, not a
+   * chunk of half a JSON text.
+   */
   end(text) {
     if (this.push(text)) return;
-    if (this.#rest) this.#line(this.#rest);
-    this.#rest = "";
+    if (this.#rest) {
+      this.#rest = "";
+      this.#data = null;
+      return;
+    }
     if (this.#data !== null && !this.#done) this.#dispatch();
   }
   #line(line) {
@@ -354,6 +368,8 @@ async function readChatStream(stream, options) {
   };
   await readSseData(stream, onData, {
     signal: options.signal,
+    maxBytes: options.maxBytes,
+    tooLarge: (bytes) => options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`),
     broke: (e) => new StreamCutError(`the connection broke mid-reply: ${messageOf(e)}`, out.body(), {
       cause: e
     })
@@ -517,24 +533,55 @@ async function fetchAnswer(cfg, body, signal, request, streaming) {
   const { status, statusText } = res;
   const ok = status >= 200 && status < 300;
   const sse = /^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "");
+  const bad = malformed(cfg.url, cfg.redact);
+  const maxBytes = cfg.maxReplyBytes;
   if (streaming && sse && ok && res.body) {
-    const bad = malformed(cfg.url, cfg.redact);
+    const streamed = await readChatStream(res.body, {
+      onText: request.onText,
+      signal,
+      bad,
+      maxBytes
+    });
     return {
-      streamed: await readChatStream(res.body, {
-        onText: request.onText,
-        signal,
-        bad
-      })
+      streamed
     };
   }
   if (streaming && ok) cfg.onPlain();
-  const text = await (cfg.nativeFetch ? res.text() : race(res.text(), signal));
+  const read = cappedText(res, maxBytes, bad);
+  const text = await (cfg.nativeFetch ? read : race(read, signal));
   return {
     status,
     statusText,
     text,
     retryAfter: res.headers.get("retry-after")
   };
+}
+async function cappedText(res, maxBytes, bad) {
+  const declared = res.headers.get("content-length");
+  if (declared !== null && Number(declared) <= maxBytes) return await res.text();
+  const tooLarge = (bytes2) => bad(`the body passed ${bytes2} bytes (maxReplyBytes)`);
+  if (!res.body) return "";
+  if (declared !== null) {
+    await res.body.cancel();
+    throw tooLarge(Number(declared));
+  }
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  try {
+    for (; ; ) {
+      const { value, done } = await reader.read();
+      if (done) return text + decoder.decode();
+      if ((bytes += value.byteLength) > maxBytes) throw tooLarge(bytes);
+      text += decoder.decode(value, {
+        stream: true
+      });
+    }
+  } finally {
+    reader.cancel().catch(() => {
+    });
+  }
 }
 async function failure(cfg, e, timedOut) {
   if (e instanceof ModelError) throw e;
@@ -728,6 +775,7 @@ function createOpenAIModel(options) {
     doFetch: options.fetch ?? globalThis.fetch,
     nativeFetch: (options.fetch ?? globalThis.fetch) === RUNTIME_FETCH,
     timeoutMs: nonNegative("timeoutMs", options.timeoutMs ?? 12e4, false),
+    maxReplyBytes: nonNegative("maxReplyBytes", options.maxReplyBytes ?? 32 * 2 ** 20, true),
     redact: redactor(options),
     headers,
     streamHeaders: {

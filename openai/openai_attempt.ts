@@ -29,6 +29,8 @@ export interface AttemptConfig {
    */
   nativeFetch: boolean;
   timeoutMs: number;
+  /** Most bytes of a reply body, streamed or not (a longer one is a malformed reply). */
+  maxReplyBytes: number;
   /** Replaces every secret in a text with `[redacted]`. */
   redact: (text: string) => string;
   /** Headers of a plain request. */
@@ -118,14 +120,56 @@ async function fetchAnswer(
   const { status, statusText } = res;
   const ok = status >= 200 && status < 300;
   const sse = /^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "");
+  const bad = malformed(cfg.url, cfg.redact);
+  const maxBytes = cfg.maxReplyBytes;
   if (streaming && sse && ok && res.body) {
-    const bad = malformed(cfg.url, cfg.redact);
-    return { streamed: await readChatStream(res.body, { onText: request.onText, signal, bad }) };
+    const streamed = await readChatStream(res.body, {
+      onText: request.onText,
+      signal,
+      bad,
+      maxBytes,
+    });
+    return { streamed };
   }
   // A 2xx that is not a stream: this endpoint does not stream; stop asking it to.
   if (streaming && ok) cfg.onPlain();
-  const text = await (cfg.nativeFetch ? res.text() : race(res.text(), signal));
+  const read = cappedText(res, maxBytes, bad);
+  const text = await (cfg.nativeFetch ? read : race(read, signal));
   return { status, statusText, text, retryAfter: res.headers.get("retry-after") };
+}
+
+/**
+ * The body's text, at most `maxBytes`: one read when its length is declared
+ * (the runtime reads no further), else in pieces, counted (an endless body
+ * must not take the isolate's memory).
+ */
+async function cappedText(
+  res: Response,
+  maxBytes: number,
+  bad: (what: string) => ModelError,
+): Promise<string> {
+  const declared = res.headers.get("content-length");
+  if (declared !== null && Number(declared) <= maxBytes) return await res.text();
+  const tooLarge = (bytes: number) => bad(`the body passed ${bytes} bytes (maxReplyBytes)`);
+  if (!res.body) return "";
+  if (declared !== null) {
+    await res.body.cancel();
+    throw tooLarge(Number(declared));
+  }
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return text + decoder.decode();
+      if ((bytes += value.byteLength) > maxBytes) throw tooLarge(bytes);
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
 }
 
 /** A thrown failure: final (a `ModelError`), or retryable (network, timeout, a cut stream). */

@@ -33,6 +33,13 @@ export interface OpenAIModelOptions {
   maxRetryAfterMs?: number | undefined;
   /** Timeout of each attempt (request and body), in ms. Default 120000. */
   timeoutMs?: number | undefined;
+  /**
+   * Most bytes of one reply body, streamed or not. Default 32 MiB (a reply of
+   * 128k tokens streamed one token a chunk is under 30 MB); a longer one is
+   * a `malformed` reply, not retried: an endless stream must not take the
+   * isolate's memory (Deno Deploy gives 512 MB) and every run it serves.
+   */
+  maxReplyBytes?: number | undefined;
   /** Extra request headers. */
   headers?: Record<string, string> | undefined;
   /**
@@ -165,6 +172,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     doFetch: options.fetch ?? globalThis.fetch,
     nativeFetch: (options.fetch ?? globalThis.fetch) === RUNTIME_FETCH,
     timeoutMs: nonNegative("timeoutMs", options.timeoutMs ?? 120_000, false),
+    maxReplyBytes: nonNegative("maxReplyBytes", options.maxReplyBytes ?? 32 * 2 ** 20, true),
     redact: redactor(options),
     headers,
     streamHeaders: { ...headers, accept: "text/event-stream, application/json" },

@@ -30,6 +30,8 @@ export interface ChatStreamOptions {
   signal: AbortSignal;
   /** Builds the error for a stream that breaks the protocol. */
   bad: (what: string) => ModelError;
+  /** Most bytes of a stream (a longer one is `bad`; default: no cap). */
+  maxBytes?: number | undefined;
 }
 
 interface CallParts {
@@ -180,6 +182,8 @@ export async function readChatStream(
   };
   await readSseData(stream, onData, {
     signal: options.signal,
+    maxBytes: options.maxBytes,
+    tooLarge: (bytes) => options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`),
     broke: (e) =>
       new StreamCutError(`the connection broke mid-reply: ${messageOf(e)}`, out.body(), {
         cause: e,

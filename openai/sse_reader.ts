@@ -20,12 +20,18 @@ export interface SseDataOptions {
   signal: AbortSignal;
   /** The error of a body that broke mid-read (given what the read threw). */
   broke: (e: unknown) => unknown;
+  /** Most bytes read before the read rejects with what `tooLarge` builds (default: no cap). */
+  maxBytes?: number | undefined;
+  /** The error of a body longer than `maxBytes`. */
+  tooLarge?: ((bytes: number) => unknown) | undefined;
 }
 
 /**
  * Reads `stream` to its end, or until `onData` returns true, calling
  * `onData` with each event's data (its `data:` lines joined by `\n`); lines
- * end in `\r\n`, `\n` or `\r`; other fields and comments are skipped. Rejects
+ * end in `\r\n`, `\n` or `\r`; other fields and comments are skipped; an
+ * event cut short by the body's end (a last line with no line break) is not
+ * dispatched. Rejects
  * with `signal.reason` when it aborts, with what `broke` builds when the body
  * breaks, or with what `onData` throws; the body is cancelled either way.
  *
@@ -61,6 +67,8 @@ export async function readSseData(
   let buffer: Uint8Array<ArrayBuffer> | undefined = byob
     ? new Uint8Array(spare.pop() ?? new ArrayBuffer(BUFFER_BYTES))
     : undefined;
+  const maxBytes = options.maxBytes ?? Infinity;
+  let bytes = 0;
   try {
     for (;;) {
       let got: ReadableStreamReadResult<Uint8Array>;
@@ -73,6 +81,10 @@ export async function readSseData(
       if (byob && got.value) buffer = new Uint8Array(got.value.buffer as ArrayBuffer);
       if (signal.aborted) throw signal.reason;
       if (got.done) break;
+      // An endless or huge stream must not take the isolate's memory with it.
+      if ((bytes += got.value.byteLength) > maxBytes) {
+        throw options.tooLarge?.(bytes) ?? new RangeError(`the body passed ${maxBytes} bytes`);
+      }
       if (lines.push(decoder.decode(got.value, { stream: true }))) return;
     }
     lines.end(decoder.decode());
@@ -117,11 +129,20 @@ class SseLines {
     return this.#done;
   }
 
-  /** The body ended: a last line without its line break, and an event without its blank line. */
+  /**
+   * The body ended. An event whose lines all ended is dispatched without its
+   * blank line (some servers omit the last); a last line cut short (no line
+   * break) means the body was cut mid-event: that event is dropped, as the
+   * SSE standard says, so the reader sees a stream that stopped early, not a
+   * chunk of half a JSON text.
+   */
   end(text: string): void {
     if (this.push(text)) return;
-    if (this.#rest) this.#line(this.#rest);
-    this.#rest = "";
+    if (this.#rest) {
+      this.#rest = "";
+      this.#data = null;
+      return;
+    }
     if (this.#data !== null && !this.#done) this.#dispatch();
   }
 

@@ -38,7 +38,7 @@ async function collect(stream: ReadableStream<Uint8Array>): Promise<string[]> {
 }
 
 const TEXT =
-  'data: {"a":"é"}\r\n\r\n: comment\nevent: x\ndata: one\ndata: two\n\ndata:last\r\rdata: tail';
+  'data: {"a":"é"}\r\n\r\n: comment\nevent: x\ndata: one\ndata: two\n\ndata:last\r\rdata: tail\n';
 const WANT = ['{"a":"é"}', "one\ntwo", "last", "tail"];
 
 for (const byteStream of [true, false]) {
@@ -53,6 +53,15 @@ for (const byteStream of [true, false]) {
     assert.deepEqual(await collect(body(single, byteStream)), WANT);
   });
 }
+
+Deno.test("readSseData: an event whose last line the body's end cut short is dropped", async () => {
+  // Its lines all ended: dispatched without the blank line some servers omit.
+  assert.deepEqual(await collect(body([bytes("data: a\n\ndata: b\n")], true)), ["a", "b"]);
+  // Cut mid-line: half a JSON text is not an event (before: it was, and the reply "malformed").
+  const cut = bytes('data: {"x":1}\n\ndata: {"choices":[{"delta":{"content":"hel');
+  assert.deepEqual(await collect(body([cut], true)), ['{"x":1}']);
+  assert.deepEqual(await collect(body([bytes("data: one\ndata: tw")], false)), []);
+});
 
 Deno.test("readSseData: a chunk larger than the reader's buffer arrives whole", async () => {
   const big = "x".repeat(100_000);

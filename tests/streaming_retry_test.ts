@@ -4,6 +4,7 @@
 // trace, the CLI and the inspector's typing.
 import assert from "node:assert/strict";
 import { createOpenAIModel } from "../openai/openai_model.ts";
+import { ModelError } from "../harness/errors.ts";
 import { run } from "../harness/run.ts";
 import { newRun } from "../harness/state.ts";
 import { memorySink, type TextDeltaEvent, type TraceEvent } from "../harness/trace.ts";
@@ -183,4 +184,76 @@ Deno.test("a run without a trace streams nothing and asks no reset", async () =>
   });
   const done = await run(newRun("hi"), { model });
   assert.equal(done.output, FINAL);
+});
+
+Deno.test("a stream that ends mid-chunk is a cut: retried, its lost reply counted", async () => {
+  let attempts = 0;
+  const enc = new TextEncoder();
+  const fetch: typeof globalThis.fetch = () => {
+    attempts++;
+    const text = attempts === 1
+      ? chunk("The timeout") + 'data: {"choices":[{"index":0,"delta":{"content":" is s'
+      : chunk(FINAL) + data({
+        choices: [{ index: 0, delta: {}, finish_reason: "stop" }],
+        usage: { prompt_tokens: 20, completion_tokens: 11 },
+      }) + "data: [DONE]\n\n";
+    return Promise.resolve(
+      new Response(enc.encode(text), { headers: { "content-type": "text/event-stream" } }),
+    );
+  };
+  const model = createOpenAIModel({
+    baseUrl: "http://x.local/v1",
+    model: "m",
+    fetch,
+    retryBaseMs: 1,
+  });
+  // Before: the half chunk was parsed, and the call failed at once as a malformed reply.
+  const reply = await model.complete({
+    messages: [{ role: "user", content: "hi" }],
+    tools: [],
+  }, new AbortController().signal);
+  assert.equal(attempts, 2);
+  assert.equal(reply.message.content, FINAL);
+  assert.equal(reply.lost?.length, 1);
+  assert.ok(reply.lost[0]!.completion_tokens > 0);
+});
+
+Deno.test("a reply over maxReplyBytes is refused, streamed, chunked or declared, and not asked again", async () => {
+  const enc = new TextEncoder();
+  const endless = () =>
+    new ReadableStream<Uint8Array>({
+      pull: (c) => c.enqueue(enc.encode(chunk("x".repeat(500)))),
+    });
+  const bodies = {
+    // Before: read until the isolate ran out of memory (1.49 GB, then "Invalid string length").
+    streamed: () => new Response(endless(), { headers: { "content-type": "text/event-stream" } }),
+    chunked: () => new Response(endless(), { headers: { "content-type": "application/json" } }),
+    declared: () =>
+      new Response("x".repeat(5000), {
+        headers: { "content-type": "application/json", "content-length": "5000" },
+      }),
+  };
+  for (const [kind, make] of Object.entries(bodies)) {
+    let attempts = 0;
+    const fetch: typeof globalThis.fetch = () => (attempts++, Promise.resolve(make()));
+    const model = createOpenAIModel({
+      baseUrl: "http://x.local/v1",
+      model: "m",
+      fetch,
+      retryBaseMs: 1,
+      maxReplyBytes: 4096,
+    });
+    await assert.rejects(
+      () =>
+        model.complete(
+          { messages: [{ role: "user", content: "hi" }], tools: [] },
+          new AbortController().signal,
+        ),
+      (e) =>
+        e instanceof ModelError && e.kind === "malformed" &&
+        /the (stream|body) passed \d+ bytes \(maxReplyBytes\)/.test(e.message),
+      kind,
+    );
+    assert.equal(attempts, 1, kind);
+  }
 });
