@@ -7,7 +7,11 @@ import {
 } from "./chunk-harness_trace.js";
 import {
   forkState,
-  quoteNextCall
+  newBudgetGate,
+  planCall,
+  pricesFor,
+  quoteNextCall,
+  roundUsd
 } from "./chunk-harness_exit.js";
 import {
   RunStateError
@@ -21,7 +25,7 @@ async function forkRun(store, id, options) {
   const state = forkState(await store.read(id), fork);
   const run = await runWith(state);
   const quote = await quoteNextCall(state, run);
-  if (run.budgetMode === "hard") coveredByBudget(state, quote);
+  if (run.budgetMode === "hard") coveredByBudget(state, quote, run);
   if (quoteOnly) return {
     state,
     quote
@@ -43,9 +47,20 @@ async function forkRun(store, id, options) {
     quote
   };
 }
-function coveredByBudget(state, quote) {
-  if (quote.totalUsd <= state.limits.maxBudgetUsd) return;
-  throw new RangeError(`limits.maxBudgetUsd: the fork's next call is quoted at $${quote.totalUsd.toFixed(6)} (prompt $${quote.promptUsd.toFixed(6)} + reply reservation $${quote.replyUsd.toFixed(6)}) and a hard budget must cover it; the budget is $${state.limits.maxBudgetUsd.toFixed(6)}`);
+function coveredByBudget(state, quote, run) {
+  const prices = pricesFor(run.prices ?? run.model.prices, run.model.name);
+  const plan = planCall({
+    gate: newBudgetGate(),
+    hard: true,
+    ownUsd: () => roundUsd(state.limits.maxBudgetUsd - state.costUsd),
+    ancestorsUsd: () => void 0,
+    promptUsd: () => quote.promptUsd,
+    outputPerMillion: prices.outputPerMillion,
+    maxOutputTokens: prices.maxOutputTokens,
+    minReplyTokens: run.minReplyTokens
+  });
+  if (plan.type === "call") return;
+  throw new RangeError(`limits.maxBudgetUsd: the fork's next call cannot be made under its hard budget ($${state.limits.maxBudgetUsd.toFixed(6)}): ${plan.reason}`);
 }
 async function forkRunOptions(deps, store, source) {
   const agent = deps.agents.forRun(source);

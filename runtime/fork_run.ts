@@ -9,6 +9,8 @@
 import { type CallQuote, type ForkOptions, forkState, quoteNextCall } from "../harness/fork.ts";
 import type { RunOptions } from "../harness/run_options.ts";
 import type { RunState } from "../harness/state.ts";
+import { newBudgetGate, planCall } from "../harness/budget_gate.ts";
+import { pricesFor, roundUsd } from "../harness/cost.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { join } from "node:path";
 import { RunStateError } from "../harness/errors.ts";
@@ -77,7 +79,7 @@ export async function forkRun(
   const state = forkState(await store.read(id), fork);
   const run = await runWith(state);
   const quote = await quoteNextCall(state, run);
-  if (run.budgetMode === "hard") coveredByBudget(state, quote);
+  if (run.budgetMode === "hard") coveredByBudget(state, quote, run);
   if (quoteOnly) return { state, quote };
   if (!start) {
     state.status = "interrupted";
@@ -91,13 +93,28 @@ export async function forkRun(
   return { state, quote };
 }
 
-/** In hard budget mode the quote is what the budget must cover (RangeError otherwise). */
-function coveredByBudget(state: RunState, quote: CallQuote): void {
-  if (quote.totalUsd <= state.limits.maxBudgetUsd) return;
+/**
+ * In hard budget mode the fork's next call must be one the loop would make:
+ * its prompt and at least a useful reply (`minReplyTokens`) within the
+ * budget, the reply capped at what the rest buys, as every hard call is
+ * (RangeError otherwise, with the loop's own reason).
+ */
+function coveredByBudget(state: RunState, quote: CallQuote, run: RunOptions): void {
+  const prices = pricesFor(run.prices ?? run.model.prices, run.model.name);
+  const plan = planCall({
+    gate: newBudgetGate(),
+    hard: true,
+    ownUsd: () => roundUsd(state.limits.maxBudgetUsd - state.costUsd),
+    ancestorsUsd: () => undefined,
+    promptUsd: () => quote.promptUsd,
+    outputPerMillion: prices.outputPerMillion,
+    maxOutputTokens: prices.maxOutputTokens,
+    minReplyTokens: run.minReplyTokens,
+  });
+  if (plan.type === "call") return;
   throw new RangeError(
-    `limits.maxBudgetUsd: the fork's next call is quoted at $${quote.totalUsd.toFixed(6)} ` +
-      `(prompt $${quote.promptUsd.toFixed(6)} + reply reservation $${quote.replyUsd.toFixed(6)}) ` +
-      `and a hard budget must cover it; the budget is $${state.limits.maxBudgetUsd.toFixed(6)}`,
+    `limits.maxBudgetUsd: the fork's next call cannot be made under its hard budget ` +
+      `($${state.limits.maxBudgetUsd.toFixed(6)}): ${plan.reason}`,
   );
 }
 

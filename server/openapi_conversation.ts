@@ -22,7 +22,7 @@ export const QuoteResponse = z.object({
   promptUsd: usd,
   replyTokens: count.describe("Reply tokens reserved (max_tokens)"),
   replyUsd: usd.describe("What the reserved reply costs at most"),
-  totalUsd: usd.describe("promptUsd + replyUsd: what a hard budget must cover"),
+  totalUsd: usd.describe("promptUsd + replyUsd: the call in full (a hard budget caps the reply)"),
   model: z.string(),
 });
 

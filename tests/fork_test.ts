@@ -89,21 +89,28 @@ Deno.test("forkRun with start: false waits (interrupted) and is quoted; hard mod
     assert.equal((await store.summary(state.runId)).status, "interrupted");
     assert.ok(quote.totalUsd > quote.promptUsd && quote.replyTokens === 16_384);
     const before = (await store.list()).length;
+    const hard = () =>
+      Promise.resolve({ model: f.model, tools: f.tools, budgetMode: "hard" as const });
+    // The prompt and 10 reply tokens: fewer than the 32 a useful reply needs, as the loop refuses.
+    const perToken = quote.replyUsd / quote.replyTokens;
     await assert.rejects(
       forkRun(store, source.runId, {
         atTurn: 0,
-        limits: { maxBudgetUsd: quote.totalUsd / 2 },
-        runWith: () => Promise.resolve({ model: f.model, tools: f.tools, budgetMode: "hard" }),
+        limits: { maxBudgetUsd: quote.promptUsd + 10 * perToken },
+        runWith: hard,
       }),
       (e) =>
         e instanceof RangeError &&
-        /^limits.maxBudgetUsd: .* a hard budget must cover/.test(e.message),
+        /^limits.maxBudgetUsd: the fork's next call cannot be made under its hard budget .* fewer than the 32/
+          .test(e.message),
     );
     assert.equal((await store.list()).length, before, "nothing saved");
+    // Less than the whole reply reservation is enough: a hard call's reply is capped at what
+    // the rest buys (before: refused, so a budget under ~$0.2 could never be forked).
     const enough = await forkRun(store, source.runId, {
       atTurn: 0,
-      limits: { maxBudgetUsd: quote.totalUsd },
-      runWith: () => Promise.resolve({ model: f.model, tools: f.tools, budgetMode: "hard" }),
+      limits: { maxBudgetUsd: quote.totalUsd / 2 },
+      runWith: hard,
     });
     assert.equal(enough.state.status, "running");
   } finally {
