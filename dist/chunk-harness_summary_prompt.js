@@ -323,11 +323,12 @@ function runUniqueIds(calls, transcript, turn) {
   const inReply = /* @__PURE__ */ new Set();
   return calls.map((c, i) => {
     const given = typeof c.id === "string" && c.id ? c.id : "";
-    let id = given || `call_${turn}_${i}`;
+    const plain = SAFE_ID.test(given);
+    let id = plain ? given : `call_${turn}_${i}`;
     let wireId;
-    if (given && used.has(given) && !inReply.has(given)) wireId = given;
+    if (given && (used.has(given) && !inReply.has(given) || !plain)) wireId = given;
     for (let n = 0; used.has(id) || inReply.has(id); n++) {
-      id = `${given || "call"}_t${turn}_${i}${n ? `_${n}` : ""}`;
+      id = `${plain ? given : "call"}_t${turn}_${i}${n ? `_${n}` : ""}`;
     }
     inReply.add(given);
     inReply.add(id);
@@ -347,6 +348,7 @@ function runUniqueIds(calls, transcript, turn) {
     };
   });
 }
+var SAFE_ID = /^[A-Za-z0-9_:-]{1,64}$/;
 var callIds = new TranscriptScan({
   start: () => /* @__PURE__ */ new Set(),
   step(ids, m) {

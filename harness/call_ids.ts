@@ -34,12 +34,15 @@ export function runUniqueIds(
   const inReply = new Set<string>();
   return calls.map((c, i) => {
     const given = typeof c.id === "string" && c.id ? c.id : "";
-    let id = given || `call_${turn}_${i}`;
+    // A child run's id, a KV key and a URL are made of it: an id with other
+    // characters, or a long one, is named anew (the provider's kept for the wire).
+    const plain = SAFE_ID.test(given);
+    let id = plain ? given : `call_${turn}_${i}`;
     let wireId: string | undefined;
-    if (given && used.has(given) && !inReply.has(given)) wireId = given;
+    if (given && ((used.has(given) && !inReply.has(given)) || !plain)) wireId = given;
     // A renamed id may itself be taken: rename until unique in the run.
     for (let n = 0; used.has(id) || inReply.has(id); n++) {
-      id = `${given || "call"}_t${turn}_${i}${n ? `_${n}` : ""}`;
+      id = `${plain ? given : "call"}_t${turn}_${i}${n ? `_${n}` : ""}`;
     }
     inReply.add(given);
     inReply.add(id);
@@ -53,6 +56,9 @@ export function runUniqueIds(
       : { id, type: "function" as const, function: fn };
   });
 }
+
+/** A call id used as it is: letters, digits, `_`, `-`, `:`; at most 64 characters. */
+const SAFE_ID = /^[A-Za-z0-9_:-]{1,64}$/;
 
 /** Every call id and wire id used in a transcript (read incrementally: a hot path). */
 const callIds = new TranscriptScan<Set<string>>({

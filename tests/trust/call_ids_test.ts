@@ -9,6 +9,7 @@ import { KvRunStore } from "../../kv/kv_run_store.ts";
 import { defineTool } from "../../harness/tool.ts";
 import { researchTool } from "../../subagents/research.ts";
 import { z } from "zod";
+import { runUniqueIds, toWire } from "../../harness/call_ids.ts";
 
 /** A tool that needs approval and records what ran. */
 function deleteTool(ran: string[]) {
@@ -181,4 +182,29 @@ Deno.test("two research calls reusing an id get their own answers", async () => 
   } finally {
     kv.close();
   }
+});
+
+Deno.test("a call id with unsafe characters, or a long one, is renamed; the wire keeps it", () => {
+  // Before: a child run was stored as `<parent>.../../x y/é\0` (its URL then a 400), and a
+  // 3,000-character id failed its tool with "Key too large for read".
+  const odd = "../../x y/é\0", long = "c".repeat(3000);
+  const calls = runUniqueIds(
+    [
+      { id: odd, type: "function", function: { name: "f", arguments: "{}" } },
+      { id: long, type: "function", function: { name: "f", arguments: "{}" } },
+      { id: "call_ok-1:2", type: "function", function: { name: "f", arguments: "{}" } },
+    ],
+    [],
+    3,
+  );
+  assert.deepEqual(calls.map((c) => [c.id, c.wireId]), [
+    ["call_3_0", odd],
+    ["call_3_1", long],
+    ["call_ok-1:2", undefined],
+  ]);
+  const wire = toWire([
+    { role: "assistant", content: null, tool_calls: calls },
+    { role: "tool", tool_call_id: "call_3_0", name: "f", content: "ok" },
+  ]);
+  assert.equal(wire[1]!.role === "tool" && wire[1]!.tool_call_id, odd);
 });
