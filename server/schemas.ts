@@ -27,8 +27,12 @@ const limit = runLimitsSchema().shape;
  * widen them much. Exactly optional (JSON has no `undefined`): a `Partial<RunLimits>`.
  */
 export const LimitsSchema = runLimitsSchema().extend({
-  maxTurns: limit.maxTurns.min(1).max(1000).exactOptional(),
-  maxBudgetUsd: limit.maxBudgetUsd.positive().max(1000).exactOptional(),
+  maxTurns: limit.maxTurns.max(1000, { error: "expected an integer from 1 to 1000" })
+    .exactOptional(),
+  maxBudgetUsd: limit.maxBudgetUsd
+    .positive({ error: "expected more than 0 USD, at most 1000" })
+    .max(1000, { error: "expected more than 0 USD, at most 1000" })
+    .exactOptional(),
 });
 
 /** A field a request may not set: what an agent may do is its definition's. */
@@ -46,9 +50,10 @@ export const RunOptionsSchema = agentOptionsSchema().extend({
   budgetMode: setting.budgetMode.describe(
     "hard narrows a soft agent; soft cannot loosen a hard one",
   ),
-  concurrency: setting.concurrency.unwrap().max(16).optional().describe(
-    "At most the agent's (default 4)",
-  ),
+  concurrency: setting.concurrency.unwrap().max(16, { error: "expected an integer from 1 to 16" })
+    .optional().describe(
+      "At most the agent's (default 4)",
+    ),
   stopOnPermanentError: setting.stopOnPermanentError.describe("Cannot turn off the agent's"),
   researchDepth: agentOwned("subagents"),
   researchWrites: agentOwned("tools"),

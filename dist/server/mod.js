@@ -1880,8 +1880,14 @@ var RunStatusSchema = z.enum(RUN_STATUSES);
 var RunIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/, "expected a run id (letters, digits, '.', '_', ':', '-'; at most 200 characters)");
 var limit = runLimitsSchema().shape;
 var LimitsSchema = runLimitsSchema().extend({
-  maxTurns: limit.maxTurns.min(1).max(1e3).exactOptional(),
-  maxBudgetUsd: limit.maxBudgetUsd.positive().max(1e3).exactOptional()
+  maxTurns: limit.maxTurns.max(1e3, {
+    error: "expected an integer from 1 to 1000"
+  }).exactOptional(),
+  maxBudgetUsd: limit.maxBudgetUsd.positive({
+    error: "expected more than 0 USD, at most 1000"
+  }).max(1e3, {
+    error: "expected more than 0 USD, at most 1000"
+  }).exactOptional()
 });
 var agentOwned = (what) => z.never({
   error: `${what} belong to the agent's definition (see GET /agents)`
@@ -1889,7 +1895,9 @@ var agentOwned = (what) => z.never({
 var setting = agentOptionsSchema().shape;
 var RunOptionsSchema = agentOptionsSchema().extend({
   budgetMode: setting.budgetMode.describe("hard narrows a soft agent; soft cannot loosen a hard one"),
-  concurrency: setting.concurrency.unwrap().max(16).optional().describe("At most the agent's (default 4)"),
+  concurrency: setting.concurrency.unwrap().max(16, {
+    error: "expected an integer from 1 to 16"
+  }).optional().describe("At most the agent's (default 4)"),
   stopOnPermanentError: setting.stopOnPermanentError.describe("Cannot turn off the agent's"),
   researchDepth: agentOwned("subagents"),
   researchWrites: agentOwned("tools")

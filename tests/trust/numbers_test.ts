@@ -7,6 +7,7 @@ import { computeCost, type Prices } from "../../harness/cost.ts";
 import { checkLimits, DEFAULT_LIMITS, runLimitsSchema } from "../../harness/limits.ts";
 import { fixture } from "../helpers.ts";
 import { researchTool } from "../../subagents/research.ts";
+import { CreateRunSchema } from "../../server/schemas.ts";
 
 /** A model answering with the given usage. */
 function usageModel(usage: { prompt_tokens: number; completion_tokens: number }): Model {
@@ -191,4 +192,16 @@ Deno.test("money adds up without float drift: state, trace and tree figures", as
   }
   const dirty = figures.filter((x) => !clean(x));
   assert.deepEqual(dirty, [], `figures with float drift: ${dirty.join(", ")}`);
+});
+
+Deno.test("HTTP's capped limits and concurrency say their bounds when refused", () => {
+  // Before: 100 concurrency said "expected a positive integer", $0 and $1001 "a non-negative
+  // number", 100000 turns "an integer of at least 1": each true of the number, none the rule.
+  const said = (body: object) =>
+    CreateRunSchema.safeParse({ task: "x", ...body }).error?.issues[0]?.message;
+  assert.equal(said({ options: { concurrency: 100 } }), "expected an integer from 1 to 16");
+  assert.equal(said({ limits: { maxBudgetUsd: 0 } }), "expected more than 0 USD, at most 1000");
+  assert.equal(said({ limits: { maxBudgetUsd: 1001 } }), "expected more than 0 USD, at most 1000");
+  assert.equal(said({ limits: { maxTurns: 100_000 } }), "expected an integer from 1 to 1000");
+  assert.equal(said({ limits: { maxTurns: 1000, maxBudgetUsd: 1000 } }), undefined);
 });
