@@ -553,7 +553,7 @@ async function fetchAnswer(cfg, body, signal, request, streaming) {
     status,
     statusText,
     text,
-    retryAfter: res.headers.get("retry-after")
+    retryAfter: ok ? null : res.headers.get("retry-after")
   };
 }
 async function cappedText(res, maxBytes, bad) {

@@ -145,10 +145,13 @@ function modelChosen(agent: Agent, asked: AgentOptions): Widening | null {
 }
 
 /** `o` without its fields set to undefined (an undefined field is not given). */
-function given<T extends object>(o: T): T {
-  // Sound: the entries are `o`'s own, each with a value of its field's type.
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+function given<T extends object>(o: T): Given<T> {
+  // Sound: the entries are `o`'s own, each with a value of its field's type (not undefined).
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Given<T>;
 }
+
+/** `T`'s fields, each optional and never `undefined`. */
+type Given<T> = { [K in keyof T]?: Exclude<T[K], undefined> };
 
 /**
  * The highest limits a run of `agent` may have: its own, over the process's

@@ -222,7 +222,7 @@ export function defineAgent(spec: AgentSpec): Agent {
   return agent;
 }
 
-function checkPartialLimits(limits: Partial<RunLimits>): Partial<RunLimits> {
+function checkPartialLimits(limits: LimitsInput): Partial<RunLimits> {
   const full = checkLimits(limits); // throws RangeError on a bad value
   const out: Partial<RunLimits> = {};
   if (limits.maxTurns !== undefined) out.maxTurns = full.maxTurns;
