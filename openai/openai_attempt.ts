@@ -135,7 +135,8 @@ async function fetchAnswer(
   if (streaming && ok) cfg.onPlain();
   const read = cappedText(res, maxBytes, bad);
   const text = await (cfg.nativeFetch ? read : race(read, signal));
-  return { status, statusText, text, retryAfter: res.headers.get("retry-after") };
+  // Only a refusal says when to come back (a 2xx is not asked for one header more).
+  return { status, statusText, text, retryAfter: ok ? null : res.headers.get("retry-after") };
 }
 
 /**
