@@ -997,6 +997,79 @@ function checked(id2, parse) {
   }
 }
 
+// kv/fit_event.ts
+var WORTH_CUTTING = 200;
+function fitEvent(event, maxBytes, size) {
+  if (size(event) <= maxBytes) return event;
+  const copy = JSON.parse(JSON.stringify(event));
+  for (let i = 0; i < 256 && size(copy) > maxBytes; i++) {
+    const text = longest(copy, (v) => typeof v === "string" ? v.length : -1);
+    const value = text && text.holder[text.key];
+    if (text && value && value.length > WORTH_CUTTING) {
+      const keep = Math.floor(value.length / 2);
+      text.holder[text.key] = `${cutText(value, keep)}\u2026 [${value.length - keep} characters cut]`;
+      continue;
+    }
+    if (!cutLargest(copy, size)) break;
+  }
+  while (size(copy) > maxBytes && cutLargest(copy, size)) ;
+  return copy;
+}
+function cutLargest(root, size) {
+  let node = root;
+  let parent = null;
+  for (; ; ) {
+    let best = null;
+    let most = -1;
+    for (const key of Object.keys(node)) {
+      const v2 = node[key];
+      const heavy = typeof v2 === "object" && v2 !== null || typeof v2 === "string" && v2.length > 40;
+      if (heavy && size(v2) > most) [best, most] = [
+        key,
+        size(v2)
+      ];
+    }
+    if (parent && (best === null || most < parent.bytes / 2)) {
+      parent.spot.holder[parent.spot.key] = `[${parent.bytes} bytes cut]`;
+      return true;
+    }
+    if (best === null) return false;
+    const v = node[best];
+    if (typeof v !== "object" || v === null) {
+      node[best] = `[${most} bytes cut]`;
+      return true;
+    }
+    parent = {
+      spot: {
+        holder: node,
+        key: best
+      },
+      bytes: most
+    };
+    node = v;
+  }
+}
+function longest(root, measure) {
+  let best = null;
+  let most = -1;
+  const walk = (node) => {
+    for (const key of Object.keys(node)) {
+      const v = node[key];
+      const m = measure(v);
+      if (m > most) [best, most] = [
+        {
+          holder: node,
+          key
+        },
+        m
+      ];
+      if (typeof v === "object" && v !== null) walk(v);
+    }
+  };
+  walk(root);
+  return best;
+}
+
 // kv/events.ts
 var EVENT_BYTES = 6e4;
 var MAX_HELD_PER_SAVE = 64;
@@ -1227,36 +1300,7 @@ function eventBytes(event) {
   return storedEvent(event).byteLength + 11;
 }
 function fit(event) {
-  if (eventBytes(event) <= EVENT_BYTES) return event;
-  const copy = structuredClone(event);
-  for (let i = 0; i < 64 && valueBytes(copy) > EVENT_BYTES; i++) {
-    const at = longestText(copy);
-    if (!at) break;
-    const text = at.holder[at.key];
-    const keep = Math.floor(text.length / 2);
-    at.holder[at.key] = `${cutText(text, keep)}\u2026 [${text.length - keep} characters cut]`;
-  }
-  return copy;
-}
-function longestText(value) {
-  let best = null;
-  let most = -1;
-  const walk = (node) => {
-    for (const key of Object.keys(node)) {
-      const v = node[key];
-      if (typeof v === "string" && v.length > most) {
-        [best, most] = [
-          {
-            holder: node,
-            key
-          },
-          v.length
-        ];
-      } else if (typeof v === "object" && v !== null) walk(v);
-    }
-  };
-  walk(value);
-  return best;
+  return eventBytes(event) <= EVENT_BYTES ? event : fitEvent(event, EVENT_BYTES, valueBytes);
 }
 function notStopped(events) {
   return events.filter((e) => e.type !== "run_stopped");

@@ -20,7 +20,7 @@ import { eventKey, eventPrefix } from "./keys.ts";
 import { valueBytes } from "./chunks.ts";
 import { retryLocked } from "./retry.ts";
 import { decodeValue, encodeValue } from "./value_codec.ts";
-import { cutText } from "../harness/text.ts";
+import { fitEvent } from "./fit_event.ts";
 
 /** A stored trace event and its position in the run's trace. */
 export interface StoredEvent {
@@ -342,39 +342,9 @@ function eventBytes(event: TraceEvent): number {
   return storedEvent(event).byteLength + 11;
 }
 
-/**
- * `event`, its longest texts cut (at any depth: an approval's arguments sit
- * inside its `interruption`) until it fits one KV value.
- */
 function fit(event: TraceEvent): TraceEvent {
-  if (eventBytes(event) <= EVENT_BYTES) return event;
-  const copy = structuredClone(event) as unknown as Record<string, unknown>;
-  for (let i = 0; i < 64 && valueBytes(copy) > EVENT_BYTES; i++) {
-    const at = longestText(copy);
-    if (!at) break;
-    const text = at.holder[at.key] as string;
-    const keep = Math.floor(text.length / 2);
-    at.holder[at.key] = `${cutText(text, keep)}… [${text.length - keep} characters cut]`;
-  }
-  return copy as unknown as TraceEvent;
-}
-
-/** Where the longest string of a JSON value is: its holder and key. */
-function longestText(
-  value: Record<string, unknown> | unknown[],
-): { holder: Record<string | number, unknown>; key: string | number } | null {
-  let best: { holder: Record<string | number, unknown>; key: string | number } | null = null;
-  let most = -1;
-  const walk = (node: Record<string | number, unknown>) => {
-    for (const key of Object.keys(node)) {
-      const v = node[key];
-      if (typeof v === "string" && v.length > most) {
-        [best, most] = [{ holder: node, key }, v.length];
-      } else if (typeof v === "object" && v !== null) walk(v as Record<string, unknown>);
-    }
-  };
-  walk(value as Record<string, unknown>);
-  return best;
+  // The common case measured once (the bytes are kept for the write).
+  return eventBytes(event) <= EVENT_BYTES ? event : fitEvent(event, EVENT_BYTES, valueBytes);
 }
 
 /** The events but a `run_stopped`: what a refused final save may still write. */
