@@ -206,17 +206,19 @@ var SseLines = class {
   }
   /**
    * The body ended. An event whose lines all ended is dispatched without its
-   * blank line (some servers omit the last); a last line cut short (no line
-   * break) means the body was cut mid-event: that event is dropped, as the
-   * SSE standard says, so the reader sees a stream that stopped early, not a
+   * blank line (some servers omit the last), and so is a last `data:` line
+   * without its line break when it is whole (`[DONE]`, or JSON that parses).
+   * Any other last line was cut mid-event: that event is dropped, as the SSE
+   * standard says, so the reader sees a stream that stopped early, not a
    * chunk of half a JSON text.
    */
   end(text) {
     if (this.push(text)) return;
-    if (this.#rest) {
-      this.#rest = "";
-      this.#data = null;
-      return;
+    const last = this.#rest;
+    this.#rest = "";
+    if (last) {
+      if (!whole(last)) return void (this.#data = null);
+      this.#line(last);
     }
     if (this.#data !== null && !this.#done) this.#dispatch();
   }
@@ -235,6 +237,17 @@ ${value}`;
     if (this.onData(data) === true) this.#done = true;
   }
 };
+function whole(line) {
+  if (!line.startsWith("data:")) return true;
+  const value = line.slice(5).trim();
+  if (value === "[DONE]") return true;
+  try {
+    JSON.parse(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 // openai/openai_stream.ts
 var StreamCutError = class extends Error {
@@ -547,7 +560,7 @@ async function fetchAnswer(cfg, body, signal, request, streaming) {
     };
   }
   if (streaming && ok) cfg.onPlain();
-  const read = cappedText(res, maxBytes, bad);
+  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch);
   const text = await (cfg.nativeFetch ? read : race(read, signal));
   return {
     status,
@@ -556,14 +569,15 @@ async function fetchAnswer(cfg, body, signal, request, streaming) {
     retryAfter: ok ? null : res.headers.get("retry-after")
   };
 }
-async function cappedText(res, maxBytes, bad) {
-  const declared = res.headers.get("content-length");
-  if (declared !== null && Number(declared) <= maxBytes) return await res.text();
+async function cappedText(res, maxBytes, bad, nativeFetch) {
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  const plain = nativeFetch && !res.headers.has("content-encoding");
+  if (plain && declared <= maxBytes) return await res.text();
   const tooLarge = (bytes2) => bad(`the body passed ${bytes2} bytes (maxReplyBytes)`);
   if (!res.body) return "";
-  if (declared !== null) {
+  if (plain && declared > maxBytes) {
     await res.body.cancel();
-    throw tooLarge(Number(declared));
+    throw tooLarge(declared);
   }
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
@@ -702,6 +716,12 @@ function errorMessage(text) {
 }
 
 // openai/openai_model.ts
+function atLeastOne(name, value) {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`createOpenAIModel: ${name} must be an integer of at least 1, got ${value}`);
+  }
+  return value;
+}
 function nonNegative(name, value, integer) {
   if (!Number.isFinite(value) || value < 0 || integer && !Number.isInteger(value)) {
     throw new RangeError(`createOpenAIModel: ${name} must be a non-negative ${integer ? "integer" : "number"}, got ${value}`);
@@ -775,7 +795,7 @@ function createOpenAIModel(options) {
     doFetch: options.fetch ?? globalThis.fetch,
     nativeFetch: (options.fetch ?? globalThis.fetch) === RUNTIME_FETCH,
     timeoutMs: nonNegative("timeoutMs", options.timeoutMs ?? 12e4, false),
-    maxReplyBytes: nonNegative("maxReplyBytes", options.maxReplyBytes ?? 32 * 2 ** 20, true),
+    maxReplyBytes: atLeastOne("maxReplyBytes", options.maxReplyBytes ?? 32 * 2 ** 20),
     redact: redactor(options),
     headers,
     streamHeaders: {

@@ -133,29 +133,32 @@ async function fetchAnswer(
   }
   // A 2xx that is not a stream: this endpoint does not stream; stop asking it to.
   if (streaming && ok) cfg.onPlain();
-  const read = cappedText(res, maxBytes, bad);
+  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch);
   const text = await (cfg.nativeFetch ? read : race(read, signal));
   // Only a refusal says when to come back (a 2xx is not asked for one header more).
   return { status, statusText, text, retryAfter: ok ? null : res.headers.get("retry-after") };
 }
 
 /**
- * The body's text, at most `maxBytes`: one read when its length is declared
- * (the runtime reads no further), else in pieces, counted (an endless body
- * must not take the isolate's memory).
+ * The body's text, at most `maxBytes`: one read when the runtime's own fetch
+ * declared its length for a body sent as it is (it reads no further), else
+ * in pieces, counted: an endless body, a compressed one (its length is the
+ * compressed one), or a custom fetch's must not take the isolate's memory.
  */
 async function cappedText(
   res: Response,
   maxBytes: number,
   bad: (what: string) => ModelError,
+  nativeFetch: boolean,
 ): Promise<string> {
-  const declared = res.headers.get("content-length");
-  if (declared !== null && Number(declared) <= maxBytes) return await res.text();
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  const plain = nativeFetch && !res.headers.has("content-encoding");
+  if (plain && declared <= maxBytes) return await res.text();
   const tooLarge = (bytes: number) => bad(`the body passed ${bytes} bytes (maxReplyBytes)`);
   if (!res.body) return "";
-  if (declared !== null) {
+  if (plain && declared > maxBytes) {
     await res.body.cancel();
-    throw tooLarge(Number(declared));
+    throw tooLarge(declared);
   }
   const reader = res.body.getReader();
   const decoder = new TextDecoder();

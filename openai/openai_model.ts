@@ -63,6 +63,15 @@ export interface OpenAIModelOptions {
   structuredOutput?: "json_schema" | "tool" | undefined;
 }
 
+function atLeastOne(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(
+      `createOpenAIModel: ${name} must be an integer of at least 1, got ${value}`,
+    );
+  }
+  return value;
+}
+
 function nonNegative(name: string, value: number, integer: boolean): number {
   if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
     throw new RangeError(
@@ -172,7 +181,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     doFetch: options.fetch ?? globalThis.fetch,
     nativeFetch: (options.fetch ?? globalThis.fetch) === RUNTIME_FETCH,
     timeoutMs: nonNegative("timeoutMs", options.timeoutMs ?? 120_000, false),
-    maxReplyBytes: nonNegative("maxReplyBytes", options.maxReplyBytes ?? 32 * 2 ** 20, true),
+    maxReplyBytes: atLeastOne("maxReplyBytes", options.maxReplyBytes ?? 32 * 2 ** 20),
     redact: redactor(options),
     headers,
     streamHeaders: { ...headers, accept: "text/event-stream, application/json" },

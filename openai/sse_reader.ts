@@ -131,17 +131,19 @@ class SseLines {
 
   /**
    * The body ended. An event whose lines all ended is dispatched without its
-   * blank line (some servers omit the last); a last line cut short (no line
-   * break) means the body was cut mid-event: that event is dropped, as the
-   * SSE standard says, so the reader sees a stream that stopped early, not a
+   * blank line (some servers omit the last), and so is a last `data:` line
+   * without its line break when it is whole (`[DONE]`, or JSON that parses).
+   * Any other last line was cut mid-event: that event is dropped, as the SSE
+   * standard says, so the reader sees a stream that stopped early, not a
    * chunk of half a JSON text.
    */
   end(text: string): void {
     if (this.push(text)) return;
-    if (this.#rest) {
-      this.#rest = "";
-      this.#data = null;
-      return;
+    const last = this.#rest;
+    this.#rest = "";
+    if (last) {
+      if (!whole(last)) return void (this.#data = null);
+      this.#line(last);
     }
     if (this.#data !== null && !this.#done) this.#dispatch();
   }
@@ -160,5 +162,18 @@ class SseLines {
     const data = this.#data!;
     this.#data = null;
     if (this.onData(data) === true) this.#done = true;
+  }
+}
+
+/** Whether a last line with no line break is whole: not a `data:` line, `[DONE]`, or JSON. */
+function whole(line: string): boolean {
+  if (!line.startsWith("data:")) return true;
+  const value = line.slice(5).trim();
+  if (value === "[DONE]") return true;
+  try {
+    JSON.parse(value);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -61,6 +61,12 @@ Deno.test("readSseData: an event whose last line the body's end cut short is dro
   const cut = bytes('data: {"x":1}\n\ndata: {"choices":[{"delta":{"content":"hel');
   assert.deepEqual(await collect(body([cut], true)), ['{"x":1}']);
   assert.deepEqual(await collect(body([bytes("data: one\ndata: tw")], false)), []);
+  // A last line that is whole, only its line break missing: kept (servers that omit it).
+  assert.deepEqual(await collect(body([bytes('data: a\n\ndata: {"x":1}')], true)), [
+    "a",
+    '{"x":1}',
+  ]);
+  assert.deepEqual(await collect(body([bytes("data: [DONE]")], false)), ["[DONE]"]);
 });
 
 Deno.test("readSseData: a chunk larger than the reader's buffer arrives whole", async () => {

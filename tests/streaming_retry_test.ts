@@ -257,3 +257,33 @@ Deno.test("a reply over maxReplyBytes is refused, streamed, chunked or declared,
     assert.equal(attempts, 1, kind);
   }
 });
+
+Deno.test("a compressed reply is counted as it unpacks: its declared length is the packed one", async () => {
+  const big = JSON.stringify({ pad: "x".repeat(200_000) });
+  const packed = new Uint8Array(
+    await new Response(new Blob([big]).stream().pipeThrough(new CompressionStream("gzip")))
+      .arrayBuffer(),
+  );
+  await using server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", onListen: () => {} },
+    () =>
+      new Response(packed, {
+        headers: { "content-type": "application/json", "content-encoding": "gzip" },
+      }),
+  );
+  const model = createOpenAIModel({
+    baseUrl: `http://127.0.0.1:${server.addr.port}/v1`,
+    model: "m",
+    maxRetries: 0,
+    maxReplyBytes: 100_000,
+  });
+  // Before: the packed length (under 1 KB) passed the check and 200 KB were read whole.
+  await assert.rejects(
+    () =>
+      model.complete(
+        { messages: [{ role: "user", content: "hi" }], tools: [] },
+        new AbortController().signal,
+      ),
+    (e) => e instanceof ModelError && /the body passed \d+ bytes \(maxReplyBytes\)/.test(e.message),
+  );
+});
