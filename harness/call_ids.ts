@@ -39,7 +39,7 @@ export function runUniqueIds(
     const plain = SAFE_ID.test(given);
     let id = plain ? given : `call_${turn}_${i}`;
     let wireId: string | undefined;
-    if (given && ((used.has(given) && !inReply.has(given)) || !plain)) wireId = given;
+    if (given && !inReply.has(given) && (used.has(given) || !plain)) wireId = given;
     // A renamed id may itself be taken: rename until unique in the run.
     for (let n = 0; used.has(id) || inReply.has(id); n++) {
       id = `${plain ? given : "call"}_t${turn}_${i}${n ? `_${n}` : ""}`;

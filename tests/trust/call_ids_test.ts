@@ -208,3 +208,18 @@ Deno.test("a call id with unsafe characters, or a long one, is renamed; the wire
   ]);
   assert.equal(wire[1]!.role === "tool" && wire[1]!.tool_call_id, odd);
 });
+
+Deno.test("one unsafe id twice in a reply: the wire gets it once, the second its new id", () => {
+  const calls = runUniqueIds(
+    [
+      { id: "a b", type: "function", function: { name: "f", arguments: "{}" } },
+      { id: "a b", type: "function", function: { name: "f", arguments: "{}" } },
+    ],
+    [],
+    1,
+  );
+  assert.deepEqual(calls.map((c) => [c.id, c.wireId]), [["call_1_0", "a b"], [
+    "call_1_1",
+    undefined,
+  ]]);
+});
