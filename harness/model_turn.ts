@@ -114,7 +114,6 @@ function planTurn(
   counted: { tokens: number | undefined },
 ): CallPlan {
   const { state, options } = ctx;
-  const ratio = state.promptRatio ? Math.max(1, state.promptRatio) * RATIO_MARGIN : 1;
   return planCall({
     gate: ctx.gate,
     hard: options.budgetMode === "hard",
@@ -122,13 +121,33 @@ function planTurn(
     ancestorsUsd: () => options.budgetLink?.remainingUsd(),
     promptUsd: () => {
       counted.tokens = promptTokens(ctx.window.messages(state));
-      const estimate = Math.ceil(counted.tokens * ratio);
+      const estimate = promptEstimate(state, counted.tokens);
       return computeCost({ prompt_tokens: estimate, completion_tokens: 0 }, prices);
     },
     outputPerMillion: prices.outputPerMillion,
     maxOutputTokens: prices.maxOutputTokens,
     minReplyTokens: options.minReplyTokens,
   });
+}
+
+/**
+ * The prompt tokens the budget plans a call with: reins's count scaled by the
+ * highest ratio the provider has shown (with a margin), as providers count
+ * prompts differently.
+ *
+ * @example
+ * ```ts
+ * import { promptEstimate } from "./model_turn.ts";
+ * import { newRun } from "./state.ts";
+ * const s = newRun("hi");
+ * console.log(promptEstimate(s, 100)); // 100
+ * s.promptRatio = 1.2;
+ * console.log(promptEstimate(s, 100)); // 126
+ * ```
+ */
+export function promptEstimate(state: Pick<RunState, "promptRatio">, tokens: number): number {
+  const ratio = state.promptRatio ? Math.max(1, state.promptRatio) * RATIO_MARGIN : 1;
+  return Math.ceil(tokens * ratio);
 }
 
 /** Keeps the highest ratio of the provider's prompt count to ours (kept in state: it survives resume). */
