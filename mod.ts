@@ -60,7 +60,7 @@ export type { AnyTool, BudgetMode, RunOptions, ToolErrorPolicy } from "./harness
 export type { ContextPolicy, ContextStrategy } from "./harness/context_policy.ts";
 export { SUMMARY_PROMPT } from "./harness/summary_prompt.ts";
 // Limits and stop conditions.
-export { DEFAULT_LIMITS, type RunLimits } from "./harness/limits.ts";
+export { DEFAULT_LIMITS, type LimitsInput, type RunLimits } from "./harness/limits.ts";
 export {
   hasToolCall,
   isBudgetSpent,

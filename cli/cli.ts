@@ -124,6 +124,13 @@ const FLAG_OF: Record<string, string> = {
   toolErrors: "--tool-errors",
 };
 
+/** A run whose agent this CLI does not serve: a usage error (nothing is written). */
+function notServed(s: Session, run: { runId: string; agent?: string | undefined }): UsageError {
+  return new UsageError(
+    `run ${run.runId} is of agent "${run.agent}", which is not among ${s.registry.names}`,
+  );
+}
+
 /** A flag that would widen what `agent` allows: a usage error, as HTTP's 400. */
 function widenedBy(agent: Agent, widened: Widening): UsageError {
   const flag = FLAG_OF[widened.field] ?? widened.field;
@@ -142,9 +149,7 @@ async function createRun(s: Session, task: string): Promise<RunState> {
       dedupe: flags.dedupe || undefined,
       toolErrors: flags.toolErrors,
       // --compact-at turns compaction on (or sets the trigger of the config file's policy).
-      context: flags.compactAt
-        ? { ...config.context, trigger: { tokens: flags.compactAt } }
-        : undefined,
+      context: flags.compactAt ? { trigger: { tokens: flags.compactAt } } : undefined,
     },
     limits: { maxTurns: flags.maxTurns, maxBudgetUsd: flags.budget },
   }, {
@@ -193,13 +198,13 @@ async function continueRun(s: Session): Promise<RunState> {
     ...(s.flags.budget !== undefined ? { maxBudgetUsd: s.flags.budget } : {}),
   };
   const changed = Object.keys(limits).length ? { limits } : {};
-  if (changed.limits) {
-    // New limits may not exceed the tree's agent's ceiling (as HTTP's resume and follow-up).
-    const root = await s.store.summary(stored.rootId);
-    const agent = s.registry.forRun(root);
-    const over = agent && limitsWidening(agent, changed.limits, s.config.limits);
-    if (agent && over) throw widenedBy(agent, over);
-  }
+  // Checked before anything is written: a run of an agent not served here is left as it is,
+  // and new limits may not exceed its agent's ceiling (as HTTP's resume and follow-up).
+  const root = await s.store.summary(stored.rootId);
+  const agent = s.registry.forRun(root);
+  if (!agent) throw notServed(s, root);
+  const over = changed.limits && limitsWidening(agent, changed.limits, s.config.limits);
+  if (over) throw widenedBy(agent, over);
   // A follow-up: the run answers the message, in the same run.
   if (cmd.kind === "continue") {
     return await followUpRun(s.store, s.kv, cmd.runId, cmd.message, changed);
@@ -216,11 +221,7 @@ async function continueRun(s: Session): Promise<RunState> {
 /** Executes the tree of `root` (its agent checked first) and prints how it ended. */
 async function execute(s: Session, root: RunState): Promise<number> {
   const check = await checkRunAgent(s.store, root, s.registry);
-  if (check.kind === "unknown") {
-    throw new UsageError(
-      `run ${root.runId} is of agent "${check.agent}", which is not among ${s.registry.names}`,
-    );
-  }
+  if (check.kind === "unknown") throw notServed(s, { runId: root.runId, agent: check.agent });
   if (check.kind === "refused") {
     await failRun(s.store, root.runId, check.reason);
     return report(s, await s.store.load(root.runId));

@@ -1356,7 +1356,6 @@ function needsLocalCount(ctx) {
 var RATIO_MARGIN = 1.05;
 function planTurn(ctx, prices, promptTokens, counted) {
   const { state, options } = ctx;
-  const ratio = state.promptRatio ? Math.max(1, state.promptRatio) * RATIO_MARGIN : 1;
   return planCall({
     gate: ctx.gate,
     hard: options.budgetMode === "hard",
@@ -1364,7 +1363,7 @@ function planTurn(ctx, prices, promptTokens, counted) {
     ancestorsUsd: () => options.budgetLink?.remainingUsd(),
     promptUsd: () => {
       counted.tokens = promptTokens(ctx.window.messages(state));
-      const estimate = Math.ceil(counted.tokens * ratio);
+      const estimate = promptEstimate(state, counted.tokens);
       return computeCost({
         prompt_tokens: estimate,
         completion_tokens: 0
@@ -1374,6 +1373,10 @@ function planTurn(ctx, prices, promptTokens, counted) {
     maxOutputTokens: prices.maxOutputTokens,
     minReplyTokens: options.minReplyTokens
   });
+}
+function promptEstimate(state, tokens) {
+  const ratio = state.promptRatio ? Math.max(1, state.promptRatio) * RATIO_MARGIN : 1;
+  return Math.ceil(tokens * ratio);
 }
 function learnPromptRatio(state, local, reported) {
   if (!local || typeof reported !== "number" || !Number.isFinite(reported) || reported <= 0) return;
@@ -2537,6 +2540,7 @@ export {
   pricesSchema,
   priceTableSchema,
   pricesSchemaOf,
+  computeCost,
   checkPrices,
   pricesFor,
   roundUsd,
@@ -2551,6 +2555,7 @@ export {
   quoteNextCall,
   newBudgetGate,
   planCall,
+  promptEstimate,
   run,
   approve,
   reject,

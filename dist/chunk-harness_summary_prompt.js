@@ -326,7 +326,7 @@ function runUniqueIds(calls, transcript, turn) {
     const plain = SAFE_ID.test(given);
     let id = plain ? given : `call_${turn}_${i}`;
     let wireId;
-    if (given && (used.has(given) && !inReply.has(given) || !plain)) wireId = given;
+    if (given && !inReply.has(given) && (used.has(given) || !plain)) wireId = given;
     for (let n = 0; used.has(id) || inReply.has(id); n++) {
       id = `${plain ? given : "call"}_t${turn}_${i}${n ? `_${n}` : ""}`;
     }

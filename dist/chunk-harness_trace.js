@@ -75,18 +75,40 @@ function narrowRun(agent, request, defaults) {
     widened: over,
     in: "limits"
   };
-  const fromDefaults = Object.fromEntries(Object.entries(defaults.settings ?? {}).filter(([k, v]) => v !== void 0 && !(k in agent.options)));
+  const fromDefaults = Object.fromEntries(Object.entries(defaults.settings ?? {}).filter(([k, v]) => v !== void 0 && agent.options[k] === void 0));
   return {
-    options: {
-      ...fromDefaults,
-      ...given(asked)
-    },
+    options: overlay(fromDefaults, asked),
     limits: {
       ...given(defaults.limits ?? {}),
       ...agent.limits,
       ...given(request.limits ?? {})
     }
   };
+}
+function overlay(base, top) {
+  const options = {
+    ...base,
+    ...given(top)
+  };
+  if (base.context && top.context) options.context = {
+    ...base.context,
+    ...given(top.context)
+  };
+  return options;
+}
+function withinAgent(agent, asked) {
+  const kept = {};
+  for (const [k, v] of Object.entries(given(asked))) {
+    const one = {
+      [k]: v
+    };
+    if (wideningOf(agent.options, one) === null) Object.assign(kept, one);
+  }
+  if (kept.context && modelChosen(agent, kept)) {
+    const { summaryModel: _, ...rest } = kept.context;
+    kept.context = rest;
+  }
+  return kept;
 }
 function modelChosen(agent, asked) {
   const summaryModel = asked.context?.summaryModel;
@@ -128,7 +150,7 @@ function limitsWidening(agent, asked, defaults = {}) {
 async function agentRunOptions(agent, asked, setup) {
   const every = setup.modelForTree ? setup.model : void 0;
   const tools = await agentTools(agent, setup.context, setup.resolveModel, every);
-  const options = askedOver(agent.options, asked);
+  const options = overlay(agent.options, withinAgent(agent, asked));
   return {
     model: setup.model,
     tools: [
@@ -149,19 +171,6 @@ async function agentRunOptions(agent, asked, setup) {
       output: agent.output
     }
   };
-}
-function askedOver(agent, asked) {
-  const options = {
-    ...agent,
-    ...given(asked)
-  };
-  if (agent.context && asked.context) {
-    options.context = {
-      ...agent.context,
-      ...given(asked.context)
-    };
-  }
-  return options;
 }
 function contextPolicyOf(context, resolveModel) {
   if (!context) return void 0;

@@ -117,13 +117,39 @@ export function narrowRun(agent: Agent, request: RunRequest, defaults: RunDefaul
   // The defaults only where the agent sets nothing of its own.
   const fromDefaults = Object.fromEntries(
     Object.entries(defaults.settings ?? {}).filter(([k, v]) =>
-      v !== undefined && !(k in agent.options)
+      v !== undefined && agent.options[k as keyof AgentOptions] === undefined
     ),
   );
   return {
-    options: { ...fromDefaults, ...given(asked) },
+    options: overlay(fromDefaults, asked),
     limits: { ...given(defaults.limits ?? {}), ...agent.limits, ...given(request.limits ?? {}) },
   };
+}
+
+/** `top` over `base`: its fields not given kept from `base`, the context field by field. */
+function overlay(base: AgentOptions, top: AgentOptions): AgentOptions {
+  const options: AgentOptions = { ...base, ...given(top) };
+  if (base.context && top.context) options.context = { ...base.context, ...given(top.context) };
+  return options;
+}
+
+/**
+ * What of `asked` (a stored run's settings) still narrows `agent` as it is
+ * defined now: a field that widens a definition deployed since (a hard
+ * budget, stricter tool errors, its own summary model) is dropped, so a
+ * stored run never runs wider than its agent.
+ */
+function withinAgent(agent: Agent, asked: AgentOptions): AgentOptions {
+  const kept: AgentOptions = {};
+  for (const [k, v] of Object.entries(given(asked))) {
+    const one = { [k]: v } as AgentOptions;
+    if (wideningOf(agent.options, one) === null) Object.assign(kept, one);
+  }
+  if (kept.context && modelChosen(agent, kept)) {
+    const { summaryModel: _, ...rest } = kept.context;
+    kept.context = rest;
+  }
+  return kept;
 }
 
 /**
@@ -249,7 +275,7 @@ export async function agentRunOptions(
 ): Promise<RunOptions> {
   const every = setup.modelForTree ? setup.model : undefined;
   const tools = await agentTools(agent, setup.context, setup.resolveModel, every);
-  const options = askedOver(agent.options, asked);
+  const options = overlay(agent.options, withinAgent(agent, asked));
   return {
     model: setup.model,
     tools: [...tools, ...setup.extraTools ?? []],
@@ -265,20 +291,6 @@ export async function agentRunOptions(
     // A typed agent: its answer must pass the schema, on every resume too.
     ...(agent.output === undefined ? {} : { output: agent.output }),
   };
-}
-
-/**
- * `asked` over the agent's options. A field asked as undefined is not asked:
- * a plain spread would let `{ budgetMode: undefined }` undo a hard budget,
- * which `wideningOf` (looking for "soft") would not see.
- */
-function askedOver(agent: AgentOptions, asked: AgentOptions): AgentOptions {
-  const options = { ...agent, ...given(asked) };
-  // A request's context settings go over the agent's, field by field (its summary model kept).
-  if (agent.context && asked.context) {
-    options.context = { ...agent.context, ...given(asked.context) };
-  }
-  return options;
 }
 
 /** The context policy of settings (its summary model resolved by name), or undefined. */

@@ -2,6 +2,7 @@
 // codes, --approve, --stop, runs, --json, an unknown agent.
 import assert from "node:assert/strict";
 import { runScript } from "./run_script.ts";
+import { KvRunStore } from "../kv/kv_run_store.ts";
 
 Deno.test("cli({ agents }): a run of the user's agent, its approval, runs, --json, unknown agent", async () => {
   const dir = await Deno.makeTempDir({ prefix: "reins-cli-agents-" });
@@ -27,6 +28,17 @@ Deno.test("cli({ agents }): a run of the user's agent, its approval, runs, --jso
     const listed = await run(["runs", "--json"]);
     assert.equal(listed.code, 0, listed.stderr);
     assert.deepEqual(JSON.parse(listed.stdout).map((r: { runId: string }) => r.runId), [id]);
+
+    // A CLI that does not serve the run's agent writes nothing (before: the verdict was
+    // applied and the run set running, then refused).
+    const elsewhere = await runScript("demo/cli.ts", [...kv, "--approve", id, "call_1_0"], {
+      cwd: dir,
+      env: { LLM_BASE_URL: "", LLM_MODEL: "" },
+    });
+    assert.equal(elsewhere.code, 2, elsewhere.stdout);
+    assert.match(elsewhere.stderr, /is of agent "support", which is not among/);
+    const still = JSON.parse((await run(["runs", "show", id, "--json"])).stdout);
+    assert.equal(still.status, "interrupted");
 
     const approved = await run(["--approve", id, "call_1_0", "--json"]);
     assert.equal(approved.code, 0, approved.stderr);
@@ -93,6 +105,13 @@ Deno.test("cli({ agents }): flags may only narrow the agent, as HTTP's requests;
     assert.ok(id, first.stdout);
     const shown = JSON.parse((await run(["runs", "show", id, "--json"])).stdout);
     assert.deepEqual(shown.limits, { maxTurns: 4, maxBudgetUsd: 0.2 });
+    // Stored with the run: nothing of the file's soft mode or describe (before: both, over
+    // the agent's hard mode and fatal tool errors, on every resume).
+    {
+      using kvFile = await Deno.openKv(`${dir}/runs.sqlite`);
+      const stored = await new KvRunStore(kvFile).settings(id) as { options?: unknown } | null;
+      assert.deepEqual(stored?.options, {});
+    }
 
     // A continuation's new limits: at most the agent's ceiling too.
     const over = await run(["--approve", id, "call_1_0", "--max-turns", "40"]);

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { approve, defineAgent, defineTool, runAgent } from "../mod.ts";
 import { KvRunStore } from "../kv/mod.ts";
 import { callTool, say, scriptAgents, scriptedModel } from "../testing/mod.ts";
-import { agentRunOptions } from "../subagents/agent_run_options.ts";
+import { agentRunOptions, narrowRun } from "../subagents/agent_run_options.ts";
 import { clerk, shopScripts, stock } from "./fixtures/shop.ts";
 
 const manager = defineAgent({
@@ -215,4 +215,27 @@ Deno.test("runAgent continues a run of the agent: after a verdict, or with new l
       e instanceof TypeError &&
       e.message === "runAgent(desk): task must be a non-empty string or a run state",
   );
+});
+
+Deno.test("a stored run's settings narrow its agent as defined now; defaults fill what it leaves unset", async () => {
+  const setup = { model: model(), context: { rootId: "r", dir: "/tmp/r" } };
+  // Stored when the agent was looser (or by an older server): they may not widen it now.
+  const stored = { budgetMode: "soft", toolErrors: "describe", dedupe: true } as const;
+  const strict = defineAgent({
+    name: "strict",
+    instructions: "",
+    tools: [],
+    options: { budgetMode: "hard", toolErrors: "fatal" },
+  });
+  const o = await agentRunOptions(strict, stored, setup);
+  assert.deepEqual([o.budgetMode, o.toolErrors, o.dedupe], ["hard", "fatal", true]);
+  // An option the agent leaves undefined takes the process's default.
+  const loose = defineAgent({
+    name: "loose",
+    instructions: "",
+    tools: [],
+    options: { budgetMode: undefined },
+  });
+  const run = narrowRun(loose, {}, { settings: { budgetMode: "hard" } });
+  assert.ok(!("widened" in run) && run.options.budgetMode === "hard");
 });

@@ -977,6 +977,9 @@ var FLAG_OF = {
   budgetMode: "--budget-mode",
   toolErrors: "--tool-errors"
 };
+function notServed(s, run) {
+  return new UsageError(`run ${run.runId} is of agent "${run.agent}", which is not among ${s.registry.names}`);
+}
 function widenedBy(agent, widened) {
   const flag = FLAG_OF[widened.field] ?? widened.field;
   return new UsageError(`${flag}: ${widened.problem} (agent ${agent.name})`);
@@ -992,7 +995,6 @@ async function createRun(s, task) {
       toolErrors: flags.toolErrors,
       // --compact-at turns compaction on (or sets the trigger of the config file's policy).
       context: flags.compactAt ? {
-        ...config.context,
         trigger: {
           tokens: flags.compactAt
         }
@@ -1049,12 +1051,11 @@ async function continueRun(s) {
   const changed = Object.keys(limits).length ? {
     limits
   } : {};
-  if (changed.limits) {
-    const root = await s.store.summary(stored.rootId);
-    const agent = s.registry.forRun(root);
-    const over = agent && limitsWidening(agent, changed.limits, s.config.limits);
-    if (agent && over) throw widenedBy(agent, over);
-  }
+  const root = await s.store.summary(stored.rootId);
+  const agent = s.registry.forRun(root);
+  if (!agent) throw notServed(s, root);
+  const over = changed.limits && limitsWidening(agent, changed.limits, s.config.limits);
+  if (over) throw widenedBy(agent, over);
   if (cmd.kind === "continue") {
     return await followUpRun(s.store, s.kv, cmd.runId, cmd.message, changed);
   }
@@ -1072,9 +1073,10 @@ async function continueRun(s) {
 }
 async function execute(s, root) {
   const check = await checkRunAgent(s.store, root, s.registry);
-  if (check.kind === "unknown") {
-    throw new UsageError(`run ${root.runId} is of agent "${check.agent}", which is not among ${s.registry.names}`);
-  }
+  if (check.kind === "unknown") throw notServed(s, {
+    runId: root.runId,
+    agent: check.agent
+  });
   if (check.kind === "refused") {
     await failRun(s.store, root.runId, check.reason);
     return report(s, await s.store.load(root.runId));
