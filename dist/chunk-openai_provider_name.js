@@ -217,8 +217,8 @@ var SseLines = class {
     const last = this.#rest;
     this.#rest = "";
     if (last) {
-      if (!whole(last)) return void (this.#data = null);
       this.#line(last);
+      if (last.startsWith("data:") && !whole(this.#data)) return void (this.#data = null);
     }
     if (this.#data !== null && !this.#done) this.#dispatch();
   }
@@ -237,13 +237,11 @@ ${value}`;
     if (this.onData(data) === true) this.#done = true;
   }
 };
-function whole(line) {
-  if (!line.startsWith("data:")) return true;
-  const value = line.slice(5).trim();
-  if (value === "[DONE]") return true;
+function whole(data) {
+  if (data.trim() === "[DONE]") return true;
   try {
-    JSON.parse(value);
-    return true;
+    const value = JSON.parse(data);
+    return typeof value === "object" && value !== null;
   } catch {
     return false;
   }
@@ -570,7 +568,8 @@ async function fetchAnswer(cfg, body, signal, request, streaming) {
   };
 }
 async function cappedText(res, maxBytes, bad, nativeFetch) {
-  const declared = Number(res.headers.get("content-length") ?? NaN);
+  const length = res.headers.get("content-length");
+  const declared = length ? Number(length) : NaN;
   const plain = nativeFetch && !res.headers.has("content-encoding");
   if (plain && declared <= maxBytes) return await res.text();
   const tooLarge = (bytes2) => bad(`the body passed ${bytes2} bytes (maxReplyBytes)`);

@@ -151,7 +151,8 @@ async function cappedText(
   bad: (what: string) => ModelError,
   nativeFetch: boolean,
 ): Promise<string> {
-  const declared = Number(res.headers.get("content-length") ?? NaN);
+  const length = res.headers.get("content-length");
+  const declared = length ? Number(length) : NaN;
   const plain = nativeFetch && !res.headers.has("content-encoding");
   if (plain && declared <= maxBytes) return await res.text();
   const tooLarge = (bytes: number) => bad(`the body passed ${bytes} bytes (maxReplyBytes)`);

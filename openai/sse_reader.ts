@@ -30,7 +30,8 @@ export interface SseDataOptions {
  * Reads `stream` to its end, or until `onData` returns true, calling
  * `onData` with each event's data (its `data:` lines joined by `\n`); lines
  * end in `\r\n`, `\n` or `\r`; other fields and comments are skipped; an
- * event cut short by the body's end (a last line with no line break) is not
+ * event cut short by the body's end (its last line has no line break, and
+ * its data is not whole: `[DONE]`, or a JSON object or array) is not
  * dispatched. Rejects
  * with `signal.reason` when it aborts, with what `broke` builds when the body
  * breaks, or with what `onData` throws; the body is cancelled either way.
@@ -142,8 +143,8 @@ class SseLines {
     const last = this.#rest;
     this.#rest = "";
     if (last) {
-      if (!whole(last)) return void (this.#data = null);
       this.#line(last);
+      if (last.startsWith("data:") && !whole(this.#data!)) return void (this.#data = null);
     }
     if (this.#data !== null && !this.#done) this.#dispatch();
   }
@@ -165,14 +166,16 @@ class SseLines {
   }
 }
 
-/** Whether a last line with no line break is whole: not a `data:` line, `[DONE]`, or JSON. */
-function whole(line: string): boolean {
-  if (!line.startsWith("data:")) return true;
-  const value = line.slice(5).trim();
-  if (value === "[DONE]") return true;
+/**
+ * Whether an event's data, its last line with no line break, is whole:
+ * `[DONE]`, or a JSON object or array that parses (`data: 12` may be cut
+ * from `data: 123`; an object cannot end early and still parse).
+ */
+function whole(data: string): boolean {
+  if (data.trim() === "[DONE]") return true;
   try {
-    JSON.parse(value);
-    return true;
+    const value: unknown = JSON.parse(data);
+    return typeof value === "object" && value !== null;
   } catch {
     return false;
   }

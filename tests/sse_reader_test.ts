@@ -67,6 +67,9 @@ Deno.test("readSseData: an event whose last line the body's end cut short is dro
     '{"x":1}',
   ]);
   assert.deepEqual(await collect(body([bytes("data: [DONE]")], false)), ["[DONE]"]);
+  // JSON that parses is not whole unless an object or array: `12` may be cut from `123`.
+  assert.deepEqual(await collect(body([bytes("data: 12")], true)), []);
+  assert.deepEqual(await collect(body([bytes('data: {"a":\ndata: 1')], true)), []);
 });
 
 Deno.test("readSseData: a chunk larger than the reader's buffer arrives whole", async () => {

@@ -287,3 +287,13 @@ Deno.test("a compressed reply is counted as it unpacks: its declared length is t
     (e) => e instanceof ModelError && /the body passed \d+ bytes \(maxReplyBytes\)/.test(e.message),
   );
 });
+
+Deno.test("maxReplyBytes is an integer of at least 1", () => {
+  for (const bad of [0, -1, 1.5, NaN]) {
+    assert.throws(
+      () => createOpenAIModel({ baseUrl: "http://x.local/v1", model: "m", maxReplyBytes: bad }),
+      (e) =>
+        e instanceof RangeError && /maxReplyBytes must be an integer of at least 1/.test(e.message),
+    );
+  }
+});
