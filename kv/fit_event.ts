@@ -39,18 +39,18 @@ export function fitEvent(
   if (size(event) <= maxBytes) return event;
   // A JSON copy: what is stored (undefined fields and functions dropped).
   const copy = JSON.parse(JSON.stringify(event)) as Node;
-  for (let i = 0; i < 256 && size(copy) > maxBytes; i++) {
+  for (let over = size(copy) - maxBytes; over > 0; over = size(copy) - maxBytes) {
     const text = longest(copy, (v) => typeof v === "string" ? v.length : -1);
     const value = text && (text.holder[text.key] as string);
-    if (text && value && value.length > WORTH_CUTTING) {
-      const keep = Math.floor(value.length / 2);
+    // A text that can close much of the gap is cut, by what is over (at least half of it);
+    // else the bulk is many small values: the heaviest goes whole (no halving them in turn).
+    if (text && value && value.length > WORTH_CUTTING && value.length * 4 > over) {
+      const keep = Math.max(0, Math.min(Math.floor(value.length / 2), value.length - over - 64));
       text.holder[text.key] = `${cutText(value, keep)}… [${value.length - keep} characters cut]`;
       continue;
     }
     if (!cutLargest(copy, size)) break;
   }
-  // Many texts just over the bar: cut whole values, the largest first, until it fits.
-  while (size(copy) > maxBytes && cutLargest(copy, size));
   return copy as unknown as TraceEvent;
 }
 
