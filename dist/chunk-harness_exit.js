@@ -380,6 +380,13 @@ function roundUsd(usd) {
   return Math.round(usd * 1e9) / 1e9;
 }
 
+// harness/prompt_estimate.ts
+var RATIO_MARGIN = 1.05;
+function promptEstimate(state, tokens) {
+  const ratio = state.promptRatio ? Math.max(1, state.promptRatio) * RATIO_MARGIN : 1;
+  return Math.ceil(tokens * ratio);
+}
+
 // harness/output_turn.ts
 import { z as z2 } from "zod";
 var FINAL_ANSWER_TOOL = "final_answer";
@@ -650,8 +657,9 @@ async function quoteNextCall(state, options) {
   ];
   const promptTokens = countPromptTokens(contextView(state.messages, state.context), definitions);
   const replyTokens = prices.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  const planned = promptEstimate(state, promptTokens);
   const promptUsd = computeCost({
-    prompt_tokens: promptTokens,
+    prompt_tokens: planned,
     completion_tokens: 0
   }, prices);
   const replyUsd = computeCost({
@@ -665,7 +673,7 @@ async function quoteNextCall(state, options) {
     replyTokens,
     replyUsd,
     totalUsd: computeCost({
-      prompt_tokens: promptTokens,
+      prompt_tokens: planned,
       completion_tokens: replyTokens
     }, prices),
     model: options.model.name
@@ -1353,7 +1361,6 @@ async function modelTurn(ctx, definitions, promptTokens) {
 function needsLocalCount(ctx) {
   return ctx.options.budgetMode === "hard" || ctx.gate.inFlight > 0;
 }
-var RATIO_MARGIN = 1.05;
 function planTurn(ctx, prices, promptTokens, counted) {
   const { state, options } = ctx;
   return planCall({
@@ -1373,10 +1380,6 @@ function planTurn(ctx, prices, promptTokens, counted) {
     maxOutputTokens: prices.maxOutputTokens,
     minReplyTokens: options.minReplyTokens
   });
-}
-function promptEstimate(state, tokens) {
-  const ratio = state.promptRatio ? Math.max(1, state.promptRatio) * RATIO_MARGIN : 1;
-  return Math.ceil(tokens * ratio);
 }
 function learnPromptRatio(state, local, reported) {
   if (!local || typeof reported !== "number" || !Number.isFinite(reported) || reported <= 0) return;
@@ -2540,7 +2543,6 @@ export {
   pricesSchema,
   priceTableSchema,
   pricesSchemaOf,
-  computeCost,
   checkPrices,
   pricesFor,
   roundUsd,
@@ -2555,7 +2557,6 @@ export {
   quoteNextCall,
   newBudgetGate,
   planCall,
-  promptEstimate,
   run,
   approve,
   reject,

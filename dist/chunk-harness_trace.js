@@ -75,7 +75,7 @@ function narrowRun(agent, request, defaults) {
     widened: over,
     in: "limits"
   };
-  const fromDefaults = Object.fromEntries(Object.entries(defaults.settings ?? {}).filter(([k, v]) => v !== void 0 && agent.options[k] === void 0));
+  const fromDefaults = withinAgent(agent, Object.fromEntries(Object.entries(defaults.settings ?? {}).filter(([k]) => agent.options[k] === void 0)));
   return {
     options: overlay(fromDefaults, asked),
     limits: {

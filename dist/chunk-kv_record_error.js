@@ -1002,17 +1002,16 @@ var WORTH_CUTTING = 200;
 function fitEvent(event, maxBytes, size) {
   if (size(event) <= maxBytes) return event;
   const copy = JSON.parse(JSON.stringify(event));
-  for (let i = 0; i < 256 && size(copy) > maxBytes; i++) {
+  for (let over = size(copy) - maxBytes; over > 0; over = size(copy) - maxBytes) {
     const text = longest(copy, (v) => typeof v === "string" ? v.length : -1);
     const value = text && text.holder[text.key];
-    if (text && value && value.length > WORTH_CUTTING) {
-      const keep = Math.floor(value.length / 2);
+    if (text && value && value.length > WORTH_CUTTING && value.length * 4 > over) {
+      const keep = Math.max(0, Math.min(Math.floor(value.length / 2), value.length - over - 64));
       text.holder[text.key] = `${cutText(value, keep)}\u2026 [${value.length - keep} characters cut]`;
       continue;
     }
     if (!cutLargest(copy, size)) break;
   }
-  while (size(copy) > maxBytes && cutLargest(copy, size)) ;
   return copy;
 }
 function cutLargest(root, size) {

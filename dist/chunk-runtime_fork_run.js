@@ -6,12 +6,10 @@ import {
   agentRunOptions
 } from "./chunk-harness_trace.js";
 import {
-  computeCost,
   forkState,
   newBudgetGate,
   planCall,
   pricesFor,
-  promptEstimate,
   quoteNextCall,
   roundUsd
 } from "./chunk-harness_exit.js";
@@ -56,11 +54,7 @@ function coveredByBudget(state, quote, run) {
     hard: true,
     ownUsd: () => roundUsd(state.limits.maxBudgetUsd - state.costUsd),
     ancestorsUsd: () => void 0,
-    // As the loop plans it: the count scaled by the ratio the provider has shown.
-    promptUsd: () => computeCost({
-      prompt_tokens: promptEstimate(state, quote.promptTokens),
-      completion_tokens: 0
-    }, prices),
+    promptUsd: () => quote.promptUsd,
     outputPerMillion: prices.outputPerMillion,
     maxOutputTokens: prices.maxOutputTokens,
     minReplyTokens: run.minReplyTokens

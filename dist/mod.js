@@ -3,7 +3,6 @@ import {
   agentRunOptions,
   fileSink,
   jsonlSink,
-  limitsWidening,
   memorySink,
   narrowRun
 } from "./chunk-harness_trace.js";
@@ -97,7 +96,7 @@ async function runAgent(agent, task, options = {}) {
     throw new RangeError(`runAgent(${agent.name}): ${field}: ${problem}`);
   }
   const model = given ?? modelOf(agent, resolveModel);
-  const state = typeof task === "string" ? fresh(agent, task, model, narrowed.limits) : continued(agent, task, limits);
+  const state = typeof task === "string" ? fresh(agent, task, model, narrowed.limits) : continued(agent, task);
   const runOptions = await agentRunOptions(agent, asked, {
     model,
     context: {
@@ -133,19 +132,13 @@ function fresh(agent, task, model, limits) {
     limits
   });
 }
-function continued(agent, state, limits) {
+function continued(agent, state) {
   if (typeof state !== "object" || state === null || typeof state.runId !== "string") {
     throw new TypeError(`runAgent(${agent.name}): task must be a non-empty string or a run state`);
   }
   if (state.agent !== agent.name) {
     const whose = state.agent === void 0 ? "of no agent" : `of agent "${state.agent}"`;
     throw new TypeError(`runAgent(${agent.name}): run "${state.runId}" is ${whose}`);
-  }
-  const effective = checkLimits(limits, state.limits);
-  const over = limitsWidening(agent, effective);
-  if (over) {
-    const value = effective[over.field];
-    throw new RangeError(`runAgent(${agent.name}): run "${state.runId}" would run with ${over.field} ${value}: ${over.problem}`);
   }
   return state;
 }

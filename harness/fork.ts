@@ -15,6 +15,7 @@ import { RunStateError } from "./errors.ts";
 import { checkLimits, type LimitsInput } from "./limits.ts";
 import { newRun, pending, type RunState } from "./state.ts";
 import { computeCost, DEFAULT_MAX_OUTPUT_TOKENS, pricesFor } from "./cost.ts";
+import { promptEstimate } from "./prompt_estimate.ts";
 import { countPromptTokens, loadTokenizer } from "./tokens.ts";
 import { toolDefinitions } from "./tool.ts";
 import type { RunOptions } from "./run_options.ts";
@@ -160,7 +161,11 @@ export interface CallQuote {
   turn: number;
   /** Prompt tokens of the call: the transcript and tool definitions, counted (o200k_base). */
   promptTokens: number;
-  /** What those prompt tokens cost. */
+  /**
+   * What the prompt is planned to cost: those tokens scaled, as the loop's
+   * budget does, by the highest ratio of the provider's count to reins's the
+   * run has seen (with a 5% margin); unscaled before any reply.
+   */
   promptUsd: number;
   /** Reply tokens reserved for the call (the model's output limit, `max_tokens`). */
   replyTokens: number;
@@ -197,7 +202,9 @@ export async function quoteNextCall(
   const definitions = [...toolDefinitions(options.tools ?? []), ...answerTools(plan)];
   const promptTokens = countPromptTokens(contextView(state.messages, state.context), definitions);
   const replyTokens = prices.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
-  const promptUsd = computeCost({ prompt_tokens: promptTokens, completion_tokens: 0 }, prices);
+  // Priced as the loop plans it: the count scaled by the ratio the provider has shown.
+  const planned = promptEstimate(state, promptTokens);
+  const promptUsd = computeCost({ prompt_tokens: planned, completion_tokens: 0 }, prices);
   const replyUsd = computeCost({ prompt_tokens: 0, completion_tokens: replyTokens }, prices);
   return {
     turn: state.turns + 1,
@@ -205,7 +212,7 @@ export async function quoteNextCall(
     promptUsd,
     replyTokens,
     replyUsd,
-    totalUsd: computeCost({ prompt_tokens: promptTokens, completion_tokens: replyTokens }, prices),
+    totalUsd: computeCost({ prompt_tokens: planned, completion_tokens: replyTokens }, prices),
     model: options.model.name,
   };
 }

@@ -10,6 +10,7 @@ import type { ModelReply } from "./model.ts";
 import type { ModelError } from "./errors.ts";
 import { messageOf } from "./message_of.ts";
 import type { RunState } from "./state.ts";
+import { promptEstimate } from "./prompt_estimate.ts";
 import type { RunContext } from "./run_context.ts";
 import { computeCost, type Prices, pricesFor, roundUsd } from "./cost.ts";
 import { countMessageTokens, countPromptTokens, loadTokenizer, tokenizerLoaded } from "./tokens.ts";
@@ -99,9 +100,6 @@ function needsLocalCount(ctx: RunContext): boolean {
   return ctx.options.budgetMode === "hard" || ctx.gate.inFlight > 0;
 }
 
-/** Margin on the learned prompt ratio (providers' counts vary a little between calls). */
-const RATIO_MARGIN = 1.05;
-
 /**
  * The budget's verdict on the next call: its reply cap and reservation, or a
  * refusal. The prompt is counted locally and scaled by the ratio the provider
@@ -128,26 +126,6 @@ function planTurn(
     maxOutputTokens: prices.maxOutputTokens,
     minReplyTokens: options.minReplyTokens,
   });
-}
-
-/**
- * The prompt tokens the budget plans a call with: reins's count scaled by the
- * highest ratio the provider has shown (with a margin), as providers count
- * prompts differently.
- *
- * @example
- * ```ts
- * import { promptEstimate } from "./model_turn.ts";
- * import { newRun } from "./state.ts";
- * const s = newRun("hi");
- * console.log(promptEstimate(s, 100)); // 100
- * s.promptRatio = 1.2;
- * console.log(promptEstimate(s, 100)); // 126
- * ```
- */
-export function promptEstimate(state: Pick<RunState, "promptRatio">, tokens: number): number {
-  const ratio = state.promptRatio ? Math.max(1, state.promptRatio) * RATIO_MARGIN : 1;
-  return Math.ceil(tokens * ratio);
 }
 
 /** Keeps the highest ratio of the provider's prompt count to ours (kept in state: it survives resume). */

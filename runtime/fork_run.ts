@@ -10,8 +10,7 @@ import { type CallQuote, type ForkOptions, forkState, quoteNextCall } from "../h
 import type { RunOptions } from "../harness/run_options.ts";
 import type { RunState } from "../harness/state.ts";
 import { newBudgetGate, planCall } from "../harness/budget_gate.ts";
-import { computeCost, pricesFor, roundUsd } from "../harness/cost.ts";
-import { promptEstimate } from "../harness/model_turn.ts";
+import { pricesFor, roundUsd } from "../harness/cost.ts";
 import type { KvRunStore } from "../kv/kv_run_store.ts";
 import { join } from "node:path";
 import { RunStateError } from "../harness/errors.ts";
@@ -107,12 +106,7 @@ function coveredByBudget(state: RunState, quote: CallQuote, run: RunOptions): vo
     hard: true,
     ownUsd: () => roundUsd(state.limits.maxBudgetUsd - state.costUsd),
     ancestorsUsd: () => undefined,
-    // As the loop plans it: the count scaled by the ratio the provider has shown.
-    promptUsd: () =>
-      computeCost({
-        prompt_tokens: promptEstimate(state, quote.promptTokens),
-        completion_tokens: 0,
-      }, prices),
+    promptUsd: () => quote.promptUsd, // scaled as the loop plans it (quoteNextCall)
     outputPerMillion: prices.outputPerMillion,
     maxOutputTokens: prices.maxOutputTokens,
     minReplyTokens: run.minReplyTokens,

@@ -251,31 +251,32 @@ Deno.test("a hard-budget fork prices its prompt as the loop will: with the provi
   try {
     const store = new KvRunStore(kv);
     const done = await startRun(store, newRun(task), { model: f.model, tools: f.tools });
-    // The provider counted 3x reins's prompt: the loop plans with 3 x 1.05 of the count.
+    const hard = () =>
+      Promise.resolve({ model: f.model, tools: f.tools, budgetMode: "hard" as const });
+    const quoted = async () =>
+      (await forkRun(store, done.runId, { atTurn: 0, quoteOnly: true, runWith: hard })).quote;
+    const plain = await quoted();
+    // The provider counted 3x reins's prompt: the loop plans with 3 x 1.05 of the count, and
+    // so does the quote now (before: the quote and the fork's check priced the count alone,
+    // and the fork stopped at its first call).
     const source = await store.load(done.runId);
     source.promptRatio = 3;
     await store.save(source);
-    const hard = () =>
-      Promise.resolve({ model: f.model, tools: f.tools, budgetMode: "hard" as const });
-    const { quote } = await forkRun(store, done.runId, {
-      atTurn: 0,
-      quoteOnly: true,
-      runWith: hard,
-    });
+    const quote = await quoted();
+    assert.equal(quote.promptTokens, plain.promptTokens);
+    assert.ok(Math.abs(quote.promptUsd / plain.promptUsd - 3.15) < 0.01, `${quote.promptUsd}`);
     const perToken = quote.replyUsd / quote.replyTokens;
-    // Enough for the plain count and a useful reply, not for the scaled one (before: accepted,
-    // and the fork stopped at its first call).
     await assert.rejects(
       forkRun(store, done.runId, {
         atTurn: 0,
-        limits: { maxBudgetUsd: quote.promptUsd * 2 + 40 * perToken },
+        limits: { maxBudgetUsd: quote.promptUsd + 10 * perToken },
         runWith: hard,
       }),
       (e) => e instanceof RangeError && /cannot be made under its hard budget/.test(e.message),
     );
     const enough = await forkRun(store, done.runId, {
       atTurn: 0,
-      limits: { maxBudgetUsd: quote.promptUsd * 3.2 + 40 * perToken },
+      limits: { maxBudgetUsd: quote.promptUsd + 40 * perToken },
       runWith: hard,
     });
     assert.equal(enough.state.status, "running");

@@ -1036,10 +1036,6 @@ async function continueRun(s) {
   const stored = await s.store.summary(cmd.runId);
   const other = s.flags.scenario ?? s.flags.model;
   if (other !== void 0) checkModel(s, other);
-  await awaitLease(s.store, stored.rootId, {
-    waitMs: s.flags.waitSeconds === void 0 ? void 0 : s.flags.waitSeconds * 1e3,
-    onWait: (line) => console.error(line)
-  });
   const limits = {
     ...s.flags.maxTurns !== void 0 ? {
       maxTurns: s.flags.maxTurns
@@ -1056,6 +1052,10 @@ async function continueRun(s) {
   if (!agent) throw notServed(s, root);
   const over = changed.limits && limitsWidening(agent, changed.limits, s.config.limits);
   if (over) throw widenedBy(agent, over);
+  await awaitLease(s.store, stored.rootId, {
+    waitMs: s.flags.waitSeconds === void 0 ? void 0 : s.flags.waitSeconds * 1e3,
+    onWait: (line) => console.error(line)
+  });
   if (cmd.kind === "continue") {
     return await followUpRun(s.store, s.kv, cmd.runId, cmd.message, changed);
   }
