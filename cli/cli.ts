@@ -188,11 +188,6 @@ async function continueRun(s: Session): Promise<RunState> {
   // Another model for the rest of the run: checked before anything is written.
   const other = s.flags.scenario ?? s.flags.model;
   if (other !== undefined) checkModel(s, other);
-  // A process killed mid-run leaves its lease behind: wait for it (or take it over).
-  await awaitLease(s.store, stored.rootId, {
-    waitMs: s.flags.waitSeconds === undefined ? undefined : s.flags.waitSeconds * 1000,
-    onWait: (line) => console.error(line),
-  });
   const limits = {
     ...(s.flags.maxTurns !== undefined ? { maxTurns: s.flags.maxTurns } : {}),
     ...(s.flags.budget !== undefined ? { maxBudgetUsd: s.flags.budget } : {}),
@@ -205,6 +200,11 @@ async function continueRun(s: Session): Promise<RunState> {
   if (!agent) throw notServed(s, root);
   const over = changed.limits && limitsWidening(agent, changed.limits, s.config.limits);
   if (over) throw widenedBy(agent, over);
+  // A process killed mid-run leaves its lease behind: wait for it (or take it over).
+  await awaitLease(s.store, stored.rootId, {
+    waitMs: s.flags.waitSeconds === undefined ? undefined : s.flags.waitSeconds * 1000,
+    onWait: (line) => console.error(line),
+  });
   // A follow-up: the run answers the message, in the same run.
   if (cmd.kind === "continue") {
     return await followUpRun(s.store, s.kv, cmd.runId, cmd.message, changed);

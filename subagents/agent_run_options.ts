@@ -114,10 +114,14 @@ export function narrowRun(agent: Agent, request: RunRequest, defaults: RunDefaul
   if (widened) return { widened, in: "options" };
   const over = limitsWidening(agent, request.limits ?? {}, defaults.limits);
   if (over) return { widened: over, in: "limits" };
-  // The defaults only where the agent sets nothing of its own.
-  const fromDefaults = Object.fromEntries(
-    Object.entries(defaults.settings ?? {}).filter(([k, v]) =>
-      v !== undefined && agent.options[k as keyof AgentOptions] === undefined
+  // The defaults only where the agent sets nothing of its own, and within it: what is
+  // stored is what runs (withinAgent would drop it at every execution otherwise).
+  const fromDefaults = withinAgent(
+    agent,
+    Object.fromEntries(
+      Object.entries(defaults.settings ?? {}).filter(([k]) =>
+        agent.options[k as keyof AgentOptions] === undefined
+      ),
     ),
   );
   return {

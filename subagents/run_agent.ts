@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { checkLimits, type LimitsInput, type RunLimits } from "../harness/limits.ts";
+import { checkLimits, type LimitsInput } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
 import type { Prices, PriceTable } from "../harness/cost.ts";
 import type { RunOptions } from "../harness/run_options.ts";
@@ -14,7 +14,7 @@ import { run, type RunResult } from "../harness/run.ts";
 import { type Agent, isAgent, type ResolveModel } from "./define_agent.ts";
 import { type AgentOptions, agentOptionsSchema } from "./agent_options.ts";
 import { issueLine } from "../harness/schema_issue.ts";
-import { agentRunOptions, limitsWidening, narrowRun } from "./agent_run_options.ts";
+import { agentRunOptions, narrowRun } from "./agent_run_options.ts";
 
 /** Options of {@link runAgent}: what the process adds to the agent's definition. */
 export interface RunAgentOptions
@@ -79,7 +79,7 @@ export async function runAgent<T>(
   const model = given ?? modelOf(agent, resolveModel);
   const state = typeof task === "string"
     ? fresh(agent, task, model, narrowed.limits)
-    : continued(agent, task, limits);
+    : continued(agent, task);
   const runOptions = await agentRunOptions(agent, asked, {
     model,
     context: { rootId: state.rootId, dir },
@@ -105,22 +105,13 @@ function fresh(agent: Agent, task: string, model: Model, limits: LimitsInput): R
 }
 
 /** A run of `agent` to continue (after a verdict, or to resume after a cap). */
-function continued(agent: Agent, state: RunState, limits: LimitsInput): RunState {
+function continued(agent: Agent, state: RunState): RunState {
   if (typeof state !== "object" || state === null || typeof state.runId !== "string") {
     throw new TypeError(`runAgent(${agent.name}): task must be a non-empty string or a run state`);
   }
   if (state.agent !== agent.name) {
     const whose = state.agent === undefined ? "of no agent" : `of agent "${state.agent}"`;
     throw new TypeError(`runAgent(${agent.name}): run "${state.runId}" is ${whose}`);
-  }
-  // Its limits may have been raised since (a follow-up's): no wider than the agent's either.
-  const effective = checkLimits(limits, state.limits);
-  const over = limitsWidening(agent, effective);
-  if (over) {
-    const value = effective[over.field as keyof RunLimits];
-    throw new RangeError(
-      `runAgent(${agent.name}): run "${state.runId}" would run with ${over.field} ${value}: ${over.problem}`,
-    );
   }
   return state;
 }

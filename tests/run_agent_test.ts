@@ -238,4 +238,11 @@ Deno.test("a stored run's settings narrow its agent as defined now; defaults fil
   });
   const run = narrowRun(loose, {}, { settings: { budgetMode: "hard" } });
   assert.ok(!("widened" in run) && run.options.budgetMode === "hard");
+  // A configured summary model is not one for an agent that names its own model: what is
+  // stored is what runs.
+  const owned = defineAgent({ name: "owned", instructions: "", tools: [], model: "support" });
+  const summary = { context: { trigger: 0.5, summaryModel: "cheap" } };
+  const kept = narrowRun(owned, {}, { settings: summary });
+  assert.ok(!("widened" in kept));
+  assert.deepEqual(kept.options, { context: { trigger: 0.5 } });
 });
