@@ -579,22 +579,31 @@ async function cappedText(res, maxBytes, bad, nativeFetch) {
     throw tooLarge(declared);
   }
   const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
+  const chunks = [];
   let bytes = 0;
   try {
     for (; ; ) {
       const { value, done } = await reader.read();
-      if (done) return text + decoder.decode();
+      if (done) break;
       if ((bytes += value.byteLength) > maxBytes) throw tooLarge(bytes);
-      text += decoder.decode(value, {
-        stream: true
-      });
+      chunks.push(value);
     }
-  } finally {
+  } catch (e) {
     reader.cancel().catch(() => {
     });
+    throw e;
   }
+  return UTF8.decode(chunks.length === 1 ? chunks[0] : joined(chunks, bytes));
+}
+var UTF8 = new TextDecoder();
+function joined(chunks, bytes) {
+  const all = new Uint8Array(bytes);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  return all;
 }
 async function failure(cfg, e, timedOut) {
   if (e instanceof ModelError) throw e;

@@ -162,19 +162,33 @@ async function cappedText(
     throw tooLarge(declared);
   }
   const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
+  const chunks: Uint8Array[] = [];
   let bytes = 0;
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return text + decoder.decode();
+      if (done) break;
       if ((bytes += value.byteLength) > maxBytes) throw tooLarge(bytes);
-      text += decoder.decode(value, { stream: true });
+      chunks.push(value);
     }
-  } finally {
+  } catch (e) {
     reader.cancel().catch(() => {});
+    throw e;
   }
+  // Decoded once, whole (most plain replies are one chunk).
+  return UTF8.decode(chunks.length === 1 ? chunks[0]! : joined(chunks, bytes));
+}
+
+const UTF8 = new TextDecoder();
+
+function joined(chunks: readonly Uint8Array[], bytes: number): Uint8Array {
+  const all = new Uint8Array(bytes);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  return all;
 }
 
 /** A thrown failure: final (a `ModelError`), or retryable (network, timeout, a cut stream). */
