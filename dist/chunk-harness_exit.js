@@ -32,6 +32,7 @@ import {
   turnsBetween
 } from "./chunk-harness_summary_prompt.js";
 import {
+  countCompletionTokens,
   countMessageTokens,
   countPromptTokens,
   countTokens,
@@ -1351,12 +1352,23 @@ async function modelTurn(ctx, definitions, promptTokens) {
   }
   learnPromptRatio(ctx.state, counted.tokens, called.reply.usage?.prompt_tokens);
   const badUsage = usageProblem(called.reply.usage);
-  if (badUsage) {
-    return exit.failed(`the model reported invalid usage (${badUsage}); nothing can be billed`, badUsage);
-  }
+  if (badUsage) return await billedAnyway(ctx, called.reply, badUsage, definitions);
   const message = await commitTurn(ctx, called.reply, called.ms, prices);
   const over = ctx.options.budgetMode === "hard" ? await overspent(ctx, called.reply, plan.maxTokens, left, prices) : null;
   return over ?? cutByHardBudget(ctx, called.reply, message);
+}
+async function billedAnyway(ctx, reply, problem, definitions) {
+  await loadTokenizer();
+  const completion_tokens = countCompletionTokens(reply.message);
+  const reason = `the model reported invalid usage (${problem})`;
+  const prompt = reply.usage?.prompt_tokens;
+  await countLostReplies(ctx, [
+    {
+      completion_tokens,
+      reason
+    }
+  ], prompt, definitions);
+  return exit.failed(`${reason}; the reply is counted as an estimate`, problem);
 }
 function needsLocalCount(ctx) {
   return ctx.options.budgetMode === "hard" || ctx.gate.inFlight > 0;

@@ -266,7 +266,7 @@ var ChatSpan = class {
       costUsd: bill.costUsd
     });
   }
-  /** A reply never billed (invalid usage, a Stop): the span ends as it is. */
+  /** A reply without valid usage (counted as an estimate), or a Stop: the span ends as it is. */
   close() {
     this.#span.end();
   }

@@ -122,7 +122,7 @@ export class ChatSpan {
     });
   }
 
-  /** A reply never billed (invalid usage, a Stop): the span ends as it is. */
+  /** A reply without valid usage (counted as an estimate), or a Stop: the span ends as it is. */
   close(): void {
     this.#span.end();
   }

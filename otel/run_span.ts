@@ -267,7 +267,7 @@ export class RunSpan {
 
   /** The execution is over: every span it opened ends, the run span with the exit on it. */
   end(outcome: { state: RunState } | { error: unknown }): void {
-    this.#chat?.close(); // a reply never billed (invalid usage, a Stop)
+    this.#chat?.close(); // a reply without valid usage (an estimate), or a Stop
     this.#chat = null;
     for (const key of this.#tools) {
       const open = this.#setup.toolSpans.get(key);

@@ -107,6 +107,9 @@ Deno.test("a model reporting NaN or negative usage ends the run failed with a re
     assert.equal(done.status, "failed", JSON.stringify(usage));
     assert.match(done.stopReason ?? "", /usage/);
     assert.ok(Number.isFinite(done.costUsd));
+    // The provider answered: its reply may be billed, so it is counted, as an estimate
+    // (before: the run ended at $0).
+    assert.ok(done.costUsd > 0 && done.estimatedUsd === done.costUsd, JSON.stringify(done));
   }
 });
 
