@@ -6,6 +6,7 @@
  * @module
  */
 import type { RunState } from "../harness/state.ts";
+import { RunConflictError } from "../harness/errors.ts";
 import { RecordError } from "./record_error.ts";
 import { type IndexFields, indexKeys, messageKey, runKey } from "./keys.ts";
 import { parseHeader, parseMessage, type StoredHeader, toHeader } from "./record.ts";
@@ -72,9 +73,11 @@ export function planSave(
   }
   const start = known?.count ?? 0;
   if (start > state.messages.length) {
-    throw new Error(
-      `save("${id}"): ${start} messages are stored but the state has ${state.messages.length}; ` +
-        `messages are append-only`,
+    // An older copy of the run (it went on since, here or elsewhere): what callers catch.
+    throw new RunConflictError(
+      id,
+      `${start} messages are stored but the state has ${state.messages.length} ` +
+        `(messages are append-only: this is an older copy)`,
     );
   }
   // `trusted`: this state's header was validated on an earlier save and only the loop

@@ -137,7 +137,11 @@ Deno.test("messages are append-only: saving fewer messages than stored throws", 
     const s = newRun("x");
     s.messages.push({ role: "assistant", content: "y" });
     await store.save(s);
-    await assert.rejects(store.save({ ...s, messages: s.messages.slice(0, 1) }), /append-only/);
+    // A RunConflictError, which callers catch (before: a plain Error).
+    await assert.rejects(
+      store.save({ ...s, messages: s.messages.slice(0, 1) }),
+      (e) => e instanceof RunConflictError && /append-only: this is an older copy/.test(e.message),
+    );
   }));
 
 Deno.test("stray chunks beyond a message's parts (a lost large save) are ignored", () =>
