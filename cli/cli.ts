@@ -134,7 +134,8 @@ function notServed(s: Session, run: { runId: string; agent?: string | undefined 
 /** A flag that would widen what `agent` allows: a usage error, as HTTP's 400. */
 function widenedBy(agent: Agent, widened: Widening): UsageError {
   const flag = FLAG_OF[widened.field] ?? widened.field;
-  return new UsageError(`${flag}: ${widened.problem} (agent ${agent.name})`);
+  const whose = widened.problem.includes(`agent ${agent.name}`) ? "" : ` (agent ${agent.name})`;
+  return new UsageError(`${flag}: ${widened.problem}${whose}`);
 }
 
 /** Creates and stores a new run (and its agent's stamp); nothing is stored if anything refuses. */

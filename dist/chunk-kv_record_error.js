@@ -938,7 +938,7 @@ function planSave(state, known, trusted = false, extra = []) {
   }
   const start = known?.count ?? 0;
   if (start > state.messages.length) {
-    throw new Error(`save("${id2}"): ${start} messages are stored but the state has ${state.messages.length}; messages are append-only`);
+    throw new RunConflictError(id2, `${start} messages are stored but the state has ${state.messages.length} (messages are append-only: this is an older copy)`);
   }
   const full = trusted ? toHeader(state) : checked(id2, () => parseHeader(id2, toHeader(state)));
   const json = serializeHeader(full);

@@ -48,9 +48,11 @@ export interface ForkResult {
 
 /**
  * Creates a fork of stored run `id` at `atTurn` (see `forkState`) and quotes
- * its next call. In hard budget mode the quote is what the budget must
- * cover: a fork whose `maxBudgetUsd` is below `quote.totalUsd` is refused
- * (`RangeError` naming `limits.maxBudgetUsd`) and nothing is saved.
+ * its next call. In hard budget mode a fork whose budget cannot pay the
+ * quoted prompt and a useful reply (`minReplyTokens`), the loop's own check,
+ * is refused (`RangeError` naming `limits.maxBudgetUsd`) and nothing is
+ * saved; its reply is then capped at what the budget buys, so `totalUsd`
+ * (the call in full) may exceed the budget.
  *
  * @example
  * ```ts

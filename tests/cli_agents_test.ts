@@ -75,9 +75,12 @@ Deno.test("cli({ agents }): flags may only narrow the agent, as HTTP's requests;
   const stored = async () => JSON.parse((await run(["runs", "--json"])).stdout).length;
   try {
     const refused = [
-      [["--max-turns", "9"], "--max-turns: at most 8 (agent support's limit) (agent support)"],
-      [["--budget", "0.6"], "--budget: at most 0.5 (agent support's limit) (agent support)"],
-      [["--budget-mode", "soft"], "--budget-mode: the agent's budget mode is hard"],
+      [["--max-turns", "9"], "error: --max-turns: at most 8 (agent support's limit)\n"],
+      [["--budget", "0.6"], "error: --budget: at most 0.5 (agent support's limit)\n"],
+      [
+        ["--budget-mode", "soft"],
+        "--budget-mode: the agent's budget mode is hard; a request may not loosen it (agent support)",
+      ],
       [["--tool-errors", "describe"], `--tool-errors: the agent's tool errors are "fatal"`],
     ] as const;
     for (const [flags, says] of refused) {

@@ -982,7 +982,8 @@ function notServed(s, run) {
 }
 function widenedBy(agent, widened) {
   const flag = FLAG_OF[widened.field] ?? widened.field;
-  return new UsageError(`${flag}: ${widened.problem} (agent ${agent.name})`);
+  const whose = widened.problem.includes(`agent ${agent.name}`) ? "" : ` (agent ${agent.name})`;
+  return new UsageError(`${flag}: ${widened.problem}${whose}`);
 }
 async function createRun(s, task) {
   const agent = pickAgent(s);
