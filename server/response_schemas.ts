@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { RUN_STATUSES, type RunStatus } from "../harness/state.ts";
 import { runLimitsSchema } from "../harness/limits.ts";
+import { agentOptionsSchema } from "../subagents/agent_options.ts";
 import { failureSchema, interruptionSchema, messageSchema } from "../kv/record.ts";
 import type { RunView } from "./views.ts";
 import type { TreeNode } from "../subagents/tree.ts";
@@ -93,6 +94,10 @@ export const AgentResponse = z.object({
   agents: z.array(z.string()).describe("Its child agents (each is one of its tools)"),
   limits: z.object({ maxTurns: count, maxBudgetUsd: usd }).describe(
     "The highest limits a run may have (a request may only lower them)",
+  ),
+  options: agentOptionsSchema().describe(
+    "Its run options as defined: a request may only narrow them (a hard budget mode, " +
+      "stricter tool errors, lower concurrency); unset ones take the server's defaults",
   ),
 });
 

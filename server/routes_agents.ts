@@ -40,6 +40,8 @@ export async function agentList(deps: ResolvedDeps): Promise<z.infer<typeof Agen
       fingerprint: description.fingerprint,
       agents: description.agents.map((a) => a.name),
       limits: limitCeiling(agent, deps.runDefaults.limits),
+      // JSON: an option set to undefined is not set.
+      options: JSON.parse(JSON.stringify(agent.options)),
     });
   }
   return { agents };

@@ -101,7 +101,11 @@ Deno.test("the fingerprint changes with instructions, tool parameters, model and
 
 Deno.test("GET /agents lists the process's agents with their tools as JSON Schema", () =>
   withKv(async (kv, root) => {
-    const p = process(kv, [supportAgent()], root);
+    const p = process(
+      kv,
+      [supportAgent({ options: { budgetMode: "hard", concurrency: 2 } })],
+      root,
+    );
     try {
       const { status, body } = await p.call("GET", "/agents");
       assert.equal(status, 200);
@@ -117,6 +121,8 @@ Deno.test("GET /agents lists the process's agents with their tools as JSON Schem
       assert.equal(a.tools[0].parameters.properties.id.type, "integer");
       assert.deepEqual(a.agents, ["billing"]);
       assert.deepEqual(a.limits, { maxTurns: 8, maxBudgetUsd: 0.5 });
+      // What a request may narrow (before: not shown).
+      assert.deepEqual(a.options, { budgetMode: "hard", concurrency: 2 });
       assert.ok(!JSON.stringify(body).includes("delete_file"), "no demo tool");
     } finally {
       await p.worker.stop();
@@ -395,6 +401,7 @@ Deno.test("the inspector shows each run's agent and offers a run of any agent; O
         "fingerprint",
         "limits",
         "name",
+        "options",
         "output",
         "tools",
       ]);

@@ -2280,7 +2280,8 @@ var AgentResponse = z2.object({
   limits: z2.object({
     maxTurns: count,
     maxBudgetUsd: usd
-  }).describe("The highest limits a run may have (a request may only lower them)")
+  }).describe("The highest limits a run may have (a request may only lower them)"),
+  options: agentOptionsSchema().describe("Its run options as defined: a request may only narrow them (a hard budget mode, stricter tool errors, lower concurrency); unset ones take the server's defaults")
 });
 var AgentListResponse = z2.object({
   agents: z2.array(AgentResponse)
@@ -3405,7 +3406,9 @@ async function agentList(deps) {
       output: description.output,
       fingerprint: description.fingerprint,
       agents: description.agents.map((a) => a.name),
-      limits: limitCeiling(agent, deps.runDefaults.limits)
+      limits: limitCeiling(agent, deps.runDefaults.limits),
+      // JSON: an option set to undefined is not set.
+      options: JSON.parse(JSON.stringify(agent.options))
     });
   }
   return {
