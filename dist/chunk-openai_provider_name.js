@@ -261,6 +261,18 @@ var StreamCutError = class extends Error {
 function isObject(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
+function overCap(options, out, bytes) {
+  const e = options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`);
+  let chars = out.content?.length ?? 0;
+  for (const c of out.calls.values()) chars += c.args.length + (c.name?.length ?? 0);
+  const lost = {
+    completion_tokens: Math.ceil(chars / 4),
+    reason: e.message
+  };
+  return new ModelError(e.kind, e.message, e.status, [
+    lost
+  ]);
+}
 var Assembler = class {
   options;
   content;
@@ -380,7 +392,7 @@ async function readChatStream(stream, options) {
   await readSseData(stream, onData, {
     signal: options.signal,
     maxBytes: options.maxBytes,
-    tooLarge: (bytes) => options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`),
+    tooLarge: (bytes) => overCap(options, out, bytes),
     broke: (e) => new StreamCutError(`the connection broke mid-reply: ${messageOf(e)}`, out.body(), {
       cause: e
     })

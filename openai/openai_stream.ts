@@ -60,6 +60,20 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/**
+ * A stream refused at `maxBytes`: a malformed reply, not retried. The
+ * provider was writing a reply it may bill: what had arrived is a lost
+ * reply, its tokens estimated at 4 characters a token (counting tens of MB
+ * with the tokenizer would hold the isolate for seconds).
+ */
+function overCap(options: ChatStreamOptions, out: Assembler, bytes: number): ModelError {
+  const e = options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`);
+  let chars = out.content?.length ?? 0;
+  for (const c of out.calls.values()) chars += c.args.length + (c.name?.length ?? 0);
+  const lost = { completion_tokens: Math.ceil(chars / 4), reason: e.message };
+  return new ModelError(e.kind, e.message, e.status, [lost]);
+}
+
 /** Assembles chunks into a `chat.completion`-shaped body. */
 class Assembler {
   content: string | null = null;
@@ -183,7 +197,7 @@ export async function readChatStream(
   await readSseData(stream, onData, {
     signal: options.signal,
     maxBytes: options.maxBytes,
-    tooLarge: (bytes) => options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`),
+    tooLarge: (bytes) => overCap(options, out, bytes),
     broke: (e) =>
       new StreamCutError(`the connection broke mid-reply: ${messageOf(e)}`, out.body(), {
         cause: e,

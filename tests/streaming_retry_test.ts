@@ -256,6 +256,19 @@ Deno.test("a reply over maxReplyBytes is refused, streamed, chunked or declared,
     );
     assert.equal(attempts, 1, kind);
   }
+  // A refused stream had begun a reply the provider may bill: it is a lost reply, estimated.
+  const model = createOpenAIModel({
+    baseUrl: "http://x.local/v1",
+    model: "m",
+    fetch: () => Promise.resolve(bodies.streamed()),
+    maxReplyBytes: 4096,
+  });
+  const refused = await model.complete(
+    { messages: [{ role: "user", content: "hi" }], tools: [] },
+    new AbortController().signal,
+  ).catch((e) => e);
+  assert.ok(refused instanceof ModelError && refused.lost.length === 1, String(refused));
+  assert.ok(refused.lost[0]!.completion_tokens > 500, JSON.stringify(refused.lost));
 });
 
 Deno.test("a compressed reply is counted as it unpacks: its declared length is the packed one", async () => {
