@@ -102,7 +102,8 @@ function withinAgent(agent, asked) {
     const one = {
       [k]: v
     };
-    if (wideningOf(agent.options, one) === null) Object.assign(kept, one);
+    const own = agent.options[k] !== void 0;
+    if (!own || wideningOf(agent.options, one) === null) Object.assign(kept, one);
   }
   if (kept.context && modelChosen(agent, kept)) {
     const { summaryModel: _, ...rest } = kept.context;

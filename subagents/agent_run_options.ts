@@ -114,8 +114,9 @@ export function narrowRun(agent: Agent, request: RunRequest, defaults: RunDefaul
   if (widened) return { widened, in: "options" };
   const over = limitsWidening(agent, request.limits ?? {}, defaults.limits);
   if (over) return { widened: over, in: "limits" };
-  // The defaults only where the agent sets nothing of its own, and within it: what is
-  // stored is what runs (withinAgent would drop it at every execution otherwise).
+  // The defaults only where the agent sets nothing of its own (a configured concurrency of 8
+  // stands for an agent that sets none), and no summary model for an agent naming its model:
+  // what is stored is what runs (withinAgent drops that at every execution).
   const fromDefaults = withinAgent(
     agent,
     Object.fromEntries(
@@ -139,15 +140,18 @@ function overlay(base: AgentOptions, top: AgentOptions): AgentOptions {
 
 /**
  * What of `asked` (a stored run's settings) still narrows `agent` as it is
- * defined now: a field that widens a definition deployed since (a hard
- * budget, stricter tool errors, its own summary model) is dropped, so a
- * stored run never runs wider than its agent.
+ * defined now: a field that widens what the agent sets (a definition
+ * deployed since: a hard budget, stricter tool errors, its own summary
+ * model) is dropped, so a stored run never runs wider than its agent. A
+ * field the agent leaves unset is kept: it narrowed the built-in default
+ * when it was asked, or is the process's configured default.
  */
 function withinAgent(agent: Agent, asked: AgentOptions): AgentOptions {
   const kept: AgentOptions = {};
   for (const [k, v] of Object.entries(given(asked))) {
     const one = { [k]: v } as AgentOptions;
-    if (wideningOf(agent.options, one) === null) Object.assign(kept, one);
+    const own = agent.options[k as keyof AgentOptions] !== undefined;
+    if (!own || wideningOf(agent.options, one) === null) Object.assign(kept, one);
   }
   if (kept.context && modelChosen(agent, kept)) {
     const { summaryModel: _, ...rest } = kept.context;

@@ -245,4 +245,10 @@ Deno.test("a stored run's settings narrow its agent as defined now; defaults fil
   const kept = narrowRun(owned, {}, { settings: summary });
   assert.ok(!("widened" in kept));
   assert.deepEqual(kept.options, { context: { trigger: 0.5 } });
+  // A configured default above the built-in one stands for an agent that sets none, stored
+  // and executed (a request could not ask it: the built-in 4 is its ceiling).
+  const wide = narrowRun(loose, {}, { settings: { concurrency: 8 } });
+  assert.ok(!("widened" in wide) && wide.options.concurrency === 8);
+  assert.equal((await agentRunOptions(loose, wide.options, setup)).concurrency, 8);
+  assert.ok("widened" in narrowRun(loose, { options: { concurrency: 8 } }, {}));
 });
