@@ -40,7 +40,7 @@ function wideningOf(agent, asked) {
   if (asked.concurrency !== void 0 && asked.concurrency > most) {
     return {
       field: "concurrency",
-      problem: `at most ${most} (the agent's)`
+      problem: `at most ${most} (the agent's, or the default)`
     };
   }
   if (asked.stopOnPermanentError === false && agent.stopOnPermanentError !== false) {
@@ -65,7 +65,12 @@ var TOOL_ERRORS = {
 };
 function narrowRun(agent, request, defaults) {
   const asked = request.options ?? {};
-  const widened = wideningOf(agent.options, asked) ?? modelChosen(agent, asked);
+  const fromDefaults = withinAgent(agent, Object.fromEntries(Object.entries(defaults.settings ?? {}).filter(([k]) => agent.options[k] === void 0)));
+  const base = {
+    ...fromDefaults,
+    ...given(agent.options)
+  };
+  const widened = wideningOf(base, asked) ?? modelChosen(agent, asked);
   if (widened) return {
     widened,
     in: "options"
@@ -75,7 +80,6 @@ function narrowRun(agent, request, defaults) {
     widened: over,
     in: "limits"
   };
-  const fromDefaults = withinAgent(agent, Object.fromEntries(Object.entries(defaults.settings ?? {}).filter(([k]) => agent.options[k] === void 0)));
   return {
     options: overlay(fromDefaults, asked),
     limits: {

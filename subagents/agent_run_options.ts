@@ -43,7 +43,7 @@ export function wideningOf(agent: AgentOptions, asked: AgentOptions): Widening |
   }
   const most = agent.concurrency ?? 4;
   if (asked.concurrency !== undefined && asked.concurrency > most) {
-    return { field: "concurrency", problem: `at most ${most} (the agent's)` };
+    return { field: "concurrency", problem: `at most ${most} (the agent's, or the default)` };
   }
   if (asked.stopOnPermanentError === false && agent.stopOnPermanentError !== false) {
     return {
@@ -110,10 +110,6 @@ export type NarrowedRun =
  */
 export function narrowRun(agent: Agent, request: RunRequest, defaults: RunDefaults): NarrowedRun {
   const asked = request.options ?? {};
-  const widened = wideningOf(agent.options, asked) ?? modelChosen(agent, asked);
-  if (widened) return { widened, in: "options" };
-  const over = limitsWidening(agent, request.limits ?? {}, defaults.limits);
-  if (over) return { widened: over, in: "limits" };
   // The defaults only where the agent sets nothing of its own (a configured concurrency of 8
   // stands for an agent that sets none), and no summary model for an agent naming its model:
   // what is stored is what runs (withinAgent drops that at every execution).
@@ -125,6 +121,12 @@ export function narrowRun(agent: Agent, request: RunRequest, defaults: RunDefaul
       ),
     ),
   );
+  // A request narrows what the run would have: the agent's options over those defaults.
+  const base = { ...fromDefaults, ...given(agent.options) };
+  const widened = wideningOf(base, asked) ?? modelChosen(agent, asked);
+  if (widened) return { widened, in: "options" };
+  const over = limitsWidening(agent, request.limits ?? {}, defaults.limits);
+  if (over) return { widened: over, in: "limits" };
   return {
     options: overlay(fromDefaults, asked),
     limits: { ...given(defaults.limits ?? {}), ...agent.limits, ...given(request.limits ?? {}) },

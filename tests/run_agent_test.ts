@@ -251,4 +251,11 @@ Deno.test("a stored run's settings narrow its agent as defined now; defaults fil
   assert.ok(!("widened" in wide) && wide.options.concurrency === 8);
   assert.equal((await agentRunOptions(loose, wide.options, setup)).concurrency, 8);
   assert.ok("widened" in narrowRun(loose, { options: { concurrency: 8 } }, {}));
+  // A request narrows what the run would have: the configured 8 is its ceiling too.
+  const six = narrowRun(loose, { options: { concurrency: 6 } }, { settings: { concurrency: 8 } });
+  assert.ok(!("widened" in six) && six.options.concurrency === 6);
+  const soft = narrowRun(loose, { options: { budgetMode: "soft" } }, {
+    settings: { budgetMode: "hard" },
+  });
+  assert.ok("widened" in soft && soft.widened.field === "budgetMode");
 });
