@@ -197,19 +197,19 @@ async function summarize(
     promptTokens: req.tokens,
     kind: "compaction",
   };
-  if (options.store) await ctx.save();
+  // Reserved before the save: a sibling that plans while it commits sees this call.
   const started = performance.now();
-  let reply: ModelReply;
-  try {
-    reply = await withReservation(ctx.gate, plan.reservedUsd, () =>
-      policy.summaryModel.complete(
-        { messages: req.messages, tools: [], maxTokens: plan.maxTokens ?? policy.summaryMaxTokens },
-        signal,
-      ));
-  } catch (e) {
+  const reply = await withReservation(ctx.gate, plan.reservedUsd, async () => {
+    if (options.store) await ctx.save(); // its failure is the run's, not the call's
+    return await policy.summaryModel.complete(
+      { messages: req.messages, tools: [], maxTokens: plan.maxTokens ?? policy.summaryMaxTokens },
+      signal,
+    ).catch((e: unknown) => ({ failed: e }));
+  });
+  if ("failed" in reply) {
     if (signal.aborted) return exit.cancelled(signal);
-    const message = messageOf(e);
-    const kind = (e as ModelError).kind;
+    const message = messageOf(reply.failed);
+    const kind = (reply.failed as ModelError).kind;
     return exit.failed(
       `compaction failed: the summary call failed${kind ? ` (${kind})` : ""}: ${message}`,
       message,
@@ -220,7 +220,7 @@ async function summarize(
   if (bad) {
     return exit.failed(`compaction failed: the summary call reported invalid usage (${bad})`, bad);
   }
-  return await commitSummary(input, next, { reply, ms, quotedUsd });
+  return await commitSummary(input, next, { reply, ms, quotedUsd }) ?? "summarized";
 }
 
 /** Bills the summary and commits it (one save: billed, traced and stored together). */

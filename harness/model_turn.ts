@@ -79,9 +79,12 @@ export async function modelTurn(
     await callSettled(ctx.gate, ctx.signal);
     return null;
   }
-  // Recorded before it is sent; usually the previous save already carried it.
-  if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
-  const called = await callModel(ctx, definitions, plan);
+  // Reserved before the save, so a sibling that plans while it commits sees this call.
+  const called = await withReservation(ctx.gate, plan.reservedUsd, async () => {
+    // Recorded before it is sent; usually the previous save already carried it.
+    if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
+    return await callModel(ctx, definitions, plan);
+  });
   if (called === null || "status" in called) return called;
   // Most replies lost nothing on the way: no call (each async call costs, cold, a few µs a turn).
   if (called.reply.lost?.length) {
@@ -191,8 +194,8 @@ async function overspent(
 }
 
 /**
- * Calls the model with the call's reservation held; a failure is the run's
- * Exit, except a prompt over the window the context policy compacts (null).
+ * Calls the model (its caller holds the call's reservation); a failure is the
+ * run's Exit, except a prompt over the window the context policy compacts (null).
  */
 async function callModel(
   ctx: RunContext,
@@ -202,15 +205,14 @@ async function callModel(
   const { state, options, signal } = ctx;
   const started = performance.now();
   try {
-    const reply = await withReservation(ctx.gate, plan.reservedUsd, () =>
-      options.model.complete({
-        messages: ctx.window.messages(state),
-        tools: definitions,
-        maxTokens: plan.maxTokens,
-        ...ctx.output?.mode === "json_schema" ? { output: ctx.output.format } : {},
-        onText: textDeltas(ctx),
-        onReset: textReset(ctx),
-      }, signal));
+    const reply = await options.model.complete({
+      messages: ctx.window.messages(state),
+      tools: definitions,
+      maxTokens: plan.maxTokens,
+      ...ctx.output?.mode === "json_schema" ? { output: ctx.output.format } : {},
+      onText: textDeltas(ctx),
+      onReset: textReset(ctx),
+    }, signal);
     return { reply, ms: performance.now() - started };
   } catch (e) {
     if (signal.aborted) return exit.cancelled(signal);

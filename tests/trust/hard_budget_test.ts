@@ -6,6 +6,8 @@ import { countPromptTokens } from "../../harness/tokens.ts";
 import { memorySink } from "../../harness/trace.ts";
 import { defineTool } from "../../harness/tool.ts";
 import { z } from "zod";
+import { KvRunStore } from "../../kv/kv_run_store.ts";
+import { researchTool } from "../../subagents/research.ts";
 
 const note = defineTool({
   name: "note",
@@ -92,4 +94,60 @@ Deno.test("the learned prompt ratio keeps the prompt estimate honest on later tu
     limits: { maxBudgetUsd: 1, maxTurns: 1 },
   });
   assert.ok((s.promptRatio ?? 0) > 1.2, `ratio ${s.promptRatio}`);
+});
+
+Deno.test("parallel children under a hard budget with a store: each call sees its siblings' reservations", async () => {
+  // The root asks 6 research questions at once; each child asks for a tool, then answers.
+  // The provider counts prompts no higher than reins and honours max_tokens.
+  const requests: ModelRequest[] = [];
+  const model: Model = {
+    name: "fair",
+    complete: async (req) => {
+      requests.push(req);
+      await new Promise((r) => setTimeout(r, 5));
+      const child = req.messages[0]?.role === "system";
+      const usage = {
+        prompt_tokens: countPromptTokens(req.messages, req.tools),
+        completion_tokens: Math.min(req.maxTokens ?? 300, 300),
+      };
+      const calls = child
+        ? [{
+          id: "n",
+          type: "function" as const,
+          function: { name: "note", arguments: '{"text":"x"}' },
+        }]
+        : Array.from({ length: 6 }, (_, i) => ({
+          id: `r${i}`,
+          type: "function" as const,
+          function: { name: "research", arguments: JSON.stringify({ question: `q${i}` }) },
+        }));
+      const first = req.messages.filter((m) => m.role === "assistant").length === 0;
+      return first
+        ? {
+          message: { role: "assistant", content: null, tool_calls: calls },
+          usage,
+          finishReason: "tool_calls",
+        }
+        : { message: { role: "assistant", content: "done" }, usage, finishReason: "stop" };
+    },
+  };
+  const research = researchTool({
+    tools: [note],
+    depth: 1,
+    limits: { maxTurns: 4, maxBudgetUsd: 0.05 },
+  });
+  await using kv = await Deno.openKv(":memory:");
+  const done = await run(newRun("investigate"), {
+    model: { ...model, prices: { inputPerMillion: 1, outputPerMillion: 2 } },
+    tools: [research],
+    store: new KvRunStore(kv),
+    budgetMode: "hard",
+    concurrency: 8,
+    limits: { maxTurns: 5, maxBudgetUsd: 0.004 },
+  });
+  // Before: every child planned during its sibling's save, before any reservation, so all
+  // got the same max_tokens and the tree spent 34% over its hard budget.
+  const caps = requests.filter((r) => r.messages[0]?.role === "system").map((r) => r.maxTokens);
+  assert.ok(new Set(caps).size > 1, `children's caps all alike: ${caps}`);
+  assert.ok(done.costUsd <= 0.004, `${done.costUsd} over the hard budget`);
 });
