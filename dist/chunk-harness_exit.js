@@ -1344,8 +1344,10 @@ async function modelTurn(ctx, definitions, promptTokens) {
     await callSettled(ctx.gate, ctx.signal);
     return null;
   }
-  if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
-  const called = await callModel(ctx, definitions, plan);
+  const called = await withReservation(ctx.gate, plan.reservedUsd, async () => {
+    if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
+    return await callModel(ctx, definitions, plan);
+  });
   if (called === null || "status" in called) return called;
   if (called.reply.lost?.length) {
     await countLostReplies(ctx, called.reply.lost, called.reply.usage?.prompt_tokens, definitions);
@@ -1419,7 +1421,7 @@ async function callModel(ctx, definitions, plan) {
   const { state, options, signal } = ctx;
   const started = performance.now();
   try {
-    const reply = await withReservation(ctx.gate, plan.reservedUsd, () => options.model.complete({
+    const reply = await options.model.complete({
       messages: ctx.window.messages(state),
       tools: definitions,
       maxTokens: plan.maxTokens,
@@ -1428,7 +1430,7 @@ async function callModel(ctx, definitions, plan) {
       } : {},
       onText: textDeltas(ctx),
       onReset: textReset(ctx)
-    }, signal));
+    }, signal);
     return {
       reply,
       ms: performance.now() - started
@@ -1892,19 +1894,21 @@ async function summarize(input, pre, from, cut) {
     promptTokens: req.tokens,
     kind: "compaction"
   };
-  if (options.store) await ctx.save();
   const started = performance.now();
-  let reply;
-  try {
-    reply = await withReservation(ctx.gate, plan.reservedUsd, () => policy.summaryModel.complete({
+  const reply = await withReservation(ctx.gate, plan.reservedUsd, async () => {
+    if (options.store) await ctx.save();
+    return await policy.summaryModel.complete({
       messages: req.messages,
       tools: [],
       maxTokens: plan.maxTokens ?? policy.summaryMaxTokens
-    }, signal));
-  } catch (e) {
+    }, signal).catch((e) => ({
+      failed: e
+    }));
+  });
+  if ("failed" in reply) {
     if (signal.aborted) return exit.cancelled(signal);
-    const message = messageOf(e);
-    const kind = e.kind;
+    const message = messageOf(reply.failed);
+    const kind = reply.failed.kind;
     return exit.failed(`compaction failed: the summary call failed${kind ? ` (${kind})` : ""}: ${message}`, message);
   }
   const ms = performance.now() - started;
@@ -1916,7 +1920,7 @@ async function summarize(input, pre, from, cut) {
     reply,
     ms,
     quotedUsd
-  });
+  }) ?? "summarized";
 }
 async function commitSummary(input, next, o) {
   const { ctx, policy } = input;
@@ -2187,7 +2191,7 @@ async function loop(ctx) {
     const judged = await judgeAnswer(ctx, ctx.output);
     if (judged && judged !== "repair") return judged;
     const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx) ?? await ctx.window.beforeTurn(ctx, definitions);
-    if (verdict === "waited") continue;
+    if (verdict === "waited" || verdict === "summarized") continue;
     if (verdict) return verdictDuringRepair(state, verdict);
     const stopped2 = await modelTurn(ctx, definitions, prompt);
     if (stopped2) return stopped2;

@@ -258,7 +258,9 @@ async function loop(ctx: RunContext): Promise<Exit> {
     const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx) ??
       await ctx.window.beforeTurn(ctx, definitions);
     // The summary call waited for a sibling's call: limits first, then compact anew.
-    if (verdict === "waited") continue;
+    // A summary call spent: the limits again before the model call (a soft budget
+    // overshoots by one call, not two).
+    if (verdict === "waited" || verdict === "summarized") continue;
     if (verdict) return verdictDuringRepair(state, verdict);
     const stopped = await modelTurn(ctx, definitions, prompt);
     if (stopped) return stopped;

@@ -16,9 +16,11 @@ import type { OutputFormat } from "./output.ts";
 /**
  * What a compaction comes to: the Exit when the run must stop, `waited` when
  * the summary call waited for a sibling's call to settle (the loop checks the
- * limits and compacts again), else null (compacted, or nothing to compact).
+ * limits and compacts again), `summarized` when a summary call was made and
+ * billed (the loop checks the limits again before the model call), else null
+ * (elided, or nothing to compact).
  */
-export type CompactionVerdict = Exit | "waited" | null;
+export type CompactionVerdict = Exit | "waited" | "summarized" | null;
 
 /** The prompt of one `run()` call (see the module doc). */
 export interface ContextWindow {

@@ -3,6 +3,8 @@
 // context-length errors, and the compacted prompt persisted in KV.
 import assert from "node:assert/strict";
 import { run } from "../harness/run.ts";
+import { defineTool } from "../harness/tool.ts";
+import { z } from "zod";
 import { newRun, type RunState } from "../harness/state.ts";
 import { memorySink, type TraceEvent } from "../harness/trace.ts";
 import { computeCost, roundUsd } from "../harness/cost.ts";
@@ -376,4 +378,53 @@ Deno.test("a fork of a compacted run sends the compacted prompt of its prefix", 
   );
   const early = forkState(s, { atTurn: 2 });
   assert.equal(early.context, undefined);
+});
+
+Deno.test("a summary that spends past a soft budget is checked before the next model call", async () => {
+  const calls: string[] = [];
+  const pricey = { inputPerMillion: 1, outputPerMillion: 1 };
+  const model: Model = {
+    name: "worker",
+    prices: pricey,
+    complete: (req) => {
+      calls.push("turn");
+      const id = `c${calls.length}`;
+      return Promise.resolve({
+        message: {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id, type: "function", function: { name: "pad", arguments: "{}" } }],
+        },
+        usage: { prompt_tokens: 100, completion_tokens: 10 },
+        finishReason: "tool_calls",
+      });
+    },
+  };
+  // Each summary costs $0.30: the first one spends the $0.25 budget.
+  const summaryModel: Model = {
+    name: "summarizer",
+    prices: pricey,
+    complete: () => (calls.push("summary"),
+      Promise.resolve({
+        message: { role: "assistant", content: "summary" },
+        usage: { prompt_tokens: 100_000, completion_tokens: 200_000 },
+        finishReason: "stop",
+      })),
+  };
+  const pad = defineTool({
+    name: "pad",
+    description: "Returns a long text.",
+    parameters: z.object({}),
+    readOnly: true,
+    run: () => "x ".repeat(400),
+  });
+  const done = await run(newRun("go"), {
+    model,
+    tools: [pad],
+    context: { trigger: { tokens: 600 }, keepTurns: 1, strategies: ["summarize"], summaryModel },
+    limits: { maxTurns: 20, maxBudgetUsd: 0.25 },
+  });
+  // Before: a model turn went out after the summary had spent the budget, then another.
+  assert.equal(done.status, "budget_exceeded");
+  assert.equal(calls.at(-1), "summary", calls.join(","));
 });
