@@ -386,7 +386,7 @@ Deno.test("a summary that spends past a soft budget is checked before the next m
   const model: Model = {
     name: "worker",
     prices: pricey,
-    complete: (req) => {
+    complete: () => {
       calls.push("turn");
       const id = `c${calls.length}`;
       return Promise.resolve({
