@@ -82,10 +82,39 @@ export async function mcpServerTools(
       cause: e,
     });
   }
+  const tools = Object.values(open).flatMap((s) => s.tools);
+  const clash = sameName(open);
+  if (clash) {
+    await close();
+    throw clash;
+  }
   return {
-    tools: Object.values(open).flatMap((s) => s.tools),
+    tools,
     servers: open,
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/**
+ * Two servers whose `<server>__<tool>` names meet (`a` with `b__c`, `a__b`
+ * with `c`): the model would be offered one name twice, and one of the two
+ * tools could never be called. Within a server, mcpTools refuses it already.
+ */
+function sameName(open: Readonly<Record<string, McpToolSet>>): McpStartError | null {
+  const owner = new Map<string, string>();
+  for (const [server, set] of Object.entries(open)) {
+    for (const t of set.tools) {
+      const first = owner.get(t.name);
+      if (first !== undefined) {
+        return new McpStartError(
+          `"${server}"`,
+          `its tool "${t.name}" has the name of a tool of "${first}" (<server>__<tool>): ` +
+            "rename one of the servers",
+        );
+      }
+      owner.set(t.name, server);
+    }
+  }
+  return null;
 }
