@@ -22,6 +22,7 @@ import { startWorker } from "../runtime/worker.ts";
 import { ConfigError, loadConfig } from "../runtime/config.ts";
 import { type ModelSettings, modelSettings, readEnv, type ReinsEnv } from "../runtime/env.ts";
 import { defaultMakeModel } from "../runtime/make_model.ts";
+import { MAX_TIMER_MS } from "../harness/sleep.ts";
 import { openProcessTools, type ProcessTools } from "../runtime/process_tools.ts";
 import { McpStartError } from "../mcp/mcp_start_error.ts";
 import { messageOf } from "../harness/message_of.ts";
@@ -60,8 +61,8 @@ SIGINT or SIGTERM: stop taking work, hand executing runs over, exit.`;
 function positiveMs(raw: string | undefined, name: string): number | undefined {
   if (raw === undefined || raw === "") return undefined;
   const ms = Number(raw);
-  if (!Number.isFinite(ms) || ms <= 0) {
-    throw new TypeError(`${name}: expected milliseconds > 0, got "${raw}"`);
+  if (!Number.isFinite(ms) || ms <= 0 || ms > MAX_TIMER_MS) {
+    throw new TypeError(`${name}: expected milliseconds from 1 to ${MAX_TIMER_MS}, got "${raw}"`);
   }
   return ms;
 }

@@ -75,6 +75,35 @@ var RunTooLargeError = class extends ReinsError {
   }
 };
 
+// harness/sleep.ts
+var MAX_TIMER_MS = 2 ** 31 - 1;
+function sleep(ms, signal) {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    signal?.addEventListener("abort", onAbort, {
+      once: true
+    });
+  });
+}
+function raced(p, signal) {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, {
+      once: true
+    });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
 export {
   ReinsError,
   RunStateError,
@@ -83,5 +112,8 @@ export {
   ModelError,
   PermanentToolError,
   SuspendRun,
-  RunTooLargeError
+  RunTooLargeError,
+  MAX_TIMER_MS,
+  sleep,
+  raced
 };

@@ -10,13 +10,11 @@ import {
   cutText
 } from "./chunk-harness_text.js";
 import {
-  sleep
-} from "./chunk-harness_sleep.js";
-import {
   ReinsError,
   RunConflictError,
   RunNotFoundError,
-  RunTooLargeError
+  RunTooLargeError,
+  sleep
 } from "./chunk-harness_errors.js";
 import {
   messageOf

@@ -2,6 +2,9 @@ import {
   McpStartError
 } from "./chunk-mcp_mcp_start_error.js";
 import {
+  MAX_TIMER_MS
+} from "./chunk-harness_errors.js";
+import {
   messageOf
 } from "./chunk-harness_message_of.js";
 
@@ -358,8 +361,8 @@ function check(options) {
     throw new TypeError("mcpTools(options): command must be a non-empty string");
   }
   const t = options.timeoutMs;
-  if (t !== void 0 && !(Number.isFinite(t) && t > 0)) {
-    throw new RangeError(`mcpTools(options): timeoutMs must be a positive number, got ${t}`);
+  if (t !== void 0 && !(Number.isFinite(t) && t > 0 && t <= MAX_TIMER_MS)) {
+    throw new RangeError(`mcpTools(options): timeoutMs must be more than 0 and at most ${MAX_TIMER_MS}, got ${t}`);
   }
 }
 function specOf(options) {
@@ -498,12 +501,31 @@ async function mcpServerTools(servers = {}, defaults = {}) {
       cause: e
     });
   }
+  const tools = Object.values(open).flatMap((s) => s.tools);
+  const clash = sameName(open);
+  if (clash) {
+    await close();
+    throw clash;
+  }
   return {
-    tools: Object.values(open).flatMap((s) => s.tools),
+    tools,
     servers: open,
     close,
     [Symbol.asyncDispose]: close
   };
+}
+function sameName(open) {
+  const owner = /* @__PURE__ */ new Map();
+  for (const [server, set] of Object.entries(open)) {
+    for (const t of set.tools) {
+      const first = owner.get(t.name);
+      if (first !== void 0) {
+        return new McpStartError(`"${server}"`, `its tool "${t.name}" has the name of a tool of "${first}" (<server>__<tool>): rename one of the servers`);
+      }
+      owner.set(t.name, server);
+    }
+  }
+  return null;
 }
 
 export {

@@ -14,10 +14,9 @@ import {
   cutText
 } from "./chunk-harness_text.js";
 import {
+  MAX_TIMER_MS,
+  ModelError,
   sleep
-} from "./chunk-harness_sleep.js";
-import {
-  ModelError
 } from "./chunk-harness_errors.js";
 import {
   messageOf
@@ -74,7 +73,6 @@ function providerName(baseUrl) {
 // harness/watch_deadline.ts
 var pending = /* @__PURE__ */ new Set();
 var armed = null;
-var MAX_DELAY_MS = 2 ** 31 - 1;
 function watchDeadline(ms, expire) {
   const deadline = {
     at: performance.now() + Math.max(0, ms),
@@ -91,7 +89,7 @@ function watchDeadline(ms, expire) {
 function arm(at) {
   armed?.signal.removeEventListener("abort", fire);
   const now = performance.now();
-  const until = Math.min(at, now + MAX_DELAY_MS);
+  const until = Math.min(at, now + MAX_TIMER_MS);
   const signal = AbortSignal.timeout(Math.max(0, Math.ceil(until - now)));
   signal.addEventListener("abort", fire);
   armed = {

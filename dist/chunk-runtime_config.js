@@ -10,6 +10,7 @@ import {
   runLimitsSchema
 } from "./chunk-harness_limits.js";
 import {
+  MAX_TIMER_MS,
   ReinsError
 } from "./chunk-harness_errors.js";
 import {
@@ -22,6 +23,7 @@ import { parse, printParseErrorCode } from "jsonc-parser";
 var ConfigError = class extends ReinsError {
 };
 var DEFAULT_CONFIG_PATH = "reins.jsonc";
+var TIMEOUT = `expected milliseconds, more than 0 and at most ${MAX_TIMER_MS}`;
 var OBJECT = "expected an object";
 var STRING = "expected a non-empty string";
 var text = z.string({
@@ -66,9 +68,11 @@ var mcpServerSchema = z.strictObject({
   readOnly: names.optional(),
   idempotent: names.optional(),
   timeoutMs: z.number({
-    error: "expected a positive number"
+    error: TIMEOUT
   }).positive({
-    error: "expected a positive number"
+    error: TIMEOUT
+  }).max(MAX_TIMER_MS, {
+    error: TIMEOUT
   }).optional()
 }, {
   error: OBJECT

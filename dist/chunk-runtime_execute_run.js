@@ -44,6 +44,7 @@ import {
   createOpenAIModel
 } from "./chunk-openai_provider_name.js";
 import {
+  MAX_TIMER_MS,
   ReinsError,
   RunConflictError,
   RunNotFoundError,
@@ -885,14 +886,14 @@ function msVar(env, name, min, emptyOk = true) {
   const raw = env[name];
   if (raw === void 0 || emptyOk && raw === "") return void 0;
   const ms = Number(raw);
-  if (raw.trim() === "" || !Number.isFinite(ms) || ms < min) {
-    throw new TypeError(`${name}: expected milliseconds (>= ${min}), got "${raw}"`);
+  if (raw.trim() === "" || !Number.isFinite(ms) || ms < min || ms > MAX_TIMER_MS) {
+    throw new TypeError(`${name}: expected milliseconds from ${min} to ${MAX_TIMER_MS}, got "${raw}"`);
   }
   return ms;
 }
 function readEnv(env = Deno.env.toObject()) {
   const deploy = Boolean(env.DENO_DEPLOYMENT_ID);
-  const port = Number(env.PORT ?? "8000");
+  const port = env.PORT ? Number(env.PORT) : 8e3;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new TypeError(`PORT: expected a port number, got "${env.PORT}"`);
   }
@@ -913,6 +914,10 @@ function readEnv(env = Deno.env.toObject()) {
       scripted: scripted === "1"
     }
   };
+  const url = env.LLM_BASE_URL;
+  if (url && !/^https?:$/.test(URL.parse(url)?.protocol ?? "")) {
+    throw new TypeError(`LLM_BASE_URL: expected an http(s) URL, got "${url}"`);
+  }
   const text = {
     baseUrl: env.LLM_BASE_URL,
     model: env.LLM_MODEL,

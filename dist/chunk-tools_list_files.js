@@ -5,10 +5,8 @@ import {
   cutText
 } from "./chunk-harness_text.js";
 import {
+  PermanentToolError,
   sleep
-} from "./chunk-harness_sleep.js";
-import {
-  PermanentToolError
 } from "./chunk-harness_errors.js";
 
 // tools/list_files.ts

@@ -38,7 +38,6 @@ import {
 import "./chunk-harness_schema_adapter.js";
 import "./chunk-harness_tokens.js";
 import "./chunk-harness_text.js";
-import "./chunk-harness_sleep.js";
 import {
   ModelError,
   PermanentToolError,

@@ -5,6 +5,18 @@
  */
 
 /**
+ * The longest delay a timer keeps (2**31 - 1 ms, about 24.8 days): a longer
+ * one fires at once (after 1 ms), so a setting over it must be refused.
+ *
+ * @example
+ * ```ts
+ * import { MAX_TIMER_MS } from "./sleep.ts";
+ * console.log(MAX_TIMER_MS); // 2147483647
+ * ```
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
  * Waits `ms` milliseconds. If `signal` aborts first, the timer is cleared and
  * the promise rejects with `signal.reason` at once; an already-aborted signal
  * rejects without starting a timer.

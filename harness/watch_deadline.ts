@@ -10,6 +10,8 @@
  * @module
  */
 
+import { MAX_TIMER_MS } from "./sleep.ts";
+
 interface Deadline {
   /** When it expires, on the `performance.now()` clock. */
   at: number;
@@ -19,8 +21,6 @@ interface Deadline {
 const pending = new Set<Deadline>();
 /** The one timer: a timeout signal, for `at` (the earliest deadline when it was armed). */
 let armed: { at: number; signal: AbortSignal } | null = null;
-/** The longest a timer waits (a longer one would fire at once): a later deadline re-arms. */
-const MAX_DELAY_MS = 2 ** 31 - 1;
 
 /**
  * Calls `expire` once `ms` milliseconds have passed, unless the returned
@@ -52,7 +52,7 @@ export function watchDeadline(ms: number, expire: () => void): () => void {
 function arm(at: number): void {
   armed?.signal.removeEventListener("abort", fire);
   const now = performance.now();
-  const until = Math.min(at, now + MAX_DELAY_MS);
+  const until = Math.min(at, now + MAX_TIMER_MS);
   // Rounded up, so it rarely fires before the deadline (if it does, `fire` arms again).
   const signal = AbortSignal.timeout(Math.max(0, Math.ceil(until - now)));
   signal.addEventListener("abort", fire);

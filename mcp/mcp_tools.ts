@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Tool, ToolContext } from "./reins.ts";
+import { MAX_TIMER_MS, type Tool, type ToolContext } from "./reins.ts";
 import { jsonSchemaArgs, type McpArgs } from "./json_schema_args.ts";
 import { resultText } from "./mcp_result.ts";
 import {
@@ -70,8 +70,10 @@ function check(options: McpToolsOptions): void {
     throw new TypeError("mcpTools(options): command must be a non-empty string");
   }
   const t = options.timeoutMs;
-  if (t !== undefined && !(Number.isFinite(t) && t > 0)) {
-    throw new RangeError(`mcpTools(options): timeoutMs must be a positive number, got ${t}`);
+  if (t !== undefined && !(Number.isFinite(t) && t > 0 && t <= MAX_TIMER_MS)) {
+    throw new RangeError(
+      `mcpTools(options): timeoutMs must be more than 0 and at most ${MAX_TIMER_MS}, got ${t}`,
+    );
   }
 }
 

@@ -7,3 +7,4 @@
 export type { SchemaIssue, Tool, ToolContext, ToolSchema } from "../harness/tool.ts";
 export { ReinsError } from "../harness/errors.ts";
 export { messageOf } from "../harness/message_of.ts";
+export { MAX_TIMER_MS } from "../harness/sleep.ts";

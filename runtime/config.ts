@@ -16,6 +16,7 @@ import { type Prices, pricesSchemaOf, type PriceTable } from "../harness/cost.ts
 import { runLimitsSchema } from "../harness/limits.ts";
 import { agentOptionsSchema } from "../subagents/agent_options.ts";
 import type { ContextSettings } from "../harness/context_policy.ts";
+import { MAX_TIMER_MS } from "../harness/sleep.ts";
 import type { Model } from "../harness/model.ts";
 import { createOpenAIModel, type OpenAIModelOptions } from "../openai/openai_model.ts";
 import type { McpServerEntry } from "../mcp/mod.ts";
@@ -68,6 +69,7 @@ export interface ReinsConfig {
  */
 export type McpServerConfig = McpServerEntry;
 
+const TIMEOUT = `expected milliseconds, more than 0 and at most ${MAX_TIMER_MS}`;
 const OBJECT = "expected an object";
 const STRING = "expected a non-empty string";
 
@@ -91,8 +93,8 @@ const mcpServerSchema = z.strictObject({
   noApproval: names.optional(),
   readOnly: names.optional(),
   idempotent: names.optional(),
-  timeoutMs: z.number({ error: "expected a positive number" }).positive({
-    error: "expected a positive number",
+  timeoutMs: z.number({ error: TIMEOUT }).positive({ error: TIMEOUT }).max(MAX_TIMER_MS, {
+    error: TIMEOUT,
   }).optional(),
 }, { error: OBJECT }).refine((s) => (s.command === undefined) !== (s.url === undefined), {
   error: 'expected "command" (a stdio server) or "url" (an HTTP server), not both',

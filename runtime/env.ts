@@ -8,6 +8,7 @@
  */
 import type { Prices, PriceTable } from "../harness/cost.ts";
 import type { RunLimits } from "../harness/limits.ts";
+import { MAX_TIMER_MS } from "../harness/sleep.ts";
 
 /** An environment as a plain record (`Deno.env.toObject()`). */
 export type Env = Record<string, string | undefined>;
@@ -50,8 +51,11 @@ function msVar(env: Env, name: string, min: number, emptyOk = true): number | un
   const raw = env[name];
   if (raw === undefined || (emptyOk && raw === "")) return undefined;
   const ms = Number(raw);
-  if (raw.trim() === "" || !Number.isFinite(ms) || ms < min) {
-    throw new TypeError(`${name}: expected milliseconds (>= ${min}), got "${raw}"`);
+  // A timer over MAX_TIMER_MS fires at once: a sweep every 3e9 ms would run every 1 ms.
+  if (raw.trim() === "" || !Number.isFinite(ms) || ms < min || ms > MAX_TIMER_MS) {
+    throw new TypeError(
+      `${name}: expected milliseconds from ${min} to ${MAX_TIMER_MS}, got "${raw}"`,
+    );
   }
   return ms;
 }
@@ -68,7 +72,8 @@ function msVar(env: Env, name: string, min: number, emptyOk = true): number | un
  */
 export function readEnv(env: Env = Deno.env.toObject()): ReinsEnv {
   const deploy = Boolean(env.DENO_DEPLOYMENT_ID);
-  const port = Number(env.PORT ?? "8000");
+  // Empty is unset, as for the other variables (Number("") is 0: a random port).
+  const port = env.PORT ? Number(env.PORT) : 8000;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new TypeError(`PORT: expected a port number, got "${env.PORT}"`);
   }
@@ -87,6 +92,10 @@ export function readEnv(env: Env = Deno.env.toObject()): ReinsEnv {
     scanMs: msVar(env, "REINS_SCAN_MS", 0),
     ...(scripted === undefined ? {} : { scripted: scripted === "1" }),
   };
+  const url = env.LLM_BASE_URL;
+  if (url && !/^https?:$/.test(URL.parse(url)?.protocol ?? "")) {
+    throw new TypeError(`LLM_BASE_URL: expected an http(s) URL, got "${url}"`);
+  }
   const text = {
     baseUrl: env.LLM_BASE_URL,
     model: env.LLM_MODEL,

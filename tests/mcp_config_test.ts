@@ -1,6 +1,7 @@
 // `mcpServers` in reins.jsonc: parsed strictly, opened together, offered to runs by the CLI.
 import assert from "node:assert/strict";
 import { parseConfig } from "../runtime/config.ts";
+import { readEnv } from "../runtime/env.ts";
 import { mcpServerTools, McpStartError } from "../mcp/mod.ts";
 import { newRun, run } from "../mod.ts";
 import {
@@ -145,4 +146,55 @@ Deno.test("deno task run starts the configured MCP servers and stops them after 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("two servers whose <server>__<tool> names meet are refused at start, naming both", async () => {
+  const named = (...tools: string[]) => ({
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "-A",
+      "--frozen",
+      "--quiet",
+      `${ROOT}tests/fixtures/named_mcp_server.ts`,
+      ...tools,
+    ],
+  });
+  // Before: the model was offered "a__b__c" twice, and calls reached only one of the tools.
+  await assert.rejects(
+    () => mcpServerTools({ a: named("b__c"), a__b: named("c") }, { stderr: "ignore" }),
+    (e) =>
+      e instanceof McpStartError &&
+      /"a__b".*its tool "a__b__c" has the name of a tool of "a"/.test(e.message),
+  );
+  await using ok = await mcpServerTools({ a: named("b"), b: named("a") }, { stderr: "ignore" });
+  assert.deepEqual(ok.tools.map((t) => t.name).sort(), ["a__b", "b__a"]);
+});
+
+Deno.test("timeouts over the longest a timer keeps are refused, not fired at once", () => {
+  // Before: accepted, then a timer of 1 ms (a sweep every ms, an MCP start that timed out).
+  assert.throws(
+    () =>
+      parseConfig(
+        JSON.stringify({ mcpServers: { h: { command: "x", timeoutMs: 1e12 } } }),
+        "r.jsonc",
+      ),
+    /timeoutMs: expected milliseconds, more than 0 and at most 2147483647/,
+  );
+  assert.throws(
+    () => readEnv({ REINS_SWEEP_MS: "3000000000" }),
+    /REINS_SWEEP_MS: expected milliseconds from 0 to 2147483647/,
+  );
+  assert.throws(() => readEnv({ REINS_LEASE_MS: "1e12" }), TypeError);
+  assert.equal(readEnv({ REINS_SWEEP_MS: "2147483647" }).sweepMs, 2 ** 31 - 1);
+  // An empty PORT is unset (before: port 0, a random one); a base URL must be http(s).
+  assert.equal(readEnv({ PORT: "" }).port, 8000);
+  assert.throws(
+    () => readEnv({ LLM_BASE_URL: "example.com/v1" }),
+    /LLM_BASE_URL: expected an http\(s\) URL, got "example.com\/v1"/,
+  );
+  assert.equal(
+    readEnv({ LLM_BASE_URL: "http://127.0.0.1:8080/v1" }).baseUrl,
+    "http://127.0.0.1:8080/v1",
+  );
 });

@@ -9,11 +9,9 @@ import {
   saysContextLength
 } from "../chunk-harness_tokens.js";
 import {
+  ModelError,
   raced,
   sleep
-} from "../chunk-harness_sleep.js";
-import {
-  ModelError
 } from "../chunk-harness_errors.js";
 import "../chunk-__template.js";
 

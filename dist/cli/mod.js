@@ -65,11 +65,10 @@ import {
   cutText
 } from "../chunk-harness_text.js";
 import {
-  sleep
-} from "../chunk-harness_sleep.js";
-import {
+  MAX_TIMER_MS,
   ReinsError,
-  RunConflictError
+  RunConflictError,
+  sleep
 } from "../chunk-harness_errors.js";
 import {
   messageOf
@@ -1251,8 +1250,8 @@ SIGINT or SIGTERM: stop taking work, hand executing runs over, exit.`;
 function positiveMs(raw, name) {
   if (raw === void 0 || raw === "") return void 0;
   const ms = Number(raw);
-  if (!Number.isFinite(ms) || ms <= 0) {
-    throw new TypeError(`${name}: expected milliseconds > 0, got "${raw}"`);
+  if (!Number.isFinite(ms) || ms <= 0 || ms > MAX_TIMER_MS) {
+    throw new TypeError(`${name}: expected milliseconds from 1 to ${MAX_TIMER_MS}, got "${raw}"`);
   }
   return ms;
 }

@@ -9,7 +9,6 @@ import {
 } from "../chunk-harness_tool.js";
 import "../chunk-harness_schema_adapter.js";
 import "../chunk-harness_text.js";
-import "../chunk-harness_sleep.js";
 import {
   PermanentToolError
 } from "../chunk-harness_errors.js";

@@ -10,7 +10,6 @@ import {
 import "../chunk-harness_driven_states.js";
 import "../chunk-harness_limits.js";
 import "../chunk-harness_text.js";
-import "../chunk-harness_sleep.js";
 import {
   RunConflictError,
   RunNotFoundError,

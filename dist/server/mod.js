@@ -76,13 +76,11 @@ import {
   cutText
 } from "../chunk-harness_text.js";
 import {
-  sleep
-} from "../chunk-harness_sleep.js";
-import {
   ReinsError,
   RunConflictError,
   RunNotFoundError,
-  RunStateError
+  RunStateError,
+  sleep
 } from "../chunk-harness_errors.js";
 import {
   messageOf

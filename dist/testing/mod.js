@@ -18,8 +18,7 @@ import {
 import "../chunk-harness_text.js";
 import {
   sleep
-} from "../chunk-harness_sleep.js";
-import "../chunk-harness_errors.js";
+} from "../chunk-harness_errors.js";
 import {
   messageOf
 } from "../chunk-harness_message_of.js";
