@@ -515,15 +515,18 @@ function judge(answer, plan) {
   return checkValue(args, plan.check, plan.format);
 }
 function answerCalls(state, answer, text) {
-  for (const call of answer.calls) {
+  const last = answer.calls.length - 1;
+  answer.calls.forEach((call, i) => {
     state.messages.push({
       role: "tool",
       tool_call_id: call.id,
       name: call.function.name,
-      content: text
+      // Only the last call of a reply is the answer: the earlier ones were not judged.
+      content: i === last ? text : SUPERSEDED
     });
-  }
+  });
 }
+var SUPERSEDED = "Not judged: a later final_answer call in this reply is the answer.";
 function addRepair(state, answer, text) {
   if (answer.calls.length) answerCalls(state, answer, text);
   else state.messages.push({

@@ -214,15 +214,20 @@ function judge(answer: Answer, plan: OutputPlan): AnswerCheck<unknown> {
 
 /** Writes `text` as the result of every `final_answer` call of the answer. */
 function answerCalls(state: RunState, answer: Answer, text: string): void {
-  for (const call of answer.calls) {
+  const last = answer.calls.length - 1;
+  answer.calls.forEach((call, i) => {
     state.messages.push({
       role: "tool",
       tool_call_id: call.id,
       name: call.function.name,
-      content: text,
+      // Only the last call of a reply is the answer: the earlier ones were not judged.
+      content: i === last ? text : SUPERSEDED,
     });
-  }
+  });
 }
+
+/** The result of a `final_answer` call a later one in the same reply replaced. */
+const SUPERSEDED = "Not judged: a later final_answer call in this reply is the answer.";
 
 /** Adds the repair prompt: as the `final_answer` call's result, or as a user message. */
 function addRepair(state: RunState, answer: Answer, text: string): void {

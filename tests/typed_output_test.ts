@@ -252,6 +252,28 @@ Deno.test("fallback: a model without json_schema support answers through the fin
   );
 });
 
+Deno.test("two final_answer calls in one reply: the last is the answer, the first is said to be unjudged", async () => {
+  const fn = (args: string, id: string) => ({
+    id,
+    type: "function" as const,
+    function: { name: FINAL_ANSWER_TOOL, arguments: args },
+  });
+  const { model } = replying([{
+    role: "assistant",
+    content: null,
+    tool_calls: [fn(WRONG_TYPE_ANSWER, "a1"), fn(LOCATION_ANSWER, "a2")],
+  }], false);
+  const done = await run(newRun(TASK), { model, output: location });
+  assert.equal(done.status, "completed");
+  assert.deepEqual(done.output, { file: "errors.log", line: 12 });
+  // Before: the invalid first call's result also read "Accepted.".
+  const results = done.messages.filter((m) => m.role === "tool").map((m) => m.content);
+  assert.deepEqual(results, [
+    "Not judged: a later final_answer call in this reply is the answer.",
+    "Accepted.",
+  ]);
+});
+
 Deno.test("a non-object schema is wrapped as { value } for the model; both forms pass", async () => {
   const { model, requests } = replying(['{"value":["a","b"]}']);
   const done = await run(newRun(TASK), { model, output: z.array(z.string()) });
