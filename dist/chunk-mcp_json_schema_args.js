@@ -280,11 +280,21 @@ async function listAll(client, timeoutMs) {
       cursor
     } : void 0, {
       timeout: timeoutMs
-    });
+    }).catch((e) => Promise.reject(invalidList(e)));
     tools.push(...page.tools);
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+function invalidList(e) {
+  const issues = e?.issues;
+  if (!Array.isArray(issues) || issues.length === 0) return e;
+  const first = issues[0];
+  const path = (first.path ?? []).map((p) => typeof p === "number" ? `[${p}]` : `.${p}`).join("").replace(/^\./, "");
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
+  return new Error(`its tools/list reply is not valid MCP: ${path || "the reply"}: ${first.message}${more}`, {
+    cause: e
+  });
 }
 function stderrTail(transport) {
   let text = "";

@@ -145,11 +145,30 @@ async function listAll(client: Client, timeoutMs: number): Promise<McpToolInfo[]
   const tools: McpToolInfo[] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+    const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs })
+      .catch((e: unknown) => Promise.reject(invalidList(e)));
     tools.push(...page.tools as McpToolInfo[]);
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+
+/**
+ * A tools/list reply the SDK's schema refused (e.g. an `inputSchema` that is
+ * no object) as one line naming the first field, not the schema library's
+ * list of issues; anything else as it is.
+ */
+function invalidList(e: unknown): unknown {
+  const issues = (e as { issues?: unknown } | null)?.issues;
+  if (!Array.isArray(issues) || issues.length === 0) return e;
+  const first = issues[0] as { path?: unknown[]; message?: string };
+  const path = (first.path ?? []).map((p) => typeof p === "number" ? `[${p}]` : `.${p}`).join("")
+    .replace(/^\./, "");
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
+  return new Error(
+    `its tools/list reply is not valid MCP: ${path || "the reply"}: ${first.message}${more}`,
+    { cause: e },
+  );
 }
 
 /**

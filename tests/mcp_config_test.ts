@@ -198,3 +198,19 @@ Deno.test("timeouts over the longest a timer keeps are refused, not fired at onc
     "http://127.0.0.1:8080/v1",
   );
 });
+
+Deno.test("a tools/list reply that breaks the protocol stops start-up with one line naming the field", async () => {
+  const bad = {
+    command: Deno.execPath(),
+    args: ["run", "-A", "--quiet", `${ROOT}tests/fixtures/bad_schema_mcp_server.ts`],
+  };
+  // Before: the schema library's issue list, 26 lines of JSON.
+  await assert.rejects(
+    () => mcpServerTools({ h: bad }, { stderr: "ignore" }),
+    (e) =>
+      e instanceof McpStartError && !e.message.includes("\n") &&
+      e.message ===
+        'MCP server "h": its tools/list reply is not valid MCP: tools[1].inputSchema.type: ' +
+          'Invalid input: expected "object" (and 1 more)',
+  );
+});
