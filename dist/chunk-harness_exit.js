@@ -566,10 +566,9 @@ function verdictDuringRepair(state, verdict) {
   return exit.invalidOutput(raw, repairIssues(state.messages[at]?.content ?? ""), repairsUsed(state));
 }
 function lastRaw(state, repairAt) {
-  const m = state.messages[repairAt - 1];
-  if (m?.role === "assistant") return m.content ?? "";
-  const call = state.messages.findLast((x) => x.role === "assistant");
-  return call?.role === "assistant" ? call.tool_calls?.find(isAnswerCall)?.function.arguments ?? call.content ?? "" : "";
+  const m = state.messages.findLast((x, i) => i < repairAt && x.role === "assistant");
+  if (m?.role !== "assistant") return "";
+  return m.tool_calls?.filter(isAnswerCall).at(-1)?.function.arguments ?? m.content ?? "";
 }
 function repairIssues(text) {
   return [
@@ -1897,9 +1896,10 @@ async function summarize(input, pre, from, cut) {
     promptTokens: req.tokens,
     kind: "compaction"
   };
-  const started = performance.now();
+  let started = 0;
   const reply = await withReservation(ctx.gate, plan.reservedUsd, async () => {
     if (options.store) await ctx.save();
+    started = performance.now();
     return await policy.summaryModel.complete({
       messages: req.messages,
       tools: [],

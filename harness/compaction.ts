@@ -198,9 +198,10 @@ async function summarize(
     kind: "compaction",
   };
   // Reserved before the save: a sibling that plans while it commits sees this call.
-  const started = performance.now();
+  let started = 0;
   const reply = await withReservation(ctx.gate, plan.reservedUsd, async () => {
     if (options.store) await ctx.save(); // its failure is the run's, not the call's
+    started = performance.now(); // the call's time, not the save's
     return await policy.summaryModel.complete(
       { messages: req.messages, tools: [], maxTokens: plan.maxTokens ?? policy.summaryMaxTokens },
       signal,

@@ -288,12 +288,10 @@ export function verdictDuringRepair(state: RunState, verdict: Exit): Exit {
 }
 
 function lastRaw(state: RunState, repairAt: number): string {
-  const m = state.messages[repairAt - 1];
-  if (m?.role === "assistant") return m.content ?? "";
-  const call = state.messages.findLast((x) => x.role === "assistant");
-  return call?.role === "assistant"
-    ? call.tool_calls?.find(isAnswerCall)?.function.arguments ?? call.content ?? ""
-    : "";
+  // The reply the repair answered: its last final_answer call is what was judged, else its text.
+  const m = state.messages.findLast((x, i) => i < repairAt && x.role === "assistant");
+  if (m?.role !== "assistant") return "";
+  return m.tool_calls?.filter(isAnswerCall).at(-1)?.function.arguments ?? m.content ?? "";
 }
 
 /** The issues a repair prompt lists, read back from its lines. */

@@ -340,6 +340,31 @@ Deno.test("a stopWhen that would complete during a repair fails invalid_output i
   assert.deepEqual(done.failure?.issues.map((i) => i.path), ["line"]);
 });
 
+Deno.test("invalid_output's raw answer is the final_answer call that was judged: the last", async () => {
+  const fn = (args: string, id: string) => ({
+    id,
+    type: "function" as const,
+    function: { name: FINAL_ANSWER_TOOL, arguments: args },
+  });
+  const bad = JSON.stringify({ file: "errors.log", line: "x" });
+  const replies = [
+    [fn(LOCATION_ANSWER, "a1"), fn(bad, "a2")], // the last is judged, and fails
+    [fn(bad, "b1")], // one call: its arguments, not the reply's null content
+  ];
+  for (const calls of replies) {
+    const { model } = replying([{ role: "assistant", content: null, tool_calls: calls }], false);
+    const done = await run(newRun(TASK), {
+      model,
+      output: location,
+      stopWhen: [(s) => s.turns >= 1],
+    });
+    assert.equal(done.failure?.kind, "invalid_output");
+    // Before: the first call's (valid) arguments, or "" for a single call.
+    assert.equal(done.failure?.raw, bad, JSON.stringify(calls.map((c) => c.id)));
+    assert.deepEqual(done.failure?.issues.map((i) => i.path), ["line"]);
+  }
+});
+
 Deno.test("hard budget: a repair is started only when the budget can pay for it", async () => {
   const long = JSON.stringify({ file: "errors.log", line: "x".repeat(4000) });
   const { model, requests } = replying([long]);
