@@ -578,9 +578,9 @@ async function fetchAnswer(cfg, body, signal, request, streaming) {
   };
 }
 async function cappedText(res, maxBytes, bad, nativeFetch) {
-  const length = res.headers.get("content-length");
-  const declared = length ? Number(length) : NaN;
   const plain = nativeFetch && !res.headers.has("content-encoding");
+  const length = plain ? res.headers.get("content-length") : null;
+  const declared = length ? Number(length) : NaN;
   if (plain && declared <= maxBytes) return await res.text();
   const tooLarge = (bytes2) => bad(`the body passed ${bytes2} bytes (maxReplyBytes)`);
   if (!res.body) return "";
@@ -603,18 +603,9 @@ async function cappedText(res, maxBytes, bad, nativeFetch) {
     });
     throw e;
   }
-  return UTF8.decode(chunks.length === 1 ? chunks[0] : joined(chunks, bytes));
+  return chunks.length === 1 ? UTF8.decode(chunks[0]) : await new Blob(chunks).text();
 }
 var UTF8 = new TextDecoder();
-function joined(chunks, bytes) {
-  const all = new Uint8Array(bytes);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.byteLength;
-  }
-  return all;
-}
 async function failure(cfg, e, timedOut) {
   if (e instanceof ModelError) throw e;
   if (!timedOut && !(e instanceof StreamCutError) && refused(e)) {

@@ -151,9 +151,10 @@ async function cappedText(
   bad: (what: string) => ModelError,
   nativeFetch: boolean,
 ): Promise<string> {
-  const length = res.headers.get("content-length");
-  const declared = length ? Number(length) : NaN;
+  // Headers are read only for the runtime's fetch: any other body is counted anyway.
   const plain = nativeFetch && !res.headers.has("content-encoding");
+  const length = plain ? res.headers.get("content-length") : null;
+  const declared = length ? Number(length) : NaN;
   if (plain && declared <= maxBytes) return await res.text();
   const tooLarge = (bytes: number) => bad(`the body passed ${bytes} bytes (maxReplyBytes)`);
   if (!res.body) return "";
@@ -162,7 +163,7 @@ async function cappedText(
     throw tooLarge(declared);
   }
   const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
   let bytes = 0;
   try {
     for (;;) {
@@ -176,20 +177,10 @@ async function cappedText(
     throw e;
   }
   // Decoded once, whole (most plain replies are one chunk).
-  return UTF8.decode(chunks.length === 1 ? chunks[0]! : joined(chunks, bytes));
+  return chunks.length === 1 ? UTF8.decode(chunks[0]) : await new Blob(chunks).text();
 }
 
 const UTF8 = new TextDecoder();
-
-function joined(chunks: readonly Uint8Array[], bytes: number): Uint8Array {
-  const all = new Uint8Array(bytes);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.byteLength;
-  }
-  return all;
-}
 
 /** A thrown failure: final (a `ModelError`), or retryable (network, timeout, a cut stream). */
 async function failure(cfg: AttemptConfig, e: unknown, timedOut: boolean): Promise<Retryable> {

@@ -310,3 +310,36 @@ Deno.test("maxReplyBytes is an integer of at least 1", () => {
     );
   }
 });
+
+Deno.test("a plain reply read in pieces (a custom fetch) is decoded whole, a character split too", async () => {
+  const body = new TextEncoder().encode(JSON.stringify({
+    choices: [{
+      index: 0,
+      message: { role: "assistant", content: "naïve café" },
+      finish_reason: "stop",
+    }],
+    usage: { prompt_tokens: 5, completion_tokens: 3 },
+  }));
+  const cut = body.indexOf(0xc3) + 1; // inside the two bytes of "ï"
+  const pieces = [body.slice(0, cut), body.slice(cut, cut + 7), body.slice(cut + 7)];
+  const fetch: typeof globalThis.fetch = () =>
+    Promise.resolve(
+      new Response(
+        new ReadableStream({
+          pull: (c) => void (pieces.length ? c.enqueue(pieces.shift()!) : c.close()),
+        }),
+        { headers: { "content-type": "application/json" } },
+      ),
+    );
+  const model = createOpenAIModel({
+    baseUrl: "http://x.local/v1",
+    model: "m",
+    fetch,
+    stream: false,
+  });
+  const reply = await model.complete(
+    { messages: [{ role: "user", content: "hi" }], tools: [] },
+    new AbortController().signal,
+  );
+  assert.equal(reply.message.content, "naïve café");
+});

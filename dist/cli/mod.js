@@ -1047,7 +1047,7 @@ async function continueRun(s) {
   const changed = Object.keys(limits).length ? {
     limits
   } : {};
-  const root = await s.store.summary(stored.rootId);
+  const root = stored.rootId === stored.runId ? stored : await s.store.summary(stored.rootId);
   const agent = s.registry.forRun(root);
   if (!agent) throw notServed(s, root);
   const over = changed.limits && limitsWidening(agent, changed.limits, s.config.limits);
