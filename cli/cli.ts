@@ -196,7 +196,7 @@ async function continueRun(s: Session): Promise<RunState> {
   const changed = Object.keys(limits).length ? { limits } : {};
   // Checked before anything is written: a run of an agent not served here is left as it is,
   // and new limits may not exceed its agent's ceiling (as HTTP's resume and follow-up).
-  const root = await s.store.summary(stored.rootId);
+  const root = stored.rootId === stored.runId ? stored : await s.store.summary(stored.rootId);
   const agent = s.registry.forRun(root);
   if (!agent) throw notServed(s, root);
   const over = changed.limits && limitsWidening(agent, changed.limits, s.config.limits);

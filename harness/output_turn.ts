@@ -212,7 +212,10 @@ function judge(answer: Answer, plan: OutputPlan): AnswerCheck<unknown> {
   return checkValue(args, plan.check, plan.format);
 }
 
-/** Writes `text` as the result of every `final_answer` call of the answer. */
+/**
+ * Writes `text` as the result of the answer's last `final_answer` call (the
+ * one judged), and says the earlier calls of the reply were not judged.
+ */
 function answerCalls(state: RunState, answer: Answer, text: string): void {
   const last = answer.calls.length - 1;
   answer.calls.forEach((call, i) => {

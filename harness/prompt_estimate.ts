@@ -12,9 +12,8 @@ import type { RunState } from "./state.ts";
 const RATIO_MARGIN = 1.05;
 
 /**
- * The prompt tokens the budget plans a call with: reins's count scaled by the
- * highest ratio the provider has shown (with a margin), as providers count
- * prompts differently.
+ * `tokens` (reins's count of a prompt) as the budget plans with them (see the
+ * module doc): scaled by the run's `promptRatio` and a 5% margin, once it has one.
  *
  * @example
  * ```ts
