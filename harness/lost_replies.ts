@@ -12,10 +12,20 @@
  * @module
  */
 import type { RunContext } from "./run_context.ts";
-import type { LostReply } from "./model.ts";
+import type { LostReply, ModelReply } from "./model.ts";
 import type { ToolDefinition } from "./messages.ts";
-import { addUsd, computeCost, pricesFor } from "./cost.ts";
-import { countPromptTokens, loadTokenizer } from "./tokens.ts";
+import { addUsd, computeCost, type Prices, pricesFor } from "./cost.ts";
+import { countCompletionTokens, countPromptTokens, loadTokenizer } from "./tokens.ts";
+
+/**
+ * A call other than the run's model turn (a compaction's summary): its
+ * model's prices, and its prompt as counted locally when the provider
+ * reported none.
+ */
+export interface OtherCall {
+  prices: Prices;
+  promptTokens: number;
+}
 
 /** Counts the lost replies of one model call as spent (see the module doc). */
 export async function countLostReplies(
@@ -23,18 +33,22 @@ export async function countLostReplies(
   lost: readonly LostReply[] | undefined,
   reportedPrompt: unknown,
   definitions: ToolDefinition[],
+  other?: OtherCall,
 ): Promise<void> {
   if (!lost?.length) return;
   const { state, options } = ctx;
   let prompt = typeof reportedPrompt === "number" && Number.isSafeInteger(reportedPrompt) &&
       reportedPrompt >= 0
     ? reportedPrompt
+    : other
+    ? other.promptTokens
     : ctx.lastPromptTokens;
   if (prompt === null) {
     await loadTokenizer();
     prompt = countPromptTokens(state.messages, definitions);
   }
-  const prices = pricesFor(options.prices ?? options.model.prices, options.model.name);
+  const prices = other?.prices ??
+    pricesFor(options.prices ?? options.model.prices, options.model.name);
   for (const reply of lost) {
     const usd = computeCost(
       { prompt_tokens: prompt, completion_tokens: reply.completion_tokens },
@@ -54,4 +68,25 @@ export async function countLostReplies(
       costUsd: state.costUsd,
     });
   }
+}
+
+/**
+ * Counts a reply whose usage is invalid as spent: the provider answered, so
+ * it may have billed it. An estimate, as for a lost reply: its reply tokens
+ * counted locally, its prompt as reported if that count is valid. Returns
+ * the reason the run gives.
+ */
+export async function countInvalidUsage(
+  ctx: RunContext,
+  reply: ModelReply,
+  problem: string,
+  definitions: ToolDefinition[],
+  other?: OtherCall,
+): Promise<string> {
+  await loadTokenizer();
+  const completion_tokens = countCompletionTokens(reply.message);
+  const reason = `the model reported invalid usage (${problem})`;
+  const prompt = (reply.usage as Partial<ModelReply["usage"]> | null)?.prompt_tokens;
+  await countLostReplies(ctx, [{ completion_tokens, reason }], prompt, definitions, other);
+  return reason;
 }
