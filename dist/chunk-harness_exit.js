@@ -7,6 +7,7 @@ import {
   markDrivenByRun
 } from "./chunk-harness_driven_states.js";
 import {
+  GIVEN_BUDGET,
   RESUMABLE_STATUSES,
   checkLimits,
   checkNonNegative,
@@ -2538,6 +2539,7 @@ function defineAgent(spec) {
 }
 function checkPartialLimits(limits) {
   const full = checkLimits(limits);
+  if (full.maxBudgetUsd === 0) throw new RangeError(`limits.maxBudgetUsd: ${GIVEN_BUDGET}, got 0`);
   const out = {};
   if (limits.maxTurns !== void 0) out.maxTurns = full.maxTurns;
   if (limits.maxBudgetUsd !== void 0) out.maxBudgetUsd = full.maxBudgetUsd;
