@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import type { BudgetMode } from "../harness/run_options.ts";
 import { ReinsError } from "../harness/errors.ts";
+import { GIVEN_BUDGET } from "../harness/limits.ts";
 import { EXIT_CODES, EXIT_CODES_HELP } from "./exit_codes.ts";
 
 const DEFAULT_TASK = "Which file mentions a timeout?";
@@ -158,21 +159,36 @@ ${EXIT_CODES_HELP}`;
 }
 
 function num(flag: string, v: string | undefined, integer: boolean): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === "" || !Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(
-      `--${flag}: expected a non-negative ${integer ? "integer" : "number"}, got "${v}"`,
-    );
-  }
-  return n;
+  return parsed(
+    flag,
+    v,
+    `a non-negative ${integer ? "integer" : "number"}`,
+    (n) => n >= 0 && (!integer || Number.isInteger(n)),
+  );
 }
 
-/** `--max-turns`: at least 1, as everywhere a turn cap is given (`limits.maxTurns`). */
-/** A flag's integer of at least 1 (`--max-turns`, `--compact-at`). */
+/** A flag's integer of at least 1 (`--max-turns`, `--compact-at`), as everywhere a turn cap is given. */
 function atLeastOne(flag: string, v: string | undefined): number | undefined {
-  const n = num(flag, v, true);
-  if (n === 0) throw new UsageError(`--${flag}: expected an integer of at least 1, got "${v}"`);
+  return parsed(flag, v, "an integer of at least 1", (n) => n >= 1 && Number.isInteger(n));
+}
+
+/** `--budget`: more than 0 USD, as everywhere a budget is given. */
+function usd(flag: string, v: string | undefined): number | undefined {
+  return parsed(flag, v, GIVEN_BUDGET.replace(/^expected /, ""), (n) => n > 0);
+}
+
+/** A flag's finite number that passes `ok`, else a usage error saying what was `expected`. */
+function parsed(
+  flag: string,
+  v: string | undefined,
+  expected: string,
+  ok: (n: number) => boolean,
+): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || !ok(n)) {
+    throw new UsageError(`--${flag}: expected ${expected}, got "${v}"`);
+  }
   return n;
 }
 
@@ -267,7 +283,7 @@ function flagsOf(v: Values): Omit<RunFlags, "command"> {
     baseUrl: v["base-url"],
     model: v.model,
     maxTurns: atLeastOne("max-turns", v["max-turns"]),
-    budget: num("budget", v.budget, false),
+    budget: usd("budget", v.budget),
     budgetMode: oneOf("budget-mode", v["budget-mode"], ["soft", "hard"] as const),
     dedupe: v.dedupe ?? false,
     toolErrors: oneOf("tool-errors", v["tool-errors"], ["describe", "generic", "fatal"] as const),

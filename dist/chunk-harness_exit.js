@@ -7,6 +7,7 @@ import {
   markDrivenByRun
 } from "./chunk-harness_driven_states.js";
 import {
+  GIVEN_BUDGET,
   RESUMABLE_STATUSES,
   checkLimits,
   checkNonNegative,
@@ -1287,10 +1288,10 @@ function textReset(ctx) {
 }
 
 // harness/lost_replies.ts
-async function countLostReplies(ctx, lost, reportedPrompt, definitions) {
+async function countLostReplies(ctx, lost, reportedPrompt, definitions, other) {
   if (!lost?.length) return;
   const { state, options } = ctx;
-  let estimate = tokenCount(reportedPrompt) ?? ctx.lastPromptTokens;
+  let estimate = tokenCount(reportedPrompt) ?? (other ? other.promptTokens : ctx.lastPromptTokens);
   const promptOf = async (reply) => {
     const reported = tokenCount(reply.prompt_tokens);
     if (reported !== void 0) return reported;
@@ -1300,7 +1301,7 @@ async function countLostReplies(ctx, lost, reportedPrompt, definitions) {
     }
     return estimate;
   };
-  const prices = pricesFor(options.prices ?? options.model.prices, options.model.name);
+  const prices = other?.prices ?? pricesFor(options.prices ?? options.model.prices, options.model.name);
   for (const reply of lost) {
     const prompt = await promptOf(reply);
     const usd = computeCost({
@@ -1321,6 +1322,19 @@ async function countLostReplies(ctx, lost, reportedPrompt, definitions) {
       costUsd: state.costUsd
     });
   }
+}
+async function countInvalidUsage(ctx, reply, problem, definitions, other) {
+  await loadTokenizer();
+  const completion_tokens = countCompletionTokens(reply.message);
+  const reason = `the model reported invalid usage (${problem})`;
+  const prompt = reply.usage?.prompt_tokens;
+  await countLostReplies(ctx, [
+    {
+      completion_tokens,
+      reason
+    }
+  ], prompt, definitions, other);
+  return reason;
 }
 
 // harness/model_turn.ts
@@ -1363,23 +1377,13 @@ async function modelTurn(ctx, definitions, promptTokens) {
   }
   learnPromptRatio(ctx.state, counted.tokens, called.reply.usage?.prompt_tokens);
   const badUsage = usageProblem(called.reply.usage);
-  if (badUsage) return await billedAnyway(ctx, called.reply, badUsage, definitions);
+  if (badUsage) {
+    const reason = await countInvalidUsage(ctx, called.reply, badUsage, definitions);
+    return exit.failed(`${reason}; the reply is counted as an estimate`, badUsage);
+  }
   const message = await commitTurn(ctx, called.reply, called.ms, prices);
   const over = ctx.options.budgetMode === "hard" ? await overspent(ctx, called.reply, plan.maxTokens, left, prices) : null;
   return over ?? cutByHardBudget(ctx, called.reply, message);
-}
-async function billedAnyway(ctx, reply, problem, definitions) {
-  await loadTokenizer();
-  const completion_tokens = countCompletionTokens(reply.message);
-  const reason = `the model reported invalid usage (${problem})`;
-  const prompt = reply.usage?.prompt_tokens;
-  await countLostReplies(ctx, [
-    {
-      completion_tokens,
-      reason
-    }
-  ], prompt, definitions);
-  return exit.failed(`${reason}; the reply is counted as an estimate`, problem);
 }
 function needsLocalCount(ctx) {
   return ctx.options.budgetMode === "hard" || ctx.gate.inFlight > 0;
@@ -1915,16 +1919,25 @@ async function summarize(input, pre, from, cut) {
       failed: e
     }));
   });
+  const call = {
+    prices: policy.summaryPrices,
+    promptTokens: req.tokens
+  };
   if ("failed" in reply) {
     if (signal.aborted) return exit.cancelled(signal);
+    await countLostReplies(ctx, reply.failed.lost, void 0, [], call);
     const message = messageOf(reply.failed);
     const kind = reply.failed.kind;
     return exit.failed(`compaction failed: the summary call failed${kind ? ` (${kind})` : ""}: ${message}`, message);
   }
   const ms = performance.now() - started;
+  if (reply.lost?.length) {
+    await countLostReplies(ctx, reply.lost, reply.usage?.prompt_tokens, [], call);
+  }
   const bad = usageProblem(reply.usage);
   if (bad) {
-    return exit.failed(`compaction failed: the summary call reported invalid usage (${bad})`, bad);
+    const reason = await countInvalidUsage(ctx, reply, bad, [], call);
+    return exit.failed(`compaction failed: ${reason}; the summary is counted as an estimate`, bad);
   }
   return await commitSummary(input, next, {
     reply,
@@ -1941,17 +1954,22 @@ async function commitSummary(input, next, o) {
   state.usage.prompt_tokens += usage.prompt_tokens;
   state.usage.completion_tokens += usage.completion_tokens;
   await ctx.spend(costUsd, null);
-  const text = cutText((o.reply.message.content ?? "").trim(), MAX_SUMMARY_CHARS);
+  const summary = cutText((o.reply.message.content ?? "").trim(), MAX_SUMMARY_CHARS);
   const done = {
     ...next,
-    summary: text,
+    summary,
     costUsd: addUsd(next.costUsd, costUsd),
     usage: {
       prompt_tokens: next.usage.prompt_tokens + usage.prompt_tokens,
       completion_tokens: next.usage.completion_tokens + usage.completion_tokens
     }
   };
-  const after = input.count(done);
+  let after = input.count(done);
+  if (after >= input.before && summary !== "") {
+    const keep = countTokens(summary) - (after - input.before) - 1;
+    done.summary = truncateToTokens(summary, keep).trimEnd();
+    after = input.count(done);
+  }
   await commit(input, done, {
     strategy: "summarize",
     elided: 0,
@@ -1959,7 +1977,8 @@ async function commitSummary(input, next, o) {
     ...o,
     costUsd
   });
-  return text === "" ? exit.failed("compaction failed: the summary call returned no text") : null;
+  if (done.summary !== "") return null;
+  return exit.failed(summary !== "" ? "compaction failed: the summary was no shorter than the turns it replaced" : "compaction failed: the summary call returned no text");
 }
 function planSummary(input, promptTokens, nextPrompt) {
   const { ctx, policy } = input;
@@ -2527,6 +2546,7 @@ function defineAgent(spec) {
 }
 function checkPartialLimits(limits) {
   const full = checkLimits(limits);
+  if (full.maxBudgetUsd === 0) throw new RangeError(`limits.maxBudgetUsd: ${GIVEN_BUDGET}, got 0`);
   const out = {};
   if (limits.maxTurns !== void 0) out.maxTurns = full.maxTurns;
   if (limits.maxBudgetUsd !== void 0) out.maxBudgetUsd = full.maxBudgetUsd;

@@ -6,6 +6,7 @@ var DEFAULT_LIMITS = Object.freeze({
 });
 var TURN_CAP = "expected an integer of at least 1";
 var NON_NEG_NUM = "expected a non-negative number";
+var GIVEN_BUDGET = "expected more than 0 USD";
 var schema;
 function runLimitsSchema() {
   return schema ??= buildSchema();
@@ -180,6 +181,7 @@ function pending(state) {
 
 export {
   DEFAULT_LIMITS,
+  GIVEN_BUDGET,
   runLimitsSchema,
   checkNonNegative,
   checkLimits,

@@ -7,6 +7,7 @@ import {
   pricesSchemaOf
 } from "./chunk-harness_exit.js";
 import {
+  GIVEN_BUDGET,
   runLimitsSchema
 } from "./chunk-harness_limits.js";
 import {
@@ -92,7 +93,13 @@ var configSchema = z.strictObject({
   }).optional(),
   // Checked below against the flat or the table shape, for clearer messages than a union's.
   prices: z.unknown().optional(),
-  limits: runLimitsSchema().partial().optional(),
+  limits: runLimitsSchema().partial().extend({
+    maxBudgetUsd: z.number({
+      error: GIVEN_BUDGET
+    }).positive({
+      error: GIVEN_BUDGET
+    }).optional()
+  }).optional(),
   budgetMode: agentOptionsSchema().shape.budgetMode,
   dedupe: agentOptionsSchema().shape.dedupe,
   toolErrors: agentOptionsSchema().shape.toolErrors,

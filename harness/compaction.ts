@@ -17,8 +17,11 @@
  * in the state before it is sent (`modelCall.kind: "compaction"`), so a crash
  * during it is counted on resume as an estimate and the resume summarizes
  * again; its reply is billed, traced (`compaction`) and committed in one save,
- * so a committed summary is never asked for again. It does not count under
- * `maxTurns`. The transcript is never cut: only `state.context` changes.
+ * so a committed summary is never asked for again. Replies lost on the way and
+ * a reply with invalid usage are counted as estimates, at the summary model's
+ * prices (see lost_replies.ts). A summary no shorter than the turns it
+ * replaces is cut to fit under them. It does not count under `maxTurns`. The
+ * transcript is never cut: only `state.context` changes.
  *
  * @module
  */
@@ -39,10 +42,11 @@ import {
 } from "./context_view.ts";
 import { summaryRequest } from "./summary_prompt.ts";
 import { addUsd, computeCost, pricesFor, roundUsd } from "./cost.ts";
-import { countPromptTokens, truncateToTokens } from "./tokens.ts";
+import { countPromptTokens, countTokens, truncateToTokens } from "./tokens.ts";
 import { callSettled, mayFitLater, planCall, withReservation } from "./budget_gate.ts";
 import { type Exit, exit } from "./exit.ts";
 import { usageProblem } from "./model_turn.ts";
+import { countInvalidUsage, countLostReplies } from "./lost_replies.ts";
 import { isoNow } from "./iso_now.ts";
 import { cutText } from "./text.ts";
 
@@ -207,8 +211,11 @@ async function summarize(
       signal,
     ).catch((e: unknown) => ({ failed: e }));
   });
+  // Priced as the summary model's, its prompt as counted here when the provider reported none.
+  const call = { prices: policy.summaryPrices, promptTokens: req.tokens };
   if ("failed" in reply) {
     if (signal.aborted) return exit.cancelled(signal);
+    await countLostReplies(ctx, (reply.failed as Partial<ModelError>).lost, undefined, [], call);
     const message = messageOf(reply.failed);
     const kind = (reply.failed as ModelError).kind;
     return exit.failed(
@@ -217,9 +224,17 @@ async function summarize(
     );
   }
   const ms = performance.now() - started;
+  if (reply.lost?.length) {
+    await countLostReplies(ctx, reply.lost, reply.usage?.prompt_tokens, [], call);
+  }
   const bad = usageProblem(reply.usage);
   if (bad) {
-    return exit.failed(`compaction failed: the summary call reported invalid usage (${bad})`, bad);
+    // The provider answered, so it may have billed the summary: counted, the run ends `failed`.
+    const reason = await countInvalidUsage(ctx, reply, bad, [], call);
+    return exit.failed(
+      `compaction failed: ${reason}; the summary is counted as an estimate`,
+      bad,
+    );
   }
   return await commitSummary(input, next, { reply, ms, quotedUsd }) ?? "summarized";
 }
@@ -238,19 +253,30 @@ async function commitSummary(
   state.usage.prompt_tokens += usage.prompt_tokens;
   state.usage.completion_tokens += usage.completion_tokens;
   await ctx.spend(costUsd, null);
-  const text = cutText((o.reply.message.content ?? "").trim(), MAX_SUMMARY_CHARS);
+  const summary = cutText((o.reply.message.content ?? "").trim(), MAX_SUMMARY_CHARS);
   const done: ContextState = {
     ...next,
-    summary: text,
+    summary,
     costUsd: addUsd(next.costUsd, costUsd),
     usage: {
       prompt_tokens: next.usage.prompt_tokens + usage.prompt_tokens,
       completion_tokens: next.usage.completion_tokens + usage.completion_tokens,
     },
   };
-  const after = input.count(done);
+  let after = input.count(done);
+  if (after >= input.before && summary !== "") {
+    // No shorter than what it replaced, it would grow the prompt it was to shrink: cut to fit.
+    const keep = countTokens(summary) - (after - input.before) - 1;
+    done.summary = truncateToTokens(summary, keep).trimEnd();
+    after = input.count(done);
+  }
   await commit(input, done, { strategy: "summarize", elided: 0, after, ...o, costUsd });
-  return text === "" ? exit.failed("compaction failed: the summary call returned no text") : null;
+  if (done.summary !== "") return null;
+  return exit.failed(
+    summary !== ""
+      ? "compaction failed: the summary was no shorter than the turns it replaced"
+      : "compaction failed: the summary call returned no text",
+  );
 }
 
 /**

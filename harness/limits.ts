@@ -24,6 +24,13 @@ export const DEFAULT_LIMITS: Readonly<RunLimits> = Object.freeze({ maxTurns: 20,
 const TURN_CAP = "expected an integer of at least 1";
 const NON_NEG_NUM = "expected a non-negative number";
 
+/**
+ * What a budget a user gives must be (an agent's definition, a config file, a
+ * CLI flag, an HTTP request): more than $0, or the run could not make a call.
+ * A run's state may hold $0 (a child of a spent parent ends `budget_exceeded`).
+ */
+export const GIVEN_BUDGET = "expected more than 0 USD";
+
 let schema: ReturnType<typeof buildSchema> | undefined;
 
 /**

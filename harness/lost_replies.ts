@@ -13,10 +13,20 @@
  * @module
  */
 import type { RunContext } from "./run_context.ts";
-import type { LostReply } from "./model.ts";
+import type { LostReply, ModelReply } from "./model.ts";
 import type { ToolDefinition } from "./messages.ts";
-import { addUsd, computeCost, pricesFor } from "./cost.ts";
-import { countPromptTokens, loadTokenizer, tokenCount } from "./tokens.ts";
+import { addUsd, computeCost, type Prices, pricesFor } from "./cost.ts";
+import { countCompletionTokens, countPromptTokens, loadTokenizer, tokenCount } from "./tokens.ts";
+
+/**
+ * A call other than the run's model turn (a compaction's summary): its
+ * model's prices, and its prompt as counted locally when the provider
+ * reported none.
+ */
+export interface OtherCall {
+  prices: Prices;
+  promptTokens: number;
+}
 
 /** Counts the lost replies of one model call as spent (see the module doc). */
 export async function countLostReplies(
@@ -24,10 +34,12 @@ export async function countLostReplies(
   lost: readonly LostReply[] | undefined,
   reportedPrompt: unknown,
   definitions: ToolDefinition[],
+  other?: OtherCall,
 ): Promise<void> {
   if (!lost?.length) return;
   const { state, options } = ctx;
-  let estimate = tokenCount(reportedPrompt) ?? ctx.lastPromptTokens;
+  let estimate = tokenCount(reportedPrompt) ??
+    (other ? other.promptTokens : ctx.lastPromptTokens);
   const promptOf = async (reply: LostReply): Promise<number> => {
     const reported = tokenCount(reply.prompt_tokens);
     if (reported !== undefined) return reported;
@@ -37,7 +49,8 @@ export async function countLostReplies(
     }
     return estimate;
   };
-  const prices = pricesFor(options.prices ?? options.model.prices, options.model.name);
+  const prices = other?.prices ??
+    pricesFor(options.prices ?? options.model.prices, options.model.name);
   for (const reply of lost) {
     const prompt = await promptOf(reply);
     const usd = computeCost(
@@ -58,4 +71,25 @@ export async function countLostReplies(
       costUsd: state.costUsd,
     });
   }
+}
+
+/**
+ * Counts a reply whose usage is invalid as spent: the provider answered, so
+ * it may have billed it. An estimate, as for a lost reply: its reply tokens
+ * counted locally, its prompt as reported if that count is valid. Returns
+ * the reason the run gives.
+ */
+export async function countInvalidUsage(
+  ctx: RunContext,
+  reply: ModelReply,
+  problem: string,
+  definitions: ToolDefinition[],
+  other?: OtherCall,
+): Promise<string> {
+  await loadTokenizer();
+  const completion_tokens = countCompletionTokens(reply.message);
+  const reason = `the model reported invalid usage (${problem})`;
+  const prompt = (reply.usage as Partial<ModelReply["usage"]> | null)?.prompt_tokens;
+  await countLostReplies(ctx, [{ completion_tokens, reason }], prompt, definitions, other);
+  return reason;
 }

@@ -13,13 +13,7 @@ import type { RunState } from "./state.ts";
 import { promptEstimate } from "./prompt_estimate.ts";
 import type { RunContext } from "./run_context.ts";
 import { computeCost, type Prices, pricesFor, roundUsd } from "./cost.ts";
-import {
-  countCompletionTokens,
-  countMessageTokens,
-  countPromptTokens,
-  loadTokenizer,
-  tokenizerLoaded,
-} from "./tokens.ts";
+import { countMessageTokens, countPromptTokens, loadTokenizer, tokenizerLoaded } from "./tokens.ts";
 import {
   type CallPlan,
   callSettled,
@@ -30,7 +24,7 @@ import {
 import { type Exit, exit } from "./exit.ts";
 import { textDeltas, textReset } from "./text_deltas.ts";
 import { runUniqueIds } from "./call_ids.ts";
-import { countLostReplies } from "./lost_replies.ts";
+import { countInvalidUsage, countLostReplies } from "./lost_replies.ts";
 
 /** Counts the tokens of the prompt a transcript makes (see {@link promptCounter}). */
 export type PromptCounter = (messages: readonly ChatMessage[]) => number;
@@ -92,31 +86,16 @@ export async function modelTurn(
   }
   learnPromptRatio(ctx.state, counted.tokens, called.reply.usage?.prompt_tokens);
   const badUsage = usageProblem(called.reply.usage);
-  if (badUsage) return await billedAnyway(ctx, called.reply, badUsage, definitions);
+  if (badUsage) {
+    // The provider answered, so it may have billed the reply: counted, the run ends `failed`.
+    const reason = await countInvalidUsage(ctx, called.reply, badUsage, definitions);
+    return exit.failed(`${reason}; the reply is counted as an estimate`, badUsage);
+  }
   const message = await commitTurn(ctx, called.reply, called.ms, prices);
   const over = ctx.options.budgetMode === "hard"
     ? await overspent(ctx, called.reply, plan.maxTokens, left, prices)
     : null;
   return over ?? cutByHardBudget(ctx, called.reply, message);
-}
-
-/**
- * A reply whose usage is invalid ends the run `failed`. The provider
- * answered, so it may have billed the reply: it is counted as spent, an
- * estimate (as a lost reply is: its reply tokens counted locally).
- */
-async function billedAnyway(
-  ctx: RunContext,
-  reply: ModelReply,
-  problem: string,
-  definitions: ToolDefinition[],
-): Promise<Exit> {
-  await loadTokenizer();
-  const completion_tokens = countCompletionTokens(reply.message);
-  const reason = `the model reported invalid usage (${problem})`;
-  const prompt = (reply.usage as Partial<ModelReply["usage"]> | null)?.prompt_tokens;
-  await countLostReplies(ctx, [{ completion_tokens, reason }], prompt, definitions);
-  return exit.failed(`${reason}; the reply is counted as an estimate`, problem);
 }
 
 function needsLocalCount(ctx: RunContext): boolean {

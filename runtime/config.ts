@@ -13,7 +13,7 @@ import { messageOf } from "../harness/message_of.ts";
 import { issueLine } from "../harness/schema_issue.ts";
 import { readEnv } from "./env.ts";
 import { type Prices, pricesSchemaOf, type PriceTable } from "../harness/cost.ts";
-import { runLimitsSchema } from "../harness/limits.ts";
+import { GIVEN_BUDGET, runLimitsSchema } from "../harness/limits.ts";
 import { agentOptionsSchema } from "../subagents/agent_options.ts";
 import type { ContextSettings } from "../harness/context_policy.ts";
 import { MAX_TIMER_MS } from "../harness/sleep.ts";
@@ -108,7 +108,9 @@ const configSchema = z.strictObject({
     .optional(),
   // Checked below against the flat or the table shape, for clearer messages than a union's.
   prices: z.unknown().optional(),
-  limits: runLimitsSchema().partial().optional(),
+  limits: runLimitsSchema().partial().extend({
+    maxBudgetUsd: z.number({ error: GIVEN_BUDGET }).positive({ error: GIVEN_BUDGET }).optional(),
+  }).optional(),
   budgetMode: agentOptionsSchema().shape.budgetMode,
   dedupe: agentOptionsSchema().shape.dedupe,
   toolErrors: agentOptionsSchema().shape.toolErrors,

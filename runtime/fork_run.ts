@@ -24,13 +24,17 @@ export const FORK_NOT_STARTED = "created by a fork and not started: resume it to
 /** Options of {@link forkRun}. */
 export interface ForkRunOptions extends ForkOptions {
   /**
-   * What the fork will run with (its model, tools, prices, budget mode): the
-   * quote is counted with them. Given the fork's state, once built.
+   * What the fork will run with (its model, tools, prices, budget mode, its
+   * `minReplyTokens`): the quote is counted with them. Given the fork's
+   * state, once built.
    */
   runWith(
     fork: RunState,
   ): Promise<
-    Pick<RunOptions, "model" | "tools" | "prices" | "budgetMode" | "output" | "maxOutputRepairs">
+    Pick<
+      RunOptions,
+      "model" | "tools" | "prices" | "budgetMode" | "minReplyTokens" | "output" | "maxOutputRepairs"
+    >
   >;
   /** Leave it to run (default true); false: created and quoted only. */
   start?: boolean | undefined;

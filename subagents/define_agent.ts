@@ -7,7 +7,7 @@
  * @module
  */
 import type { Prices, PriceTable } from "../harness/cost.ts";
-import { checkLimits, type LimitsInput, type RunLimits } from "../harness/limits.ts";
+import { checkLimits, GIVEN_BUDGET, type LimitsInput, type RunLimits } from "../harness/limits.ts";
 import type { Model } from "../harness/model.ts";
 import type { AnyTool } from "../harness/run_options.ts";
 import { issueLine } from "../harness/schema_issue.ts";
@@ -224,6 +224,7 @@ export function defineAgent(spec: AgentSpec): Agent {
 
 function checkPartialLimits(limits: LimitsInput): Partial<RunLimits> {
   const full = checkLimits(limits); // throws RangeError on a bad value
+  if (full.maxBudgetUsd === 0) throw new RangeError(`limits.maxBudgetUsd: ${GIVEN_BUDGET}, got 0`);
   const out: Partial<RunLimits> = {};
   if (limits.maxTurns !== undefined) out.maxTurns = full.maxTurns;
   if (limits.maxBudgetUsd !== undefined) out.maxBudgetUsd = full.maxBudgetUsd;

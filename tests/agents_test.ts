@@ -78,6 +78,11 @@ Deno.test("defineAgent refuses two tools of one name, a bad name, a bad option",
   // deno-lint-ignore no-explicit-any
   assert.throws(() => supportAgent({ options: { budgetMode: "loose" as any } }), TypeError);
   assert.throws(() => supportAgent({ limits: { maxTurns: -1 } }), RangeError);
+  // A budget an agent is given is more than $0, as over HTTP, the CLI and reins.jsonc.
+  assert.throws(
+    () => supportAgent({ limits: { maxBudgetUsd: 0 } }),
+    /^RangeError: limits\.maxBudgetUsd: expected more than 0 USD, got 0$/,
+  );
   // A tools function is checked when it is called (describing the agent at start-up).
   const late = supportAgent({ tools: () => [lookupOrder, lookupOrder] });
   await assert.rejects(() => describeAgent(late), /two tools are named/);

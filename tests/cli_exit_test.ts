@@ -62,11 +62,15 @@ Deno.test("a KV path that cannot be created, a missing workspace and a negative 
       ],
       [
         ["--max-turns", "-3", ...kv, "--scenario", "echo"],
-        /^error: --max-turns: expected a non-negative integer, got "-3"$/,
+        /^error: --max-turns: expected an integer of at least 1, got "-3"$/,
       ],
       [
         ["--budget", "-0.5", ...kv, "--scenario", "echo"],
-        /^error: --budget: expected a non-negative number, got "-0.5"$/,
+        /^error: --budget: expected more than 0 USD, got "-0.5"$/,
+      ],
+      [
+        ["--budget", "0", ...kv, "--scenario", "echo"],
+        /^error: --budget: expected more than 0 USD, got "0"$/,
       ],
     ];
     for (const [args, message] of cases) {

@@ -95,10 +95,8 @@ Deno.test("a wrong type names the field path", () => {
     [`{ "limits": { "maxTurns": 2.5 } }`, "limits.maxTurns: expected an integer of at least 1"],
     [`{ "limits": { "maxTurns": "5" } }`, "limits.maxTurns: expected an integer of at least 1"],
     [`{ "limits": { "maxTurns": 0 } }`, "limits.maxTurns: expected an integer of at least 1"],
-    [
-      `{ "limits": { "maxBudgetUsd": -0.1 } }`,
-      "limits.maxBudgetUsd: expected a non-negative number",
-    ],
+    [`{ "limits": { "maxBudgetUsd": -0.1 } }`, "limits.maxBudgetUsd: expected more than 0 USD"],
+    [`{ "limits": { "maxBudgetUsd": 0 } }`, "limits.maxBudgetUsd: expected more than 0 USD"],
     [`{ "limits": 5 }`, "limits: expected an object"],
     [`{ "baseUrl": "not a url" }`, "baseUrl: expected an http(s) URL"],
     [`{ "budgetMode": "medium" }`, 'budgetMode: expected "soft" or "hard"'],

@@ -105,6 +105,21 @@ Deno.test("forkRun with start: false waits (interrupted) and is quoted; hard mod
           .test(e.message),
     );
     assert.equal((await store.list()).length, before, "nothing saved");
+    // The run's own minReplyTokens is the fork's check too (before: runWith's type dropped it).
+    await assert.rejects(
+      forkRun(store, source.runId, {
+        atTurn: 0,
+        limits: { maxBudgetUsd: quote.promptUsd + 100 * perToken },
+        runWith: () =>
+          Promise.resolve({
+            model: f.model,
+            tools: f.tools,
+            budgetMode: "hard" as const,
+            minReplyTokens: 200,
+          }),
+      }),
+      /fewer than the 200 a useful reply needs/,
+    );
     // Less than the whole reply reservation is enough: a hard call's reply is capped at what
     // the rest buys (before: refused, so a budget under ~$0.2 could never be forked).
     const enough = await forkRun(store, source.runId, {

@@ -52,6 +52,7 @@ import {
 import "../chunk-harness_tool.js";
 import "../chunk-harness_driven_states.js";
 import {
+  GIVEN_BUDGET,
   RESUMABLE_STATUSES,
   RUN_STATUSES,
   newRun
@@ -197,16 +198,20 @@ ${latency}  -h, --help                  this text
 ${EXIT_CODES_HELP}`;
 }
 function num(flag, v, integer) {
-  if (v === void 0) return void 0;
-  const n = Number(v);
-  if (v.trim() === "" || !Number.isFinite(n) || n < 0 || integer && !Number.isInteger(n)) {
-    throw new UsageError(`--${flag}: expected a non-negative ${integer ? "integer" : "number"}, got "${v}"`);
-  }
-  return n;
+  return parsed(flag, v, `a non-negative ${integer ? "integer" : "number"}`, (n) => n >= 0 && (!integer || Number.isInteger(n)));
 }
 function atLeastOne(flag, v) {
-  const n = num(flag, v, true);
-  if (n === 0) throw new UsageError(`--${flag}: expected an integer of at least 1, got "${v}"`);
+  return parsed(flag, v, "an integer of at least 1", (n) => n >= 1 && Number.isInteger(n));
+}
+function usd(flag, v) {
+  return parsed(flag, v, GIVEN_BUDGET.replace(/^expected /, ""), (n) => n > 0);
+}
+function parsed(flag, v, expected, ok) {
+  if (v === void 0) return void 0;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || !ok(n)) {
+    throw new UsageError(`--${flag}: expected ${expected}, got "${v}"`);
+  }
   return n;
 }
 function oneOf(flag, v, allowed) {
@@ -333,7 +338,7 @@ function flagsOf(v) {
     baseUrl: v["base-url"],
     model: v.model,
     maxTurns: atLeastOne("max-turns", v["max-turns"]),
-    budget: num("budget", v.budget, false),
+    budget: usd("budget", v.budget),
     budgetMode: oneOf("budget-mode", v["budget-mode"], [
       "soft",
       "hard"
@@ -447,9 +452,9 @@ function checkCombinations(v, command2) {
   }
 }
 function parseRunArgs(argv, scenarioTask) {
-  let parsed;
+  let parsed2;
   try {
-    parsed = parseArgs({
+    parsed2 = parseArgs({
       args: glueNegativeValues(argv),
       allowPositionals: true,
       strict: true,
@@ -459,9 +464,9 @@ function parseRunArgs(argv, scenarioTask) {
     const [firstLine = ""] = e.message.split("\n");
     throw new UsageError(firstLine);
   }
-  const flags = flagsOf(parsed.values);
-  const command2 = commandOf(parsed.values, parsed.positionals, argv, scenarioTask);
-  checkCombinations(parsed.values, command2);
+  const flags = flagsOf(parsed2.values);
+  const command2 = commandOf(parsed2.values, parsed2.positionals, argv, scenarioTask);
+  checkCombinations(parsed2.values, command2);
   return {
     command: command2,
     ...flags
@@ -814,9 +819,9 @@ async function listTable(store, runs) {
   ]));
 }
 function parseRunsArgs(argv) {
-  let parsed;
+  let parsed2;
   try {
-    parsed = parseArgs2({
+    parsed2 = parseArgs2({
       args: argv,
       allowPositionals: true,
       strict: true,
@@ -843,7 +848,7 @@ function parseRunsArgs(argv) {
     const [firstLine = ""] = e.message.split("\n");
     throw new UsageError(firstLine);
   }
-  const { values: v, positionals: pos } = parsed;
+  const { values: v, positionals: pos } = parsed2;
   const [sub = "list", id = "", ...rest] = pos;
   if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
   if (![
@@ -1325,17 +1330,17 @@ function signalled() {
   });
 }
 async function runWorker(args, options) {
-  let parsed;
+  let parsed2;
   try {
-    parsed = parseWorkerArgs(args);
+    parsed2 = parseWorkerArgs(args);
   } catch (e) {
     console.error(`reins worker: ${messageOf(e)} (see --help)`);
     return 2;
   }
-  if (parsed.help) return console.log(USAGE), 0;
-  const path = parsed.kv || await defaultKvPath(parsed.env.kvPath);
+  if (parsed2.help) return console.log(USAGE), 0;
+  const path = parsed2.kv || await defaultKvPath(parsed2.env.kvPath);
   const remoteKv = isKvUrl(path);
-  const opened = await openResources(path, parsed.env);
+  const opened = await openResources(path, parsed2.env);
   if (typeof opened === "string") return console.error(`reins worker: ${opened}`), 1;
   const { mcp, kv, settings } = opened;
   const makeModel = (options.models ?? defaultMakeModel)({
@@ -1345,14 +1350,14 @@ async function runWorker(args, options) {
   const owner = `worker${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
   const store = new KvRunStore(kv, {
     owner,
-    leaseMs: parsed.leaseMs
+    leaseMs: parsed2.leaseMs
   });
   const agents = agentRegistry(options.agents, {
     defaultAgent: options.defaultAgent,
     extraTools: mcp.tools,
     resolveModel: makeModel
   });
-  const sweepMs = parsed.sweepMs ?? 2e3;
+  const sweepMs = parsed2.sweepMs ?? 2e3;
   const worker = startWorker({
     kv,
     store,
@@ -1360,7 +1365,7 @@ async function runWorker(args, options) {
     makeModel,
     defaultModel: settings.model ?? options.defaultModel,
     prices: settings.prices,
-    workspaceRoot: parsed.env.workspaceRoot
+    workspaceRoot: parsed2.env.workspaceRoot
   }, {
     everyMs: sweepMs
   });
