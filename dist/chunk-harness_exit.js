@@ -39,6 +39,7 @@ import {
   countTokens,
   isContextLengthError,
   loadTokenizer,
+  tokenCount,
   tokenizerLoaded,
   truncateToTokens
 } from "./chunk-harness_tokens.js";
@@ -1290,13 +1291,19 @@ function textReset(ctx) {
 async function countLostReplies(ctx, lost, reportedPrompt, definitions, other) {
   if (!lost?.length) return;
   const { state, options } = ctx;
-  let prompt = typeof reportedPrompt === "number" && Number.isSafeInteger(reportedPrompt) && reportedPrompt >= 0 ? reportedPrompt : other ? other.promptTokens : ctx.lastPromptTokens;
-  if (prompt === null) {
-    await loadTokenizer();
-    prompt = countPromptTokens(state.messages, definitions);
-  }
+  let estimate = tokenCount(reportedPrompt) ?? (other ? other.promptTokens : ctx.lastPromptTokens);
+  const promptOf = async (reply) => {
+    const reported = tokenCount(reply.prompt_tokens);
+    if (reported !== void 0) return reported;
+    if (estimate === null) {
+      await loadTokenizer();
+      estimate = countPromptTokens(state.messages, definitions);
+    }
+    return estimate;
+  };
   const prices = other?.prices ?? pricesFor(options.prices ?? options.model.prices, options.model.name);
   for (const reply of lost) {
+    const prompt = await promptOf(reply);
     const usd = computeCost({
       prompt_tokens: prompt,
       completion_tokens: reply.completion_tokens

@@ -74,6 +74,9 @@ function countTokens(text) {
   }
   return n;
 }
+function tokenCount(n) {
+  return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : void 0;
+}
 function truncateToTokens(text, maxTokens) {
   if (maxTokens <= 0) return "";
   const tokens = encodeSafe(text);
@@ -139,6 +142,7 @@ export {
   loadTokenizer,
   tokenizerLoaded,
   countTokens,
+  tokenCount,
   truncateToTokens,
   countMessageTokens,
   countPromptTokens,

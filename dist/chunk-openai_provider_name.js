@@ -8,7 +8,8 @@ import {
   countCompletionTokens,
   countPromptTokens,
   loadTokenizer,
-  saysContextLength
+  saysContextLength,
+  tokenCount
 } from "./chunk-harness_tokens.js";
 import {
   cutText
@@ -110,6 +111,165 @@ function fire() {
   }
   if (next < Infinity) arm(next);
   for (const d of due) d.expire();
+}
+
+// openai/openai_reply.ts
+function isObject(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+function malformed(url, redact) {
+  return (what, lost = []) => new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`, void 0, lost);
+}
+function roughTokens(chars) {
+  return Math.ceil(chars / 4);
+}
+async function readableReplyTokens(body) {
+  const choice = Array.isArray(body.choices) ? body.choices[0] : void 0;
+  const raw = isObject(choice) && isObject(choice.message) ? choice.message : {};
+  const calls = Array.isArray(raw.tool_calls) ? raw.tool_calls : [];
+  const message = {
+    role: "assistant",
+    content: readable(raw.content) || null,
+    tool_calls: calls.map((c) => {
+      const f = isObject(c) && isObject(c.function) ? c.function : {};
+      return fn("", readable(f.name), readable(f.arguments));
+    })
+  };
+  await loadTokenizer();
+  return countCompletionTokens(message);
+}
+function readable(v) {
+  return typeof v === "string" ? v : v === void 0 || v === null ? "" : JSON.stringify(v);
+}
+function parseReply(text, url, request, redact) {
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    const bad = malformed(url, redact);
+    const what = "body is not JSON";
+    const lost = /^\s*\{/.test(text) ? [
+      {
+        completion_tokens: roughTokens(text.length),
+        reason: lostReason(what)
+      }
+    ] : [];
+    return Promise.reject(bad(`${what}: ${JSON.stringify(cutText(redact(text), 200))}`, lost));
+  }
+  return parseBody(body, url, request, redact);
+}
+function lostReason(what) {
+  return `the reply was malformed: ${what}`;
+}
+async function parseBody(body, url, request, redact) {
+  const bad = malformed(url, redact);
+  if (!isObject(body)) throw bad("body is not a JSON object");
+  let refused2;
+  try {
+    return await validReply(body, request, (what) => {
+      refused2 = what;
+      return bad(what);
+    });
+  } catch (e) {
+    if (refused2 === void 0) throw e;
+    throw bad(refused2, [
+      await lostOf(body, redact(refused2))
+    ]);
+  }
+}
+async function lostOf(body, what) {
+  const usage = isObject(body.usage) ? body.usage : {};
+  const lost = {
+    completion_tokens: tokenCount(usage.completion_tokens) ?? await readableReplyTokens(body),
+    reason: lostReason(what)
+  };
+  const prompt = tokenCount(usage.prompt_tokens);
+  if (prompt !== void 0) lost.prompt_tokens = prompt;
+  return lost;
+}
+async function validReply(body, request, bad) {
+  if (!Array.isArray(body.choices) || body.choices.length === 0) throw bad("no choices");
+  const choice = body.choices[0];
+  if (!isObject(choice) || !isObject(choice.message)) throw bad("choices[0] has no message");
+  const raw = choice.message;
+  let content;
+  if (raw.content === void 0 || raw.content === null) content = null;
+  else if (typeof raw.content === "string") content = raw.content;
+  else throw bad("choices[0].message.content is not a string");
+  const message = {
+    role: "assistant",
+    content
+  };
+  const calls = parseToolCalls(raw.tool_calls, bad);
+  if (calls.length > 0) message.tool_calls = calls;
+  const usage = body.usage === void 0 || body.usage === null ? await countedUsage(request, message) : parseUsage(body.usage, bad);
+  const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : message.tool_calls ? "tool_calls" : "stop";
+  const reply = {
+    message,
+    usage,
+    finishReason
+  };
+  if (typeof body.model === "string") reply.model = body.model;
+  return reply;
+}
+function parseToolCalls(raw, bad) {
+  if (raw === void 0 || raw === null) return [];
+  if (!Array.isArray(raw)) throw bad("choices[0].message.tool_calls is not an array");
+  return raw.map((c, i) => {
+    const at = `choices[0].message.tool_calls[${i}]`;
+    if (!isObject(c)) throw bad(`${at} is not an object`);
+    if (c.id !== void 0 && c.id !== null && typeof c.id !== "string") {
+      throw bad(`${at}.id is not a string`);
+    }
+    const id = typeof c.id === "string" ? c.id : "";
+    if (!isObject(c.function)) throw bad(`${at}.function is missing`);
+    const { name, arguments: args } = c.function;
+    if (typeof name !== "string" || !name) throw bad(`${at}.function.name is missing`);
+    if (isObject(args)) return fn(id, name, JSON.stringify(args));
+    if (typeof args !== "string") throw bad(`${at}.function.arguments is not a string`);
+    return fn(id, name, args);
+  });
+}
+async function countedUsage(request, message) {
+  await loadTokenizer();
+  return {
+    prompt_tokens: countPromptTokens(request.messages, request.tools),
+    completion_tokens: countCompletionTokens(message)
+  };
+}
+function parseUsage(raw, bad) {
+  if (!isObject(raw)) throw bad("usage is not an object");
+  for (const k of [
+    "prompt_tokens",
+    "completion_tokens"
+  ]) {
+    const n = raw[k];
+    if (tokenCount(n) === void 0) {
+      throw bad(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
+    }
+  }
+  const usage = {
+    prompt_tokens: raw.prompt_tokens,
+    completion_tokens: raw.completion_tokens
+  };
+  const cached = cachedTokens(raw);
+  if (cached !== void 0) usage.cached_prompt_tokens = cached;
+  return usage;
+}
+function cachedTokens(usage) {
+  const details = usage.prompt_tokens_details;
+  const n = isObject(details) ? details.cached_tokens : usage.prompt_cache_hit_tokens;
+  return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : void 0;
+}
+function fn(id, name, args) {
+  return {
+    id,
+    type: "function",
+    function: {
+      name,
+      arguments: args
+    }
+  };
 }
 
 // openai/sse_reader.ts
@@ -256,15 +416,12 @@ var StreamCutError = class extends Error {
     this.partial = partial;
   }
 };
-function isObject(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 function overCap(options, out, bytes) {
   const e = options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`);
   let chars = out.content?.length ?? 0;
   for (const c of out.calls.values()) chars += c.args.length + (c.name?.length ?? 0);
   const lost = {
-    completion_tokens: Math.ceil(chars / 4),
+    completion_tokens: roughTokens(chars),
     reason: e.message
   };
   return new ModelError(e.kind, e.message, e.status, [
@@ -402,110 +559,6 @@ async function readChatStream(stream, options) {
   return out.body();
 }
 
-// openai/openai_reply.ts
-function isObject2(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-function malformed(url, redact) {
-  return (what) => new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`);
-}
-function parseReply(text, url, request, redact) {
-  let body;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    const bad = malformed(url, redact);
-    return Promise.reject(bad(`body is not JSON: ${JSON.stringify(cutText(redact(text), 200))}`));
-  }
-  return parseBody(body, url, request, redact);
-}
-async function parseBody(body, url, request, redact) {
-  const bad = malformed(url, redact);
-  if (!isObject2(body)) throw bad("body is not a JSON object");
-  if (!Array.isArray(body.choices) || body.choices.length === 0) throw bad("no choices");
-  const choice = body.choices[0];
-  if (!isObject2(choice) || !isObject2(choice.message)) throw bad("choices[0] has no message");
-  const raw = choice.message;
-  let content;
-  if (raw.content === void 0 || raw.content === null) content = null;
-  else if (typeof raw.content === "string") content = raw.content;
-  else throw bad("choices[0].message.content is not a string");
-  const message = {
-    role: "assistant",
-    content
-  };
-  const calls = parseToolCalls(raw.tool_calls, bad);
-  if (calls.length > 0) message.tool_calls = calls;
-  const usage = body.usage === void 0 || body.usage === null ? await countedUsage(request, message) : parseUsage(body.usage, bad);
-  const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : message.tool_calls ? "tool_calls" : "stop";
-  const reply = {
-    message,
-    usage,
-    finishReason
-  };
-  if (typeof body.model === "string") reply.model = body.model;
-  return reply;
-}
-function parseToolCalls(raw, bad) {
-  if (raw === void 0 || raw === null) return [];
-  if (!Array.isArray(raw)) throw bad("choices[0].message.tool_calls is not an array");
-  return raw.map((c, i) => {
-    const at = `choices[0].message.tool_calls[${i}]`;
-    if (!isObject2(c)) throw bad(`${at} is not an object`);
-    if (c.id !== void 0 && c.id !== null && typeof c.id !== "string") {
-      throw bad(`${at}.id is not a string`);
-    }
-    const id = typeof c.id === "string" ? c.id : "";
-    if (!isObject2(c.function)) throw bad(`${at}.function is missing`);
-    const { name, arguments: args } = c.function;
-    if (typeof name !== "string" || !name) throw bad(`${at}.function.name is missing`);
-    if (isObject2(args)) return fn(id, name, JSON.stringify(args));
-    if (typeof args !== "string") throw bad(`${at}.function.arguments is not a string`);
-    return fn(id, name, args);
-  });
-}
-async function countedUsage(request, message) {
-  await loadTokenizer();
-  return {
-    prompt_tokens: countPromptTokens(request.messages, request.tools),
-    completion_tokens: countCompletionTokens(message)
-  };
-}
-function parseUsage(raw, bad) {
-  if (!isObject2(raw)) throw bad("usage is not an object");
-  for (const k of [
-    "prompt_tokens",
-    "completion_tokens"
-  ]) {
-    const n = raw[k];
-    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
-      throw bad(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
-    }
-  }
-  const usage = {
-    prompt_tokens: raw.prompt_tokens,
-    completion_tokens: raw.completion_tokens
-  };
-  const cached = cachedTokens(raw);
-  if (cached !== void 0) usage.cached_prompt_tokens = cached;
-  return usage;
-}
-function cachedTokens(usage) {
-  const details = usage.prompt_tokens_details;
-  const n = isObject2(details) ? details.cached_tokens : usage.prompt_cache_hit_tokens;
-  return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : void 0;
-}
-function fn(id, name, args) {
-  return {
-    id,
-    type: "function",
-    function: {
-      name,
-      arguments: args
-    }
-  };
-}
-
 // openai/openai_attempt.ts
 var STATUS_TEXT = {
   400: "Bad Request",
@@ -622,7 +675,10 @@ async function failure(cfg, e, timedOut) {
       detail
     };
   }
-  const lost = await lostReply(e, detail);
+  const lost = {
+    completion_tokens: await readableReplyTokens(e.partial),
+    reason: detail
+  };
   const what = e.cause === void 0 ? `The stream from ${cfg.url} ended before the reply finished` : `Network error calling ${cfg.url}`;
   return {
     kind: "network",
@@ -638,28 +694,6 @@ function refused(e) {
     }
   }
   return false;
-}
-async function lostReply(e, reason) {
-  const choice = Array.isArray(e.partial.choices) ? e.partial.choices[0] : void 0;
-  const raw = isObject2(choice) && isObject2(choice.message) ? choice.message : {};
-  const calls = Array.isArray(raw.tool_calls) ? raw.tool_calls : [];
-  const message = {
-    role: "assistant",
-    content: typeof raw.content === "string" ? raw.content : null,
-    tool_calls: calls.map((c) => ({
-      id: "",
-      type: "function",
-      function: {
-        name: String(c?.function?.name ?? ""),
-        arguments: String(c?.function?.arguments ?? "")
-      }
-    }))
-  };
-  await loadTokenizer();
-  return {
-    completion_tokens: countCompletionTokens(message),
-    reason
-  };
 }
 function interpret(cfg, answer, request) {
   const { status, statusText, retryAfter } = answer;

@@ -1,11 +1,12 @@
 /**
  * Replies lost on the way: an attempt the provider took (it answered 200)
  * whose reply never arrived whole (a stream cut short, a connection dropped
- * mid-reply) may have been billed, as may a call a crash left unfinished
- * (see unfinished_call.ts). Each is counted as spent, an estimate: the prompt
- * as the provider reported it for the same request when a retry answered
- * (else its last reported prompt, else a local o200k count), and the reply
- * tokens that had arrived. The sum goes to `costUsd` (the budget sees it) and
+ * mid-reply, a 2xx reply refused as malformed) may have been billed, as may
+ * a call a crash left unfinished (see unfinished_call.ts). Each is counted as
+ * spent, an estimate: the prompt as the provider reported it for that
+ * attempt, else for the same request when a retry answered (else its last
+ * reported prompt, else a local o200k count), and the reply tokens that had
+ * arrived. The sum goes to `costUsd` (the budget sees it) and
  * to `estimatedUsd`, and a `spend_estimated` event (basis `lost_reply`) says
  * so, saved with the turn's checkpoint.
  *
@@ -15,7 +16,7 @@ import type { RunContext } from "./run_context.ts";
 import type { LostReply, ModelReply } from "./model.ts";
 import type { ToolDefinition } from "./messages.ts";
 import { addUsd, computeCost, type Prices, pricesFor } from "./cost.ts";
-import { countCompletionTokens, countPromptTokens, loadTokenizer } from "./tokens.ts";
+import { countCompletionTokens, countPromptTokens, loadTokenizer, tokenCount } from "./tokens.ts";
 
 /**
  * A call other than the run's model turn (a compaction's summary): its
@@ -37,19 +38,21 @@ export async function countLostReplies(
 ): Promise<void> {
   if (!lost?.length) return;
   const { state, options } = ctx;
-  let prompt = typeof reportedPrompt === "number" && Number.isSafeInteger(reportedPrompt) &&
-      reportedPrompt >= 0
-    ? reportedPrompt
-    : other
-    ? other.promptTokens
-    : ctx.lastPromptTokens;
-  if (prompt === null) {
-    await loadTokenizer();
-    prompt = countPromptTokens(state.messages, definitions);
-  }
+  let estimate = tokenCount(reportedPrompt) ??
+    (other ? other.promptTokens : ctx.lastPromptTokens);
+  const promptOf = async (reply: LostReply): Promise<number> => {
+    const reported = tokenCount(reply.prompt_tokens);
+    if (reported !== undefined) return reported;
+    if (estimate === null) {
+      await loadTokenizer();
+      estimate = countPromptTokens(state.messages, definitions);
+    }
+    return estimate;
+  };
   const prices = other?.prices ??
     pricesFor(options.prices ?? options.model.prices, options.model.name);
   for (const reply of lost) {
+    const prompt = await promptOf(reply);
     const usd = computeCost(
       { prompt_tokens: prompt, completion_tokens: reply.completion_tokens },
       prices,

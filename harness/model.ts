@@ -45,8 +45,13 @@ export interface ModelRequest {
  * `spend_estimated` event) beside the call's real usage.
  */
 export interface LostReply {
-  /** Reply tokens that had arrived, counted locally (o200k). */
+  /** Reply tokens that had arrived: counted locally (o200k), or as the provider reported them. */
   completion_tokens: number;
+  /**
+   * Prompt tokens the provider reported for this attempt (a malformed reply
+   * may still carry its usage). Absent: the loop estimates the prompt.
+   */
+  prompt_tokens?: number | undefined;
   /** Why the reply was lost, e.g. `the stream ended before the reply finished`. */
   reason: string;
 }

@@ -151,6 +151,21 @@ export function countTokens(text: string): number {
 }
 
 /**
+ * `n` if it is a token count (a non-negative safe integer), else undefined:
+ * for counts a provider or a model client reports (some send `NaN`, strings,
+ * or `1e308`, which would make a cost `Infinity`).
+ *
+ * @example
+ * ```ts
+ * import { tokenCount } from "./tokens.ts";
+ * console.log(tokenCount(40), tokenCount("40"), tokenCount(-1)); // 40 undefined undefined
+ * ```
+ */
+export function tokenCount(n: unknown): number | undefined {
+  return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+/**
  * The longest prefix of `text` that is at most `maxTokens` tokens long
  * (cut on a token boundary, never inside a character).
  *

@@ -163,8 +163,9 @@ export interface SpendEstimatedEvent extends TraceBase {
   /**
    * Where they come from: the provider's last reported prompt, or a local
    * count (a crash's unfinished call); `lost_reply`: an attempt whose reply
-   * was lost, its prompt as the provider reported it for the same request when
-   * a retry answered (else as for a crash), its reply tokens counted locally.
+   * was lost or refused as malformed, its prompt as the provider reported it
+   * for that attempt or for the same request when a retry answered (else as
+   * for a crash), its reply tokens as reported, else counted locally.
    */
   basis: "last_reported_prompt" | "local_count" | "lost_reply";
   /** Reply tokens counted for a lost reply (`lost_reply` only). */

@@ -8,14 +8,12 @@
  */
 import { saysContextLength } from "../harness/context_errors.ts";
 import type { LostReply, ModelReply, ModelRequest } from "../harness/model.ts";
-import type { AssistantMessage, ToolCall } from "../harness/messages.ts";
 import { ModelError } from "../harness/errors.ts";
 import { messageOf } from "../harness/message_of.ts";
-import { countCompletionTokens, loadTokenizer } from "../harness/tokens.ts";
 import { cutText } from "../harness/text.ts";
 import { watchDeadline } from "../harness/watch_deadline.ts";
 import { readChatStream, StreamCutError } from "./openai_stream.ts";
-import { isObject, malformed, parseBody, parseReply } from "./openai_reply.ts";
+import { malformed, parseBody, parseReply, readableReplyTokens } from "./openai_reply.ts";
 
 /** What every attempt of one client shares. */
 export interface AttemptConfig {
@@ -197,7 +195,8 @@ async function failure(cfg: AttemptConfig, e: unknown, timedOut: boolean): Promi
   if (!(e instanceof StreamCutError)) {
     return { kind: "network", what: `Network error calling ${cfg.url}`, detail };
   }
-  const lost = await lostReply(e, detail);
+  // What had arrived, counted locally: the provider may bill it.
+  const lost = { completion_tokens: await readableReplyTokens(e.partial), reason: detail };
   const what = e.cause === undefined
     ? `The stream from ${cfg.url} ended before the reply finished`
     : `Network error calling ${cfg.url}`;
@@ -212,27 +211,6 @@ function refused(e: unknown): boolean {
     }
   }
   return false;
-}
-
-/** What a cut stream had delivered, counted locally (the provider may bill it). */
-async function lostReply(e: StreamCutError, reason: string): Promise<LostReply> {
-  const choice = Array.isArray(e.partial.choices) ? e.partial.choices[0] : undefined;
-  const raw = isObject(choice) && isObject(choice.message) ? choice.message : {};
-  const calls = Array.isArray(raw.tool_calls) ? raw.tool_calls : [];
-  const message: AssistantMessage = {
-    role: "assistant",
-    content: typeof raw.content === "string" ? raw.content : null,
-    tool_calls: calls.map((c): ToolCall => ({
-      id: "",
-      type: "function",
-      function: {
-        name: String(c?.function?.name ?? ""),
-        arguments: String(c?.function?.arguments ?? ""),
-      },
-    })),
-  };
-  await loadTokenizer();
-  return { completion_tokens: countCompletionTokens(message), reason };
 }
 
 /** A plain HTTP answer: the reply of a 2xx, else a retryable or final failure. */

@@ -3,12 +3,22 @@
  * assembled from a stream) into a `ModelReply`: every field checked, usage
  * counted locally when the endpoint sends none, cached prompt tokens read.
  *
+ * A 2xx reply refused as malformed was taken by the provider, which may have
+ * billed it: when the body looks like the provider's answer (a JSON object,
+ * or a text that begins like one, cut or garbled on the way), the error
+ * carries it as a lost reply, for the loop to count as an estimate.
+ *
  * @module
  */
 import type { AssistantMessage, CallUsage, ToolCall } from "../harness/messages.ts";
-import type { ModelReply, ModelRequest } from "../harness/model.ts";
+import type { LostReply, ModelReply, ModelRequest } from "../harness/model.ts";
 import { ModelError } from "../harness/errors.ts";
-import { countCompletionTokens, countPromptTokens, loadTokenizer } from "../harness/tokens.ts";
+import {
+  countCompletionTokens,
+  countPromptTokens,
+  loadTokenizer,
+  tokenCount,
+} from "../harness/tokens.ts";
 import { cutText } from "../harness/text.ts";
 
 /** A plain object (not null, not an array). */
@@ -16,10 +26,45 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** The error of a reply that breaks the protocol. */
+/** The error of a reply that breaks the protocol (with the replies it lost, if any). */
 export function malformed(url: string, redact: (text: string) => string) {
-  return (what: string) =>
-    new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`);
+  return (what: string, lost: readonly LostReply[] = []) =>
+    new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`, undefined, lost);
+}
+
+/**
+ * Reply tokens estimated at 4 characters a token: for a text too long to count
+ * with the tokenizer (tens of MB would hold the isolate for seconds), or too
+ * garbled to read.
+ */
+export function roughTokens(chars: number): number {
+  return Math.ceil(chars / 4);
+}
+
+/**
+ * The reply tokens of a body (partial, or refused as malformed) counted
+ * locally (o200k) from whatever of `choices[0].message` can be read: its
+ * content and its tool calls' names and arguments.
+ */
+export async function readableReplyTokens(body: Record<string, unknown>): Promise<number> {
+  const choice = Array.isArray(body.choices) ? body.choices[0] : undefined;
+  const raw = isObject(choice) && isObject(choice.message) ? choice.message : {};
+  const calls = Array.isArray(raw.tool_calls) ? raw.tool_calls : [];
+  const message: AssistantMessage = {
+    role: "assistant",
+    content: readable(raw.content) || null,
+    tool_calls: calls.map((c: unknown): ToolCall => {
+      const f = isObject(c) && isObject(c.function) ? c.function : {};
+      return fn("", readable(f.name), readable(f.arguments));
+    }),
+  };
+  await loadTokenizer();
+  return countCompletionTokens(message);
+}
+
+/** A value's text as the model wrote it: a string as it is, anything else as JSON. */
+function readable(v: unknown): string {
+  return typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v);
 }
 
 /** Validates a chat-completions reply body (text) into a `ModelReply`. */
@@ -34,14 +79,28 @@ export function parseReply(
     body = JSON.parse(text);
   } catch {
     const bad = malformed(url, redact);
-    return Promise.reject(
-      bad(`body is not JSON: ${JSON.stringify(cutText(redact(text), 200))}`),
-    );
+    const what = "body is not JSON";
+    // Begun like a JSON object: the provider's reply, cut or garbled on the way.
+    // Anything else (a proxy's HTML page, an empty body) most likely never
+    // reached the provider: nothing is counted.
+    const lost = /^\s*\{/.test(text)
+      ? [{ completion_tokens: roughTokens(text.length), reason: lostReason(what) }]
+      : [];
+    return Promise.reject(bad(`${what}: ${JSON.stringify(cutText(redact(text), 200))}`, lost));
   }
   return parseBody(body, url, request, redact);
 }
 
-/** Validates a chat-completions reply body (parsed, or assembled from a stream). */
+/** Why a malformed reply is counted as lost. */
+function lostReason(what: string): string {
+  return `the reply was malformed: ${what}`;
+}
+
+/**
+ * Validates a chat-completions reply body (parsed, or assembled from a
+ * stream). A JSON object refused carries its reply as lost (see the module
+ * doc); any other JSON value is no chat completion, and counts nothing.
+ */
 export async function parseBody(
   body: unknown,
   url: string,
@@ -50,6 +109,39 @@ export async function parseBody(
 ): Promise<ModelReply> {
   const bad = malformed(url, redact);
   if (!isObject(body)) throw bad("body is not a JSON object");
+  let refused: string | undefined;
+  try {
+    return await validReply(body, request, (what) => {
+      refused = what;
+      return bad(what);
+    });
+  } catch (e) {
+    if (refused === undefined) throw e;
+    throw bad(refused, [await lostOf(body, redact(refused))]);
+  }
+}
+
+/**
+ * A refused reply object as lost: the usage it reports where it is a count,
+ * else its reply tokens counted from what can be read.
+ */
+async function lostOf(body: Record<string, unknown>, what: string): Promise<LostReply> {
+  const usage = isObject(body.usage) ? body.usage : {};
+  const lost: LostReply = {
+    completion_tokens: tokenCount(usage.completion_tokens) ?? await readableReplyTokens(body),
+    reason: lostReason(what),
+  };
+  const prompt = tokenCount(usage.prompt_tokens);
+  if (prompt !== undefined) lost.prompt_tokens = prompt;
+  return lost;
+}
+
+/** The reply a body holds, every field checked (`bad` builds each refusal). */
+async function validReply(
+  body: Record<string, unknown>,
+  request: ModelRequest,
+  bad: (what: string) => ModelError,
+): Promise<ModelReply> {
   if (!Array.isArray(body.choices) || body.choices.length === 0) throw bad("no choices");
   const choice = body.choices[0];
   if (!isObject(choice) || !isObject(choice.message)) throw bad("choices[0] has no message");
@@ -109,8 +201,7 @@ function parseUsage(raw: unknown, bad: (what: string) => ModelError): CallUsage 
   if (!isObject(raw)) throw bad("usage is not an object");
   for (const k of ["prompt_tokens", "completion_tokens"] as const) {
     const n = raw[k];
-    // Safe integers only: a count like 1e308 would make the cost Infinity.
-    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
+    if (tokenCount(n) === undefined) {
       throw bad(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
     }
   }

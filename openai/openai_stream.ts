@@ -20,6 +20,7 @@
 import { ModelError } from "../harness/errors.ts";
 import { messageOf } from "../harness/message_of.ts";
 import { cutText } from "../harness/text.ts";
+import { isObject, roughTokens } from "./openai_reply.ts";
 import { readSseData } from "./sse_reader.ts";
 
 /** Options of {@link readChatStream}. */
@@ -56,21 +57,16 @@ export class StreamCutError extends Error {
   }
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /**
  * A stream refused at `maxBytes`: a malformed reply, not retried. The
  * provider was writing a reply it may bill: what had arrived is a lost
- * reply, its tokens estimated at 4 characters a token (counting tens of MB
- * with the tokenizer would hold the isolate for seconds).
+ * reply, its tokens estimated roughly (see `roughTokens`).
  */
 function overCap(options: ChatStreamOptions, out: Assembler, bytes: number): ModelError {
   const e = options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`);
   let chars = out.content?.length ?? 0;
   for (const c of out.calls.values()) chars += c.args.length + (c.name?.length ?? 0);
-  const lost = { completion_tokens: Math.ceil(chars / 4), reason: e.message };
+  const lost = { completion_tokens: roughTokens(chars), reason: e.message };
   return new ModelError(e.kind, e.message, e.status, [lost]);
 }
 

@@ -246,6 +246,10 @@ for (const [what, response, pattern] of MALFORMED) {
     assert.match(e.message, pattern);
     assert.ok(e.message.includes(URL_), e.message);
     assert.equal(fake.calls.length, 1);
+    // The provider answered 200 with its reply object: it may have billed it.
+    // An HTML page most likely never came from it.
+    assert.equal(e.lost.length, what === "non-JSON body" ? 0 : 1, JSON.stringify(e.lost));
+    for (const lost of e.lost) assert.match(lost.reason, /^the reply was malformed: /);
   });
 }
 

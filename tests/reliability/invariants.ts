@@ -104,14 +104,21 @@ export function assertSaneExit(
     assert.ok(Number.isFinite(n) && n >= 0, `${label}: usage ${JSON.stringify(s.usage)}`);
   }
   let sum = costBefore;
+  let estimated = 0;
   for (const e of events) {
+    if (e.type === "spend_estimated") {
+      // A reply the provider may have billed (lost, malformed): part of the cost, traced.
+      assert.ok(Number.isFinite(e.usd) && e.usd >= 0, `${label}: estimate`);
+      estimated += e.usd;
+    }
     if (e.type !== "turn") continue;
     assert.ok(Number.isFinite(e.turnCostUsd) && e.turnCostUsd >= 0, `${label}: turn cost`);
     sum += e.turnCostUsd;
   }
+  sum += estimated;
   assert.ok(
     Math.abs(sum - s.costUsd) <= 1e-9 * Math.max(1, s.costUsd),
-    `${label}: cost ${s.costUsd} != sum of turns ${sum}`,
+    `${label}: cost ${s.costUsd} != sum of turns and estimates ${sum}`,
   );
   assert.equal(
     s.messages.filter((m) => m.role === "assistant").length,

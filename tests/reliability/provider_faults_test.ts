@@ -85,8 +85,9 @@ async function faultRun(name: string, setup: Setup) {
   });
   const ms = performance.now() - t0;
   assertSaneExit(s, events, name);
-  // A failed attempt is never billed: cost is the usage of the replies that arrived.
-  assert.ok(Math.abs(s.costUsd - computeCost(s.usage)) < 1e-12, name);
+  // A failed attempt is never billed: cost is the usage of the replies that arrived, and
+  // an estimate of those the provider may have billed (a malformed 200 reply).
+  assert.ok(Math.abs(s.costUsd - s.estimatedUsd - computeCost(s.usage)) < 1e-12, name);
   // Nothing reached the endpoint after Stop.
   for (const at of attempts) assert.ok(at < stoppedAt, `${name}: an attempt after Stop`);
   table.push({ name, status: s.status, attempts: attempts.length, ms: Math.round(ms) });
@@ -258,6 +259,8 @@ Deno.test("malformed and bad-shape replies fail malformed without a retry", asyn
     assert.equal(s.status, "failed");
     assert.equal(attempts, 1);
     assert.match(s.stopReason!, /^model call failed \(malformed\): Malformed reply from /);
+    // Both begin like the provider's JSON answer: it may have billed them.
+    assert.ok(s.estimatedUsd > 0 && s.costUsd === s.estimatedUsd, fault);
   }
 });
 
