@@ -45,7 +45,7 @@ function count(v: unknown): number | undefined {
 
 /** `tool-calls` → `tool_calls`, as reins (and chat completions) spell finish reasons. */
 export function finishReason(reason: unknown, hasCalls: boolean): string {
-  const unified = isObject(reason) ? reason.unified : reason;
+  const unified = isObject(reason) ? reason["unified"] : reason;
   if (typeof unified !== "string") return hasCalls ? "tool_calls" : "stop";
   return FINISH[unified] ?? unified.replaceAll("-", "_");
 }
@@ -61,16 +61,16 @@ export async function usageOf(
   message: AssistantMessage,
 ): Promise<CallUsage> {
   const u = isObject(usage) ? usage : {};
-  const input = isObject(u.inputTokens) ? u.inputTokens : { total: u.inputTokens };
-  const output = isObject(u.outputTokens) ? u.outputTokens : { total: u.outputTokens };
-  const read = count(input.cacheRead) ?? count(u.cachedInputTokens);
-  const write = count(input.cacheWrite);
-  const parts = [count(input.noCache), read, write];
+  const input = isObject(u["inputTokens"]) ? u["inputTokens"] : { total: u["inputTokens"] };
+  const output = isObject(u["outputTokens"]) ? u["outputTokens"] : { total: u["outputTokens"] };
+  const read = count(input["cacheRead"]) ?? count(u["cachedInputTokens"]);
+  const write = count(input["cacheWrite"]);
+  const parts = [count(input["noCache"]), read, write];
   const summed = parts.every((n) => n !== undefined)
     ? parts.reduce((a, b) => a! + b!, 0)
     : undefined;
-  const prompt = count(input.total) ?? summed;
-  const completion = count(output.total);
+  const prompt = count(input["total"]) ?? summed;
+  const completion = count(output["total"]);
   if (prompt === undefined || completion === undefined) await loadTokenizer();
   const result: CallUsage = {
     prompt_tokens: prompt ?? countPromptTokens(request.messages, request.tools),
@@ -108,16 +108,18 @@ export async function toReply(
   const calls: ToolCall[] = [];
   result.content.forEach((part, i) => {
     if (!isObject(part)) throw bad(`content[${i}] is not an object`);
-    if (part.type === "text" && typeof part.text === "string") text += part.text;
-    if (part.type === "tool-call" && part.providerExecuted !== true) {
-      if (typeof part.toolName !== "string" || !part.toolName) {
+    if (part["type"] === "text" && typeof part["text"] === "string") text += part["text"];
+    if (part["type"] === "tool-call" && part["providerExecuted"] !== true) {
+      if (typeof part["toolName"] !== "string" || !part["toolName"]) {
         throw bad(`content[${i}].toolName is missing`);
       }
-      const args = typeof part.input === "string" ? part.input : JSON.stringify(part.input ?? {});
+      const args = typeof part["input"] === "string"
+        ? part["input"]
+        : JSON.stringify(part["input"] ?? {});
       calls.push({
-        id: typeof part.toolCallId === "string" ? part.toolCallId : "",
+        id: typeof part["toolCallId"] === "string" ? part["toolCallId"] : "",
         type: "function",
-        function: { name: part.toolName, arguments: args },
+        function: { name: part["toolName"], arguments: args },
       });
     }
   });

@@ -59,48 +59,48 @@ function addPart(
   onText?: (delta: string) => void,
 ): void {
   const content = result.content as Record<string, unknown>[];
-  switch (part.type) {
+  switch (part["type"]) {
     case "text-delta": {
-      if (typeof part.delta !== "string" || !part.delta) break;
+      if (typeof part["delta"] !== "string" || !part["delta"]) break;
       const last = content.at(-1);
-      if (last?.type === "text") last.text += part.delta;
-      else content.push({ type: "text", text: part.delta });
-      onText?.(part.delta);
+      if (last?.["type"] === "text") last["text"] += part["delta"];
+      else content.push({ type: "text", text: part["delta"] });
+      onText?.(part["delta"]);
       break;
     }
     case "tool-input-start": {
       const call: Record<string, unknown> = {
         type: "tool-call",
-        toolCallId: part.id,
-        toolName: part.toolName,
+        toolCallId: part["id"],
+        toolName: part["toolName"],
         input: "",
-        providerExecuted: part.providerExecuted,
+        providerExecuted: part["providerExecuted"],
       };
-      inputs.set(String(part.id), call);
+      inputs.set(String(part["id"]), call);
       content.push(call);
       break;
     }
     case "tool-input-delta": {
-      const call = inputs.get(String(part.id));
-      if (call && typeof part.delta === "string") call.input += part.delta;
+      const call = inputs.get(String(part["id"]));
+      if (call && typeof part["delta"] === "string") call["input"] += part["delta"];
       break;
     }
     case "tool-call": {
       // The whole call: it stands for what its input deltas assembled.
-      const call = inputs.get(String(part.toolCallId));
+      const call = inputs.get(String(part["toolCallId"]));
       if (call) Object.assign(call, part);
       else content.push({ ...part });
       break;
     }
     case "response-metadata":
-      if (typeof part.modelId === "string") result.response = { modelId: part.modelId };
+      if (typeof part["modelId"] === "string") result.response = { modelId: part["modelId"] };
       break;
     case "finish":
-      result.finishReason = part.finishReason;
-      result.usage = part.usage;
+      result.finishReason = part["finishReason"];
+      result.usage = part["usage"];
       break;
     case "error":
-      throw part.error;
+      throw part["error"];
       // stream-start, reasoning, sources, files, raw, ping: nothing reins keeps.
   }
 }

@@ -219,7 +219,7 @@ function adaptOutput(schema) {
     throw new TypeError(`${where} cannot be expressed as JSON Schema: ${why}`);
   }
   const json = adapted.jsonSchema;
-  const wrapped = json.type !== "object";
+  const wrapped = json["type"] !== "object";
   const asked = wrapped ? {
     type: "object",
     properties: {
@@ -246,10 +246,12 @@ function isStrict(s) {
   if (Array.isArray(s)) return s.every(isStrict);
   if (typeof s !== "object" || s === null) return true;
   const o = s;
-  if (o.type === "object" || o.properties) {
-    const keys = Object.keys(o.properties ?? {});
-    const required = Array.isArray(o.required) ? o.required : [];
-    if (o.additionalProperties !== false || keys.some((k) => !required.includes(k))) return false;
+  if (o["type"] === "object" || o["properties"]) {
+    const keys = Object.keys(o["properties"] ?? {});
+    const required = Array.isArray(o["required"]) ? o["required"] : [];
+    if (o["additionalProperties"] !== false || keys.some((k) => !required.includes(k))) {
+      return false;
+    }
   }
   return Object.values(o).every(isStrict);
 }

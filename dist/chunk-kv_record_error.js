@@ -642,8 +642,8 @@ function parseHeader(runId, value) {
   if (!isObject(value)) {
     throw new RecordError(runId, "(root)", `expected an object, got ${describe(value)}`);
   }
-  if (value.$schemaVersion !== RUN_SCHEMA_VERSION) {
-    throw new RecordError(runId, "$schemaVersion", `unknown schema version ${JSON.stringify(value.$schemaVersion)} (this version of reins reads ${RUN_SCHEMA_VERSION})`);
+  if (value["$schemaVersion"] !== RUN_SCHEMA_VERSION) {
+    throw new RecordError(runId, "$schemaVersion", `unknown schema version ${JSON.stringify(value["$schemaVersion"])} (this version of reins reads ${RUN_SCHEMA_VERSION})`);
   }
   const parsed = headerSchema.safeParse(value);
   if (!parsed.success) throw new RecordError(runId, ...firstProblem("", parsed.error.issues));
@@ -1521,13 +1521,13 @@ function indexFieldsOf(h) {
 }
 function looseIndexKeys(id2, value) {
   const v = typeof value === "object" && value !== null ? value : {};
-  const createdAtMs = Date.parse(String(v.createdAt));
+  const createdAtMs = Date.parse(String(v["createdAt"]));
   if (Number.isNaN(createdAtMs)) return [];
   return indexKeys({
     runId: id2,
-    status: String(v.status),
+    status: String(v["status"]),
     createdAtMs,
-    parentId: typeof v.parentId === "string" ? v.parentId : null
+    parentId: typeof v["parentId"] === "string" ? v["parentId"] : null
   });
 }
 

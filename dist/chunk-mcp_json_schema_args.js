@@ -25,8 +25,8 @@ function fits(value, type) {
   return types.some((t) => t === actual || t === "number" && actual === "integer");
 }
 function jsonSchemaArgs(schema) {
-  const required = Array.isArray(schema.required) ? schema.required.filter((k) => typeof k === "string") : [];
-  const properties = isObject(schema.properties) ? schema.properties : {};
+  const required = Array.isArray(schema["required"]) ? schema["required"].filter((k) => typeof k === "string") : [];
+  const properties = isObject(schema["properties"]) ? schema["properties"] : {};
   return {
     safeParse(data) {
       if (!isObject(data)) {
@@ -54,9 +54,9 @@ function jsonSchemaArgs(schema) {
       }
       for (const [key, value] of Object.entries(data)) {
         const property = properties[key];
-        if (!isObject(property) || property.type === void 0 || value === void 0) continue;
-        if (!fits(value, property.type)) {
-          const expected = Array.isArray(property.type) ? property.type.join(" or ") : property.type;
+        if (!isObject(property) || property["type"] === void 0 || value === void 0) continue;
+        if (!fits(value, property["type"])) {
+          const expected = Array.isArray(property["type"]) ? property["type"].join(" or ") : property["type"];
           issues.push({
             path: [
               key

@@ -124,15 +124,15 @@ function roughTokens(chars) {
   return Math.ceil(chars / 4);
 }
 async function readableReplyTokens(body) {
-  const choice = Array.isArray(body.choices) ? body.choices[0] : void 0;
-  const raw = isObject(choice) && isObject(choice.message) ? choice.message : {};
-  const calls = Array.isArray(raw.tool_calls) ? raw.tool_calls : [];
+  const choice = Array.isArray(body["choices"]) ? body["choices"][0] : void 0;
+  const raw = isObject(choice) && isObject(choice["message"]) ? choice["message"] : {};
+  const calls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] : [];
   const message = {
     role: "assistant",
-    content: readable(raw.content) || null,
+    content: readable(raw["content"]) || null,
     tool_calls: calls.map((c) => {
-      const f = isObject(c) && isObject(c.function) ? c.function : {};
-      return fn("", readable(f.name), readable(f.arguments));
+      const f = isObject(c) && isObject(c["function"]) ? c["function"] : {};
+      return fn("", readable(f["name"]), readable(f["arguments"]));
     })
   };
   await loadTokenizer();
@@ -178,38 +178,38 @@ async function parseBody(body, url, request, redact) {
   }
 }
 async function lostOf(body, what) {
-  const usage = isObject(body.usage) ? body.usage : {};
+  const usage = isObject(body["usage"]) ? body["usage"] : {};
   const lost = {
-    completion_tokens: tokenCount(usage.completion_tokens) ?? await readableReplyTokens(body),
+    completion_tokens: tokenCount(usage["completion_tokens"]) ?? await readableReplyTokens(body),
     reason: lostReason(what)
   };
-  const prompt = tokenCount(usage.prompt_tokens);
+  const prompt = tokenCount(usage["prompt_tokens"]);
   if (prompt !== void 0) lost.prompt_tokens = prompt;
   return lost;
 }
 async function validReply(body, request, bad) {
-  if (!Array.isArray(body.choices) || body.choices.length === 0) throw bad("no choices");
-  const choice = body.choices[0];
-  if (!isObject(choice) || !isObject(choice.message)) throw bad("choices[0] has no message");
-  const raw = choice.message;
+  if (!Array.isArray(body["choices"]) || body["choices"].length === 0) throw bad("no choices");
+  const choice = body["choices"][0];
+  if (!isObject(choice) || !isObject(choice["message"])) throw bad("choices[0] has no message");
+  const raw = choice["message"];
   let content;
-  if (raw.content === void 0 || raw.content === null) content = null;
-  else if (typeof raw.content === "string") content = raw.content;
+  if (raw["content"] === void 0 || raw["content"] === null) content = null;
+  else if (typeof raw["content"] === "string") content = raw["content"];
   else throw bad("choices[0].message.content is not a string");
   const message = {
     role: "assistant",
     content
   };
-  const calls = parseToolCalls(raw.tool_calls, bad);
+  const calls = parseToolCalls(raw["tool_calls"], bad);
   if (calls.length > 0) message.tool_calls = calls;
-  const usage = body.usage === void 0 || body.usage === null ? await countedUsage(request, message) : parseUsage(body.usage, bad);
-  const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : message.tool_calls ? "tool_calls" : "stop";
+  const usage = body["usage"] === void 0 || body["usage"] === null ? await countedUsage(request, message) : parseUsage(body["usage"], bad);
+  const finishReason = typeof choice["finish_reason"] === "string" ? choice["finish_reason"] : message.tool_calls ? "tool_calls" : "stop";
   const reply = {
     message,
     usage,
     finishReason
   };
-  if (typeof body.model === "string") reply.model = body.model;
+  if (typeof body["model"] === "string") reply.model = body["model"];
   return reply;
 }
 function parseToolCalls(raw, bad) {
@@ -218,12 +218,12 @@ function parseToolCalls(raw, bad) {
   return raw.map((c, i) => {
     const at = `choices[0].message.tool_calls[${i}]`;
     if (!isObject(c)) throw bad(`${at} is not an object`);
-    if (c.id !== void 0 && c.id !== null && typeof c.id !== "string") {
+    if (c["id"] !== void 0 && c["id"] !== null && typeof c["id"] !== "string") {
       throw bad(`${at}.id is not a string`);
     }
-    const id = typeof c.id === "string" ? c.id : "";
-    if (!isObject(c.function)) throw bad(`${at}.function is missing`);
-    const { name, arguments: args } = c.function;
+    const id = typeof c["id"] === "string" ? c["id"] : "";
+    if (!isObject(c["function"])) throw bad(`${at}.function is missing`);
+    const { name, arguments: args } = c["function"];
     if (typeof name !== "string" || !name) throw bad(`${at}.function.name is missing`);
     if (isObject(args)) return fn(id, name, JSON.stringify(args));
     if (typeof args !== "string") throw bad(`${at}.function.arguments is not a string`);
@@ -249,16 +249,16 @@ function parseUsage(raw, bad) {
     }
   }
   const usage = {
-    prompt_tokens: raw.prompt_tokens,
-    completion_tokens: raw.completion_tokens
+    prompt_tokens: raw["prompt_tokens"],
+    completion_tokens: raw["completion_tokens"]
   };
   const cached = cachedTokens(raw);
   if (cached !== void 0) usage.cached_prompt_tokens = cached;
   return usage;
 }
 function cachedTokens(usage) {
-  const details = usage.prompt_tokens_details;
-  const n = isObject(details) ? details.cached_tokens : usage.prompt_cache_hit_tokens;
+  const details = usage["prompt_tokens_details"];
+  const n = isObject(details) ? details["cached_tokens"] : usage["prompt_cache_hit_tokens"];
   return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : void 0;
 }
 function fn(id, name, args) {
@@ -446,54 +446,56 @@ var Assembler = class {
   add(chunk) {
     const { bad, onText } = this.options;
     if (!isObject(chunk)) throw bad("a stream chunk is not a JSON object");
-    if (chunk.error !== void 0 && chunk.error !== null) {
-      const e = chunk.error;
-      const message = isObject(e) && typeof e.message === "string" ? e.message : JSON.stringify(e);
+    if (chunk["error"] !== void 0 && chunk["error"] !== null) {
+      const e = chunk["error"];
+      const message = isObject(e) && typeof e["message"] === "string" ? e["message"] : JSON.stringify(e);
       throw new ModelError("server", `The stream reported an error: ${cutText(message, 200)}`);
     }
-    if (typeof chunk.model === "string") this.model = chunk.model;
-    if (chunk.usage !== void 0 && chunk.usage !== null) this.usage = chunk.usage;
-    if (chunk.choices === void 0 || chunk.choices === null) return;
-    if (!Array.isArray(chunk.choices)) throw bad("a stream chunk's choices is not an array");
-    const choice = chunk.choices.find((c) => isObject(c) && (c.index ?? 0) === 0);
+    if (typeof chunk["model"] === "string") this.model = chunk["model"];
+    if (chunk["usage"] !== void 0 && chunk["usage"] !== null) this.usage = chunk["usage"];
+    if (chunk["choices"] === void 0 || chunk["choices"] === null) return;
+    if (!Array.isArray(chunk["choices"])) throw bad("a stream chunk's choices is not an array");
+    const choice = chunk["choices"].find((c) => isObject(c) && (c["index"] ?? 0) === 0);
     if (!isObject(choice)) return;
-    if (choice.finish_reason !== void 0 && choice.finish_reason !== null) {
-      this.finish = choice.finish_reason;
+    if (choice["finish_reason"] !== void 0 && choice["finish_reason"] !== null) {
+      this.finish = choice["finish_reason"];
     }
-    const delta = choice.delta;
+    const delta = choice["delta"];
     if (delta === void 0 || delta === null) return;
     if (!isObject(delta)) throw bad("a stream chunk's delta is not an object");
-    if (delta.content !== void 0 && delta.content !== null) {
-      if (typeof delta.content !== "string") throw bad("a stream delta's content is not a string");
-      this.content = (this.content ?? "") + delta.content;
-      if (delta.content && onText) {
+    if (delta["content"] !== void 0 && delta["content"] !== null) {
+      if (typeof delta["content"] !== "string") {
+        throw bad("a stream delta's content is not a string");
+      }
+      this.content = (this.content ?? "") + delta["content"];
+      if (delta["content"] && onText) {
         try {
-          onText(delta.content);
+          onText(delta["content"]);
         } catch {
         }
       }
     }
-    if (delta.tool_calls !== void 0 && delta.tool_calls !== null) {
-      if (!Array.isArray(delta.tool_calls)) {
+    if (delta["tool_calls"] !== void 0 && delta["tool_calls"] !== null) {
+      if (!Array.isArray(delta["tool_calls"])) {
         throw bad("a stream delta's tool_calls is not an array");
       }
-      for (const t of delta.tool_calls) this.#addCall(t);
+      for (const t of delta["tool_calls"]) this.#addCall(t);
     }
   }
   #addCall(t) {
     const { bad } = this.options;
     if (!isObject(t)) throw bad("a streamed tool call is not an object");
-    const index = typeof t.index === "number" ? t.index : this.calls.size;
+    const index = typeof t["index"] === "number" ? t["index"] : this.calls.size;
     const parts = this.calls.get(index) ?? {
       args: ""
     };
-    if (typeof t.id === "string" && t.id) parts.id = t.id;
-    if (typeof t.type === "string") parts.type = t.type;
-    const f = t.function;
+    if (typeof t["id"] === "string" && t["id"]) parts.id = t["id"];
+    if (typeof t["type"] === "string") parts.type = t["type"];
+    const f = t["function"];
     if (isObject(f)) {
-      if (typeof f.name === "string" && f.name) parts.name = (parts.name ?? "") + f.name;
-      if (typeof f.arguments === "string") parts.args += f.arguments;
-      else if (f.arguments !== void 0 && f.arguments !== null) {
+      if (typeof f["name"] === "string" && f["name"]) parts.name = (parts.name ?? "") + f["name"];
+      if (typeof f["arguments"] === "string") parts.args += f["arguments"];
+      else if (f["arguments"] !== void 0 && f["arguments"] !== null) {
         throw bad("a streamed tool call's arguments is not a string");
       }
     }
@@ -505,7 +507,7 @@ var Assembler = class {
       content: this.content
     };
     if (this.calls.size) {
-      message.tool_calls = [
+      message["tool_calls"] = [
         ...this.calls.entries()
       ].sort((a, b) => a[0] - b[0]).map(([, c]) => ({
         id: c.id,
@@ -525,8 +527,8 @@ var Assembler = class {
         }
       ]
     };
-    if (this.usage !== void 0) body.usage = this.usage;
-    if (this.model !== void 0) body.model = this.model;
+    if (this.usage !== void 0) body["usage"] = this.usage;
+    if (this.model !== void 0) body["model"] = this.model;
     return body;
   }
 };
@@ -805,9 +807,9 @@ function chatPayload(model, request) {
     model,
     messages: toWire(request.messages)
   };
-  if (request.tools.length > 0) payload.tools = request.tools;
-  if (request.maxTokens !== void 0) payload.max_tokens = request.maxTokens;
-  if (request.output) payload.response_format = responseFormat(request.output);
+  if (request.tools.length > 0) payload["tools"] = request.tools;
+  if (request.maxTokens !== void 0) payload["max_tokens"] = request.maxTokens;
+  if (request.output) payload["response_format"] = responseFormat(request.output);
   return payload;
 }
 function createOpenAIModel(options) {

@@ -892,20 +892,20 @@ function msVar(env, name, min, emptyOk = true) {
   return ms;
 }
 function readEnv(env = Deno.env.toObject()) {
-  const deploy = Boolean(env.DENO_DEPLOYMENT_ID);
-  const port = env.PORT ? Number(env.PORT) : 8e3;
+  const deploy = Boolean(env["DENO_DEPLOYMENT_ID"]);
+  const port = env["PORT"] ? Number(env["PORT"]) : 8e3;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new TypeError(`PORT: expected a port number, got "${env.PORT}"`);
+    throw new TypeError(`PORT: expected a port number, got "${env["PORT"]}"`);
   }
-  const scripted = env.REINS_SCRIPTED;
+  const scripted = env["REINS_SCRIPTED"];
   if (scripted !== void 0 && scripted !== "0" && scripted !== "1") {
     throw new TypeError(`REINS_SCRIPTED: expected 1 or 0, got "${scripted}"`);
   }
   const out = {
-    host: env.HOST || "127.0.0.1",
+    host: env["HOST"] || "127.0.0.1",
     port,
     deploy,
-    workspaceRoot: env.REINS_WORKSPACES || (deploy ? "/tmp/reins-workspaces" : ".reins/workspaces"),
+    workspaceRoot: env["REINS_WORKSPACES"] || (deploy ? "/tmp/reins-workspaces" : ".reins/workspaces"),
     leaseMs: msVar(env, "REINS_LEASE_MS", 1),
     sweepMs: msVar(env, "REINS_SWEEP_MS", 0),
     chunkMs: msVar(env, "REINS_SCRIPTED_CHUNK_MS", 0, false),
@@ -914,17 +914,17 @@ function readEnv(env = Deno.env.toObject()) {
       scripted: scripted === "1"
     }
   };
-  const url = env.LLM_BASE_URL;
+  const url = env["LLM_BASE_URL"];
   if (url && !/^https?:$/.test(URL.parse(url)?.protocol ?? "")) {
     throw new TypeError(`LLM_BASE_URL: expected an http(s) URL, got "${url}"`);
   }
   const text = {
-    baseUrl: env.LLM_BASE_URL,
-    model: env.LLM_MODEL,
-    apiKey: env.LLM_API_KEY,
-    token: env.REINS_TOKEN,
-    kvPath: env.REINS_KV_PATH,
-    configPath: env.REINS_CONFIG
+    baseUrl: env["LLM_BASE_URL"],
+    model: env["LLM_MODEL"],
+    apiKey: env["LLM_API_KEY"],
+    token: env["REINS_TOKEN"],
+    kvPath: env["REINS_KV_PATH"],
+    configPath: env["REINS_CONFIG"]
   };
   for (const [k, v] of Object.entries(text)) if (v) out[k] = v;
   return out;

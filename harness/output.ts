@@ -86,7 +86,7 @@ export function adaptOutput<T>(schema: OutputSchema<T>): {
     throw new TypeError(`${where} cannot be expressed as JSON Schema: ${why}`);
   }
   const json = adapted.jsonSchema;
-  const wrapped = json.type !== "object";
+  const wrapped = json["type"] !== "object";
   const asked = wrapped
     ? {
       type: "object",
@@ -110,10 +110,12 @@ function isStrict(s: unknown): boolean {
   if (Array.isArray(s)) return s.every(isStrict);
   if (typeof s !== "object" || s === null) return true;
   const o = s as Record<string, unknown>;
-  if (o.type === "object" || o.properties) {
-    const keys = Object.keys((o.properties ?? {}) as object);
-    const required = Array.isArray(o.required) ? o.required : [];
-    if (o.additionalProperties !== false || keys.some((k) => !required.includes(k))) return false;
+  if (o["type"] === "object" || o["properties"]) {
+    const keys = Object.keys((o["properties"] ?? {}) as object);
+    const required = Array.isArray(o["required"]) ? o["required"] : [];
+    if (o["additionalProperties"] !== false || keys.some((k) => !required.includes(k))) {
+      return false;
+    }
   }
   return Object.values(o).every(isStrict);
 }

@@ -158,12 +158,12 @@ export function indexFieldsOf(h: StoredHeader): IndexFields {
  */
 export function looseIndexKeys(id: string, value: unknown): Deno.KvKey[] {
   const v = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
-  const createdAtMs = Date.parse(String(v.createdAt));
+  const createdAtMs = Date.parse(String(v["createdAt"]));
   if (Number.isNaN(createdAtMs)) return [];
   return indexKeys({
     runId: id,
-    status: String(v.status) as RunStatus,
+    status: String(v["status"]) as RunStatus,
     createdAtMs,
-    parentId: typeof v.parentId === "string" ? v.parentId : null,
+    parentId: typeof v["parentId"] === "string" ? v["parentId"] : null,
   });
 }

@@ -144,8 +144,8 @@ type Loose<T> = T extends readonly (infer E)[] ? Loose<E>[]
   : T extends object
     ? { [K in keyof T]: K extends OptionalKeys<T> ? Loose<T[K]> | undefined : Loose<T[K]> }
   : T;
-const _headerInSync: Same<Loose<z.infer<typeof headerSchema>>, Loose<StoredHeader>> = true;
-const _messageInSync: Same<Loose<z.infer<typeof messageSchema>>, Loose<ChatMessage>> = true;
+true satisfies Same<Loose<z.infer<typeof headerSchema>>, Loose<StoredHeader>>;
+true satisfies Same<Loose<z.infer<typeof messageSchema>>, Loose<ChatMessage>>;
 
 /** A schema issue, as zod reports it (the part {@link firstProblem} reads). */
 export interface Issue {
@@ -199,11 +199,11 @@ export function parseHeader(runId: string, value: unknown): StoredHeader {
   if (!isObject(value)) {
     throw new RecordError(runId, "(root)", `expected an object, got ${describe(value)}`);
   }
-  if (value.$schemaVersion !== RUN_SCHEMA_VERSION) {
+  if (value["$schemaVersion"] !== RUN_SCHEMA_VERSION) {
     throw new RecordError(
       runId,
       "$schemaVersion",
-      `unknown schema version ${JSON.stringify(value.$schemaVersion)} ` +
+      `unknown schema version ${JSON.stringify(value["$schemaVersion"])} ` +
         `(this version of reins reads ${RUN_SCHEMA_VERSION})`,
     );
   }

@@ -43,7 +43,9 @@ function fromJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(fromJson);
   if (typeof value === "object" && value !== null) {
     const v = value as Record<string, unknown>;
-    if (typeof v.$bytes === "string" && Object.keys(v).length === 1) return decodeBase64(v.$bytes);
+    if (typeof v["$bytes"] === "string" && Object.keys(v).length === 1) {
+      return decodeBase64(v["$bytes"]);
+    }
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fromJson(x)]));
   }
   return value;

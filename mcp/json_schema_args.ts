@@ -42,10 +42,10 @@ function fits(value: unknown, type: unknown): boolean {
  * ```
  */
 export function jsonSchemaArgs(schema: Record<string, unknown>): ToolSchema<McpArgs> {
-  const required = Array.isArray(schema.required)
-    ? schema.required.filter((k): k is string => typeof k === "string")
+  const required = Array.isArray(schema["required"])
+    ? schema["required"].filter((k): k is string => typeof k === "string")
     : [];
-  const properties = isObject(schema.properties) ? schema.properties : {};
+  const properties = isObject(schema["properties"]) ? schema["properties"] : {};
   return {
     safeParse(data: unknown) {
       if (!isObject(data)) {
@@ -58,11 +58,11 @@ export function jsonSchemaArgs(schema: Record<string, unknown>): ToolSchema<McpA
       }
       for (const [key, value] of Object.entries(data)) {
         const property = properties[key];
-        if (!isObject(property) || property.type === undefined || value === undefined) continue;
-        if (!fits(value, property.type)) {
-          const expected = Array.isArray(property.type)
-            ? property.type.join(" or ")
-            : property.type;
+        if (!isObject(property) || property["type"] === undefined || value === undefined) continue;
+        if (!fits(value, property["type"])) {
+          const expected = Array.isArray(property["type"])
+            ? property["type"].join(" or ")
+            : property["type"];
           issues.push({ path: [key], message: `expected ${expected}, received ${typeOf(value)}` });
         }
       }

@@ -133,9 +133,9 @@ const RUNTIME_FETCH = globalThis.fetch;
 /** The body of a chat-completions request (without the streaming fields). */
 function chatPayload(model: string, request: ModelRequest): Record<string, unknown> {
   const payload: Record<string, unknown> = { model, messages: toWire(request.messages) };
-  if (request.tools.length > 0) payload.tools = request.tools;
-  if (request.maxTokens !== undefined) payload.max_tokens = request.maxTokens;
-  if (request.output) payload.response_format = responseFormat(request.output);
+  if (request.tools.length > 0) payload["tools"] = request.tools;
+  if (request.maxTokens !== undefined) payload["max_tokens"] = request.maxTokens;
+  if (request.output) payload["response_format"] = responseFormat(request.output);
   return payload;
 }
 

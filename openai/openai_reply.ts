@@ -47,15 +47,15 @@ export function roughTokens(chars: number): number {
  * content and its tool calls' names and arguments.
  */
 export async function readableReplyTokens(body: Record<string, unknown>): Promise<number> {
-  const choice = Array.isArray(body.choices) ? body.choices[0] : undefined;
-  const raw = isObject(choice) && isObject(choice.message) ? choice.message : {};
-  const calls = Array.isArray(raw.tool_calls) ? raw.tool_calls : [];
+  const choice = Array.isArray(body["choices"]) ? body["choices"][0] : undefined;
+  const raw = isObject(choice) && isObject(choice["message"]) ? choice["message"] : {};
+  const calls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] : [];
   const message: AssistantMessage = {
     role: "assistant",
-    content: readable(raw.content) || null,
+    content: readable(raw["content"]) || null,
     tool_calls: calls.map((c: unknown): ToolCall => {
-      const f = isObject(c) && isObject(c.function) ? c.function : {};
-      return fn("", readable(f.name), readable(f.arguments));
+      const f = isObject(c) && isObject(c["function"]) ? c["function"] : {};
+      return fn("", readable(f["name"]), readable(f["arguments"]));
     }),
   };
   await loadTokenizer();
@@ -126,12 +126,12 @@ export async function parseBody(
  * else its reply tokens counted from what can be read.
  */
 async function lostOf(body: Record<string, unknown>, what: string): Promise<LostReply> {
-  const usage = isObject(body.usage) ? body.usage : {};
+  const usage = isObject(body["usage"]) ? body["usage"] : {};
   const lost: LostReply = {
-    completion_tokens: tokenCount(usage.completion_tokens) ?? await readableReplyTokens(body),
+    completion_tokens: tokenCount(usage["completion_tokens"]) ?? await readableReplyTokens(body),
     reason: lostReason(what),
   };
-  const prompt = tokenCount(usage.prompt_tokens);
+  const prompt = tokenCount(usage["prompt_tokens"]);
   if (prompt !== undefined) lost.prompt_tokens = prompt;
   return lost;
 }
@@ -142,27 +142,27 @@ async function validReply(
   request: ModelRequest,
   bad: (what: string) => ModelError,
 ): Promise<ModelReply> {
-  if (!Array.isArray(body.choices) || body.choices.length === 0) throw bad("no choices");
-  const choice = body.choices[0];
-  if (!isObject(choice) || !isObject(choice.message)) throw bad("choices[0] has no message");
-  const raw = choice.message;
+  if (!Array.isArray(body["choices"]) || body["choices"].length === 0) throw bad("no choices");
+  const choice = body["choices"][0];
+  if (!isObject(choice) || !isObject(choice["message"])) throw bad("choices[0] has no message");
+  const raw = choice["message"];
   let content: string | null;
-  if (raw.content === undefined || raw.content === null) content = null;
-  else if (typeof raw.content === "string") content = raw.content;
+  if (raw["content"] === undefined || raw["content"] === null) content = null;
+  else if (typeof raw["content"] === "string") content = raw["content"];
   else throw bad("choices[0].message.content is not a string");
   const message: AssistantMessage = { role: "assistant", content };
-  const calls = parseToolCalls(raw.tool_calls, bad);
+  const calls = parseToolCalls(raw["tool_calls"], bad);
   if (calls.length > 0) message.tool_calls = calls;
-  const usage = body.usage === undefined || body.usage === null
+  const usage = body["usage"] === undefined || body["usage"] === null
     ? await countedUsage(request, message)
-    : parseUsage(body.usage, bad);
-  const finishReason = typeof choice.finish_reason === "string"
-    ? choice.finish_reason
+    : parseUsage(body["usage"], bad);
+  const finishReason = typeof choice["finish_reason"] === "string"
+    ? choice["finish_reason"]
     : message.tool_calls
     ? "tool_calls"
     : "stop";
   const reply: ModelReply = { message, usage, finishReason };
-  if (typeof body.model === "string") reply.model = body.model;
+  if (typeof body["model"] === "string") reply.model = body["model"];
   return reply;
 }
 
@@ -174,12 +174,12 @@ function parseToolCalls(raw: unknown, bad: (what: string) => ModelError): ToolCa
     const at = `choices[0].message.tool_calls[${i}]`;
     if (!isObject(c)) throw bad(`${at} is not an object`);
     // A missing id is not fatal: the loop names the call (see harness/call_ids.ts).
-    if (c.id !== undefined && c.id !== null && typeof c.id !== "string") {
+    if (c["id"] !== undefined && c["id"] !== null && typeof c["id"] !== "string") {
       throw bad(`${at}.id is not a string`);
     }
-    const id = typeof c.id === "string" ? c.id : "";
-    if (!isObject(c.function)) throw bad(`${at}.function is missing`);
-    const { name, arguments: args } = c.function;
+    const id = typeof c["id"] === "string" ? c["id"] : "";
+    if (!isObject(c["function"])) throw bad(`${at}.function is missing`);
+    const { name, arguments: args } = c["function"];
     if (typeof name !== "string" || !name) throw bad(`${at}.function.name is missing`);
     if (isObject(args)) return fn(id, name, JSON.stringify(args));
     if (typeof args !== "string") throw bad(`${at}.function.arguments is not a string`);
@@ -206,8 +206,8 @@ function parseUsage(raw: unknown, bad: (what: string) => ModelError): CallUsage 
     }
   }
   const usage: CallUsage = {
-    prompt_tokens: raw.prompt_tokens as number,
-    completion_tokens: raw.completion_tokens as number,
+    prompt_tokens: raw["prompt_tokens"] as number,
+    completion_tokens: raw["completion_tokens"] as number,
   };
   const cached = cachedTokens(raw);
   if (cached !== undefined) usage.cached_prompt_tokens = cached;
@@ -220,8 +220,8 @@ function parseUsage(raw: unknown, bad: (what: string) => ModelError): CallUsage 
  * fatal: it only makes the cost a little higher.
  */
 function cachedTokens(usage: Record<string, unknown>): number | undefined {
-  const details = usage.prompt_tokens_details;
-  const n = isObject(details) ? details.cached_tokens : usage.prompt_cache_hit_tokens;
+  const details = usage["prompt_tokens_details"];
+  const n = isObject(details) ? details["cached_tokens"] : usage["prompt_cache_hit_tokens"];
   return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 

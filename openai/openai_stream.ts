@@ -82,52 +82,56 @@ class Assembler {
   add(chunk: unknown): void {
     const { bad, onText } = this.options;
     if (!isObject(chunk)) throw bad("a stream chunk is not a JSON object");
-    if (chunk.error !== undefined && chunk.error !== null) {
-      const e = chunk.error;
-      const message = isObject(e) && typeof e.message === "string" ? e.message : JSON.stringify(e);
+    if (chunk["error"] !== undefined && chunk["error"] !== null) {
+      const e = chunk["error"];
+      const message = isObject(e) && typeof e["message"] === "string"
+        ? e["message"]
+        : JSON.stringify(e);
       throw new ModelError("server", `The stream reported an error: ${cutText(message, 200)}`);
     }
-    if (typeof chunk.model === "string") this.model = chunk.model;
-    if (chunk.usage !== undefined && chunk.usage !== null) this.usage = chunk.usage;
-    if (chunk.choices === undefined || chunk.choices === null) return;
-    if (!Array.isArray(chunk.choices)) throw bad("a stream chunk's choices is not an array");
-    const choice = chunk.choices.find((c) => isObject(c) && (c.index ?? 0) === 0);
+    if (typeof chunk["model"] === "string") this.model = chunk["model"];
+    if (chunk["usage"] !== undefined && chunk["usage"] !== null) this.usage = chunk["usage"];
+    if (chunk["choices"] === undefined || chunk["choices"] === null) return;
+    if (!Array.isArray(chunk["choices"])) throw bad("a stream chunk's choices is not an array");
+    const choice = chunk["choices"].find((c) => isObject(c) && (c["index"] ?? 0) === 0);
     if (!isObject(choice)) return;
-    if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
-      this.finish = choice.finish_reason;
+    if (choice["finish_reason"] !== undefined && choice["finish_reason"] !== null) {
+      this.finish = choice["finish_reason"];
     }
-    const delta = choice.delta;
+    const delta = choice["delta"];
     if (delta === undefined || delta === null) return;
     if (!isObject(delta)) throw bad("a stream chunk's delta is not an object");
-    if (delta.content !== undefined && delta.content !== null) {
-      if (typeof delta.content !== "string") throw bad("a stream delta's content is not a string");
-      this.content = (this.content ?? "") + delta.content;
-      if (delta.content && onText) {
+    if (delta["content"] !== undefined && delta["content"] !== null) {
+      if (typeof delta["content"] !== "string") {
+        throw bad("a stream delta's content is not a string");
+      }
+      this.content = (this.content ?? "") + delta["content"];
+      if (delta["content"] && onText) {
         try {
-          onText(delta.content);
+          onText(delta["content"]);
         } catch { /* a watcher's failure is not the call's */ }
       }
     }
-    if (delta.tool_calls !== undefined && delta.tool_calls !== null) {
-      if (!Array.isArray(delta.tool_calls)) {
+    if (delta["tool_calls"] !== undefined && delta["tool_calls"] !== null) {
+      if (!Array.isArray(delta["tool_calls"])) {
         throw bad("a stream delta's tool_calls is not an array");
       }
-      for (const t of delta.tool_calls) this.#addCall(t);
+      for (const t of delta["tool_calls"]) this.#addCall(t);
     }
   }
 
   #addCall(t: unknown): void {
     const { bad } = this.options;
     if (!isObject(t)) throw bad("a streamed tool call is not an object");
-    const index = typeof t.index === "number" ? t.index : this.calls.size;
+    const index = typeof t["index"] === "number" ? t["index"] : this.calls.size;
     const parts = this.calls.get(index) ?? { args: "" };
-    if (typeof t.id === "string" && t.id) parts.id = t.id;
-    if (typeof t.type === "string") parts.type = t.type;
-    const f = t.function;
+    if (typeof t["id"] === "string" && t["id"]) parts.id = t["id"];
+    if (typeof t["type"] === "string") parts.type = t["type"];
+    const f = t["function"];
     if (isObject(f)) {
-      if (typeof f.name === "string" && f.name) parts.name = (parts.name ?? "") + f.name;
-      if (typeof f.arguments === "string") parts.args += f.arguments;
-      else if (f.arguments !== undefined && f.arguments !== null) {
+      if (typeof f["name"] === "string" && f["name"]) parts.name = (parts.name ?? "") + f["name"];
+      if (typeof f["arguments"] === "string") parts.args += f["arguments"];
+      else if (f["arguments"] !== undefined && f["arguments"] !== null) {
         throw bad("a streamed tool call's arguments is not a string");
       }
     }
@@ -137,7 +141,9 @@ class Assembler {
   body(): Record<string, unknown> {
     const message: Record<string, unknown> = { role: "assistant", content: this.content };
     if (this.calls.size) {
-      message.tool_calls = [...this.calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => ({
+      message["tool_calls"] = [...this.calls.entries()].sort((a, b) => a[0] - b[0]).map((
+        [, c],
+      ) => ({
         id: c.id,
         type: c.type ?? "function",
         function: { name: c.name, arguments: c.args },
@@ -146,8 +152,8 @@ class Assembler {
     const body: Record<string, unknown> = {
       choices: [{ index: 0, message, finish_reason: this.finish ?? null }],
     };
-    if (this.usage !== undefined) body.usage = this.usage;
-    if (this.model !== undefined) body.model = this.model;
+    if (this.usage !== undefined) body["usage"] = this.usage;
+    if (this.model !== undefined) body["model"] = this.model;
     return body;
   }
 }

@@ -71,38 +71,39 @@ function msVar(env: Env, name: string, min: number, emptyOk = true): number | un
  * ```
  */
 export function readEnv(env: Env = Deno.env.toObject()): ReinsEnv {
-  const deploy = Boolean(env.DENO_DEPLOYMENT_ID);
+  const deploy = Boolean(env["DENO_DEPLOYMENT_ID"]);
   // Empty is unset, as for the other variables (Number("") is 0: a random port).
-  const port = env.PORT ? Number(env.PORT) : 8000;
+  const port = env["PORT"] ? Number(env["PORT"]) : 8000;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new TypeError(`PORT: expected a port number, got "${env.PORT}"`);
+    throw new TypeError(`PORT: expected a port number, got "${env["PORT"]}"`);
   }
-  const scripted = env.REINS_SCRIPTED;
+  const scripted = env["REINS_SCRIPTED"];
   if (scripted !== undefined && scripted !== "0" && scripted !== "1") {
     throw new TypeError(`REINS_SCRIPTED: expected 1 or 0, got "${scripted}"`);
   }
   const out: ReinsEnv = {
-    host: env.HOST || "127.0.0.1",
+    host: env["HOST"] || "127.0.0.1",
     port,
     deploy,
-    workspaceRoot: env.REINS_WORKSPACES || (deploy ? "/tmp/reins-workspaces" : ".reins/workspaces"),
+    workspaceRoot: env["REINS_WORKSPACES"] ||
+      (deploy ? "/tmp/reins-workspaces" : ".reins/workspaces"),
     leaseMs: msVar(env, "REINS_LEASE_MS", 1),
     sweepMs: msVar(env, "REINS_SWEEP_MS", 0),
     chunkMs: msVar(env, "REINS_SCRIPTED_CHUNK_MS", 0, false),
     scanMs: msVar(env, "REINS_SCAN_MS", 0),
     ...(scripted === undefined ? {} : { scripted: scripted === "1" }),
   };
-  const url = env.LLM_BASE_URL;
+  const url = env["LLM_BASE_URL"];
   if (url && !/^https?:$/.test(URL.parse(url)?.protocol ?? "")) {
     throw new TypeError(`LLM_BASE_URL: expected an http(s) URL, got "${url}"`);
   }
   const text = {
-    baseUrl: env.LLM_BASE_URL,
-    model: env.LLM_MODEL,
-    apiKey: env.LLM_API_KEY,
-    token: env.REINS_TOKEN,
-    kvPath: env.REINS_KV_PATH,
-    configPath: env.REINS_CONFIG,
+    baseUrl: env["LLM_BASE_URL"],
+    model: env["LLM_MODEL"],
+    apiKey: env["LLM_API_KEY"],
+    token: env["REINS_TOKEN"],
+    kvPath: env["REINS_KV_PATH"],
+    configPath: env["REINS_CONFIG"],
   };
   for (const [k, v] of Object.entries(text)) if (v) (out as unknown as Env)[k] = v;
   return out;

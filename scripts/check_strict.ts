@@ -1,9 +1,10 @@
 /**
  * Type-checks reins's sources as a stricter project that links or imports
- * them would: with `noUncheckedIndexedAccess`, `noImplicitReturns` and
- * `exactOptionalPropertyTypes` on top of deno.json's own `compilerOptions`
- * (under a link or a workspace, the user's options apply to reins's
- * sources). `deno task check:strict [paths...]`; the default paths are every
+ * them would: with the flags of `@tsconfig/strictest` deno.json's `strict`
+ * lacks (`noUncheckedIndexedAccess`, `exactOptionalPropertyTypes`,
+ * `noPropertyAccessFromIndexSignature`, unused locals, …) on top of its own
+ * `compilerOptions` (under a link or a workspace, the user's options apply to
+ * reins's sources). `deno task check:strict [paths...]`; the default paths are every
  * published folder.
  *
  * deno.json itself stays as it is: the flags would ask the same of the tests
@@ -17,6 +18,13 @@ export const STRICT_OPTIONS = {
   noUncheckedIndexedAccess: true,
   noImplicitReturns: true,
   exactOptionalPropertyTypes: true,
+  noPropertyAccessFromIndexSignature: true,
+  noImplicitOverride: true,
+  noFallthroughCasesInSwitch: true,
+  noUnusedLocals: true,
+  noUnusedParameters: true,
+  allowUnusedLabels: false,
+  allowUnreachableCode: false,
 };
 
 const PUBLISHED = [

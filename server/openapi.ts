@@ -54,7 +54,7 @@ const body = (name: string, required = true) => ({ required, content: json(ref(n
 const idParam = { name: "id", in: "path", required: true, schema: schema(RunIdSchema) };
 
 function queryParams(s: z.ZodObject): Json[] {
-  const props = (schema(s).properties ?? {}) as Record<string, Json>;
+  const props = (schema(s)["properties"] ?? {}) as Record<string, Json>;
   return Object.entries(props).map(([name, p]) => ({
     name,
     in: "query",

@@ -35,8 +35,8 @@ export const ForkQuoteResponse = z.object({
   quote: QuoteResponse,
 });
 
-const _quote: z.infer<typeof QuoteResponse> = {} as CallQuote;
-const _quoteBack: CallQuote = {} as z.infer<typeof QuoteResponse>;
+({} as CallQuote) satisfies z.infer<typeof QuoteResponse>;
+({} as z.infer<typeof QuoteResponse>) satisfies CallQuote;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (s: Json) => ({ "application/json": { schema: s } });

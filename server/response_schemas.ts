@@ -146,10 +146,9 @@ export const ErrorResponse = z.object({
 type Sent<T> = T extends readonly unknown[] ? T
   : T extends object ? { [K in keyof T]: Sent<Exclude<T[K], undefined>> }
   : T;
-const _view: z.infer<typeof RunViewResponse> = {} as RunView;
-const _viewBack: RunView = {} as Sent<z.infer<typeof RunViewResponse>>;
-const _node: z.infer<typeof TreeNodeResponse> = {} as TreeNode;
-const _stop: z.infer<typeof StopResponse> = {} as Omit<StopRequest, "at"> & {
-  runId: string;
-  at: string;
-};
+({} as RunView) satisfies z.infer<typeof RunViewResponse>;
+({} as Sent<z.infer<typeof RunViewResponse>>) satisfies RunView;
+({} as TreeNode) satisfies z.infer<typeof TreeNodeResponse>;
+({} as Omit<StopRequest, "at"> & { runId: string; at: string }) satisfies z.infer<
+  typeof StopResponse
+>;

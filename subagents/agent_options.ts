@@ -78,4 +78,4 @@ type Flat<T> = T extends readonly unknown[] ? T
 type Same<A, B> = (<T>() => T extends Flat<A> ? 1 : 2) extends (<T>() => T extends Flat<B> ? 1 : 2)
   ? true
   : false;
-const _inSync: Same<z.infer<ReturnType<typeof agentOptionsSchema>>, AgentOptions> = true;
+true satisfies Same<z.infer<ReturnType<typeof agentOptionsSchema>>, AgentOptions>;

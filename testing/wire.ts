@@ -207,7 +207,7 @@ export interface Completion {
  */
 export function completionBody(c: Completion): Record<string, unknown> {
   const message: Record<string, unknown> = { role: "assistant", content: c.message.content };
-  if (c.message.tool_calls?.length) message.tool_calls = c.message.tool_calls;
+  if (c.message.tool_calls?.length) message["tool_calls"] = c.message.tool_calls;
   return {
     id: c.id,
     object: "chat.completion",

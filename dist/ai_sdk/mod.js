@@ -111,28 +111,28 @@ function count(v) {
   return typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : void 0;
 }
 function finishReason(reason, hasCalls) {
-  const unified = isObject(reason) ? reason.unified : reason;
+  const unified = isObject(reason) ? reason["unified"] : reason;
   if (typeof unified !== "string") return hasCalls ? "tool_calls" : "stop";
   return FINISH[unified] ?? unified.replaceAll("-", "_");
 }
 async function usageOf(usage, request, message) {
   const u = isObject(usage) ? usage : {};
-  const input2 = isObject(u.inputTokens) ? u.inputTokens : {
-    total: u.inputTokens
+  const input2 = isObject(u["inputTokens"]) ? u["inputTokens"] : {
+    total: u["inputTokens"]
   };
-  const output = isObject(u.outputTokens) ? u.outputTokens : {
-    total: u.outputTokens
+  const output = isObject(u["outputTokens"]) ? u["outputTokens"] : {
+    total: u["outputTokens"]
   };
-  const read = count(input2.cacheRead) ?? count(u.cachedInputTokens);
-  const write = count(input2.cacheWrite);
+  const read = count(input2["cacheRead"]) ?? count(u["cachedInputTokens"]);
+  const write = count(input2["cacheWrite"]);
   const parts = [
-    count(input2.noCache),
+    count(input2["noCache"]),
     read,
     write
   ];
   const summed = parts.every((n) => n !== void 0) ? parts.reduce((a, b) => a + b, 0) : void 0;
-  const prompt = count(input2.total) ?? summed;
-  const completion = count(output.total);
+  const prompt = count(input2["total"]) ?? summed;
+  const completion = count(output["total"]);
   if (prompt === void 0 || completion === void 0) await loadTokenizer();
   const result = {
     prompt_tokens: prompt ?? countPromptTokens(request.messages, request.tools),
@@ -149,17 +149,17 @@ async function toReply(result, request, name) {
   const calls = [];
   result.content.forEach((part, i) => {
     if (!isObject(part)) throw bad(`content[${i}] is not an object`);
-    if (part.type === "text" && typeof part.text === "string") text += part.text;
-    if (part.type === "tool-call" && part.providerExecuted !== true) {
-      if (typeof part.toolName !== "string" || !part.toolName) {
+    if (part["type"] === "text" && typeof part["text"] === "string") text += part["text"];
+    if (part["type"] === "tool-call" && part["providerExecuted"] !== true) {
+      if (typeof part["toolName"] !== "string" || !part["toolName"]) {
         throw bad(`content[${i}].toolName is missing`);
       }
-      const args = typeof part.input === "string" ? part.input : JSON.stringify(part.input ?? {});
+      const args = typeof part["input"] === "string" ? part["input"] : JSON.stringify(part["input"] ?? {});
       calls.push({
-        id: typeof part.toolCallId === "string" ? part.toolCallId : "",
+        id: typeof part["toolCallId"] === "string" ? part["toolCallId"] : "",
         type: "function",
         function: {
-          name: part.toolName,
+          name: part["toolName"],
           arguments: args
         }
       });
@@ -205,37 +205,37 @@ async function readAiSdkStream(stream, signal, onText) {
 }
 function addPart(part, result, inputs, onText) {
   const content = result.content;
-  switch (part.type) {
+  switch (part["type"]) {
     case "text-delta": {
-      if (typeof part.delta !== "string" || !part.delta) break;
+      if (typeof part["delta"] !== "string" || !part["delta"]) break;
       const last = content.at(-1);
-      if (last?.type === "text") last.text += part.delta;
+      if (last?.["type"] === "text") last["text"] += part["delta"];
       else content.push({
         type: "text",
-        text: part.delta
+        text: part["delta"]
       });
-      onText?.(part.delta);
+      onText?.(part["delta"]);
       break;
     }
     case "tool-input-start": {
       const call = {
         type: "tool-call",
-        toolCallId: part.id,
-        toolName: part.toolName,
+        toolCallId: part["id"],
+        toolName: part["toolName"],
         input: "",
-        providerExecuted: part.providerExecuted
+        providerExecuted: part["providerExecuted"]
       };
-      inputs.set(String(part.id), call);
+      inputs.set(String(part["id"]), call);
       content.push(call);
       break;
     }
     case "tool-input-delta": {
-      const call = inputs.get(String(part.id));
-      if (call && typeof part.delta === "string") call.input += part.delta;
+      const call = inputs.get(String(part["id"]));
+      if (call && typeof part["delta"] === "string") call["input"] += part["delta"];
       break;
     }
     case "tool-call": {
-      const call = inputs.get(String(part.toolCallId));
+      const call = inputs.get(String(part["toolCallId"]));
       if (call) Object.assign(call, part);
       else content.push({
         ...part
@@ -243,16 +243,16 @@ function addPart(part, result, inputs, onText) {
       break;
     }
     case "response-metadata":
-      if (typeof part.modelId === "string") result.response = {
-        modelId: part.modelId
+      if (typeof part["modelId"] === "string") result.response = {
+        modelId: part["modelId"]
       };
       break;
     case "finish":
-      result.finishReason = part.finishReason;
-      result.usage = part.usage;
+      result.finishReason = part["finishReason"];
+      result.usage = part["usage"];
       break;
     case "error":
-      throw part.error;
+      throw part["error"];
   }
 }
 

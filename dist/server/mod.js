@@ -1296,12 +1296,13 @@ function statusWords(run, stop) {
         detail: reason
       };
     }
+    default:
+      return {
+        tone: "failed",
+        label: String(run.status),
+        detail: reason
+      };
   }
-  return {
-    tone: "failed",
-    label: String(run.status),
-    detail: reason
-  };
 }
 function badge(words) {
   return html`<span class="badge tone-${words.tone}">${words.label}</span>`;
@@ -3129,7 +3130,7 @@ var idParam = {
   schema: schema(RunIdSchema)
 };
 function queryParams(s) {
-  const props = schema(s).properties ?? {};
+  const props = schema(s)["properties"] ?? {};
   return Object.entries(props).map(([name, p]) => ({
     name,
     in: "query",

@@ -531,7 +531,7 @@ function completionBody(c) {
     role: "assistant",
     content: c.message.content
   };
-  if (c.message.tool_calls?.length) message.tool_calls = c.message.tool_calls;
+  if (c.message.tool_calls?.length) message["tool_calls"] = c.message.tool_calls;
   return {
     id: c.id,
     object: "chat.completion",

@@ -75,8 +75,9 @@ export function statusWords(run: StatusFields, stop?: StopRequest | null): Statu
       if (i?.type === "max_budget") return { tone: "limit", label: "Budget spent", detail: reason };
       return { tone: "stopped", label: "Interrupted", detail: reason };
     }
+    default: // a status this page does not know (a newer writer's): shown as it is
+      return { tone: "failed", label: String(run.status), detail: reason };
   }
-  return { tone: "failed", label: String(run.status), detail: reason };
 }
 
 /** The coloured label of a state. */

@@ -44,12 +44,12 @@ Deno.test("a question completes with lookup_order's result, followed over SSE", 
     (e) => e.type === "run_stopped",
   );
   assertEquals(
-    events.filter((e) => e.type === "tool_result").map((e) => e.toolName),
+    events.filter((e) => e.type === "tool_result").map((e) => e["toolName"]),
     [
       "lookup_order",
     ],
   );
-  assertEquals(events.at(-1)?.status, "completed");
+  assertEquals(events.at(-1)?.["status"], "completed");
   const { messages } = await api<
     { messages: { role: string; content: string }[] }
   >(
@@ -108,7 +108,7 @@ Deno.test("one Stop ends the tree: the support run and its policy child", async 
     runId,
     (e) => e.type === "tool_start",
   );
-  assertEquals(events.at(-1)?.toolName, "policy");
+  assertEquals(events.at(-1)?.["toolName"], "policy");
   await api(server, `/runs/${runId}/stop`, { reason: "the customer hung up" });
   const stopped = await waitRun(server, runId, ended);
   assertEquals([stopped.status, stopped.interruption?.type], [
@@ -133,7 +133,7 @@ Deno.test("a SIGKILLed server's run is resumed by another process", async () => 
   await followEvents(
     first,
     runId,
-    (e) => e.type === "tool_result" && e.toolName === "lookup_order",
+    (e) => e.type === "tool_result" && e["toolName"] === "lookup_order",
   );
   await first.kill();
   const second = await site.serve(provider.baseUrl);
