@@ -16,17 +16,24 @@ import {
   pending
 } from "./chunk-harness_limits.js";
 import {
+  DEFAULT_MAX_OUTPUT_TOKENS,
   TranscriptScan,
   adaptOutput,
+  addUsd,
   checkAnswer,
+  checkPrices,
   checkValue,
+  computeCost,
   contextView,
   elidable,
   emptyContext,
   forkContext,
   headLength,
+  issueLine,
   keptFrom,
+  pricesFor,
   repairText,
+  roundUsd,
   runUniqueIds,
   shownRange,
   summaryRequest,
@@ -264,125 +271,6 @@ async function announceFollowUp(ctx) {
   });
 }
 
-// harness/cost.ts
-import { z } from "zod";
-
-// harness/schema_issue.ts
-function formatPath(path, start = "") {
-  let out = start;
-  for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`;
-    else if (typeof key === "string" && /^[A-Za-z_$][\w$]*$/.test(key)) {
-      out += out ? `.${key}` : key;
-    } else out += `[${JSON.stringify(String(key))}]`;
-  }
-  return out;
-}
-function issueLine(issue, start = "", input) {
-  const path = formatPath(issue.path, start);
-  const where = path ? `${path}: ` : "";
-  if (issue.code === "unrecognized_keys") {
-    const keys = issue.keys.map((k) => `"${k}"`).join(", ");
-    return `${where}unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}`;
-  }
-  const got = input === void 0 || issue.message.includes("received") ? "" : gotText(valueAt(input, issue.path));
-  return `${where}${issue.message}${got}`;
-}
-function valueAt(input, path) {
-  let value = input;
-  for (const key of path) {
-    if (typeof value !== "object" || value === null) return void 0;
-    value = value[key];
-  }
-  return value;
-}
-function gotText(value) {
-  if (typeof value === "string") {
-    const quoted = JSON.stringify(value);
-    return `, got ${quoted.length > 60 ? `${quoted.slice(0, 57)}..."` : quoted}`;
-  }
-  if (typeof value === "function") return ", got a function";
-  return typeof value === "object" && value !== null ? "" : `, got ${String(value)}`;
-}
-
-// harness/cost.ts
-var DEFAULT_MAX_OUTPUT_TOKENS = 16384;
-var DEFAULT_PRICES = Object.freeze({
-  inputPerMillion: 2,
-  outputPerMillion: 12
-});
-var NON_NEG_NUM = "expected a non-negative number";
-var OBJECT = "expected an object";
-var POS_INT = "expected a positive integer";
-var schemas;
-function priceSchemas() {
-  if (schemas) return schemas;
-  const nonNegNum = z.number({
-    error: NON_NEG_NUM
-  }).min(0, {
-    error: NON_NEG_NUM
-  });
-  const posInt = z.int({
-    error: POS_INT
-  }).min(1, {
-    error: POS_INT
-  });
-  const prices = z.strictObject({
-    inputPerMillion: nonNegNum,
-    outputPerMillion: nonNegNum,
-    maxOutputTokens: posInt.optional(),
-    contextTokens: posInt.optional(),
-    cachedInputPerMillion: nonNegNum.optional(),
-    cacheWritePerMillion: nonNegNum.optional()
-  }, {
-    error: OBJECT
-  });
-  const table = z.strictObject({
-    default: prices,
-    models: z.record(z.string(), prices, {
-      error: OBJECT
-    }).optional()
-  }, {
-    error: OBJECT
-  });
-  return schemas = {
-    prices,
-    table
-  };
-}
-function pricesSchema() {
-  return priceSchemas().prices;
-}
-function priceTableSchema() {
-  return priceSchemas().table;
-}
-function pricesSchemaOf(value) {
-  const isTable = typeof value === "object" && value !== null && ("default" in value || "models" in value);
-  return isTable ? priceTableSchema() : pricesSchema();
-}
-function computeCost(usage, prices = DEFAULT_PRICES) {
-  const read = Math.min(Math.max(0, usage.cached_prompt_tokens ?? 0), usage.prompt_tokens);
-  const write = Math.min(Math.max(0, usage.cache_write_tokens ?? 0), usage.prompt_tokens - read);
-  const fresh = usage.prompt_tokens - read - write;
-  return roundUsd((fresh * prices.inputPerMillion + read * (prices.cachedInputPerMillion ?? prices.inputPerMillion) + write * (prices.cacheWritePerMillion ?? prices.inputPerMillion) + usage.completion_tokens * prices.outputPerMillion) / 1e6);
-}
-function addUsd(a, b) {
-  return roundUsd(a + b);
-}
-function checkPrices(table, name = "prices") {
-  if (table === void 0) return;
-  const issue = pricesSchemaOf(table).safeParse(table).error?.issues[0];
-  if (issue) throw new RangeError(issueLine(issue, name, table));
-}
-function pricesFor(table, model) {
-  if (!table) return DEFAULT_PRICES;
-  if ("inputPerMillion" in table) return table;
-  return table.models?.[model] ?? table.default;
-}
-function roundUsd(usd) {
-  return Math.round(usd * 1e9) / 1e9;
-}
-
 // harness/prompt_estimate.ts
 var RATIO_MARGIN = 1.05;
 function promptEstimate(state, tokens) {
@@ -391,7 +279,7 @@ function promptEstimate(state, tokens) {
 }
 
 // harness/output_turn.ts
-import { z as z2 } from "zod";
+import { z } from "zod";
 var FINAL_ANSWER_TOOL = "final_answer";
 var ANSWER_ACCEPTED = "Accepted.";
 var DEFAULT_OUTPUT_REPAIRS = 2;
@@ -418,7 +306,7 @@ function planOutput(state, options) {
 function storedSchema(state) {
   if (state.outputSchema === void 0) return null;
   try {
-    return z2.fromJSONSchema(state.outputSchema);
+    return z.fromJSONSchema(state.outputSchema);
   } catch (e) {
     throw new RunStateError(state.runId, state.status, "resume", `its stored output schema cannot be rebuilt (${e.message}); pass \`output\``);
   }
@@ -1715,32 +1603,32 @@ function saveQueue(save, intervalMs = SPEND_SAVE_MS) {
 }
 
 // harness/context_policy.ts
-import { z as z3 } from "zod";
+import { z as z2 } from "zod";
 var DEFAULT_WINDOW_TOKENS = 128e3;
 var DEFAULT_TRIGGER_SHARE = 0.83;
 var ELIDE_TARGET = 0.6;
 var policySchema;
 function contextPolicySchema() {
-  return policySchema ??= z3.strictObject({
-    windowTokens: z3.int().min(1).optional().describe("The model's context window in tokens (default: its prices' contextTokens, else 128,000)"),
-    trigger: z3.union([
-      z3.number().gt(0).max(1),
-      z3.strictObject({
-        tokens: z3.int().min(1)
+  return policySchema ??= z2.strictObject({
+    windowTokens: z2.int().min(1).optional().describe("The model's context window in tokens (default: its prices' contextTokens, else 128,000)"),
+    trigger: z2.union([
+      z2.number().gt(0).max(1),
+      z2.strictObject({
+        tokens: z2.int().min(1)
       })
     ]).optional().describe("Compact over this share of the window (default 0.83), or { tokens }"),
-    keepTurns: z3.int().min(1).optional().describe("Recent turns kept verbatim (default 4)"),
-    strategies: z3.array(z3.enum([
+    keepTurns: z2.int().min(1).optional().describe("Recent turns kept verbatim (default 4)"),
+    strategies: z2.array(z2.enum([
       "elide",
       "summarize"
     ])).min(1).optional().describe("Cheapest first (default elide, then summarize)"),
-    summaryMaxTokens: z3.int().min(1).optional().describe("Reply cap of a summary (default 1,024)")
+    summaryMaxTokens: z2.int().min(1).optional().describe("Reply cap of a summary (default 1,024)")
   });
 }
 var settingsSchema;
 function contextSettingsSchema() {
   return settingsSchema ??= contextPolicySchema().extend({
-    summaryModel: z3.string().min(1).max(200).optional().describe("The model that writes summaries, by name (default: the run's model)")
+    summaryModel: z2.string().min(1).max(200).optional().describe("The model that writes summaries, by name (default: the run's model)")
   });
 }
 function checkContextPolicy(policy) {
@@ -2308,10 +2196,10 @@ function reject(state, callId, reason) {
 }
 
 // subagents/agent_tool.ts
-import { z as z4 } from "zod";
+import { z as z3 } from "zod";
 var question;
-var questionSchema = () => question ??= z4.object({
-  question: z4.string().min(1).describe("The question to research")
+var questionSchema = () => question ??= z3.object({
+  question: z3.string().min(1).describe("The question to research")
 });
 var active = /* @__PURE__ */ new Map();
 function track(rootId, p) {
@@ -2420,34 +2308,34 @@ function agentTool(options) {
 }
 
 // subagents/agent_options.ts
-import { z as z5 } from "zod";
+import { z as z4 } from "zod";
 var POSITIVE = "expected a positive integer";
 var BOOLEAN = "expected true or false";
 var schema;
 function agentOptionsSchema() {
-  return schema ??= z5.strictObject({
-    budgetMode: z5.enum([
+  return schema ??= z4.strictObject({
+    budgetMode: z4.enum([
       "soft",
       "hard"
     ], {
       error: 'expected "soft" or "hard"'
     }).optional(),
-    dedupe: z5.boolean({
+    dedupe: z4.boolean({
       error: BOOLEAN
     }).optional(),
-    toolErrors: z5.enum([
+    toolErrors: z4.enum([
       "describe",
       "generic",
       "fatal"
     ], {
       error: 'expected "describe", "generic" or "fatal"'
     }).optional(),
-    concurrency: z5.int({
+    concurrency: z4.int({
       error: POSITIVE
     }).min(1, {
       error: POSITIVE
     }).optional(),
-    stopOnPermanentError: z5.boolean({
+    stopOnPermanentError: z4.boolean({
       error: BOOLEAN
     }).optional(),
     context: contextSettingsSchema().optional().describe("Compact the prompt of a long run: old tool results elided, older turns summarized (the summary model by name)")
@@ -2585,13 +2473,6 @@ function childModel(child, resolveModel) {
 }
 
 export {
-  issueLine,
-  pricesSchema,
-  priceTableSchema,
-  pricesSchemaOf,
-  checkPrices,
-  pricesFor,
-  roundUsd,
   isStepCount,
   isBudgetSpent,
   hasToolCall,

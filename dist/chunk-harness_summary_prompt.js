@@ -53,6 +53,123 @@ function summaryRequest(earlier, messages) {
   ];
 }
 
+// harness/schema_issue.ts
+function formatPath(path, start = "") {
+  let out = start;
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else if (typeof key === "string" && /^[A-Za-z_$][\w$]*$/.test(key)) {
+      out += out ? `.${key}` : key;
+    } else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
+}
+function issueLine(issue, start = "", input) {
+  const path = formatPath(issue.path, start);
+  const where = path ? `${path}: ` : "";
+  if (issue.code === "unrecognized_keys") {
+    const keys = issue.keys.map((k) => `"${k}"`).join(", ");
+    return `${where}unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}`;
+  }
+  const got = input === void 0 || issue.message.includes("received") ? "" : gotText(valueAt(input, issue.path));
+  return `${where}${issue.message}${got}`;
+}
+function valueAt(input, path) {
+  let value = input;
+  for (const key of path) {
+    if (typeof value !== "object" || value === null) return void 0;
+    value = value[key];
+  }
+  return value;
+}
+function gotText(value) {
+  if (typeof value === "string") {
+    const quoted = JSON.stringify(value);
+    return `, got ${quoted.length > 60 ? `${quoted.slice(0, 57)}..."` : quoted}`;
+  }
+  if (typeof value === "function") return ", got a function";
+  return typeof value === "object" && value !== null ? "" : `, got ${String(value)}`;
+}
+
+// harness/cost.ts
+import { z } from "zod";
+var DEFAULT_MAX_OUTPUT_TOKENS = 16384;
+var DEFAULT_PRICES = Object.freeze({
+  inputPerMillion: 2,
+  outputPerMillion: 12
+});
+var NON_NEG_NUM = "expected a non-negative number";
+var OBJECT = "expected an object";
+var POS_INT = "expected a positive integer";
+var schemas;
+function priceSchemas() {
+  if (schemas) return schemas;
+  const nonNegNum = z.number({
+    error: NON_NEG_NUM
+  }).min(0, {
+    error: NON_NEG_NUM
+  });
+  const posInt = z.int({
+    error: POS_INT
+  }).min(1, {
+    error: POS_INT
+  });
+  const prices = z.strictObject({
+    inputPerMillion: nonNegNum,
+    outputPerMillion: nonNegNum,
+    maxOutputTokens: posInt.optional(),
+    contextTokens: posInt.optional(),
+    cachedInputPerMillion: nonNegNum.optional(),
+    cacheWritePerMillion: nonNegNum.optional()
+  }, {
+    error: OBJECT
+  });
+  const table = z.strictObject({
+    default: prices,
+    models: z.record(z.string(), prices, {
+      error: OBJECT
+    }).optional()
+  }, {
+    error: OBJECT
+  });
+  return schemas = {
+    prices,
+    table
+  };
+}
+function pricesSchema() {
+  return priceSchemas().prices;
+}
+function priceTableSchema() {
+  return priceSchemas().table;
+}
+function pricesSchemaOf(value) {
+  const isTable = typeof value === "object" && value !== null && ("default" in value || "models" in value);
+  return isTable ? priceTableSchema() : pricesSchema();
+}
+function computeCost(usage, prices = DEFAULT_PRICES) {
+  const read = Math.min(Math.max(0, usage.cached_prompt_tokens ?? 0), usage.prompt_tokens);
+  const write = Math.min(Math.max(0, usage.cache_write_tokens ?? 0), usage.prompt_tokens - read);
+  const fresh = usage.prompt_tokens - read - write;
+  return roundUsd((fresh * prices.inputPerMillion + read * (prices.cachedInputPerMillion ?? prices.inputPerMillion) + write * (prices.cacheWritePerMillion ?? prices.inputPerMillion) + usage.completion_tokens * prices.outputPerMillion) / 1e6);
+}
+function addUsd(a, b) {
+  return roundUsd(a + b);
+}
+function checkPrices(table, name = "prices") {
+  if (table === void 0) return;
+  const issue = pricesSchemaOf(table).safeParse(table).error?.issues[0];
+  if (issue) throw new RangeError(issueLine(issue, name, table));
+}
+function pricesFor(table, model) {
+  if (!table) return DEFAULT_PRICES;
+  if ("inputPerMillion" in table) return table;
+  return table.models?.[model] ?? table.default;
+}
+function roundUsd(usd) {
+  return Math.round(usd * 1e9) / 1e9;
+}
+
 // harness/transcript_scan.ts
 var TranscriptScan = class {
   #scans = /* @__PURE__ */ new WeakMap();
@@ -402,6 +519,16 @@ function anyRenamed(messages) {
 }
 
 export {
+  issueLine,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  pricesSchema,
+  priceTableSchema,
+  pricesSchemaOf,
+  computeCost,
+  addUsd,
+  checkPrices,
+  pricesFor,
+  roundUsd,
   TranscriptScan,
   emptyContext,
   headLength,

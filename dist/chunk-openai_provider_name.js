@@ -2,6 +2,7 @@ import {
   attemptText
 } from "./chunk-harness_text_attempts.js";
 import {
+  DEFAULT_MAX_OUTPUT_TOKENS,
   toWire
 } from "./chunk-harness_summary_prompt.js";
 import {
@@ -120,8 +121,8 @@ function isObject(v) {
 function malformed(url, redact) {
   return (what, lost = []) => new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`, void 0, lost);
 }
-function roughTokens(chars) {
-  return Math.ceil(chars / 4);
+function roughTokens(chars, maxTokens) {
+  return Math.min(Math.ceil(chars / 4), maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
 }
 async function readableReplyTokens(body) {
   const choice = Array.isArray(body["choices"]) ? body["choices"][0] : void 0;
@@ -150,7 +151,7 @@ function parseReply(text, url, request, redact) {
     const what = "body is not JSON";
     const lost = /^\s*\{/.test(text) ? [
       {
-        completion_tokens: roughTokens(text.length),
+        completion_tokens: roughTokens(text.length, request.maxTokens),
         reason: lostReason(what)
       }
     ] : [];
@@ -421,7 +422,7 @@ function overCap(options, out, bytes) {
   let chars = out.content?.length ?? 0;
   for (const c of out.calls.values()) chars += c.args.length + (c.name?.length ?? 0);
   const lost = {
-    completion_tokens: roughTokens(chars),
+    completion_tokens: roughTokens(chars, options.maxTokens),
     reason: e.message
   };
   return new ModelError(e.kind, e.message, e.status, [
@@ -616,14 +617,15 @@ async function fetchAnswer(cfg, body, signal, request, streaming) {
       onText: request.onText,
       signal,
       bad,
-      maxBytes
+      maxBytes,
+      maxTokens: request.maxTokens
     });
     return {
       streamed
     };
   }
   if (streaming && ok) cfg.onPlain();
-  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch);
+  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, request.maxTokens);
   const text = await (cfg.nativeFetch ? read : race(read, signal));
   return {
     status,
@@ -632,16 +634,16 @@ async function fetchAnswer(cfg, body, signal, request, streaming) {
     retryAfter: ok ? null : res.headers.get("retry-after")
   };
 }
-async function cappedText(res, maxBytes, bad, nativeFetch) {
+async function cappedText(res, maxBytes, bad, nativeFetch, maxTokens) {
   const plain = nativeFetch && !res.headers.has("content-encoding");
   const length = plain ? res.headers.get("content-length") : null;
   const declared = length ? Number(length) : NaN;
   if (plain && declared <= maxBytes) return await res.text();
-  const tooLarge = (bytes2) => bad(`the body passed ${bytes2} bytes (maxReplyBytes)`);
+  const what = (bytes2) => `the body passed ${bytes2} bytes (maxReplyBytes)`;
   if (!res.body) return "";
   if (plain && declared > maxBytes) {
     await res.body.cancel();
-    throw tooLarge(declared);
+    throw bad(what(declared));
   }
   const reader = res.body.getReader();
   const chunks = [];
@@ -650,7 +652,16 @@ async function cappedText(res, maxBytes, bad, nativeFetch) {
     for (; ; ) {
       const { value, done } = await reader.read();
       if (done) break;
-      if ((bytes += value.byteLength) > maxBytes) throw tooLarge(bytes);
+      if ((bytes += value.byteLength) > maxBytes) {
+        const begun = /^\s*\{/.test(UTF8.decode((chunks[0] ?? value).subarray(0, 64)));
+        const reason = `the reply was malformed: ${what(bytes)}`;
+        throw bad(what(bytes), begun ? [
+          {
+            completion_tokens: roughTokens(bytes, maxTokens),
+            reason
+          }
+        ] : []);
+      }
       chunks.push(value);
     }
   } catch (e) {

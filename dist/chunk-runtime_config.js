@@ -2,14 +2,16 @@ import {
   RecordError
 } from "./chunk-kv_record_error.js";
 import {
-  agentOptionsSchema,
-  issueLine,
-  pricesSchemaOf
+  agentOptionsSchema
 } from "./chunk-harness_exit.js";
 import {
   GIVEN_BUDGET,
   runLimitsSchema
 } from "./chunk-harness_limits.js";
+import {
+  issueLine,
+  pricesSchemaOf
+} from "./chunk-harness_summary_prompt.js";
 import {
   MAX_TIMER_MS,
   ReinsError

@@ -27,8 +27,6 @@ import {
   agentOptionsSchema,
   followUp,
   isAgent,
-  priceTableSchema,
-  pricesSchema,
   run,
   treeSettled,
   unjudgedAnswer
@@ -43,6 +41,10 @@ import {
 import {
   createOpenAIModel
 } from "./chunk-openai_provider_name.js";
+import {
+  priceTableSchema,
+  pricesSchema
+} from "./chunk-harness_summary_prompt.js";
 import {
   MAX_TIMER_MS,
   ReinsError,

@@ -9,10 +9,12 @@ import {
   forkState,
   newBudgetGate,
   planCall,
-  pricesFor,
-  quoteNextCall,
-  roundUsd
+  quoteNextCall
 } from "./chunk-harness_exit.js";
+import {
+  pricesFor,
+  roundUsd
+} from "./chunk-harness_summary_prompt.js";
 import {
   RunStateError
 } from "./chunk-harness_errors.js";

@@ -15,7 +15,6 @@ import {
   isAgent,
   isBudgetSpent,
   isStepCount,
-  issueLine,
   reject,
   run
 } from "./chunk-harness_exit.js";
@@ -33,7 +32,8 @@ import {
 } from "./chunk-openai_provider_name.js";
 import "./chunk-harness_text_attempts.js";
 import {
-  SUMMARY_PROMPT
+  SUMMARY_PROMPT,
+  issueLine
 } from "./chunk-harness_summary_prompt.js";
 import "./chunk-harness_schema_adapter.js";
 import "./chunk-harness_tokens.js";

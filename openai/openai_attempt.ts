@@ -13,7 +13,13 @@ import { messageOf } from "../harness/message_of.ts";
 import { cutText } from "../harness/text.ts";
 import { watchDeadline } from "../harness/watch_deadline.ts";
 import { readChatStream, StreamCutError } from "./openai_stream.ts";
-import { malformed, parseBody, parseReply, readableReplyTokens } from "./openai_reply.ts";
+import {
+  malformed,
+  parseBody,
+  parseReply,
+  readableReplyTokens,
+  roughTokens,
+} from "./openai_reply.ts";
 
 /** What every attempt of one client shares. */
 export interface AttemptConfig {
@@ -126,12 +132,13 @@ async function fetchAnswer(
       signal,
       bad,
       maxBytes,
+      maxTokens: request.maxTokens,
     });
     return { streamed };
   }
   // A 2xx that is not a stream: this endpoint does not stream; stop asking it to.
   if (streaming && ok) cfg.onPlain();
-  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch);
+  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, request.maxTokens);
   const text = await (cfg.nativeFetch ? read : race(read, signal));
   // Only a refusal says when to come back (a 2xx is not asked for one header more).
   return { status, statusText, text, retryAfter: ok ? null : res.headers.get("retry-after") };
@@ -142,23 +149,27 @@ async function fetchAnswer(
  * declared its length for a body sent as it is (it reads no further), else
  * in pieces, counted: an endless body, a compressed one (its length is the
  * compressed one), or a custom fetch's must not take the isolate's memory.
+ * A body refused once read past the cap that began like a JSON object is the
+ * provider's reply, counted as lost (roughly); one refused for its declared
+ * length was never seen, and counts nothing.
  */
 async function cappedText(
   res: Response,
   maxBytes: number,
-  bad: (what: string) => ModelError,
+  bad: (what: string, lost?: readonly LostReply[]) => ModelError,
   nativeFetch: boolean,
+  maxTokens: number | undefined,
 ): Promise<string> {
   // Headers are read only for the runtime's fetch: any other body is counted anyway.
   const plain = nativeFetch && !res.headers.has("content-encoding");
   const length = plain ? res.headers.get("content-length") : null;
   const declared = length ? Number(length) : NaN;
   if (plain && declared <= maxBytes) return await res.text();
-  const tooLarge = (bytes: number) => bad(`the body passed ${bytes} bytes (maxReplyBytes)`);
+  const what = (bytes: number) => `the body passed ${bytes} bytes (maxReplyBytes)`;
   if (!res.body) return "";
   if (plain && declared > maxBytes) {
     await res.body.cancel();
-    throw tooLarge(declared);
+    throw bad(what(declared));
   }
   const reader = res.body.getReader();
   const chunks: Uint8Array<ArrayBuffer>[] = [];
@@ -167,7 +178,14 @@ async function cappedText(
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
-      if ((bytes += value.byteLength) > maxBytes) throw tooLarge(bytes);
+      if ((bytes += value.byteLength) > maxBytes) {
+        const begun = /^\s*\{/.test(UTF8.decode((chunks[0] ?? value).subarray(0, 64)));
+        const reason = `the reply was malformed: ${what(bytes)}`;
+        throw bad(
+          what(bytes),
+          begun ? [{ completion_tokens: roughTokens(bytes, maxTokens), reason }] : [],
+        );
+      }
       chunks.push(value);
     }
   } catch (e) {

@@ -20,6 +20,7 @@ import {
   tokenCount,
 } from "../harness/tokens.ts";
 import { cutText } from "../harness/text.ts";
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "../harness/cost.ts";
 
 /** A plain object (not null, not an array). */
 export function isObject(v: unknown): v is Record<string, unknown> {
@@ -35,10 +36,11 @@ export function malformed(url: string, redact: (text: string) => string) {
 /**
  * Reply tokens estimated at 4 characters a token: for a text too long to count
  * with the tokenizer (tens of MB would hold the isolate for seconds), or too
- * garbled to read.
+ * garbled to read. At most the reply the call asked for (`maxTokens`, else
+ * the usual `max_tokens` cap): 32 MB of garbage is no 8-million-token reply.
  */
-export function roughTokens(chars: number): number {
-  return Math.ceil(chars / 4);
+export function roughTokens(chars: number, maxTokens: number | undefined): number {
+  return Math.min(Math.ceil(chars / 4), maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
 }
 
 /**
@@ -84,7 +86,10 @@ export function parseReply(
     // Anything else (a proxy's HTML page, an empty body) most likely never
     // reached the provider: nothing is counted.
     const lost = /^\s*\{/.test(text)
-      ? [{ completion_tokens: roughTokens(text.length), reason: lostReason(what) }]
+      ? [{
+        completion_tokens: roughTokens(text.length, request.maxTokens),
+        reason: lostReason(what),
+      }]
       : [];
     return Promise.reject(bad(`${what}: ${JSON.stringify(cutText(redact(text), 200))}`, lost));
   }

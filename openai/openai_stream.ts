@@ -33,6 +33,8 @@ export interface ChatStreamOptions {
   bad: (what: string) => ModelError;
   /** Most bytes of a stream (a longer one is `bad`; default: no cap). */
   maxBytes?: number | undefined;
+  /** The reply tokens the call asked for at most (`max_tokens`), for a rough estimate. */
+  maxTokens?: number | undefined;
 }
 
 interface CallParts {
@@ -66,7 +68,7 @@ function overCap(options: ChatStreamOptions, out: Assembler, bytes: number): Mod
   const e = options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`);
   let chars = out.content?.length ?? 0;
   for (const c of out.calls.values()) chars += c.args.length + (c.name?.length ?? 0);
-  const lost = { completion_tokens: roughTokens(chars), reason: e.message };
+  const lost = { completion_tokens: roughTokens(chars, options.maxTokens), reason: e.message };
   return new ModelError(e.kind, e.message, e.status, [lost]);
 }
 

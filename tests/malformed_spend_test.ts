@@ -188,3 +188,30 @@ Deno.test("a lost reply's prompt count that is no count is estimated, not truste
   assert.ok(Number.isFinite(done.costUsd) && done.costUsd > 0);
   assert.equal(done.costUsd, done.estimatedUsd);
 });
+
+Deno.test("a 2xx body read past maxReplyBytes is counted when it began as JSON, at most the reply asked for", async () => {
+  const lostOf = async (body: string, maxTokens?: number) => {
+    const model = createOpenAIModel({
+      baseUrl: "http://provider.test/v1",
+      model: "m",
+      stream: false,
+      maxReplyBytes: 100_000,
+      // A caller's fetch: the body is read in pieces and counted, whatever it declares.
+      fetch: () => Promise.resolve(new Response(body, { status: 200 })),
+    });
+    const e = await model.complete(
+      { messages: [{ role: "user", content: "hi" }], tools: [], maxTokens },
+      new AbortController().signal,
+    ).catch((e: unknown) => e);
+    assert.ok(e instanceof ModelError && e.kind === "malformed", String(e));
+    assert.match(e.message, /the body passed \d+ bytes \(maxReplyBytes\)/);
+    return e.lost;
+  };
+  const json = `{"choices":[{"message":{"content":"${"x".repeat(200_000)}"}}]}`;
+  // 200,000 characters are ~50,000 tokens: no reply is longer than max_tokens (else 16,384).
+  assert.equal((await lostOf(json))[0]?.completion_tokens, 16_384);
+  assert.equal((await lostOf(json, 500))[0]?.completion_tokens, 500);
+  assert.match((await lostOf(json))[0]?.reason ?? "", /^the reply was malformed: the body passed/);
+  // Not the provider's reply: a proxy's page counts nothing.
+  assert.deepEqual(await lostOf(`<html>${"x".repeat(200_000)}</html>`), []);
+});

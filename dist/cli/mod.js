@@ -46,9 +46,7 @@ import {
 import {
   loadTree
 } from "../chunk-subagents_tree.js";
-import {
-  checkPrices
-} from "../chunk-harness_exit.js";
+import "../chunk-harness_exit.js";
 import "../chunk-harness_tool.js";
 import "../chunk-harness_driven_states.js";
 import {
@@ -59,7 +57,9 @@ import {
 } from "../chunk-harness_limits.js";
 import "../chunk-openai_provider_name.js";
 import "../chunk-harness_text_attempts.js";
-import "../chunk-harness_summary_prompt.js";
+import {
+  checkPrices
+} from "../chunk-harness_summary_prompt.js";
 import "../chunk-harness_schema_adapter.js";
 import "../chunk-harness_tokens.js";
 import {
