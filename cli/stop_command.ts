@@ -38,6 +38,8 @@ export async function stopCommand(
     const why = root.interruption ? `${root.status}/${root.interruption.type}` : root.status;
     return `nothing to stop: ${tree} is ${why}, not executing`;
   }
-  await requestStop(kv, runId, reason);
-  return `stop requested for the tree of run ${runId} (root ${rootId}): ${reason}`;
+  const recorded = await requestStop(kv, runId, reason);
+  // A Stop asked for before (by the inspector, another CLI) wins: say whose reason stands.
+  const note = recorded.reason === reason ? "" : " (a Stop was requested before yours)";
+  return `stop requested for the tree of run ${runId} (root ${rootId}): ${recorded.reason}${note}`;
 }

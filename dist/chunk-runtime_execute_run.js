@@ -138,7 +138,21 @@ function asRequest(stored) {
   return v && typeof v.reason === "string" ? v : null;
 }
 async function writeStop(kv, request) {
-  await kv.atomic().set(stopKey(request.rootId), encodeValue(request)).sum(stopEpochKey(), 1n).commit();
+  const key = stopKey(request.rootId);
+  let seen = null;
+  for (; ; ) {
+    const written = await kv.atomic().check({
+      key,
+      versionstamp: seen
+    }).set(key, encodeValue(request)).sum(stopEpochKey(), 1n).commit();
+    if (written.ok) return request;
+    const entry = await kv.get(key, {
+      consistency: "strong"
+    });
+    const recorded = asRequest(entry.value);
+    if (recorded) return recorded;
+    seen = entry.versionstamp;
+  }
 }
 async function readStops(kv, rootIds) {
   const out = /* @__PURE__ */ new Map();
@@ -208,8 +222,19 @@ function onTreeStop(kv, rootId, pollMs, onStop) {
   }
   return watcher.add(rootId, onStop);
 }
+var announced = /* @__PURE__ */ new WeakMap();
 function announceStop(kv, request) {
+  let byRoot = announced.get(kv);
+  if (!byRoot) announced.set(kv, byRoot = /* @__PURE__ */ new Map());
+  const first = byRoot.get(request.rootId);
+  if (first) return first;
+  byRoot.set(request.rootId, request);
   for (const watcher of watchers.get(kv)?.values() ?? []) watcher.fire(request);
+  return request;
+}
+function forgetAnnounced(kv, request) {
+  const byRoot = announced.get(kv);
+  if (byRoot?.get(request.rootId) === request) byRoot.delete(request.rootId);
 }
 var StopWatcher = class {
   kv;
@@ -315,21 +340,25 @@ async function requestStop(kv, id, reason = DEFAULT_STOP_REASON) {
   if (typeof reason !== "string" || !reason.trim()) {
     throw new TypeError("requestStop(kv, id, reason): reason must be a non-empty string");
   }
-  const at = Date.now();
-  announceStop(kv, {
-    rootId: id,
-    reason,
-    at
-  });
-  const { rootId } = await new KvRunStore(kv).summary(id);
-  const request = {
-    rootId,
-    reason,
-    at
-  };
-  if (rootId !== id) announceStop(kv, request);
-  await writeStop(kv, request);
-  return request;
+  const mine = [
+    {
+      rootId: id,
+      reason,
+      at: Date.now()
+    }
+  ];
+  const first = announceStop(kv, mine[0]);
+  try {
+    const { rootId } = await new KvRunStore(kv).summary(id);
+    if (rootId === id) return await writeStop(kv, first);
+    mine.push({
+      ...first,
+      rootId
+    });
+    return await writeStop(kv, announceStop(kv, mine[1]));
+  } finally {
+    for (const request of mine) forgetAnnounced(kv, request);
+  }
 }
 function watchStop(kv, rootId, controller, options = {}) {
   const pollMs = options.pollMs ?? 100;

@@ -24,21 +24,33 @@ function asRequest(stored: unknown): StopRequest | null {
 }
 
 /**
- * Stores `request` as the Stop of tree `request.rootId` (replacing any).
+ * Stores `request` as the Stop of tree `request.rootId`, unless one is
+ * recorded already: the first Stop wins (the tree stops with its reason), and
+ * the one recorded is returned, so every caller can say which.
  *
  * @example
  * ```ts
  * import { readStop, writeStop } from "./stop_record.ts";
  * const kv = await Deno.openKv(":memory:");
  * await writeStop(kv, { rootId: "root1", reason: "enough", at: Date.now() });
+ * console.log((await writeStop(kv, { rootId: "root1", reason: "later", at: Date.now() })).reason); // enough
  * console.log((await readStop(kv, "root1"))?.reason); // enough
  * kv.close();
  * ```
  */
-export async function writeStop(kv: Deno.Kv, request: StopRequest): Promise<void> {
-  // The epoch moves with the record: watchers of many trees read it, not every record.
-  await kv.atomic().set(stopKey(request.rootId), encodeValue(request))
-    .sum(stopEpochKey(), 1n).commit();
+export async function writeStop(kv: Deno.Kv, request: StopRequest): Promise<StopRequest> {
+  const key = stopKey(request.rootId);
+  let seen: string | null = null; // most trees have no Stop yet: write first, read if refused
+  for (;;) {
+    // The epoch moves with the record: watchers of many trees read it, not every record.
+    const written = await kv.atomic().check({ key, versionstamp: seen })
+      .set(key, encodeValue(request)).sum(stopEpochKey(), 1n).commit();
+    if (written.ok) return request;
+    const entry = await kv.get(key, { consistency: "strong" });
+    const recorded = asRequest(entry.value);
+    if (recorded) return recorded;
+    seen = entry.versionstamp; // lifted meanwhile, or not a Stop: replaced
+  }
 }
 
 /**

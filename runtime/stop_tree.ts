@@ -12,7 +12,7 @@
  */
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { type StopRequest, writeStop } from "../kv/stop_record.ts";
-import { announceStop, onTreeStop } from "./stop_watcher.ts";
+import { announceStop, forgetAnnounced, onTreeStop } from "./stop_watcher.ts";
 
 /** The default reason of a Stop. */
 export const DEFAULT_STOP_REASON = "stopped by a person";
@@ -28,7 +28,8 @@ export interface WatchStopOptions {
  * every executor of a run of that tree aborts with `reason` (those in this
  * isolate at once, before the record is written), and a run of the tree that
  * starts afterwards does not start. `RunNotFoundError` for an
- * unknown run. Returns the request.
+ * unknown run. Returns the Stop recorded: of concurrent Stops (or one
+ * recorded before and not lifted), the first wins, and all report it.
  *
  * @example
  * ```ts
@@ -50,15 +51,20 @@ export async function requestStop(
   if (typeof reason !== "string" || !reason.trim()) {
     throw new TypeError("requestStop(kv, id, reason): reason must be a non-empty string");
   }
-  const at = Date.now();
   // A tree executing in this isolate stops at once: under load the KV's commits
   // queue, and its Stop would wait for the read and the write below.
-  announceStop(kv, { rootId: id, reason, at });
-  const { rootId } = await new KvRunStore(kv).summary(id);
-  const request: StopRequest = { rootId, reason, at };
-  if (rootId !== id) announceStop(kv, request);
-  await writeStop(kv, request);
-  return request;
+  // Concurrent Stops of one tree: the first announced or stored wins, for all.
+  const mine: StopRequest[] = [{ rootId: id, reason, at: Date.now() }];
+  const first = announceStop(kv, mine[0]!);
+  try {
+    const { rootId } = await new KvRunStore(kv).summary(id);
+    if (rootId === id) return await writeStop(kv, first);
+    mine.push({ ...first, rootId });
+    return await writeStop(kv, announceStop(kv, mine[1]!));
+  } finally {
+    // Only the Stops this call announced: another's stays until its own write ends.
+    for (const request of mine) forgetAnnounced(kv, request);
+  }
 }
 
 /**

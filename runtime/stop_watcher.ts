@@ -55,10 +55,15 @@ export function onTreeStop(
   return watcher.add(rootId, onStop);
 }
 
+/** Per KV handle, the Stops announced here and not yet written, by tree (the first wins). */
+const announced = new WeakMap<Deno.Kv, Map<string, StopRequest>>();
+
 /**
  * Hands `request` to this isolate's watchers of its tree over `kv` now, not
  * when a watch or poll sees it stored (a Stop asked for here stops the runs
- * executing here at once).
+ * executing here at once). Returns the Stop in effect: a Stop of the same tree
+ * announced here and not yet written ({@link forgetAnnounced}) wins, as the
+ * first stored Stop does, so concurrent Stops all record and report its reason.
  *
  * @example
  * ```ts
@@ -70,8 +75,33 @@ export function onTreeStop(
  * kv.close();
  * ```
  */
-export function announceStop(kv: Deno.Kv, request: StopRequest): void {
+export function announceStop(kv: Deno.Kv, request: StopRequest): StopRequest {
+  let byRoot = announced.get(kv);
+  if (!byRoot) announced.set(kv, byRoot = new Map());
+  const first = byRoot.get(request.rootId);
+  if (first) return first;
+  byRoot.set(request.rootId, request);
   for (const watcher of watchers.get(kv)?.values() ?? []) watcher.fire(request);
+  return request;
+}
+
+/**
+ * Forgets an announced Stop once it is written (or failed to be): the stored
+ * record decides from then on.
+ *
+ * @example
+ * ```ts
+ * import { announceStop, forgetAnnounced } from "./stop_watcher.ts";
+ * const kv = await Deno.openKv(":memory:");
+ * const stop = announceStop(kv, { rootId: "root1", reason: "enough", at: 1 });
+ * forgetAnnounced(kv, stop);
+ * console.log(announceStop(kv, { rootId: "root1", reason: "again", at: 2 }).reason); // again
+ * kv.close();
+ * ```
+ */
+export function forgetAnnounced(kv: Deno.Kv, request: StopRequest): void {
+  const byRoot = announced.get(kv);
+  if (byRoot?.get(request.rootId) === request) byRoot.delete(request.rootId);
 }
 
 class StopWatcher {

@@ -126,3 +126,33 @@ Deno.test("requestStop stops a tree executing here before its record is written"
   await dispose();
   assert.equal((await readStop(raw, s.rootId))?.reason, "now");
 });
+
+Deno.test("concurrent Stops of one tree all report the reason the tree records: the first", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const root = newRun("hi");
+  const child = newRun("sub", {
+    parent: { runId: root.runId, rootId: root.rootId, callId: "call_1" },
+  });
+  const store = new KvRunStore(kv);
+  await store.save(root);
+  await store.save(child);
+  const controller = new AbortController();
+  const dispose = watchStop(kv, root.rootId, controller, { pollMs: 10_000 });
+  // Three at once, one through the child (before: each answered its own reason, the
+  // record kept the last written and the tree the first announced).
+  const answers = await Promise.all([
+    requestStop(kv, root.runId, "first"),
+    requestStop(kv, root.runId, "second"),
+    requestStop(kv, child.runId, "third"),
+  ]);
+  await dispose();
+  const recorded = (await readStop(kv, root.rootId))?.reason;
+  assert.equal(controller.signal.reason, "first");
+  assert.equal(recorded, "first");
+  assert.deepEqual(answers.map((a) => a.reason), ["first", "first", "first"]);
+  // Later Stops report the one recorded, until it is lifted.
+  assert.equal((await requestStop(kv, root.runId, "later")).reason, "first");
+  // A record that is not a Stop is replaced, not looped on.
+  await kv.set(stopKey("other"), encodeValue({ nonsense: true }));
+  assert.equal((await writeStop(kv, { rootId: "other", reason: "real", at: 1 })).reason, "real");
+});

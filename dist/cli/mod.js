@@ -722,8 +722,9 @@ async function stopCommand(store, kv, runId, reason) {
     const why = root.interruption ? `${root.status}/${root.interruption.type}` : root.status;
     return `nothing to stop: ${tree} is ${why}, not executing`;
   }
-  await requestStop(kv, runId, reason);
-  return `stop requested for the tree of run ${runId} (root ${rootId}): ${reason}`;
+  const recorded = await requestStop(kv, runId, reason);
+  const note = recorded.reason === reason ? "" : " (a Stop was requested before yours)";
+  return `stop requested for the tree of run ${runId} (root ${rootId}): ${recorded.reason}${note}`;
 }
 
 // cli/mcp_lines.ts
