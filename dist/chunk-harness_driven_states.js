@@ -1,12 +1,12 @@
 // harness/driven_states.ts
 var driving = /* @__PURE__ */ new WeakSet();
-function markDrivenByRun(state, driven) {
+var markDrivenByRun = (function markDrivenByRun(state, driven) {
   if (driven) driving.add(state);
   else driving.delete(state);
-}
-function isDrivenByRun(state) {
+});
+var isDrivenByRun = (function isDrivenByRun(state) {
   return driving.has(state);
-}
+});
 
 export {
   markDrivenByRun,

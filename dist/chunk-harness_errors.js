@@ -77,7 +77,7 @@ var RunTooLargeError = class extends ReinsError {
 
 // harness/sleep.ts
 var MAX_TIMER_MS = 2 ** 31 - 1;
-function sleep(ms, signal) {
+var sleep = (function sleep(ms, signal) {
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const onAbort = () => {
@@ -92,8 +92,8 @@ function sleep(ms, signal) {
       once: true
     });
   });
-}
-function raced(p, signal) {
+});
+var raced = (function raced(p, signal) {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
@@ -102,7 +102,7 @@ function raced(p, signal) {
     });
     p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
-}
+});
 
 export {
   ReinsError,

@@ -65,12 +65,12 @@ import {
 } from "./chunk-harness_message_of.js";
 
 // harness/exit.ts
-function abortReason(signal) {
+var abortReason = (function abortReason(signal) {
   const r = signal.reason;
   if (typeof r === "string") return r;
   if (r instanceof Error) return r.message || r.name;
   return String(r);
-}
+});
 var exit = {
   /** The run is done (the model answered, or a condition was met). */
   completed(reason) {
@@ -152,35 +152,35 @@ var exit = {
 };
 
 // harness/stop_conditions.ts
-function isStepCount(n) {
+var isStepCount = (function isStepCount(n) {
   checkNonNegative("isStepCount(n)", n, true);
   return (s) => s.turns >= n ? exit.maxTurns(`turn cap reached: ${s.turns} of ${n} turns used`) : false;
-}
-function isBudgetSpent(usd) {
+});
+var isBudgetSpent = (function isBudgetSpent(usd) {
   checkNonNegative("isBudgetSpent(usd)", usd, false);
   return (s) => s.costUsd >= usd ? exit.budget(`budget spent: $${s.costUsd.toFixed(6)} of $${usd.toFixed(6)}`) : false;
-}
-function hasToolCall(name) {
+});
+var hasToolCall = (function hasToolCall(name) {
   if (typeof name !== "string" || !name) {
     throw new TypeError("hasToolCall(name): name must be a non-empty string");
   }
   return (s) => s.messages.some((m) => m.role === "assistant" && m.tool_calls?.some((c) => c.function.name === name)) ? exit.completed(`stop condition: the model called ${name}`) : false;
-}
-async function firstStop(conditions, state) {
+});
+var firstStop = (async function firstStop(conditions, state) {
   for (const c of conditions) {
     const answer = c(state);
     const v = answer instanceof Promise ? await answer : answer;
     if (v) return verdictOf(v);
   }
   return null;
-}
-function verdictOf(v) {
+});
+var verdictOf = (function verdictOf(v) {
   if (v === true) return exit.completed("a stop condition was met");
   return {
     ...v,
     interruption: v.interruption ?? null
   };
-}
+});
 
 // harness/follow_up.ts
 var FOLLOW_UP_STATUSES = [
@@ -189,7 +189,7 @@ var FOLLOW_UP_STATUSES = [
   "budget_exceeded",
   "interrupted"
 ];
-function followUpRefusal(state) {
+var followUpRefusal = (function followUpRefusal(state) {
   if (state.parentId !== null) {
     return `it is a subagent of run "${state.parentId}"; send the message to its root`;
   }
@@ -202,8 +202,8 @@ function followUpRefusal(state) {
   const [open] = pending(state);
   if (open) return `call "${open.id}" of its last reply has no result yet: resume the run first`;
   return null;
-}
-function followUp(state, message, options = {}) {
+});
+var followUp = (function followUp(state, message, options = {}) {
   if (typeof message !== "string" || message.trim() === "") {
     throw new TypeError("followUp(state, message): message must be a non-empty string");
   }
@@ -222,13 +222,13 @@ function followUp(state, message, options = {}) {
   next.resultCache = {};
   next.updatedAt = isoNow();
   return next;
-}
-function turnsSinceLastMessage(state) {
+});
+var turnsSinceLastMessage = (function turnsSinceLastMessage(state) {
   const repairs = state.outputRepairs ?? [];
   const scan = exchanges.of(state.messages, repairs);
   scan.repairs = repairs.length;
   return scan.earlier ? scan.since : state.turns;
-}
+});
 var exchanges = new TranscriptScan({
   start: () => ({
     repairs: 0,
@@ -247,7 +247,7 @@ var exchanges = new TranscriptScan({
   // A repair (un)marked on a message already read: read it afresh.
   stale: (scan, read, repairs) => repairs.length < scan.repairs || repairs.slice(scan.repairs).some((i) => i < read)
 });
-function isTurnCapReached(n) {
+var isTurnCapReached = (function isTurnCapReached(n) {
   checkNonNegative("isTurnCapReached(n)", n, true);
   return (s) => {
     const since = turnsSinceLastMessage(s);
@@ -255,8 +255,8 @@ function isTurnCapReached(n) {
     const what = since === s.turns ? "turns used" : "turns since the last message used";
     return exit.maxTurns(`turn cap reached: ${since} of ${n} ${what}`);
   };
-}
-async function announceFollowUp(ctx) {
+});
+var announceFollowUp = (async function announceFollowUp(ctx) {
   const { state } = ctx;
   const index = state.messages.length - 1;
   const last = state.messages[index];
@@ -269,21 +269,21 @@ async function announceFollowUp(ctx) {
     turns: state.turns,
     content: last.content
   });
-}
+});
 
 // harness/prompt_estimate.ts
 var RATIO_MARGIN = 1.05;
-function promptEstimate(state, tokens) {
+var promptEstimate = (function promptEstimate(state, tokens) {
   const ratio = state.promptRatio ? Math.max(1, state.promptRatio) * RATIO_MARGIN : 1;
   return Math.ceil(tokens * ratio);
-}
+});
 
 // harness/output_turn.ts
 import { z } from "zod";
 var FINAL_ANSWER_TOOL = "final_answer";
 var ANSWER_ACCEPTED = "Accepted.";
 var DEFAULT_OUTPUT_REPAIRS = 2;
-function planOutput(state, options) {
+var planOutput = (function planOutput(state, options) {
   const maxRepairs = options.maxOutputRepairs ?? DEFAULT_OUTPUT_REPAIRS;
   if (!Number.isInteger(maxRepairs) || maxRepairs < 0) {
     throw new RangeError(`maxOutputRepairs must be a non-negative integer, got ${maxRepairs}`);
@@ -302,16 +302,16 @@ function planOutput(state, options) {
     mode,
     maxRepairs
   };
-}
-function storedSchema(state) {
+});
+var storedSchema = (function storedSchema(state) {
   if (state.outputSchema === void 0) return null;
   try {
     return z.fromJSONSchema(state.outputSchema);
   } catch (e) {
     throw new RunStateError(state.runId, state.status, "resume", `its stored output schema cannot be rebuilt (${e.message}); pass \`output\``);
   }
-}
-function answerTools(plan) {
+});
+var answerTools = (function answerTools(plan) {
   if (plan?.mode !== "tool") return [];
   return [
     {
@@ -323,15 +323,15 @@ function answerTools(plan) {
       }
     }
   ];
-}
-function toolCallsToRun(state, plan) {
+});
+var toolCallsToRun = (function toolCallsToRun(state, plan) {
   const calls = pending(state);
   return plan?.mode === "tool" ? calls.filter((c) => !isAnswerCall(c)) : calls;
-}
-function isAnswerCall(call) {
+});
+var isAnswerCall = (function isAnswerCall(call) {
   return call.function.name === FINAL_ANSWER_TOOL;
-}
-function answerOf(state, calls) {
+});
+var answerOf = (function answerOf(state, calls) {
   const last = state.messages.at(-1);
   if (last?.role === "assistant" && !last.tool_calls?.length) {
     return {
@@ -345,19 +345,19 @@ function answerOf(state, calls) {
     raw: answers.at(-1).function.arguments,
     calls: answers
   } : null;
-}
-function unjudgedAnswer(state) {
+});
+var unjudgedAnswer = (function unjudgedAnswer(state) {
   if (state.status === "completed" || state.status === "failed") return null;
   const call = answerOf(state, true)?.calls[0];
   if (call) return `its pending ${FINAL_ANSWER_TOOL} call ${call.id}`;
   return answerOf(state, false) ? "its final reply" : null;
-}
-function judgeAnswer(ctx, plan) {
+});
+var judgeAnswer = (function judgeAnswer(ctx, plan) {
   const answer = answerOf(ctx.state, plan?.mode === "tool");
   return answer ? judgeFound(ctx, plan, answer) : NO_ANSWER;
-}
+});
 var NO_ANSWER = Promise.resolve(null);
-async function judgeFound(ctx, plan, answer) {
+var judgeFound = (async function judgeFound(ctx, plan, answer) {
   const { state } = ctx;
   if (!plan) {
     state.output = answer.raw;
@@ -384,8 +384,8 @@ async function judgeFound(ctx, plan, answer) {
   if (refused) return refused;
   addRepair(state, answer, text);
   return "repair";
-}
-function judge(answer, plan) {
+});
+var judge = (function judge(answer, plan) {
   if (!answer.calls.length) return checkAnswer(answer.raw, plan.check, plan.format);
   let args;
   try {
@@ -403,8 +403,8 @@ function judge(answer, plan) {
     };
   }
   return checkValue(args, plan.check, plan.format);
-}
-function answerCalls(state, answer, text) {
+});
+var answerCalls = (function answerCalls(state, answer, text) {
   const last = answer.calls.length - 1;
   answer.calls.forEach((call, i) => {
     state.messages.push({
@@ -415,17 +415,17 @@ function answerCalls(state, answer, text) {
       content: i === last ? text : SUPERSEDED
     });
   });
-}
+});
 var SUPERSEDED = "Not judged: a later final_answer call in this reply is the answer.";
-function addRepair(state, answer, text) {
+var addRepair = (function addRepair(state, answer, text) {
   if (answer.calls.length) answerCalls(state, answer, text);
   else state.messages.push({
     role: "user",
     content: text
   });
   (state.outputRepairs ??= []).push(state.messages.length - 1);
-}
-function repairsUsed(state) {
+});
+var repairsUsed = (function repairsUsed(state) {
   const repairs = new Set(state.outputRepairs ?? []);
   let used = 0;
   for (let i = state.messages.length - 1; i >= 0; i--) {
@@ -434,8 +434,8 @@ function repairsUsed(state) {
     else if (role === "user" || role === "system") break;
   }
   return used;
-}
-async function unaffordableRepair(ctx, raw, text) {
+});
+var unaffordableRepair = (async function unaffordableRepair(ctx, raw, text) {
   if (ctx.options.budgetMode !== "hard") return null;
   await loadTokenizer();
   const { state, options } = ctx;
@@ -448,29 +448,29 @@ async function unaffordableRepair(ctx, raw, text) {
   const left = ctx.remainingUsd();
   if (usd <= left) return null;
   return exit.budget(`budget spent: a repair of the output would cost about $${usd.toFixed(6)} and $${Math.max(0, left).toFixed(6)} is left (hard budget, not started)`);
-}
-function verdictDuringRepair(state, verdict) {
+});
+var verdictDuringRepair = (function verdictDuringRepair(state, verdict) {
   const at = state.messages.length - 1;
   if (verdict.status !== "completed" || !state.outputRepairs?.includes(at)) return verdict;
   const raw = lastRaw(state, at);
   return exit.invalidOutput(raw, repairIssues(state.messages[at]?.content ?? ""), repairsUsed(state));
-}
-function lastRaw(state, repairAt) {
+});
+var lastRaw = (function lastRaw(state, repairAt) {
   const m = state.messages.findLast((x, i) => i < repairAt && x.role === "assistant");
   if (m?.role !== "assistant") return "";
   return m.tool_calls?.filter(isAnswerCall).at(-1)?.function.arguments ?? m.content ?? "";
-}
-function repairIssues(text) {
+});
+var repairIssues = (function repairIssues(text) {
   return [
     ...text.matchAll(/^- at (\S+): (.*)$/gm)
   ].map((m) => ({
     path: m[1] ?? "",
     message: m[2] ?? ""
   }));
-}
+});
 
 // harness/fork.ts
-function forkPoint(state, atTurn) {
+var forkPoint = (function forkPoint(state, atTurn) {
   const replies = state.messages.filter((m) => m.role === "assistant").length;
   if (!Number.isInteger(atTurn) || atTurn < 0 || atTurn > replies) {
     throw new RangeError(`atTurn must be an integer from 0 to ${replies} (the turns of run "${state.runId}"), got ${atTurn}`);
@@ -480,8 +480,8 @@ function forkPoint(state, atTurn) {
     if (m.role === "assistant" && seen++ === atTurn) return i;
   }
   return state.messages.length;
-}
-function forkState(source, options) {
+});
+var forkState = (function forkState(source, options) {
   if (source.parentId !== null) {
     throw new RunStateError(source.runId, source.status, "fork", `it is a subagent of run "${source.parentId}"; fork its root`);
   }
@@ -512,8 +512,8 @@ function forkState(source, options) {
   const repairs = source.outputRepairs?.filter((i) => i < messages.length);
   if (repairs?.length) fork.outputRepairs = repairs;
   return fork;
-}
-function forkableTurns(messages) {
+});
+var forkableTurns = (function forkableTurns(messages) {
   const out = /* @__PURE__ */ new Set();
   let turn = 0;
   let open = /* @__PURE__ */ new Set();
@@ -529,16 +529,16 @@ function forkableTurns(messages) {
   }
   check(messages.length);
   return out;
-}
-function endsWithAcceptedAnswer(messages, end = messages.length) {
+});
+var endsWithAcceptedAnswer = (function endsWithAcceptedAnswer(messages, end = messages.length) {
   for (let i = end - 1; i >= 0; i--) {
     const m = messages[i];
     if (m?.role !== "tool") return false;
     if (m.name === FINAL_ANSWER_TOOL && m.content === ANSWER_ACCEPTED) return true;
   }
   return false;
-}
-async function quoteNextCall(state, options) {
+});
+var quoteNextCall = (async function quoteNextCall(state, options) {
   await loadTokenizer();
   const prices = pricesFor(options.prices ?? options.model.prices, options.model.name);
   const plan = planOutput({
@@ -571,10 +571,10 @@ async function quoteNextCall(state, options) {
     }, prices),
     model: options.model.name
   };
-}
+});
 
 // harness/execute_tool.ts
-function prepareCall(call, tools) {
+var prepareCall = (function prepareCall(call, tools) {
   const name = call.function?.name;
   const tool = tools.get(name);
   if (!tool) {
@@ -612,18 +612,18 @@ function prepareCall(call, tools) {
     tool,
     args: checked.data
   };
-}
-function displayArgs(call) {
+});
+var displayArgs = (function displayArgs(call) {
   try {
     return JSON.parse(call.function.arguments);
   } catch {
     return call.function.arguments;
   }
-}
-function isPermanent(e) {
+});
+var isPermanent = (function isPermanent(e) {
   return e instanceof PermanentToolError || typeof e === "object" && e !== null && e.permanent === true;
-}
-async function invokeTool(tool, args, ctx) {
+});
+var invokeTool = (async function invokeTool(tool, args, ctx) {
   const signal = ctx.signal;
   signal.throwIfAborted();
   try {
@@ -645,18 +645,18 @@ async function invokeTool(tool, args, ctx) {
       cause: e
     };
   }
-}
-function isPromiseLike(value) {
+});
+var isPromiseLike = (function isPromiseLike(value) {
   return typeof value?.then === "function";
-}
-function resultOf(value) {
+});
+var resultOf = (function resultOf(value) {
   const output = typeof value === "string" ? value : value === void 0 ? "" : JSON.stringify(value);
   return {
     type: "tool-result",
     output
   };
-}
-async function raceSignal(value, signal) {
+});
+var raceSignal = (async function raceSignal(value, signal) {
   let onAbort;
   const aborted = new Promise((_, reject2) => {
     onAbort = () => reject2(signal.reason);
@@ -674,30 +674,30 @@ async function raceSignal(value, signal) {
     aborted.catch(() => {
     });
   }
-}
+});
 
 // harness/dedupe.ts
-function canonicalJson(value) {
+var canonicalJson = (function canonicalJson(value) {
   return JSON.stringify(value, (_k, v) => v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) : v);
-}
-function fnv1a(text) {
+});
+var fnv1a = (function fnv1a(text) {
   let h = 0xcbf29ce484222325n;
   for (let i = 0; i < text.length; i++) {
     h ^= BigInt(text.charCodeAt(i));
     h = h * 0x100000001b3n & 0xffffffffffffffffn;
   }
   return h.toString(16).padStart(16, "0");
-}
-function callSignature(toolName, args) {
+});
+var callSignature = (function callSignature(toolName, args) {
   return `${toolName}:${fnv1a(canonicalJson(args))}`;
-}
-function cachedResult(ctx, r) {
+});
+var cachedResult = (function cachedResult(ctx, r) {
   const { state, options } = ctx;
   if (!options.dedupe || !(r.tool.readOnly || options.dedupeAll)) return void 0;
   const cachedId = state.resultCache[r.signature];
   return cachedId === void 0 ? void 0 : resultOf2(state, cachedId, r.args);
-}
-function resultOf2(state, callId, args) {
+});
+var resultOf2 = (function resultOf2(state, callId, args) {
   let content;
   for (let i = state.messages.length - 1; i >= 0; i--) {
     const m = state.messages[i];
@@ -713,10 +713,10 @@ function resultOf2(state, callId, args) {
     }
   }
   return void 0;
-}
+});
 
 // harness/replay.ts
-function recordedReads(source, atTurn, tools) {
+var recordedReads = (function recordedReads(source, atTurn, tools) {
   const out = /* @__PURE__ */ new Map();
   const messages = source.messages.slice(forkPoint(source, atTurn));
   const results = /* @__PURE__ */ new Map();
@@ -738,24 +738,24 @@ function recordedReads(source, atTurn, tools) {
     }
   }
   return out;
-}
-function signatureOf(name, args) {
+});
+var signatureOf = (function signatureOf(name, args) {
   try {
     return callSignature(name, JSON.parse(args));
   } catch {
     return null;
   }
-}
-function forkWrote(messages, atTurn, tools) {
+});
+var forkWrote = (function forkWrote(messages, atTurn, tools) {
   let replies = 0;
   for (const m of messages) {
     if (m.role !== "assistant" || ++replies <= atTurn) continue;
     if (m.tool_calls?.some((c) => tools.get(c.function.name)?.readOnly !== true)) return true;
   }
   return false;
-}
+});
 var indexes = /* @__PURE__ */ new WeakMap();
-async function replayedResult(ctx, r, tools) {
+var replayedResult = (async function replayedResult(ctx, r, tools) {
   const origin = ctx.state.forkedFrom;
   const store = ctx.options.store;
   if (!origin || !store || !r.tool.readOnly) return void 0;
@@ -767,10 +767,10 @@ async function replayedResult(ctx, r, tools) {
     indexes.set(ctx, index);
   }
   return (await index).get(r.signature);
-}
+});
 
 // harness/tool_step.ts
-async function runToolCalls(ctx, calls, tools, session) {
+var runToolCalls = (async function runToolCalls(ctx, calls, tools, session) {
   const reads = readBatch(ctx, session);
   for (const call of calls) {
     if (ctx.signal.aborted) return exit.cancelled(ctx.signal);
@@ -778,8 +778,8 @@ async function runToolCalls(ctx, calls, tools, session) {
     if (stopped2) return stopped2;
   }
   return await reads.flush();
-}
-async function runCall(ctx, session, reads, call, tools) {
+});
+var runCall = (async function runCall(ctx, session, reads, call, tools) {
   const prepared = prepareCall(call, tools);
   if (prepared.type === "invalid") {
     return await reads.flush() ?? await recordInvalid(ctx, session, call, prepared.error);
@@ -795,7 +795,7 @@ async function runCall(ctx, session, reads, call, tools) {
   if (replayed) return await reads.flush() ?? await serveCached(ctx, call, replayed);
   if (tool.readOnly && !needs) return await reads.add(r);
   return await reads.flush() ?? await runWrite(ctx, session, r);
-}
+});
 var LazyRunnable = class {
   call;
   tool;
@@ -810,11 +810,11 @@ var LazyRunnable = class {
     return this.#signature ??= callSignature(this.tool.name, this.args);
   }
 };
-function runnable(call, tool, args) {
+var runnable = (function runnable(call, tool, args) {
   return new LazyRunnable(call, tool, args);
-}
+});
 var NOTHING = Promise.resolve(null);
-function readBatch(ctx, session) {
+var readBatch = (function readBatch(ctx, session) {
   const concurrency = Math.max(1, ctx.options.concurrency ?? 4);
   let queued = [];
   const flush = () => {
@@ -829,8 +829,8 @@ function readBatch(ctx, session) {
     },
     flush
   };
-}
-async function runReads(ctx, session, todo) {
+});
+var runReads = (async function runReads(ctx, session, todo) {
   const { signal } = ctx;
   const outcomes = await settleAll(todo.map((r) => execute(ctx, r)));
   if (signal.aborted) {
@@ -849,8 +849,8 @@ async function runReads(ctx, session, todo) {
     if (stopped2) return stopped2;
   }
   return null;
-}
-async function settleAll(promises) {
+});
+var settleAll = (async function settleAll(promises) {
   if (promises.length !== 1) return await Promise.allSettled(promises);
   try {
     return [
@@ -867,15 +867,15 @@ async function settleAll(promises) {
       }
     ];
   }
-}
-function verdictNeeded(ctx, r, needs) {
+});
+var verdictNeeded = (function verdictNeeded(ctx, r, needs) {
   const { state } = ctx;
   if (state.approved.includes(r.call.id)) return null;
   const uncertain = state.inFlight.includes(r.call.id) && !r.tool.idempotent;
   if (uncertain) return "uncertain_effect";
   return needs ? "needs_approval" : null;
-}
-async function recordInvalid(ctx, session, call, error) {
+});
+var recordInvalid = (async function recordInvalid(ctx, session, call, error) {
   await ctx.emit({
     type: "tool_result",
     runId: ctx.state.runId,
@@ -894,8 +894,8 @@ async function recordInvalid(ctx, session, call, error) {
     error,
     permanent: false
   });
-}
-async function runWrite(ctx, session, r) {
+});
+var runWrite = (async function runWrite(ctx, session, r) {
   const { state, signal } = ctx;
   const { call } = r;
   if (!state.inFlight.includes(call.id)) state.inFlight.push(call.id);
@@ -907,8 +907,8 @@ async function runWrite(ctx, session, r) {
     return exit.cancelled(signal);
   }
   return await record(ctx, session, r, outcome);
-}
-async function askApproval(ctx, call, tool, why) {
+});
+var askApproval = (async function askApproval(ctx, call, tool, why) {
   await ctx.emit({
     type: "approval_required",
     runId: ctx.state.runId,
@@ -925,8 +925,8 @@ async function askApproval(ctx, call, tool, why) {
     args: displayArgs(call),
     why
   }, `awaiting a verdict: ${what}`);
-}
-async function serveCached(ctx, call, output) {
+});
+var serveCached = (async function serveCached(ctx, call, output) {
   const { state } = ctx;
   const replayed = typeof output === "string" ? void 0 : output;
   state.messages.push({
@@ -953,8 +953,8 @@ async function serveCached(ctx, call, output) {
     }
   });
   return null;
-}
-async function execute(ctx, r) {
+});
+var execute = (async function execute(ctx, r) {
   const { state, signal } = ctx;
   const { call, tool } = r;
   await ctx.emit({
@@ -1018,13 +1018,13 @@ async function execute(ctx, r) {
     outcome,
     finished: true
   };
-}
-function errorText(ctx, outcome, call) {
+});
+var errorText = (function errorText(ctx, outcome, call) {
   const policy = ctx.options.toolErrors ?? "describe";
   if (typeof policy === "function") return policy(outcome.cause ?? new Error(outcome.error), call);
   return policy === "generic" ? "Error" : `Error: ${outcome.error}`;
-}
-async function record(ctx, session, r, outcome) {
+});
+var record = (async function record(ctx, session, r, outcome) {
   const { state, options } = ctx;
   const { call, tool } = r;
   const name = call.function.name;
@@ -1061,18 +1061,18 @@ async function record(ctx, session, r, outcome) {
   });
   if (!stop) await ctx.save();
   return stop;
-}
+});
 
 // harness/budget_gate.ts
 var MAX_RESERVED_TOKENS = 4096;
 var DEFAULT_MIN_REPLY_TOKENS = 32;
-function newBudgetGate() {
+var newBudgetGate = (function newBudgetGate() {
   return {
     inFlight: 0,
     reservedUsd: 0
   };
-}
-function planCall(b) {
+});
+var planCall = (function planCall(b) {
   const { gate } = b;
   if (!b.hard && gate.inFlight === 0) return {
     type: "call",
@@ -1108,8 +1108,8 @@ function planCall(b) {
     maxTokens,
     reservedUsd
   };
-}
-async function withReservation(gate, usd, fn) {
+});
+var withReservation = (async function withReservation(gate, usd, fn) {
   gate.inFlight += 1;
   gate.reservedUsd = roundUsd(gate.reservedUsd + usd);
   try {
@@ -1121,12 +1121,12 @@ async function withReservation(gate, usd, fn) {
       ...waiting.get(gate) ?? []
     ]) wake();
   }
-}
+});
 var waiting = /* @__PURE__ */ new WeakMap();
-function mayFitLater(gate) {
+var mayFitLater = (function mayFitLater(gate) {
   return gate.inFlight > 0 && gate.reservedUsd > 0;
-}
-function callSettled(gate, signal) {
+});
+var callSettled = (function callSettled(gate, signal) {
   if (gate.inFlight === 0 || signal.aborted) return Promise.resolve();
   const wakers = waiting.get(gate) ?? /* @__PURE__ */ new Set();
   waiting.set(gate, wakers);
@@ -1141,10 +1141,10 @@ function callSettled(gate, signal) {
       once: true
     });
   });
-}
+});
 
 // harness/text_deltas.ts
-function textDeltas(ctx) {
+var textDeltas = (function textDeltas(ctx) {
   if (!ctx.options.trace) return void 0;
   const turn = ctx.state.turns + 1;
   return (delta) => {
@@ -1157,8 +1157,8 @@ function textDeltas(ctx) {
     }).catch(() => {
     });
   };
-}
-function textReset(ctx) {
+});
+var textReset = (function textReset(ctx) {
   if (!ctx.options.trace) return void 0;
   const turn = ctx.state.turns + 1;
   return () => {
@@ -1173,10 +1173,10 @@ function textReset(ctx) {
     ctx.emit(event).catch(() => {
     });
   };
-}
+});
 
 // harness/lost_replies.ts
-async function countLostReplies(ctx, lost, reportedPrompt, definitions, other) {
+var countLostReplies = (async function countLostReplies(ctx, lost, reportedPrompt, definitions, other) {
   if (!lost?.length) return;
   const { state, options } = ctx;
   let estimate = tokenCount(reportedPrompt) ?? (other ? other.promptTokens : ctx.lastPromptTokens);
@@ -1210,8 +1210,8 @@ async function countLostReplies(ctx, lost, reportedPrompt, definitions, other) {
       costUsd: state.costUsd
     });
   }
-}
-async function countInvalidUsage(ctx, reply, problem, definitions, other) {
+});
+var countInvalidUsage = (async function countInvalidUsage(ctx, reply, problem, definitions, other) {
   await loadTokenizer();
   const completion_tokens = countCompletionTokens(reply.message);
   const reason = `the model reported invalid usage (${problem})`;
@@ -1223,10 +1223,10 @@ async function countInvalidUsage(ctx, reply, problem, definitions, other) {
     }
   ], prompt, definitions, other);
   return reason;
-}
+});
 
 // harness/model_turn.ts
-function promptCounter(definitions) {
+var promptCounter = (function promptCounter(definitions) {
   let counted = 0;
   let tokens = -1;
   let seen = null;
@@ -1241,8 +1241,8 @@ function promptCounter(definitions) {
     for (; counted < messages.length; counted++) tokens += countMessageTokens(messages[counted]);
     return tokens;
   };
-}
-async function modelTurn(ctx, definitions, promptTokens) {
+});
+var modelTurn = (async function modelTurn(ctx, definitions, promptTokens) {
   const prices = pricesFor(ctx.options.prices ?? ctx.options.model.prices, ctx.options.model.name);
   const left = ctx.remainingUsd();
   const counted = {
@@ -1272,11 +1272,11 @@ async function modelTurn(ctx, definitions, promptTokens) {
   const message = await commitTurn(ctx, called.reply, called.ms, prices);
   const over = ctx.options.budgetMode === "hard" ? await overspent(ctx, called.reply, plan.maxTokens, left, prices) : null;
   return over ?? cutByHardBudget(ctx, called.reply, message);
-}
-function needsLocalCount(ctx) {
+});
+var needsLocalCount = (function needsLocalCount(ctx) {
   return ctx.options.budgetMode === "hard" || ctx.gate.inFlight > 0;
-}
-function planTurn(ctx, prices, promptTokens, counted) {
+});
+var planTurn = (function planTurn(ctx, prices, promptTokens, counted) {
   const { state, options } = ctx;
   return planCall({
     gate: ctx.gate,
@@ -1295,13 +1295,13 @@ function planTurn(ctx, prices, promptTokens, counted) {
     maxOutputTokens: prices.maxOutputTokens,
     minReplyTokens: options.minReplyTokens
   });
-}
-function learnPromptRatio(state, local, reported) {
+});
+var learnPromptRatio = (function learnPromptRatio(state, local, reported) {
   if (!local || typeof reported !== "number" || !Number.isFinite(reported) || reported <= 0) return;
   const seen = Math.round(reported / local * 1e4) / 1e4;
   if (seen > (state.promptRatio ?? 0)) state.promptRatio = seen;
-}
-async function overspent(ctx, reply, maxTokens, left, prices) {
+});
+var overspent = (async function overspent(ctx, reply, maxTokens, left, prices) {
   const { state } = ctx;
   const turnCost = computeCost(reply.usage, prices);
   const over = roundUsd(turnCost - left);
@@ -1317,8 +1317,8 @@ async function overspent(ctx, reply, maxTokens, left, prices) {
   });
   const ignored = maxTokens !== void 0 && reply.usage.completion_tokens > maxTokens ? `; it returned ${reply.usage.completion_tokens} reply tokens for max_tokens ${maxTokens}` : "";
   return exit.budget(`budget exceeded: the provider overspent the hard budget by $${over.toFixed(6)} (the reply cost $${turnCost.toFixed(6)} with $${roundUsd(left).toFixed(6)} left${ignored})`);
-}
-async function callModel(ctx, definitions, plan) {
+});
+var callModel = (async function callModel(ctx, definitions, plan) {
   const { state, options, signal } = ctx;
   const started = performance.now();
   try {
@@ -1344,8 +1344,8 @@ async function callModel(ctx, definitions, plan) {
     const kind = e.kind;
     return exit.failed(`model call failed${kind ? ` (${kind})` : ""}: ${message}`, message);
   }
-}
-async function commitTurn(ctx, reply, ms, prices) {
+});
+var commitTurn = (async function commitTurn(ctx, reply, ms, prices) {
   const { state } = ctx;
   const message = normalizeReply(reply.message, state);
   const usage = reply.usage;
@@ -1371,8 +1371,8 @@ async function commitTurn(ctx, reply, ms, prices) {
   if (message.tool_calls?.length) await ctx.save();
   else state.modelCall = null;
   return message;
-}
-function usageProblem(usage) {
+});
+var usageProblem = (function usageProblem(usage) {
   if (typeof usage !== "object" || usage === null) return `usage is ${usage}`;
   for (const k of [
     "prompt_tokens",
@@ -1382,13 +1382,13 @@ function usageProblem(usage) {
     if (typeof v !== "number" || !Number.isFinite(v) || v < 0) return `${k} is ${v}`;
   }
   return null;
-}
-function cutByHardBudget(ctx, reply, message) {
+});
+var cutByHardBudget = (function cutByHardBudget(ctx, reply, message) {
   if (reply.finishReason !== "length" || message.tool_calls?.length || ctx.options.budgetMode !== "hard") return null;
   if (!ctx.output) ctx.state.output = message.content ?? "";
   return exit.budget("budget spent: the reply was cut at the tokens the budget could buy (hard budget)");
-}
-function normalizeReply(m, state) {
+});
+var normalizeReply = (function normalizeReply(m, state) {
   const calls = runUniqueIds(m.tool_calls ?? [], state.messages, state.turns);
   return calls.length ? {
     role: "assistant",
@@ -1398,10 +1398,10 @@ function normalizeReply(m, state) {
     role: "assistant",
     content: m.content ?? ""
   };
-}
+});
 
 // harness/child_run.ts
-function childRunner(ctx, callId, run2) {
+var childRunner = (function childRunner(ctx, callId, run2) {
   return async (child, options) => {
     const parentId = ctx.state.runId;
     checkChild(child, parentId, callId, options);
@@ -1417,8 +1417,8 @@ function childRunner(ctx, callId, run2) {
     }
     return await run2(stored ?? child, childOptions(ctx, callId, options));
   };
-}
-function childOptions(ctx, callId, o) {
+});
+var childOptions = (function childOptions(ctx, callId, o) {
   const parent = ctx.options;
   const own = checkLimits(o.limits ?? {});
   return {
@@ -1443,8 +1443,8 @@ function childOptions(ctx, callId, o) {
       saved: (usd) => ctx.childSaved(callId, usd)
     }
   };
-}
-function checkChild(child, parentId, callId, o) {
+});
+var checkChild = (function checkChild(child, parentId, callId, o) {
   if (!child || typeof child.runId !== "string") {
     throw new TypeError("runChild(child, options): child must be a run (newRun)");
   }
@@ -1454,8 +1454,8 @@ function checkChild(child, parentId, callId, o) {
   if (!o || !Array.isArray(o.tools)) {
     throw new TypeError("runChild(child, options): options.tools must be an array");
   }
-}
-async function loadChild(store, id, parentId) {
+});
+var loadChild = (async function loadChild(store, id, parentId) {
   if (!store) return null;
   try {
     const child = await store.load(id);
@@ -1467,13 +1467,13 @@ async function loadChild(store, id, parentId) {
     if (e instanceof RunNotFoundError) return null;
     throw e;
   }
-}
+});
 
 // harness/unfinished_call.ts
-function nextIsModelCall(state) {
+var nextIsModelCall = (function nextIsModelCall(state) {
   return state.status === "running" && pending(state).length === 0 && state.messages.at(-1)?.role !== "assistant";
-}
-function markModelCall(state, lastPromptTokens) {
+});
+var markModelCall = (function markModelCall(state, lastPromptTokens) {
   if (!nextIsModelCall(state)) state.modelCall = null;
   else {
     state.modelCall ??= {
@@ -1482,8 +1482,8 @@ function markModelCall(state, lastPromptTokens) {
       promptTokens: lastPromptTokens
     };
   }
-}
-async function countUnfinishedCall(ctx) {
+});
+var countUnfinishedCall = (async function countUnfinishedCall(ctx) {
   const { state, options } = ctx;
   const marker = state.modelCall;
   if (!marker) return;
@@ -1514,11 +1514,11 @@ async function countUnfinishedCall(ctx) {
     costUsd: state.costUsd
   });
   await ctx.save();
-}
+});
 
 // harness/event_chain.ts
 var RESOLVED = Promise.resolve();
-function eventChain(sink) {
+var eventChain = (function eventChain(sink) {
   let ended = false;
   let tail = null;
   return {
@@ -1544,11 +1544,11 @@ function eventChain(sink) {
       ended = true;
     }
   };
-}
+});
 
 // harness/save_queue.ts
 var SPEND_SAVE_MS = 250;
-function saveQueue(save, intervalMs = SPEND_SAVE_MS) {
+var saveQueue = (function saveQueue(save, intervalMs = SPEND_SAVE_MS) {
   let chain = Promise.resolve();
   let timer;
   let lastAt = -Infinity;
@@ -1600,7 +1600,7 @@ function saveQueue(save, intervalMs = SPEND_SAVE_MS) {
       clearTimer();
     }
   };
-}
+});
 
 // harness/context_policy.ts
 import { z as z2 } from "zod";
@@ -1608,7 +1608,7 @@ var DEFAULT_WINDOW_TOKENS = 128e3;
 var DEFAULT_TRIGGER_SHARE = 0.83;
 var ELIDE_TARGET = 0.6;
 var policySchema;
-function contextPolicySchema() {
+var contextPolicySchema = (function contextPolicySchema() {
   return policySchema ??= z2.strictObject({
     windowTokens: z2.int().min(1).optional().describe("The model's context window in tokens (default: its prices' contextTokens, else 128,000)"),
     trigger: z2.union([
@@ -1624,14 +1624,14 @@ function contextPolicySchema() {
     ])).min(1).optional().describe("Cheapest first (default elide, then summarize)"),
     summaryMaxTokens: z2.int().min(1).optional().describe("Reply cap of a summary (default 1,024)")
   });
-}
+});
 var settingsSchema;
-function contextSettingsSchema() {
+var contextSettingsSchema = (function contextSettingsSchema() {
   return settingsSchema ??= contextPolicySchema().extend({
     summaryModel: z2.string().min(1).max(200).optional().describe("The model that writes summaries, by name (default: the run's model)")
   });
-}
-function checkContextPolicy(policy) {
+});
+var checkContextPolicy = (function checkContextPolicy(policy) {
   if (typeof policy !== "object" || policy === null) {
     throw new RangeError(`context must be an object, got ${policy}`);
   }
@@ -1651,8 +1651,8 @@ function checkContextPolicy(policy) {
   if (summaryModel !== void 0 && typeof summaryModel?.complete !== "function") {
     throw new RangeError("context.summaryModel must be a Model");
   }
-}
-function resolveContextPolicy(policy, model, prices) {
+});
+var resolveContextPolicy = (function resolveContextPolicy(policy, model, prices) {
   checkContextPolicy(policy);
   const own = pricesFor(prices ?? model.prices, model.name);
   const windowTokens = policy.windowTokens ?? own.contextTokens ?? DEFAULT_WINDOW_TOKENS;
@@ -1670,11 +1670,11 @@ function resolveContextPolicy(policy, model, prices) {
     summaryPrices: pricesFor(prices ?? summaryModel.prices, summaryModel.name),
     summaryMaxTokens: policy.summaryMaxTokens ?? 1024
   };
-}
+});
 
 // harness/compaction.ts
 var MAX_SUMMARY_CHARS = 16e3;
-async function compact(input) {
+var compact = (async function compact(input) {
   const { ctx, policy, reason } = input;
   const messages = ctx.state.messages;
   const pre = ctx.state.context ?? emptyContext();
@@ -1704,8 +1704,8 @@ async function compact(input) {
     }
   }
   return summarizes ? await summarize(input, pre, from, cut) : null;
-}
-async function commit(input, next, o) {
+});
+var commit = (async function commit(input, next, o) {
   const { ctx } = input;
   const { state } = ctx;
   state.context = next;
@@ -1733,8 +1733,8 @@ async function commit(input, next, o) {
     ms: o.ms ?? 0
   });
   await ctx.save();
-}
-function request(input, pre, from, cut) {
+});
+var request = (function request(input, pre, from, cut) {
   const { policy, ctx } = input;
   const messages = ctx.state.messages;
   const room = Math.max(1, policy.windowTokens - policy.summaryMaxTokens - 64);
@@ -1765,8 +1765,8 @@ function request(input, pre, from, cut) {
     messages: req,
     tokens
   };
-}
-async function summarize(input, pre, from, cut) {
+});
+var summarize = (async function summarize(input, pre, from, cut) {
   const { ctx, policy } = input;
   const { state, options, signal } = ctx;
   const req = request(input, pre, from, cut);
@@ -1832,8 +1832,8 @@ async function summarize(input, pre, from, cut) {
     ms,
     quotedUsd
   }) ?? "summarized";
-}
-async function commitSummary(input, next, o) {
+});
+var commitSummary = (async function commitSummary(input, next, o) {
   const { ctx, policy } = input;
   const { state } = ctx;
   const { usage } = o.reply;
@@ -1867,8 +1867,8 @@ async function commitSummary(input, next, o) {
   });
   if (done.summary !== "") return null;
   return exit.failed(summary !== "" ? "compaction failed: the summary was no shorter than the turns it replaced" : "compaction failed: the summary call returned no text");
-}
-function planSummary(input, promptTokens, nextPrompt) {
+});
+var planSummary = (function planSummary(input, promptTokens, nextPrompt) {
   const { ctx, policy } = input;
   const { options } = ctx;
   const hard = options.budgetMode === "hard";
@@ -1900,11 +1900,11 @@ function planSummary(input, promptTokens, nextPrompt) {
     type: "refused",
     reason: `budget spent: a compaction (quoted $${quoted.toFixed(6)}) and the next turn ($${nextUsd.toFixed(6)}) cost more than the $${Math.max(0, ctx.remainingUsd()).toFixed(6)} left (hard budget, not compacted)`
   };
-}
+});
 
 // harness/context_window.ts
 var NO_VERDICT = Promise.resolve(null);
-function contextWindow(options) {
+var contextWindow = (function contextWindow(options) {
   const policyOrNull = options.context ? resolveContextPolicy(options.context, options.model, options.prices) : null;
   let view = [];
   let viewOf;
@@ -1954,14 +1954,14 @@ function contextWindow(options) {
       return true;
     }
   };
-}
+});
 
 // harness/run.ts
-function run(initial, options) {
+var run = (function run(initial, options) {
   const observe = options?.observe;
   return observe ? observe(initial, options, execute2) : execute2(initial, options);
-}
-async function execute2(initial, options) {
+});
+var execute2 = (async function execute2(initial, options) {
   checkOptions(initial, options);
   const state = structuredClone(initial);
   markDrivenByRun(state, true);
@@ -1986,8 +1986,8 @@ async function execute2(initial, options) {
   await closeSaves(state, options, saves);
   markDrivenByRun(state, false);
   return state;
-}
-function checkOptions(initial, options) {
+});
+var checkOptions = (function checkOptions(initial, options) {
   if (!options || typeof options.model?.complete !== "function") {
     throw new TypeError("run(state, options): options.model must be a Model");
   }
@@ -1999,8 +1999,8 @@ function checkOptions(initial, options) {
   if (!RESUMABLE_STATUSES.includes(initial.status)) {
     throw new RunStateError(initial.runId, initial.status, "resume");
   }
-}
-function runContext(state, options, emit, output) {
+});
+var runContext = (function runContext(state, options, emit, output) {
   const childStored = {};
   const saves = saveQueue(async (spendOnly) => {
     if (!options.store) return;
@@ -2035,8 +2035,8 @@ function runContext(state, options, emit, output) {
     ctx,
     saves
   };
-}
-async function spend(ctx, usd, callId) {
+});
+var spend = (async function spend(ctx, usd, callId) {
   const { state } = ctx;
   state.costUsd = addUsd(state.costUsd, usd);
   if (callId !== null) {
@@ -2044,16 +2044,16 @@ async function spend(ctx, usd, callId) {
     state.callSpend[callId] = addUsd(state.callSpend[callId] ?? 0, usd);
   }
   await ctx.options.budgetLink?.spend(usd);
-}
-function applyExit(state, stop) {
+});
+var applyExit = (function applyExit(state, stop) {
   state.status = stop.status;
   state.interruption = stop.interruption;
   state.stopReason = stop.reason;
   if ("error" in stop && stop.error !== void 0) state.error = stop.error;
   if ("failure" in stop && stop.failure !== void 0) state.failure = stop.failure;
   state.updatedAt = isoNow();
-}
-async function stopped(ctx, stop, end) {
+});
+var stopped = (async function stopped(ctx, stop, end) {
   const { state } = ctx;
   const last = ctx.emit({
     type: "run_stopped",
@@ -2066,8 +2066,8 @@ async function stopped(ctx, stop, end) {
   });
   end();
   await last;
-}
-async function closeSaves(state, options, saves) {
+});
+var closeSaves = (async function closeSaves(state, options, saves) {
   if (!options.store) return;
   const cut = await saves.close().then(() => null, tooLarge);
   if (cut) {
@@ -2076,8 +2076,8 @@ async function closeSaves(state, options, saves) {
     state.stopReason = cut.reason;
     state.error ??= cut.reason;
   }
-}
-async function loop(ctx) {
+});
+var loop = (async function loop(ctx) {
   const { state, options, signal } = ctx;
   const tools = new Map((options.tools ?? []).map((t) => [
     t.name,
@@ -2113,8 +2113,8 @@ async function loop(ctx) {
     const stopped2 = await modelTurn(ctx, definitions, prompt);
     if (stopped2) return stopped2;
   }
-}
-function storedSpendOnly(state, childStored) {
+});
+var storedSpendOnly = (function storedSpendOnly(state, childStored) {
   let lag = 0;
   const callSpend = {
     ...state.callSpend
@@ -2133,18 +2133,18 @@ function storedSpendOnly(state, childStored) {
     costUsd: roundUsd(state.costUsd - lag),
     childCostUsd: roundUsd(state.childCostUsd - lag)
   };
-}
-function tooLarge(e) {
+});
+var tooLarge = (function tooLarge(e) {
   if (e instanceof RunTooLargeError) return exit.failed(e.reason, e.reason);
   throw e;
-}
-function ancestorsBroke(ctx) {
+});
+var ancestorsBroke = (function ancestorsBroke(ctx) {
   const left = ctx.options.budgetLink?.remainingUsd() ?? Infinity;
   return left <= 0 ? exit.budget("budget spent: the parent run's budget is used up") : null;
-}
+});
 
 // harness/verdict.ts
-function awaitingCall(state, callId, action) {
+var awaitingCall = (function awaitingCall(state, callId, action) {
   if (typeof callId !== "string" || callId === "") {
     throw new TypeError(`${action}(state, callId): callId must be a non-empty string`);
   }
@@ -2165,17 +2165,17 @@ function awaitingCall(state, callId, action) {
     throw new RunStateError(state.runId, state.status, verb, `the call awaiting a verdict is "${i.callId}"`);
   }
   return call;
-}
-function approve(state, callId) {
+});
+var approve = (function approve(state, callId) {
   awaitingCall(state, callId, "approve");
   const next = structuredClone(state);
   next.approved.push(callId);
   return next;
-}
-function defaultRejectionText(toolName) {
+});
+var defaultRejectionText = (function defaultRejectionText(toolName) {
   return `The user declined this ${toolName} call, so it was not run and nothing was changed. Do not report it as done.`;
-}
-function reject(state, callId, reason) {
+});
+var reject = (function reject(state, callId, reason) {
   const call = awaitingCall(state, callId, "reject");
   const name = call.function.name;
   const trimmed = reason?.trim();
@@ -2193,7 +2193,7 @@ function reject(state, callId, reason) {
     content: text
   });
   return next;
-}
+});
 
 // subagents/agent_tool.ts
 import { z as z3 } from "zod";
@@ -2202,7 +2202,7 @@ var questionSchema = () => question ??= z3.object({
   question: z3.string().min(1).describe("The question to research")
 });
 var active = /* @__PURE__ */ new Map();
-function track(rootId, p) {
+var track = (function track(rootId, p) {
   let set = active.get(rootId);
   if (!set) active.set(rootId, set = /* @__PURE__ */ new Set());
   const settled = p.then(() => {
@@ -2213,8 +2213,8 @@ function track(rootId, p) {
   });
   set.add(settled);
   return p;
-}
-async function treeSettled(rootId) {
+});
+var treeSettled = (async function treeSettled(rootId) {
   for (; ; ) {
     const sets = rootId === void 0 ? [
       ...active.values()
@@ -2227,11 +2227,11 @@ async function treeSettled(rootId) {
     if (!pending2.length) return;
     await Promise.all(pending2);
   }
-}
-function childRunId(parentId, callId) {
+});
+var childRunId = (function childRunId(parentId, callId) {
   return `${parentId}.${callId}`;
-}
-function describeChildStop(name, child) {
+});
+var describeChildStop = (function describeChildStop(name, child) {
   const partial = partialFinding(child);
   switch (child.status) {
     case "completed":
@@ -2248,12 +2248,12 @@ function describeChildStop(name, child) {
     default:
       return `${name} stopped (${child.status}): ${child.stopReason ?? "no reason given"}`;
   }
-}
-function partialFinding(child) {
+});
+var partialFinding = (function partialFinding(child) {
   const last = child.messages.findLast((m) => m.role === "assistant" && m.content?.trim());
   return last?.content?.trim() || "none";
-}
-function agentTool(options) {
+});
+var agentTool = (function agentTool(options) {
   const { name, description, system, tools, limits = {}, model, stopWhen, inheritStopWhen, agent } = options;
   if (!Array.isArray(tools)) throw new TypeError(`agentTool(${name}): tools must be an array`);
   if (typeof system !== "string") {
@@ -2305,14 +2305,14 @@ function agentTool(options) {
     }
     return describeChildStop(name, done);
   }
-}
+});
 
 // subagents/agent_options.ts
 import { z as z4 } from "zod";
 var POSITIVE = "expected a positive integer";
 var BOOLEAN = "expected true or false";
 var schema;
-function agentOptionsSchema() {
+var agentOptionsSchema = (function agentOptionsSchema() {
   return schema ??= z4.strictObject({
     budgetMode: z4.enum([
       "soft",
@@ -2340,11 +2340,11 @@ function agentOptionsSchema() {
     }).optional(),
     context: contextSettingsSchema().optional().describe("Compact the prompt of a long run: old tool results elided, older turns summarized (the summary model by name)")
   });
-}
+});
 
 // subagents/define_agent.ts
 var AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-function checkOptions2(name, options) {
+var checkOptions2 = (function checkOptions2(name, options) {
   if (options === void 0) return {};
   const issue = agentOptionsSchema().safeParse(options).error?.issues[0];
   if (!issue) return {
@@ -2352,8 +2352,8 @@ function checkOptions2(name, options) {
   };
   const known = issue.code === "unrecognized_keys" ? ` (known: ${Object.keys(agentOptionsSchema().shape).join(", ")})` : "";
   throw new TypeError(`defineAgent(${name}): ${issueLine(issue, "options", options)}${known}`);
-}
-function checkUniqueToolNames(agent, names) {
+});
+var checkUniqueToolNames = (function checkUniqueToolNames(agent, names) {
   const seen = /* @__PURE__ */ new Set();
   for (const n of names) {
     if (seen.has(n)) {
@@ -2361,8 +2361,8 @@ function checkUniqueToolNames(agent, names) {
     }
     seen.add(n);
   }
-}
-function checkSpec(spec) {
+});
+var checkSpec = (function checkSpec(spec) {
   if (!spec || typeof spec !== "object") {
     throw new TypeError("defineAgent(spec): spec must be an object");
   }
@@ -2391,12 +2391,12 @@ function checkSpec(spec) {
       throw new TypeError(`defineAgent(${name}): agents must be made by defineAgent`);
     }
   }
-}
+});
 var AGENTS = /* @__PURE__ */ new WeakSet();
-function isAgent(value) {
+var isAgent = (function isAgent(value) {
   return typeof value === "object" && value !== null && AGENTS.has(value);
-}
-function defineAgent(spec) {
+});
+var defineAgent = (function defineAgent(spec) {
   checkSpec(spec);
   const name = spec.name;
   const agents = Object.freeze([
@@ -2431,16 +2431,16 @@ function defineAgent(spec) {
   });
   AGENTS.add(agent);
   return agent;
-}
-function checkPartialLimits(limits) {
+});
+var checkPartialLimits = (function checkPartialLimits(limits) {
   const full = checkLimits(limits);
   if (full.maxBudgetUsd === 0) throw new RangeError(`limits.maxBudgetUsd: ${GIVEN_BUDGET}, got 0`);
   const out = {};
   if (limits.maxTurns !== void 0) out.maxTurns = full.maxTurns;
   if (limits.maxBudgetUsd !== void 0) out.maxBudgetUsd = full.maxBudgetUsd;
   return out;
-}
-async function agentTools(agent, ctx, resolveModel, everyModel) {
+});
+var agentTools = (async function agentTools(agent, ctx, resolveModel, everyModel) {
   const own = typeof agent.tools === "function" ? await agent.tools(ctx) : agent.tools;
   if (!Array.isArray(own)) {
     throw new TypeError(`agent ${agent.name}: its tools function must return a list of tools`);
@@ -2463,14 +2463,14 @@ async function agentTools(agent, ctx, resolveModel, everyModel) {
   ];
   checkUniqueToolNames(agent.name, tools.map((t) => t.name));
   return tools;
-}
-function childModel(child, resolveModel) {
+});
+var childModel = (function childModel(child, resolveModel) {
   if (child.model === void 0 || typeof child.model !== "string") return child.model;
   if (!resolveModel) {
     throw new TypeError(`agent ${child.name}: model "${child.model}" needs the process's models`);
   }
   return resolveModel(child.model);
-}
+});
 
 export {
   isStepCount,

@@ -8,10 +8,10 @@ var TURN_CAP = "expected an integer of at least 1";
 var NON_NEG_NUM = "expected a non-negative number";
 var GIVEN_BUDGET = "expected more than 0 USD";
 var schema;
-function runLimitsSchema() {
+var runLimitsSchema = (function runLimitsSchema() {
   return schema ??= buildSchema();
-}
-function buildSchema() {
+});
+var buildSchema = (function buildSchema() {
   return z.strictObject({
     maxTurns: z.int({
       error: TURN_CAP
@@ -26,16 +26,16 @@ function buildSchema() {
   }, {
     error: "expected an object"
   });
-}
-function checkNonNegative(name, value, integer) {
+});
+var checkNonNegative = (function checkNonNegative(name, value, integer) {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || // Safe: a stored integer reads back exact (z.int() refuses beyond 2**53 - 1 too).
   integer && !Number.isSafeInteger(value)) {
     const unbounded = value === Infinity ? " (an unbounded value cannot be stored: give a large one)" : "";
     throw new RangeError(`${name} must be a finite non-negative ${integer ? "integer" : "number"}, got ${value}${unbounded}`);
   }
-}
+});
 var FIELDS = Object.keys(DEFAULT_LIMITS);
-function checkLimits(limits, base = DEFAULT_LIMITS) {
+var checkLimits = (function checkLimits(limits, base = DEFAULT_LIMITS) {
   if (typeof limits !== "object" || limits === null) {
     throw new TypeError(`limits must be an object, got ${limits === null ? "null" : typeof limits}`);
   }
@@ -54,22 +54,22 @@ function checkLimits(limits, base = DEFAULT_LIMITS) {
   checkNonNegative("limits.maxTurns", merged.maxTurns, true);
   checkNonNegative("limits.maxBudgetUsd", merged.maxBudgetUsd, false);
   return merged;
-}
+});
 
 // harness/iso_now.ts
 var lastMs = NaN;
 var lastIso = "";
-function isoNow() {
+var isoNow = (function isoNow() {
   const ms = Date.now();
   if (ms !== lastMs) {
     lastMs = ms;
     lastIso = isoTime(ms);
   }
   return lastIso;
-}
+});
 var DAY_MS = 864e5;
 var LAST_FOUR_DIGIT_MS = 253402300799999;
-function isoTime(ms) {
+var isoTime = (function isoTime(ms) {
   if (!(ms >= 0 && ms <= LAST_FOUR_DIGIT_MS)) return new Date(ms).toISOString();
   const days = Math.floor(ms / DAY_MS);
   const { year, month, day } = civilDate(days);
@@ -80,8 +80,8 @@ function isoTime(ms) {
   rest -= m * 6e4;
   const s = Math.floor(rest / 1e3);
   return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}.${pad(rest - s * 1e3, 3)}Z`;
-}
-function civilDate(days) {
+});
+var civilDate = (function civilDate(days) {
   const z2 = days + 719468;
   const era = Math.floor(z2 / 146097);
   const doe = z2 - era * 146097;
@@ -94,10 +94,10 @@ function civilDate(days) {
     month,
     day: doy - Math.floor((153 * mp + 2) / 5) + 1
   };
-}
-function pad(n, width) {
+});
+var pad = (function pad(n, width) {
   return String(n).padStart(width, "0");
-}
+});
 
 // harness/state.ts
 var RUN_STATUSES = [
@@ -115,7 +115,7 @@ var RESUMABLE_STATUSES = [
   "interrupted"
 ];
 var RUN_SCHEMA_VERSION = 1;
-function newRun(task, options = {}) {
+var newRun = (function newRun(task, options = {}) {
   if (typeof task !== "string" || task.trim() === "") {
     throw new TypeError("newRun(task): task must be a non-empty string");
   }
@@ -165,8 +165,8 @@ function newRun(task, options = {}) {
     createdAt: now,
     updatedAt: now
   };
-}
-function pending(state) {
+});
+var pending = (function pending(state) {
   const messages = state.messages;
   const answered = /* @__PURE__ */ new Set();
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -177,7 +177,7 @@ function pending(state) {
     } else return [];
   }
   return [];
-}
+});
 
 export {
   DEFAULT_LIMITS,

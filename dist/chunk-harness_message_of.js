@@ -1,5 +1,5 @@
 // harness/message_of.ts
-function messageOf(e) {
+var messageOf = (function messageOf(e) {
   if (e instanceof Error) return e.message || e.name;
   if (typeof e === "string") return e;
   try {
@@ -7,7 +7,7 @@ function messageOf(e) {
   } catch {
     return String(e);
   }
-}
+});
 
 export {
   messageOf

@@ -4,7 +4,7 @@ import {
 
 // harness/schema_adapter.ts
 import { z } from "zod";
-function adaptSchema(schema, where) {
+var adaptSchema = (function adaptSchema(schema, where) {
   if (!schema || typeof schema !== "object" && typeof schema !== "function") {
     throw new TypeError(`${where}: expected a zod 4 schema or a Standard JSON Schema`);
   }
@@ -14,9 +14,9 @@ function adaptSchema(schema, where) {
   adapted.set(schema, fresh);
   adapted.set(fresh.check, fresh);
   return fresh;
-}
+});
 var adapted = /* @__PURE__ */ new WeakMap();
-function adaptFresh(schema, where) {
+var adaptFresh = (function adaptFresh(schema, where) {
   if ("_zod" in schema) return {
     check: zodCheck(schema),
     jsonSchema: zodJsonSchema(schema)
@@ -35,20 +35,20 @@ function adaptFresh(schema, where) {
     throw new TypeError(`${where}: a schema without a JSON Schema; pass the tool's jsonSchema too`);
   }
   throw new TypeError(`${where}: expected a zod 4 schema or a Standard JSON Schema`);
-}
-function zodCheck(schema) {
+});
+var zodCheck = (function zodCheck(schema) {
   const s = schema;
   return {
     safeParse: (data) => z.safeParse(s, data, {
       jitless: true
     })
   };
-}
-function zodJsonSchema(schema) {
+});
+var zodJsonSchema = (function zodJsonSchema(schema) {
   const { $schema: _drop, ...json } = z.toJSONSchema(schema);
   return json;
-}
-function standardJsonSchema(standard, where) {
+});
+var standardJsonSchema = (function standardJsonSchema(standard, where) {
   let json;
   try {
     json = standard.jsonSchema.input({
@@ -60,8 +60,8 @@ function standardJsonSchema(standard, where) {
   }
   const { $schema: _drop, ...rest } = json;
   return rest;
-}
-function standardCheck(standard) {
+});
+var standardCheck = (function standardCheck(standard) {
   return {
     safeParse(data) {
       const result = standard.validate(data);
@@ -91,14 +91,14 @@ function standardCheck(standard) {
       };
     }
   };
-}
-function issueOf(issue) {
+});
+var issueOf = (function issueOf(issue) {
   const path = Array.from(issue.path ?? [], (p) => typeof p === "object" ? p.key : p);
   return {
     path,
     message: issue.message
   };
-}
+});
 
 export {
   adaptSchema

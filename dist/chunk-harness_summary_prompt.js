@@ -11,11 +11,11 @@ import {
 // harness/summary_prompt.ts
 var SUMMARY_PROMPT = "You compact the context of an agent run. Summarize the conversation below for the agent that will continue the task without seeing it again. Keep, stated exactly: every fact found in tool results that may matter later (names, numbers, paths, errors), the user's instructions and constraints, what has been done and what is left to do. Say how many times a repeated call was made instead of repeating it. If an earlier summary is given, fold it in. Write plain text, as short as the facts allow. Do not call tools.";
 var MAX_LINE_CHARS = 2e4;
-function oneLine(text) {
+var oneLine = (function oneLine(text) {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > MAX_LINE_CHARS ? `${flat.slice(0, MAX_LINE_CHARS)}\u2026` : flat;
-}
-function lines(m) {
+});
+var lines = (function lines(m) {
   switch (m.role) {
     case "system":
     case "user":
@@ -36,8 +36,8 @@ function lines(m) {
         `[result ${m.tool_call_id}] ${oneLine(m.content)}`
       ];
   }
-}
-function summaryRequest(earlier, messages) {
+});
+var summaryRequest = (function summaryRequest(earlier, messages) {
   const parts = [];
   if (earlier !== null) parts.push("[earlier summary]", earlier.trim());
   parts.push("[conversation]", ...messages.flatMap(lines));
@@ -51,10 +51,10 @@ function summaryRequest(earlier, messages) {
       content: parts.join("\n")
     }
   ];
-}
+});
 
 // harness/schema_issue.ts
-function formatPath(path, start = "") {
+var formatPath = (function formatPath(path, start = "") {
   let out = start;
   for (const key of path) {
     if (typeof key === "number") out += `[${key}]`;
@@ -63,8 +63,8 @@ function formatPath(path, start = "") {
     } else out += `[${JSON.stringify(String(key))}]`;
   }
   return out;
-}
-function issueLine(issue, start = "", input) {
+});
+var issueLine = (function issueLine(issue, start = "", input) {
   const path = formatPath(issue.path, start);
   const where = path ? `${path}: ` : "";
   if (issue.code === "unrecognized_keys") {
@@ -73,23 +73,23 @@ function issueLine(issue, start = "", input) {
   }
   const got = input === void 0 || issue.message.includes("received") ? "" : gotText(valueAt(input, issue.path));
   return `${where}${issue.message}${got}`;
-}
-function valueAt(input, path) {
+});
+var valueAt = (function valueAt(input, path) {
   let value = input;
   for (const key of path) {
     if (typeof value !== "object" || value === null) return void 0;
     value = value[key];
   }
   return value;
-}
-function gotText(value) {
+});
+var gotText = (function gotText(value) {
   if (typeof value === "string") {
     const quoted = JSON.stringify(value);
     return `, got ${quoted.length > 60 ? `${quoted.slice(0, 57)}..."` : quoted}`;
   }
   if (typeof value === "function") return ", got a function";
   return typeof value === "object" && value !== null ? "" : `, got ${String(value)}`;
-}
+});
 
 // harness/cost.ts
 import { z } from "zod";
@@ -102,7 +102,7 @@ var NON_NEG_NUM = "expected a non-negative number";
 var OBJECT = "expected an object";
 var POS_INT = "expected a positive integer";
 var schemas;
-function priceSchemas() {
+var priceSchemas = (function priceSchemas() {
   if (schemas) return schemas;
   const nonNegNum = z.number({
     error: NON_NEG_NUM
@@ -136,39 +136,39 @@ function priceSchemas() {
     prices,
     table
   };
-}
-function pricesSchema() {
+});
+var pricesSchema = (function pricesSchema() {
   return priceSchemas().prices;
-}
-function priceTableSchema() {
+});
+var priceTableSchema = (function priceTableSchema() {
   return priceSchemas().table;
-}
-function pricesSchemaOf(value) {
+});
+var pricesSchemaOf = (function pricesSchemaOf(value) {
   const isTable = typeof value === "object" && value !== null && ("default" in value || "models" in value);
   return isTable ? priceTableSchema() : pricesSchema();
-}
-function computeCost(usage, prices = DEFAULT_PRICES) {
+});
+var computeCost = (function computeCost(usage, prices = DEFAULT_PRICES) {
   const read = Math.min(Math.max(0, usage.cached_prompt_tokens ?? 0), usage.prompt_tokens);
   const write = Math.min(Math.max(0, usage.cache_write_tokens ?? 0), usage.prompt_tokens - read);
   const fresh = usage.prompt_tokens - read - write;
   return roundUsd((fresh * prices.inputPerMillion + read * (prices.cachedInputPerMillion ?? prices.inputPerMillion) + write * (prices.cacheWritePerMillion ?? prices.inputPerMillion) + usage.completion_tokens * prices.outputPerMillion) / 1e6);
-}
-function addUsd(a, b) {
+});
+var addUsd = (function addUsd(a, b) {
   return roundUsd(a + b);
-}
-function checkPrices(table, name = "prices") {
+});
+var checkPrices = (function checkPrices(table, name = "prices") {
   if (table === void 0) return;
   const issue = pricesSchemaOf(table).safeParse(table).error?.issues[0];
   if (issue) throw new RangeError(issueLine(issue, name, table));
-}
-function pricesFor(table, model) {
+});
+var pricesFor = (function pricesFor(table, model) {
   if (!table) return DEFAULT_PRICES;
   if ("inputPerMillion" in table) return table;
   return table.models?.[model] ?? table.default;
-}
-function roundUsd(usd) {
+});
+var roundUsd = (function roundUsd(usd) {
   return Math.round(usd * 1e9) / 1e9;
-}
+});
 
 // harness/transcript_scan.ts
 var TranscriptScan = class {
@@ -201,7 +201,7 @@ var TranscriptScan = class {
 
 // harness/context_view.ts
 var ELIDE_MIN_CHARS = 400;
-function emptyContext() {
+var emptyContext = (function emptyContext() {
   return {
     summary: null,
     summaryTurns: 0,
@@ -214,34 +214,34 @@ function emptyContext() {
       completion_tokens: 0
     }
   };
-}
-function headLength(messages) {
+});
+var headLength = (function headLength(messages) {
   let i = 0;
   while (messages[i]?.role === "system") i++;
   return messages[i]?.role === "user" ? i + 1 : i;
-}
+});
 var SUMMARY_OPENING = "[Summary of turns 1-";
-function summaryMessage(context) {
+var summaryMessage = (function summaryMessage(context) {
   return {
     role: "user",
     content: `${SUMMARY_OPENING}${context.summaryTurns}, written to save context; the full transcript is kept in the run's record]
 ${context.summary ?? ""}`
   };
-}
-function summarizedTurnsOf(text) {
+});
+var summarizedTurnsOf = (function summarizedTurnsOf(text) {
   if (!text.startsWith(SUMMARY_OPENING)) return 0;
   const n = parseInt(text.slice(SUMMARY_OPENING.length), 10);
   return Number.isInteger(n) && n > 0 ? n : 0;
-}
-function elidedStub(result, call) {
+});
+var elidedStub = (function elidedStub(result, call) {
   const args = call ? ` ${call.function.arguments}` : "";
   return {
     ...result,
     content: `[result elided to save context: ${result.name}${args} returned ${result.content.length} characters. Call the tool again if you need them.]`
   };
-}
+});
 var stubs = /* @__PURE__ */ new WeakMap();
-function callOf(messages, i, id) {
+var callOf = (function callOf(messages, i, id) {
   for (let j = i - 1; j >= 0; j--) {
     const m = messages[j];
     if (m?.role === "assistant" && m.tool_calls) {
@@ -250,33 +250,33 @@ function callOf(messages, i, id) {
     }
   }
   return void 0;
-}
-function shown(messages, m, i, context) {
+});
+var shown = (function shown(messages, m, i, context) {
   if (m.role !== "tool" || i >= context.elidedTo || m.content.length < ELIDE_MIN_CHARS) return m;
   let stub = stubs.get(m);
   if (!stub) stubs.set(m, stub = elidedStub(m, callOf(messages, i, m.tool_call_id)));
   return stub;
-}
-function shownRange(messages, context, from, to) {
+});
+var shownRange = (function shownRange(messages, context, from, to) {
   return messages.slice(from, to).map((m, k) => shown(messages, m, from + k, context));
-}
-function elidable(messages, from, to) {
+});
+var elidable = (function elidable(messages, from, to) {
   let n = 0;
   for (let i = from; i < to; i++) {
     const m = messages[i];
     if (m?.role === "tool" && m.content.length >= ELIDE_MIN_CHARS) n++;
   }
   return n;
-}
-function contextView(messages, context) {
+});
+var contextView = (function contextView(messages, context) {
   if (!context) return messages;
   const head = headLength(messages);
   const out = messages.slice(0, head);
   if (context.summary !== null) out.push(summaryMessage(context));
   const from = Math.max(head, context.summarizedTo);
   return out.concat(shownRange(messages, context, from, messages.length));
-}
-function keptFrom(messages, from, keep) {
+});
+var keptFrom = (function keptFrom(messages, from, keep) {
   let seen = 0;
   for (let i = messages.length - 1; i >= from; i--) {
     if (messages[i]?.role !== "assistant" || ++seen < keep) continue;
@@ -285,13 +285,13 @@ function keptFrom(messages, from, keep) {
     return cut > from ? cut : null;
   }
   return null;
-}
-function turnsBetween(messages, from, to) {
+});
+var turnsBetween = (function turnsBetween(messages, from, to) {
   let n = 0;
   for (let i = from; i < to; i++) if (messages[i]?.role === "assistant") n++;
   return n;
-}
-function contextForPrefix(context, count) {
+});
+var contextForPrefix = (function contextForPrefix(context, count) {
   if (!context) return void 0;
   if (context.summarizedTo <= count) {
     return {
@@ -306,8 +306,8 @@ function contextForPrefix(context, count) {
     summarizedTo: 0,
     elidedTo: Math.min(context.elidedTo, count)
   };
-}
-function forkContext(context, count) {
+});
+var forkContext = (function forkContext(context, count) {
   const cut = contextForPrefix(context, count);
   if (!cut || cut.summary === null && cut.elidedTo === 0) return void 0;
   return {
@@ -317,15 +317,15 @@ function forkContext(context, count) {
     summarizedTo: cut.summarizedTo,
     elidedTo: cut.elidedTo
   };
-}
+});
 
 // harness/output.ts
 var MAX_OUTPUT_ISSUES = 20;
 var MAX_ISSUE_CHARS = 300;
-function outputFormat(schema) {
+var outputFormat = (function outputFormat(schema) {
   return adaptOutput(schema).format;
-}
-function adaptOutput(schema) {
+});
+var adaptOutput = (function adaptOutput(schema) {
   const where = "run(state, options): options.output";
   let adapted;
   try {
@@ -358,8 +358,8 @@ function adaptOutput(schema) {
     check: adapted.check,
     format
   };
-}
-function isStrict(s) {
+});
+var isStrict = (function isStrict(s) {
   if (Array.isArray(s)) return s.every(isStrict);
   if (typeof s !== "object" || s === null) return true;
   const o = s;
@@ -371,8 +371,8 @@ function isStrict(s) {
     }
   }
   return Object.values(o).every(isStrict);
-}
-function checkAnswer(text, schema, format) {
+});
+var checkAnswer = (function checkAnswer(text, schema, format) {
   let data;
   try {
     data = JSON.parse(unfenced(text));
@@ -389,8 +389,8 @@ function checkAnswer(text, schema, format) {
     };
   }
   return checkValue(data, schema, format);
-}
-function checkValue(data, schema, format) {
+});
+var checkValue = (function checkValue(data, schema, format) {
   const tries = format.wrapped && isValueWrapper(data) ? [
     data.value,
     data
@@ -410,15 +410,15 @@ function checkValue(data, schema, format) {
     };
   }
   return first;
-}
-function isValueWrapper(data) {
+});
+var isValueWrapper = (function isValueWrapper(data) {
   return typeof data === "object" && data !== null && !Array.isArray(data) && Object.keys(data).length === 1 && "value" in data;
-}
-function unfenced(text) {
+});
+var unfenced = (function unfenced(text) {
   const m = /^\s*```[a-zA-Z]*\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
   return m?.[1] ?? text;
-}
-function toIssues(issues) {
+});
+var toIssues = (function toIssues(issues) {
   const out = issues.slice(0, MAX_OUTPUT_ISSUES).map((i) => ({
     path: i.path.length ? i.path.map(String).join(".") : "(root)",
     message: cutText(i.message, MAX_ISSUE_CHARS)
@@ -427,17 +427,17 @@ function toIssues(issues) {
   const last = out.at(-1);
   if (more > 0 && last) last.message += ` (and ${more} more issues)`;
   return out;
-}
-function repairText(issues) {
+});
+var repairText = (function repairText(issues) {
   const lines2 = issues.map((i) => `- at ${i.path}: ${i.message}`);
   return `${REPAIR_PREFIX} ${issues.length === 1 ? "1 issue" : `${issues.length} issues`}:
 ${lines2.join("\n")}
 Answer again with only the corrected JSON value, no other text.`;
-}
+});
 var REPAIR_PREFIX = "Your answer does not match the required JSON Schema;";
 
 // harness/call_ids.ts
-function runUniqueIds(calls, transcript, turn) {
+var runUniqueIds = (function runUniqueIds(calls, transcript, turn) {
   const used = usedIds(transcript);
   const inReply = /* @__PURE__ */ new Set();
   return calls.map((c, i) => {
@@ -466,7 +466,7 @@ function runUniqueIds(calls, transcript, turn) {
       function: fn
     };
   });
-}
+});
 var SAFE_ID = /^[A-Za-z0-9_:-]{1,64}$/;
 var callIds = new TranscriptScan({
   start: () => /* @__PURE__ */ new Set(),
@@ -478,10 +478,10 @@ var callIds = new TranscriptScan({
     }
   }
 });
-function usedIds(transcript) {
+var usedIds = (function usedIds(transcript) {
   return callIds.of(transcript, void 0);
-}
-function toWire(messages) {
+});
+var toWire = (function toWire(messages) {
   if (!anyRenamed(messages)) return messages;
   const wire = /* @__PURE__ */ new Map();
   for (const m of messages) {
@@ -505,7 +505,7 @@ function toWire(messages) {
       } : c)
     };
   });
-}
+});
 var renames = new TranscriptScan({
   start: () => ({
     renamed: false
@@ -514,9 +514,9 @@ var renames = new TranscriptScan({
     found.renamed ||= m.role === "assistant" && m.tool_calls?.some((c) => !!c.wireId) === true;
   }
 });
-function anyRenamed(messages) {
+var anyRenamed = (function anyRenamed(messages) {
   return renames.of(messages, void 0).renamed;
-}
+});
 
 export {
   issueLine,

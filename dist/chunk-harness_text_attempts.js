@@ -1,5 +1,5 @@
 // harness/text_attempts.ts
-function attemptText(request) {
+var attemptText = (function attemptText(request) {
   const { onText, onReset } = request;
   let shown = false;
   return {
@@ -20,7 +20,7 @@ function attemptText(request) {
       }
     }
   };
-}
+});
 
 export {
   attemptText

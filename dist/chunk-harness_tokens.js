@@ -13,7 +13,7 @@ var PLAIN = {
   allowedSpecial: /* @__PURE__ */ new Set(),
   disallowedSpecial: /* @__PURE__ */ new Set()
 };
-function loadTokenizer() {
+var loadTokenizer = (function loadTokenizer() {
   return loading ??= import("gpt-tokenizer/encoding/o200k_base").then((m) => {
     codec = {
       encode: (text) => m.encode(text, PLAIN),
@@ -23,17 +23,17 @@ function loadTokenizer() {
     loading = void 0;
     throw e;
   });
-}
-function tokenizerLoaded() {
+});
+var tokenizerLoaded = (function tokenizerLoaded() {
   return codec !== void 0;
-}
-function enc() {
+});
+var enc = (function enc() {
   if (codec) return codec;
   throw new Error("the o200k_base tokenizer is not loaded: await loadTokenizer() before counting");
-}
+});
 var longRun;
 var SLICE = 8;
-function encodeSafe(text) {
+var encodeSafe = (function encodeSafe(text) {
   if (text.length < 64) return enc().encode(text);
   const out = [];
   const add = (part) => {
@@ -52,12 +52,12 @@ function encodeSafe(text) {
   }
   if (last < text.length) add(text.slice(last));
   return out;
-}
+});
 var MIN_CACHED_LENGTH = 32;
 var MAX_CACHED_CHARS = 16e6;
 var stringCache = /* @__PURE__ */ new Map();
 var cachedChars = 0;
-function countTokens(text) {
+var countTokens = (function countTokens(text) {
   if (text.length === 0) return 0;
   if (text.length < MIN_CACHED_LENGTH) return enc().encode(text).length;
   const hit = stringCache.get(text);
@@ -73,11 +73,11 @@ function countTokens(text) {
     cachedChars += text.length;
   }
   return n;
-}
-function tokenCount(n) {
+});
+var tokenCount = (function tokenCount(n) {
   return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : void 0;
-}
-function truncateToTokens(text, maxTokens) {
+});
+var truncateToTokens = (function truncateToTokens(text, maxTokens) {
   if (maxTokens <= 0) return "";
   const tokens = encodeSafe(text);
   if (tokens.length <= maxTokens) return text;
@@ -86,17 +86,17 @@ function truncateToTokens(text, maxTokens) {
     if (text.startsWith(prefix) && countTokens(prefix) <= maxTokens) return prefix;
   }
   return "";
-}
-function toolCallsTokens(calls) {
+});
+var toolCallsTokens = (function toolCallsTokens(calls) {
   let n = 0;
   for (const call of calls ?? []) {
     n += TOKENS_PER_TOOL_CALL + countTokens(call.function.name) + countTokens(call.function.arguments);
   }
   return n;
-}
+});
 var messageCache = /* @__PURE__ */ new WeakMap();
 var toolCache = /* @__PURE__ */ new WeakMap();
-function countMessageTokens(message) {
+var countMessageTokens = (function countMessageTokens(message) {
   const toolCalls = message.role === "assistant" ? message.tool_calls : void 0;
   const cached = messageCache.get(message);
   if (cached && cached.content === message.content && cached.toolCalls === toolCalls && cached.toolCallCount === (toolCalls?.length ?? 0)) {
@@ -110,33 +110,33 @@ function countMessageTokens(message) {
     tokens
   });
   return tokens;
-}
-function countToolTokens(tool) {
+});
+var countToolTokens = (function countToolTokens(tool) {
   const cached = toolCache.get(tool);
   if (cached !== void 0) return cached;
   const fn = tool.function;
   const tokens = TOKENS_PER_TOOL + countTokens(fn.name) + countTokens(fn.description ?? "") + countTokens(JSON.stringify(fn.parameters ?? {}));
   toolCache.set(tool, tokens);
   return tokens;
-}
-function countPromptTokens(messages, tools) {
+});
+var countPromptTokens = (function countPromptTokens(messages, tools) {
   let n = REPLY_PRIMING_TOKENS;
   for (const message of messages) n += countMessageTokens(message);
   for (const tool of tools ?? []) n += countToolTokens(tool);
   return n;
-}
-function countCompletionTokens(message) {
+});
+var countCompletionTokens = (function countCompletionTokens(message) {
   return countTokens(message.content ?? "") + toolCallsTokens(message.tool_calls);
-}
+});
 
 // harness/context_errors.ts
 var CONTEXT_LENGTH = /context_length_exceeded|maximum context length|prompt is too long|context (?:window|size|length)|exceeds the maximum number of (?:input )?tokens/i;
-function saysContextLength(text) {
+var saysContextLength = (function saysContextLength(text) {
   return typeof text === "string" && CONTEXT_LENGTH.test(text);
-}
-function isContextLengthError(e) {
+});
+var isContextLengthError = (function isContextLengthError(e) {
   return e instanceof ModelError && e.kind === "context_length";
-}
+});
 
 export {
   loadTokenizer,

@@ -4,7 +4,7 @@ import {
 
 // harness/tool.ts
 var NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-function defineTool(spec) {
+var defineTool = (function defineTool(spec) {
   if (!spec || typeof spec !== "object") {
     throw new TypeError("defineTool(spec): spec must be an object");
   }
@@ -28,8 +28,8 @@ function defineTool(spec) {
     needsApproval: spec.needsApproval ?? false,
     run: spec.run
   };
-}
-function toolDefinitions(tools) {
+});
+var toolDefinitions = (function toolDefinitions(tools) {
   return tools.map((t) => ({
     type: "function",
     function: {
@@ -38,10 +38,10 @@ function toolDefinitions(tools) {
       parameters: t.jsonSchema
     }
   }));
-}
-function describeIssues(issues) {
+});
+var describeIssues = (function describeIssues(issues) {
   return issues.map((i) => `${i.path.length ? i.path.map(String).join(".") : "(root)"}: ${i.message}`).join("; ");
-}
+});
 
 export {
   defineTool,

@@ -6,30 +6,30 @@ import {
 } from "./chunk-harness_limits.js";
 
 // harness/trace.ts
-function memorySink() {
+var memorySink = (function memorySink() {
   const events = [];
   return {
     sink: (e) => void events.push(e),
     events
   };
-}
-function jsonlSink(write) {
+});
+var jsonlSink = (function jsonlSink(write) {
   return (event) => write(JSON.stringify(event) + "\n");
-}
-function fileSink(path) {
+});
+var fileSink = (function fileSink(path) {
   return jsonlSink((line) => Deno.writeTextFile(path, line, {
     append: true
   }));
-}
-function combineSinks(...sinks) {
+});
+var combineSinks = (function combineSinks(...sinks) {
   const list = sinks.filter((s) => !!s);
   return async (event) => {
     for (const s of list) await s(event);
   };
-}
+});
 
 // subagents/agent_run_options.ts
-function wideningOf(agent, asked) {
+var wideningOf = (function wideningOf(agent, asked) {
   if (asked.budgetMode === "soft" && agent.budgetMode === "hard") {
     return {
       field: "budgetMode",
@@ -57,13 +57,13 @@ function wideningOf(agent, asked) {
     };
   }
   return null;
-}
+});
 var TOOL_ERRORS = {
   fatal: 0,
   generic: 1,
   describe: 2
 };
-function narrowRun(agent, request, defaults) {
+var narrowRun = (function narrowRun(agent, request, defaults) {
   const asked = request.options ?? {};
   const fromDefaults = withinAgent(agent, Object.fromEntries(Object.entries(defaults.settings ?? {}).filter(([k]) => agent.options[k] === void 0)));
   const base = {
@@ -88,8 +88,8 @@ function narrowRun(agent, request, defaults) {
       ...given(request.limits ?? {})
     }
   };
-}
-function overlay(base, top) {
+});
+var overlay = (function overlay(base, top) {
   const options = {
     ...base,
     ...given(top)
@@ -99,8 +99,8 @@ function overlay(base, top) {
     ...given(top.context)
   };
   return options;
-}
-function withinAgent(agent, asked) {
+});
+var withinAgent = (function withinAgent(agent, asked) {
   const kept = {};
   for (const [k, v] of Object.entries(given(asked))) {
     const one = {
@@ -114,8 +114,8 @@ function withinAgent(agent, asked) {
     kept.context = rest;
   }
   return kept;
-}
-function modelChosen(agent, asked) {
+});
+var modelChosen = (function modelChosen(agent, asked) {
   const summaryModel = asked.context?.summaryModel;
   if (summaryModel === void 0) return null;
   const own = agent.options.context?.summaryModel;
@@ -124,18 +124,18 @@ function modelChosen(agent, asked) {
     field: "context.summaryModel",
     problem: own === void 0 ? `agent ${agent.name} has its own model; a request may not choose its summary model` : `agent ${agent.name}'s summaries are written by "${own}"; a request may not choose another`
   };
-}
-function given(o) {
+});
+var given = (function given(o) {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== void 0));
-}
-function limitCeiling(agent, defaults = {}) {
+});
+var limitCeiling = (function limitCeiling(agent, defaults = {}) {
   return {
     ...DEFAULT_LIMITS,
     ...given(defaults),
     ...agent.limits
   };
-}
-function limitsWidening(agent, asked, defaults = {}) {
+});
+var limitsWidening = (function limitsWidening(agent, asked, defaults = {}) {
   const ceiling = limitCeiling(agent, defaults);
   for (const k of [
     "maxTurns",
@@ -151,8 +151,8 @@ function limitsWidening(agent, asked, defaults = {}) {
     }
   }
   return null;
-}
-async function agentRunOptions(agent, asked, setup) {
+});
+var agentRunOptions = (async function agentRunOptions(agent, asked, setup) {
   const every = setup.modelForTree ? setup.model : void 0;
   const tools = await agentTools(agent, setup.context, setup.resolveModel, every);
   const options = overlay(agent.options, withinAgent(agent, asked));
@@ -176,8 +176,8 @@ async function agentRunOptions(agent, asked, setup) {
       output: agent.output
     }
   };
-}
-function contextPolicyOf(context, resolveModel) {
+});
+var contextPolicyOf = (function contextPolicyOf(context, resolveModel) {
   if (!context) return void 0;
   const { summaryModel, ...rest } = context;
   if (summaryModel === void 0) return rest;
@@ -188,7 +188,7 @@ function contextPolicyOf(context, resolveModel) {
     ...rest,
     summaryModel: resolveModel(summaryModel)
   };
-}
+});
 
 export {
   memorySink,

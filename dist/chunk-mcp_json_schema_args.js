@@ -10,21 +10,21 @@ import {
 
 // mcp/json_schema_args.ts
 var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-function typeOf(v) {
+var typeOf = (function typeOf(v) {
   if (v === null) return "null";
   if (Array.isArray(v)) return "array";
   if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
   return typeof v;
-}
-function fits(value, type) {
+});
+var fits = (function fits(value, type) {
   const types = Array.isArray(type) ? type : [
     type
   ];
   if (!types.every((t) => typeof t === "string")) return true;
   const actual = typeOf(value);
   return types.some((t) => t === actual || t === "number" && actual === "integer");
-}
-function jsonSchemaArgs(schema) {
+});
+var jsonSchemaArgs = (function jsonSchemaArgs(schema) {
   const required = Array.isArray(schema["required"]) ? schema["required"].filter((k) => typeof k === "string") : [];
   const properties = isObject(schema["properties"]) ? schema["properties"] : {};
   return {
@@ -76,10 +76,10 @@ function jsonSchemaArgs(schema) {
       };
     }
   };
-}
+});
 
 // mcp/mcp_result.ts
-function block(b) {
+var block = (function block(b) {
   switch (b.type) {
     case "text":
       return b.text ?? "";
@@ -96,8 +96,8 @@ function block(b) {
     default:
       return `[${b.type} content]`;
   }
-}
-function resultText(result) {
+});
+var resultText = (function resultText(result) {
   if (result.toolResult !== void 0) {
     return typeof result.toolResult === "string" ? result.toolResult : JSON.stringify(result.toolResult);
   }
@@ -106,7 +106,7 @@ function resultText(result) {
     return JSON.stringify(result.structuredContent);
   }
   return blocks.map(block).join("\n");
-}
+});
 
 // mcp/mcp_connection.ts
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -152,13 +152,13 @@ var OwnedStdioTransport = class extends StdioClientTransport {
     await within(closed, GRACE_MS);
   }
 };
-function signal(pid, s) {
+var signal = (function signal(pid, s) {
   try {
     Deno.kill(pid, s);
   } catch {
   }
-}
-async function within(p, ms) {
+});
+var within = (async function within(p, ms) {
   let timer;
   const late = new Promise((resolve) => timer = setTimeout(() => resolve(false), ms));
   try {
@@ -169,8 +169,8 @@ async function within(p, ms) {
   } finally {
     clearTimeout(timer);
   }
-}
-function makeTransport(spec) {
+});
+var makeTransport = (function makeTransport(spec) {
   return isHttp(spec) ? new StreamableHTTPClientTransport(new URL(spec.url), {
     requestInit: spec.headers ? {
       headers: spec.headers
@@ -183,17 +183,17 @@ function makeTransport(spec) {
     cwd: spec.cwd,
     stderr: spec.stderr ?? "inherit"
   });
-}
+});
 
 // mcp/mcp_connection.ts
-function serverLabel(spec, name) {
+var serverLabel = (function serverLabel(spec, name) {
   if (name) return `"${name}"`;
   if (isHttp(spec)) return String(spec.url);
   return [
     spec.command,
     ...spec.args ?? []
   ].join(" ");
-}
+});
 var McpConnection = class {
   #spec;
   #label;
@@ -261,7 +261,7 @@ var McpConnection = class {
     });
   }
 };
-function callOne(client, name, args, opts) {
+var callOne = (function callOne(client, name, args, opts) {
   return client.callTool({
     name,
     arguments: args
@@ -271,8 +271,8 @@ function callOne(client, name, args, opts) {
     timeout: opts.timeoutMs,
     resetTimeoutOnProgress: true
   });
-}
-async function listAll(client, timeoutMs) {
+});
+var listAll = (async function listAll(client, timeoutMs) {
   const tools = [];
   let cursor;
   do {
@@ -285,8 +285,8 @@ async function listAll(client, timeoutMs) {
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
-}
-function invalidList(e) {
+});
+var invalidList = (function invalidList(e) {
   const issues = e?.issues;
   if (!Array.isArray(issues) || issues.length === 0) return e;
   const first = issues[0];
@@ -295,14 +295,14 @@ function invalidList(e) {
   return new Error(`its tools/list reply is not valid MCP: ${path || "the reply"}: ${first.message}${more}`, {
     cause: e
   });
-}
-function stderrTail(transport) {
+});
+var stderrTail = (function stderrTail(transport) {
   let text = "";
   const stream = transport instanceof StdioClientTransport2 ? transport.stderr : null;
   stream?.on("data", (chunk) => void (text = (text + String(chunk)).slice(-2e3)));
   return () => text.trim().split("\n").at(-1)?.trim().slice(0, 300) ?? "";
-}
-async function connect(spec, label, timeoutMs) {
+});
+var connect = (async function connect(spec, label, timeoutMs) {
   const transport = makeTransport(spec);
   const said = stderrTail(transport);
   const client = new Client({
@@ -326,14 +326,14 @@ async function connect(spec, label, timeoutMs) {
     client,
     transport
   };
-}
-async function release(client, transport) {
+});
+var release = (async function release(client, transport) {
   await transport.close().catch(() => {
   });
   await client.close().catch(() => {
   });
-}
-function explain(e, label, disconnected, tool, timeoutMs) {
+});
+var explain = (function explain(e, label, disconnected, tool, timeoutMs) {
   const at = `MCP server ${label}`;
   const code = typeof e === "object" && e !== null ? e.code : void 0;
   if (code === ErrorCode.ConnectionClosed) {
@@ -354,11 +354,11 @@ function explain(e, label, disconnected, tool, timeoutMs) {
   return new Error(`${at} failed "${tool}": ${messageOf(e)}`, {
     cause: e
   });
-}
+});
 
 // mcp/mcp_tools.ts
 var NAME_CHARS = /[^a-zA-Z0-9_-]/g;
-function check(options) {
+var check = (function check(options) {
   if (!options || typeof options !== "object") {
     throw new TypeError("mcpTools(options): options must be an object");
   }
@@ -374,8 +374,8 @@ function check(options) {
   if (t !== void 0 && !(Number.isFinite(t) && t > 0 && t <= MAX_TIMER_MS)) {
     throw new RangeError(`mcpTools(options): timeoutMs must be more than 0 and at most ${MAX_TIMER_MS}, got ${t}`);
   }
-}
-function specOf(options) {
+});
+var specOf = (function specOf(options) {
   if ("url" in options && options.url !== void 0) {
     return {
       url: options.url,
@@ -391,8 +391,8 @@ function specOf(options) {
     cwd: o.cwd,
     stderr: o.stderr
   };
-}
-async function mcpTools(options) {
+});
+var mcpTools = (async function mcpTools(options) {
   check(options);
   const timeoutMs = options.timeoutMs ?? 6e4;
   const label = serverLabel(options, options.name);
@@ -441,8 +441,8 @@ async function mcpTools(options) {
     close,
     [Symbol.asyncDispose]: close
   };
-}
-function reinsTool(info, connection, options, timeoutMs) {
+});
+var reinsTool = (function reinsTool(info, connection, options, timeoutMs) {
   const has = (list) => list?.includes(info.name) ?? false;
   const hints = info.annotations ?? {};
   const readOnly = has(options.readOnly) || hints.readOnlyHint === true;
@@ -475,10 +475,10 @@ function reinsTool(info, connection, options, timeoutMs) {
       return text;
     }
   };
-}
+});
 
 // mcp/mcp_servers.ts
-async function mcpServerTools(servers = {}, defaults = {}) {
+var mcpServerTools = (async function mcpServerTools(servers = {}, defaults = {}) {
   const entries = Object.entries(servers);
   const settled = await Promise.allSettled(entries.map(([name, entry]) => {
     const { type: _type, command, url, ...rest } = entry;
@@ -523,8 +523,8 @@ async function mcpServerTools(servers = {}, defaults = {}) {
     close,
     [Symbol.asyncDispose]: close
   };
-}
-function sameName(open) {
+});
+var sameName = (function sameName(open) {
   const owner = /* @__PURE__ */ new Map();
   for (const [server, set] of Object.entries(open)) {
     for (const t of set.tools) {
@@ -536,7 +536,7 @@ function sameName(open) {
     }
   }
   return null;
-}
+});
 
 export {
   mcpTools,

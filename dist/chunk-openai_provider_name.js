@@ -63,19 +63,19 @@ var HOSTS = [
     "perplexity"
   ]
 ];
-function providerName(baseUrl) {
+var providerName = (function providerName(baseUrl) {
   let host = "";
   try {
     host = new URL(baseUrl).hostname;
   } catch {
   }
   return HOSTS.find(([suffix]) => host === suffix || host.endsWith(suffix))?.[1] ?? "openai";
-}
+});
 
 // harness/watch_deadline.ts
 var pending = /* @__PURE__ */ new Set();
 var armed = null;
-function watchDeadline(ms, expire) {
+var watchDeadline = (function watchDeadline(ms, expire) {
   const deadline = {
     at: performance.now() + Math.max(0, ms),
     expire
@@ -87,8 +87,8 @@ function watchDeadline(ms, expire) {
     pending.delete(deadline);
     if (pending.size === 0) armed?.signal.removeEventListener("abort", fire);
   };
-}
-function arm(at) {
+});
+var arm = (function arm(at) {
   armed?.signal.removeEventListener("abort", fire);
   const now = performance.now();
   const until = Math.min(at, now + MAX_TIMER_MS);
@@ -98,8 +98,8 @@ function arm(at) {
     at: until,
     signal
   };
-}
-function fire() {
+});
+var fire = (function fire() {
   armed = null;
   const now = performance.now();
   const due = [];
@@ -112,19 +112,19 @@ function fire() {
   }
   if (next < Infinity) arm(next);
   for (const d of due) d.expire();
-}
+});
 
 // openai/openai_reply.ts
-function isObject(v) {
+var isObject = (function isObject(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-function malformed(url, redact) {
+});
+var malformed = (function malformed(url, redact) {
   return (what, lost = []) => new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`, void 0, lost);
-}
-function roughTokens(chars, maxTokens) {
+});
+var roughTokens = (function roughTokens(chars, maxTokens) {
   return Math.min(Math.ceil(chars / 4), maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
-}
-async function readableReplyTokens(body) {
+});
+var readableReplyTokens = (async function readableReplyTokens(body) {
   const choice = Array.isArray(body["choices"]) ? body["choices"][0] : void 0;
   const raw = isObject(choice) && isObject(choice["message"]) ? choice["message"] : {};
   const calls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] : [];
@@ -138,11 +138,11 @@ async function readableReplyTokens(body) {
   };
   await loadTokenizer();
   return countCompletionTokens(message);
-}
-function readable(v) {
+});
+var readable = (function readable(v) {
   return typeof v === "string" ? v : v === void 0 || v === null ? "" : JSON.stringify(v);
-}
-function parseReply(text, url, request, redact) {
+});
+var parseReply = (function parseReply(text, url, request, redact) {
   let body;
   try {
     body = JSON.parse(text);
@@ -158,11 +158,11 @@ function parseReply(text, url, request, redact) {
     return Promise.reject(bad(`${what}: ${JSON.stringify(cutText(redact(text), 200))}`, lost));
   }
   return parseBody(body, url, request, redact);
-}
-function lostReason(what) {
+});
+var lostReason = (function lostReason(what) {
   return `the reply was malformed: ${what}`;
-}
-async function parseBody(body, url, request, redact) {
+});
+var parseBody = (async function parseBody(body, url, request, redact) {
   const bad = malformed(url, redact);
   if (!isObject(body)) throw bad("body is not a JSON object");
   let refused2;
@@ -177,8 +177,8 @@ async function parseBody(body, url, request, redact) {
       await lostOf(body, redact(refused2))
     ]);
   }
-}
-async function lostOf(body, what) {
+});
+var lostOf = (async function lostOf(body, what) {
   const usage = isObject(body["usage"]) ? body["usage"] : {};
   const lost = {
     completion_tokens: tokenCount(usage["completion_tokens"]) ?? await readableReplyTokens(body),
@@ -187,8 +187,8 @@ async function lostOf(body, what) {
   const prompt = tokenCount(usage["prompt_tokens"]);
   if (prompt !== void 0) lost.prompt_tokens = prompt;
   return lost;
-}
-async function validReply(body, request, bad) {
+});
+var validReply = (async function validReply(body, request, bad) {
   if (!Array.isArray(body["choices"]) || body["choices"].length === 0) throw bad("no choices");
   const choice = body["choices"][0];
   if (!isObject(choice) || !isObject(choice["message"])) throw bad("choices[0] has no message");
@@ -212,8 +212,8 @@ async function validReply(body, request, bad) {
   };
   if (typeof body["model"] === "string") reply.model = body["model"];
   return reply;
-}
-function parseToolCalls(raw, bad) {
+});
+var parseToolCalls = (function parseToolCalls(raw, bad) {
   if (raw === void 0 || raw === null) return [];
   if (!Array.isArray(raw)) throw bad("choices[0].message.tool_calls is not an array");
   return raw.map((c, i) => {
@@ -230,15 +230,15 @@ function parseToolCalls(raw, bad) {
     if (typeof args !== "string") throw bad(`${at}.function.arguments is not a string`);
     return fn(id, name, args);
   });
-}
-async function countedUsage(request, message) {
+});
+var countedUsage = (async function countedUsage(request, message) {
   await loadTokenizer();
   return {
     prompt_tokens: countPromptTokens(request.messages, request.tools),
     completion_tokens: countCompletionTokens(message)
   };
-}
-function parseUsage(raw, bad) {
+});
+var parseUsage = (function parseUsage(raw, bad) {
   if (!isObject(raw)) throw bad("usage is not an object");
   for (const k of [
     "prompt_tokens",
@@ -256,13 +256,13 @@ function parseUsage(raw, bad) {
   const cached = cachedTokens(raw);
   if (cached !== void 0) usage.cached_prompt_tokens = cached;
   return usage;
-}
-function cachedTokens(usage) {
+});
+var cachedTokens = (function cachedTokens(usage) {
   const details = usage["prompt_tokens_details"];
   const n = isObject(details) ? details["cached_tokens"] : usage["prompt_cache_hit_tokens"];
   return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : void 0;
-}
-function fn(id, name, args) {
+});
+var fn = (function fn(id, name, args) {
   return {
     id,
     type: "function",
@@ -271,13 +271,13 @@ function fn(id, name, args) {
       arguments: args
     }
   };
-}
+});
 
 // openai/sse_reader.ts
 var BUFFER_BYTES = 16384;
 var spare = [];
 var MAX_SPARE = 8;
-async function readSseData(stream, onData, options) {
+var readSseData = (async function readSseData(stream, onData, options) {
   const { signal } = options;
   signal.throwIfAborted();
   let byob;
@@ -327,7 +327,7 @@ async function readSseData(stream, onData, options) {
       if (spare.length < MAX_SPARE) spare.push(buffer.buffer);
     }
   }
-}
+});
 var SseLines = class {
   onData;
   #rest;
@@ -396,7 +396,7 @@ ${value}`;
     if (this.onData(data) === true) this.#done = true;
   }
 };
-function whole(data) {
+var whole = (function whole(data) {
   if (data.trim() === "[DONE]") return true;
   try {
     const value = JSON.parse(data);
@@ -404,7 +404,7 @@ function whole(data) {
   } catch {
     return false;
   }
-}
+});
 
 // openai/openai_stream.ts
 var StreamCutError = class extends Error {
@@ -417,7 +417,7 @@ var StreamCutError = class extends Error {
     this.partial = partial;
   }
 };
-function overCap(options, out, bytes) {
+var overCap = (function overCap(options, out, bytes) {
   const e = options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`);
   let chars = out.content?.length ?? 0;
   for (const c of out.calls.values()) chars += c.args.length + (c.name?.length ?? 0);
@@ -428,7 +428,7 @@ function overCap(options, out, bytes) {
   return new ModelError(e.kind, e.message, e.status, [
     lost
   ]);
-}
+});
 var Assembler = class {
   options;
   content;
@@ -533,7 +533,7 @@ var Assembler = class {
     return body;
   }
 };
-async function readChatStream(stream, options) {
+var readChatStream = (async function readChatStream(stream, options) {
   const out = new Assembler(options);
   let done = false;
   const onData = (text) => {
@@ -560,7 +560,7 @@ async function readChatStream(stream, options) {
     throw new StreamCutError(`the stream ended before the reply finished (${how})`, out.body());
   }
   return out.body();
-}
+});
 
 // openai/openai_attempt.ts
 var STATUS_TEXT = {
@@ -574,7 +574,7 @@ var STATUS_TEXT = {
   503: "Service Unavailable",
   504: "Gateway Timeout"
 };
-async function attempt(cfg, body, signal, request, streaming) {
+var attempt = (async function attempt(cfg, body, signal, request, streaming) {
   const ctrl = new AbortController();
   let timedOut = false;
   const forget = watchDeadline(cfg.timeoutMs, () => {
@@ -597,8 +597,8 @@ async function attempt(cfg, body, signal, request, streaming) {
   }
   if ("streamed" in answer) return parseBody(answer.streamed, cfg.url, request, cfg.redact);
   return await interpret(cfg, answer, request);
-}
-async function fetchAnswer(cfg, body, signal, request, streaming) {
+});
+var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request, streaming) {
   const init = {
     method: "POST",
     headers: streaming ? cfg.streamHeaders : cfg.headers,
@@ -633,8 +633,8 @@ async function fetchAnswer(cfg, body, signal, request, streaming) {
     text,
     retryAfter: ok ? null : res.headers.get("retry-after")
   };
-}
-async function cappedText(res, maxBytes, bad, nativeFetch, maxTokens) {
+});
+var cappedText = (async function cappedText(res, maxBytes, bad, nativeFetch, maxTokens) {
   const plain = nativeFetch && !res.headers.has("content-encoding");
   const length = plain ? res.headers.get("content-length") : null;
   const declared = length ? Number(length) : NaN;
@@ -670,9 +670,9 @@ async function cappedText(res, maxBytes, bad, nativeFetch, maxTokens) {
     throw e;
   }
   return chunks.length === 1 ? UTF8.decode(chunks[0]) : await new Blob(chunks).text();
-}
+});
 var UTF8 = new TextDecoder();
-async function failure(cfg, e, timedOut) {
+var failure = (async function failure(cfg, e, timedOut) {
   if (e instanceof ModelError) throw e;
   if (!timedOut && !(e instanceof StreamCutError) && refused(e)) {
     throw new ModelError("network", `Nothing listens at ${cfg.url}: connection refused`);
@@ -699,16 +699,16 @@ async function failure(cfg, e, timedOut) {
     detail,
     lost
   };
-}
-function refused(e) {
+});
+var refused = (function refused(e) {
   for (let err = e, depth = 0; err instanceof Error && depth < 3; err = err.cause, depth++) {
     if (err instanceof Deno.errors.ConnectionRefused || /connection refused/i.test(err.message)) {
       return true;
     }
   }
   return false;
-}
-function interpret(cfg, answer, request) {
+});
+var interpret = (function interpret(cfg, answer, request) {
   const { status, statusText, retryAfter } = answer;
   if (status >= 200 && status < 300) {
     return parseReply(answer.text, cfg.url, request, cfg.redact);
@@ -732,8 +732,8 @@ function interpret(cfg, answer, request) {
   }
   const kind = status === 400 && saysContextLength(text) ? "context_length" : "bad_request";
   throw new ModelError(kind, `${line}: ${errorMessage(text)}`, status);
-}
-function race(p, signal, onLate) {
+});
+var race = (function race(p, signal, onLate) {
   return new Promise((resolve, reject) => {
     let done = false;
     const onAbort = () => {
@@ -753,15 +753,15 @@ function race(p, signal, onLate) {
       if (!done) reject(e);
     });
   });
-}
-function retryAfterMs(header) {
+});
+var retryAfterMs = (function retryAfterMs(header) {
   if (header === null || header.trim() === "") return void 0;
   const seconds = Number(header.trim());
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1e3);
   const date = Date.parse(header);
   return Number.isNaN(date) ? void 0 : Math.max(0, date - Date.now());
-}
-function errorMessage(text) {
+});
+var errorMessage = (function errorMessage(text) {
   try {
     const body = JSON.parse(text);
     const m = body?.error?.message ?? body?.error ?? body?.message;
@@ -769,22 +769,22 @@ function errorMessage(text) {
   } catch {
   }
   return cutText(text, 200);
-}
+});
 
 // openai/openai_model.ts
-function atLeastOne(name, value) {
+var atLeastOne = (function atLeastOne(name, value) {
   if (!Number.isSafeInteger(value) || value < 1) {
     throw new RangeError(`createOpenAIModel: ${name} must be an integer of at least 1, got ${value}`);
   }
   return value;
-}
-function nonNegative(name, value, integer) {
+});
+var nonNegative = (function nonNegative(name, value, integer) {
   if (!Number.isFinite(value) || value < 0 || integer && !Number.isInteger(value)) {
     throw new RangeError(`createOpenAIModel: ${name} must be a non-negative ${integer ? "integer" : "number"}, got ${value}`);
   }
   return value;
-}
-function redactor(options) {
+});
+var redactor = (function redactor(options) {
   const secrets = /* @__PURE__ */ new Set();
   const add = (v) => {
     if (typeof v !== "string" || v.trim() === "") return;
@@ -801,8 +801,8 @@ function redactor(options) {
   ].sort((a, b) => b.length - a.length);
   if (sorted.length === 0) return (text) => text;
   return (text) => sorted.reduce((t, secret) => t.split(secret).join("[redacted]"), text);
-}
-function responseFormat(output) {
+});
+var responseFormat = (function responseFormat(output) {
   return {
     type: "json_schema",
     json_schema: {
@@ -811,9 +811,9 @@ function responseFormat(output) {
       strict: output.strict
     }
   };
-}
+});
 var RUNTIME_FETCH = globalThis.fetch;
-function chatPayload(model, request) {
+var chatPayload = (function chatPayload(model, request) {
   const payload = {
     model,
     messages: toWire(request.messages)
@@ -822,8 +822,8 @@ function chatPayload(model, request) {
   if (request.maxTokens !== void 0) payload["max_tokens"] = request.maxTokens;
   if (request.output) payload["response_format"] = responseFormat(request.output);
   return payload;
-}
-function createOpenAIModel(options) {
+});
+var createOpenAIModel = (function createOpenAIModel(options) {
   if (typeof options.baseUrl !== "string" || !options.baseUrl) {
     throw new TypeError("createOpenAIModel: baseUrl must be a non-empty string");
   }
@@ -868,8 +868,8 @@ function createOpenAIModel(options) {
     } : {},
     complete: (request, signal) => complete(cfg, retry, client, options.model, request, signal)
   };
-}
-async function complete(cfg, retry, client, model, request, signal) {
+});
+var complete = (async function complete(cfg, retry, client, model, request, signal) {
   signal.throwIfAborted();
   const payload = chatPayload(model, request);
   let plain, streamed;
@@ -916,14 +916,14 @@ async function complete(cfg, retry, client, model, request, signal) {
     const backoff = retry.baseMs * 2 ** (n - 1) * (0.5 + Math.random() / 2);
     await sleep(Math.min(outcome.retryAfterMs ?? backoff, retry.maxRetryAfterMs), signal);
   }
-}
-function withLost(e, lost) {
+});
+var withLost = (function withLost(e, lost) {
   if (!lost.length || !(e instanceof ModelError)) return e;
   return new ModelError(e.kind, e.message, e.status, [
     ...e.lost,
     ...lost
   ]);
-}
+});
 
 export {
   createOpenAIModel

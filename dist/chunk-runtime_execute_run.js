@@ -56,7 +56,7 @@ import {
 // runtime/execute_run.ts
 var telemetry;
 var active = /* @__PURE__ */ new Set();
-async function claim(store, id, owner, leased) {
+var claim = (async function claim(store, id, owner, leased) {
   const local = `${owner}\0${id}`;
   if (active.has(local)) throw new RunConflictError(id, `run is being executed by ${owner}`);
   active.add(local);
@@ -71,22 +71,22 @@ async function claim(store, id, owner, leased) {
     throw e;
   }
   return local;
-}
-function renewWhileRunning(store, id, owner, lost) {
+});
+var renewWhileRunning = (function renewWhileRunning(store, id, owner, lost) {
   const stop = store.keepLease(id, () => {
     if (!lost.signal.aborted) lost.abort(`lease on run "${id}" was lost`);
   }, owner);
   return {
     stop
   };
-}
-async function stateUnderLease(store, id, given, claim2, leased) {
+});
+var stateUnderLease = (async function stateUnderLease(store, id, given, claim2, leased) {
   if (typeof given === "string") return await store.load(id);
   if (leased || await store.isCurrent(id)) return given;
   if (claim2) return await store.load(id);
   throw new RunConflictError(id, "it changed since this store loaded it");
-}
-async function executeRun(store, runIdOrState, options) {
+});
+var executeRun = (async function executeRun(store, runIdOrState, options) {
   const id = typeof runIdOrState === "string" ? runIdOrState : runIdOrState?.runId;
   if (typeof id !== "string" || id === "") {
     throw new TypeError("executeRun(store, runIdOrState): expected a run id or a RunState");
@@ -126,18 +126,18 @@ async function executeRun(store, runIdOrState, options) {
     active.delete(local);
     if (!exitRelease()) await store.releaseLease(id, owner).catch(() => false);
   }
-}
-async function startRun(store, state, options) {
+});
+var startRun = (async function startRun(store, state, options) {
   await store.save(state);
   return await executeRun(store, state, options);
-}
+});
 
 // kv/stop_record.ts
-function asRequest(stored) {
+var asRequest = (function asRequest(stored) {
   const v = decodeValue(stored);
   return v && typeof v.reason === "string" ? v : null;
-}
-async function writeStop(kv, request) {
+});
+var writeStop = (async function writeStop(kv, request) {
   const key = stopKey(request.rootId);
   let seen = null;
   for (; ; ) {
@@ -153,8 +153,8 @@ async function writeStop(kv, request) {
     if (recorded) return recorded;
     seen = entry.versionstamp;
   }
-}
-async function readStops(kv, rootIds) {
+});
+var readStops = (async function readStops(kv, rootIds) {
   const out = /* @__PURE__ */ new Map();
   const reads = [];
   for (let i = 0; i < rootIds.length; i += 10) {
@@ -168,23 +168,23 @@ async function readStops(kv, rootIds) {
   }
   await Promise.all(reads);
   return out;
-}
-async function stopEpoch(kv) {
+});
+var stopEpoch = (async function stopEpoch(kv) {
   return (await kv.get(stopEpochKey(), {
     consistency: "strong"
   })).versionstamp;
-}
-async function readStop(kv, rootId) {
+});
+var readStop = (async function readStop(kv, rootId) {
   return asRequest((await kv.get(stopKey(rootId), {
     consistency: "strong"
   })).value);
-}
-async function stopVersion(kv, rootId) {
+});
+var stopVersion = (async function stopVersion(kv, rootId) {
   return (await kv.get(stopKey(rootId), {
     consistency: "strong"
   })).versionstamp;
-}
-async function clearStop(kv, rootId, seen) {
+});
+var clearStop = (async function clearStop(kv, rootId, seen) {
   const key = stopKey(rootId);
   if (seen === void 0) {
     const had = (await kv.get(key, {
@@ -198,19 +198,19 @@ async function clearStop(kv, rootId, seen) {
     key,
     versionstamp: seen
   }).delete(key).commit()).ok;
-}
-function watchStopEpoch(kv) {
+});
+var watchStopEpoch = (function watchStopEpoch(kv) {
   return kv.watch([
     stopEpochKey()
   ]).pipeThrough(new TransformStream({
     transform: (entries, out) => out.enqueue(entries[0].versionstamp)
   }));
-}
+});
 
 // runtime/stop_watcher.ts
 var SWEEP_POLLS = 20;
 var watchers = /* @__PURE__ */ new WeakMap();
-function onTreeStop(kv, rootId, pollMs, onStop) {
+var onTreeStop = (function onTreeStop(kv, rootId, pollMs, onStop) {
   let byPoll = watchers.get(kv);
   if (!byPoll) watchers.set(kv, byPoll = /* @__PURE__ */ new Map());
   let watcher = byPoll.get(pollMs);
@@ -221,9 +221,9 @@ function onTreeStop(kv, rootId, pollMs, onStop) {
     byPoll.set(pollMs, watcher = created);
   }
   return watcher.add(rootId, onStop);
-}
+});
 var announced = /* @__PURE__ */ new WeakMap();
-function announceStop(kv, request) {
+var announceStop = (function announceStop(kv, request) {
   let byRoot = announced.get(kv);
   if (!byRoot) announced.set(kv, byRoot = /* @__PURE__ */ new Map());
   const first = byRoot.get(request.rootId);
@@ -231,11 +231,11 @@ function announceStop(kv, request) {
   byRoot.set(request.rootId, request);
   for (const watcher of watchers.get(kv)?.values() ?? []) watcher.fire(request);
   return request;
-}
-function forgetAnnounced(kv, request) {
+});
+var forgetAnnounced = (function forgetAnnounced(kv, request) {
   const byRoot = announced.get(kv);
   if (byRoot?.get(request.rootId) === request) byRoot.delete(request.rootId);
-}
+});
 var StopWatcher = class {
   kv;
   onEmpty;
@@ -336,7 +336,7 @@ var StopWatcher = class {
 
 // runtime/stop_tree.ts
 var DEFAULT_STOP_REASON = "stopped by a person";
-async function requestStop(kv, id, reason = DEFAULT_STOP_REASON) {
+var requestStop = (async function requestStop(kv, id, reason = DEFAULT_STOP_REASON) {
   if (typeof reason !== "string" || !reason.trim()) {
     throw new TypeError("requestStop(kv, id, reason): reason must be a non-empty string");
   }
@@ -359,17 +359,17 @@ async function requestStop(kv, id, reason = DEFAULT_STOP_REASON) {
   } finally {
     for (const request of mine) forgetAnnounced(kv, request);
   }
-}
-function watchStop(kv, rootId, controller, options = {}) {
+});
+var watchStop = (function watchStop(kv, rootId, controller, options = {}) {
   const pollMs = options.pollMs ?? 100;
   if (!(pollMs > 0)) throw new RangeError(`watchStop: pollMs must be positive, got ${pollMs}`);
   return onTreeStop(kv, rootId, pollMs, (request) => {
     if (!controller.signal.aborted) controller.abort(request.reason);
   });
-}
+});
 
 // runtime/execute_tree.ts
-async function executeTree(store, kv, idOrState, options) {
+var executeTree = (async function executeTree(store, kv, idOrState, options) {
   const { pollMs, ...rest } = options;
   const { rootId } = typeof idOrState === "string" ? await store.summary(idOrState) : idOrState;
   const controller = new AbortController();
@@ -396,17 +396,17 @@ async function executeTree(store, kv, idOrState, options) {
     await treeSettled(rootId);
     await dispose();
   }
-}
+});
 
 // runtime/holder_gone.ts
-function granted(desc) {
+var granted = (function granted(desc) {
   try {
     return Deno.permissions.querySync(desc).state === "granted";
   } catch {
     return false;
   }
-}
-function goneByProc(pid) {
+});
+var goneByProc = (function goneByProc(pid) {
   try {
     if (!Deno.statSync("/proc/self").isDirectory) return void 0;
   } catch {
@@ -419,8 +419,8 @@ function goneByProc(pid) {
   } catch (e) {
     return e instanceof Deno.errors.NotFound ? true : void 0;
   }
-}
-function goneByKill(pid) {
+});
+var goneByKill = (function goneByKill(pid) {
   if (Deno.build.os === "windows" || !granted({
     name: "run"
   })) return void 0;
@@ -431,22 +431,22 @@ function goneByKill(pid) {
     if (e instanceof Deno.errors.NotFound) return true;
     return e instanceof Deno.errors.PermissionDenied ? false : void 0;
   }
-}
-function holderGone(lease, host = localHostname()) {
+});
+var holderGone = (function holderGone(lease, host = localHostname()) {
   if (host === void 0 || lease.host !== host || lease.pid === void 0) return false;
   if (lease.pid === Deno.pid) return false;
   if (!Number.isInteger(lease.pid) || lease.pid <= 0) return false;
   return goneByProc(lease.pid) ?? goneByKill(lease.pid) ?? false;
-}
-async function liveLease(store, id, isGone = (l) => holderGone(l)) {
+});
+var liveLease = (async function liveLease(store, id, isGone = (l) => holderGone(l)) {
   const lease = await store.leaseHolder(id);
   if (!lease || lease.owner === store.owner || !isGone(lease)) return lease;
   await store.releaseLease(id, lease.owner);
   return await store.leaseHolder(id);
-}
+});
 
 // runtime/continue_tree.ts
-async function markRunning(store, id, change) {
+var markRunning = (async function markRunning(store, id, change) {
   const state = await store.load(id);
   if (state.status === "running" && !change) return state;
   change?.(state);
@@ -456,8 +456,8 @@ async function markRunning(store, id, change) {
   state.updatedAt = isoNow();
   await store.save(state);
   return state;
-}
-async function checkResumable(store, root) {
+});
+var checkResumable = (async function checkResumable(store, root) {
   if (!RESUMABLE_STATUSES.includes(root.status)) {
     throw new RunStateError(root.runId, root.status, "resume");
   }
@@ -475,8 +475,8 @@ async function checkResumable(store, root) {
       throw new RunStateError(root.runId, root.status, "resume", `call "${i.callId}" of run "${holder.runId}" awaits a verdict: approve or reject it`);
     }
   }
-}
-async function continueTree(store, kv, id, verdict, options = {}) {
+});
+var continueTree = (async function continueTree(store, kv, id, verdict, options = {}) {
   const seen = await stopVersion(kv, (await store.summary(id)).rootId);
   let rootId;
   if (verdict.kind === "approve") {
@@ -493,7 +493,7 @@ async function continueTree(store, kv, id, verdict, options = {}) {
   const root = await markRunning(store, rootId, limits ? (s) => void (s.limits = checkLimits(limits, s.limits)) : void 0);
   await clearStop(kv, rootId, seen);
   return root;
-}
+});
 
 // runtime/executor.ts
 import { join } from "node:path";
@@ -517,7 +517,7 @@ var legacySchema = agentOptionsSchema().extend({
   ]).optional(),
   limits: runLimitsSchema().partial().optional()
 });
-function parseStoredSettings(runId, value) {
+var parseStoredSettings = (function parseStoredSettings(runId, value) {
   if (value === null || value === void 0) return null;
   const isStamp = typeof value === "object" && "$schemaVersion" in value;
   const result = (isStamp ? storedSchema : legacySchema).safeParse(value);
@@ -541,13 +541,13 @@ function parseStoredSettings(runId, value) {
   return {
     legacy: JSON.parse(JSON.stringify(legacy))
   };
-}
-async function loadRunSettings(store, id) {
+});
+var loadRunSettings = (async function loadRunSettings(store, id) {
   return parseStoredSettings(id, await store.settings(id));
-}
+});
 
 // runtime/agent_check.ts
-function stampOf(info, options) {
+var stampOf = (function stampOf(info, options) {
   return {
     $schemaVersion: RUN_SETTINGS_VERSION,
     agent: info.agent.name,
@@ -555,8 +555,8 @@ function stampOf(info, options) {
     tools: info.table,
     options
   };
-}
-async function agentPaths(store, root, rootAgent, nodes) {
+});
+var agentPaths = (async function agentPaths(store, root, rootAgent, nodes) {
   const paths = /* @__PURE__ */ new Map();
   for (const n of nodes) {
     const parent = n.parentId === null ? void 0 : paths.get(n.parentId);
@@ -574,8 +574,8 @@ async function agentPaths(store, root, rootAgent, nodes) {
     paths.set(n.runId, `${parent}/${name}`);
   }
   return paths;
-}
-async function firstMismatch(store, root, rootAgent, then, now) {
+});
+var firstMismatch = (async function firstMismatch(store, root, rootAgent, then, now) {
   const nodes = await loadTree(store, root.runId);
   const paths = await agentPaths(store, root, rootAgent, nodes);
   for (const node of nodes) {
@@ -594,8 +594,8 @@ async function firstMismatch(store, root, rootAgent, then, now) {
     }
   }
   return null;
-}
-async function outputMismatch(root, now) {
+});
+var outputMismatch = (async function outputMismatch(root, now) {
   if (now === null) return null;
   const then = root.outputSchema;
   if (then !== void 0 && await hashOf(then) === await hashOf(now)) return null;
@@ -603,8 +603,8 @@ async function outputMismatch(root, now) {
   if (answer === null) return null;
   const what = then === void 0 ? "it has an output schema now" : "its output schema changed";
   return `${what} while ${answer} of run ${root.runId} awaited its check`;
-}
-async function checkRunAgent(store, root, registry, settings) {
+});
+var checkRunAgent = (async function checkRunAgent(store, root, registry, settings) {
   const agent = registry.forRun(root);
   if (!agent) return {
     kind: "unknown",
@@ -637,8 +637,8 @@ async function checkRunAgent(store, root, registry, settings) {
     info,
     options
   };
-}
-async function failRun(store, id, reason) {
+});
+var failRun = (async function failRun(store, id, reason) {
   if (!await store.acquireLease(id, store.owner)) return false;
   try {
     const state = await store.load(id);
@@ -663,10 +663,10 @@ async function failRun(store, id, reason) {
   } finally {
     await store.releaseLease(id, store.owner).catch(() => false);
   }
-}
+});
 
 // runtime/hand_over.ts
-function handOverTrace(sink, options) {
+var handOverTrace = (function handOverTrace(sink, options) {
   return async (event) => {
     if (event.type !== "run_stopped" || !await options.isHandOver(event)) return sink(event);
     const { runId, at, turns, costUsd, interruption: i } = event;
@@ -681,18 +681,18 @@ function handOverTrace(sink, options) {
       costUsd
     });
   };
-}
+});
 
 // runtime/executor.ts
 var EVICTION_REASON = "the process executing the run stopped (the run resumes elsewhere)";
 var SHUTDOWN_REASON = "the server shut down (the run resumes when it restarts)";
-function failingModel(name, error) {
+var failingModel = (function failingModel(name, error) {
   return {
     name,
     complete: () => Promise.reject(error)
   };
-}
-function modelOf(agent, state, deps) {
+});
+var modelOf = (function modelOf(agent, state, deps) {
   if (agent.model !== void 0 && typeof agent.model !== "string") return agent.model;
   const name = agent.model ?? state.model ?? deps.defaultModel ?? "unknown";
   try {
@@ -700,8 +700,8 @@ function modelOf(agent, state, deps) {
   } catch (e) {
     return failingModel(name, e);
   }
-}
-function createExecutor(deps) {
+});
+var createExecutor = (function createExecutor(deps) {
   const running = /* @__PURE__ */ new Set();
   const shutdown = new AbortController();
   const unknown = /* @__PURE__ */ new Set();
@@ -757,8 +757,8 @@ function createExecutor(deps) {
       return running.size;
     }
   };
-}
-async function loadRoot2(store, runId) {
+});
+var loadRoot2 = (async function loadRoot2(store, runId) {
   let state;
   try {
     state = await store.load(runId);
@@ -767,8 +767,8 @@ async function loadRoot2(store, runId) {
     throw e;
   }
   return state.parentId !== null || state.status !== "running" ? null : state;
-}
-async function executeRoot(deps, runId, shutdown, unknown, created) {
+});
+var executeRoot = (async function executeRoot(deps, runId, shutdown, unknown, created) {
   if (!created) return await executeLoaded(deps, deps.freshStore(), runId, shutdown, unknown);
   const { store, state, settings } = created;
   let claimed = false;
@@ -783,8 +783,8 @@ async function executeRoot(deps, runId, shutdown, unknown, created) {
   } finally {
     if (!claimed || threw) await store.releaseLease(runId).catch(() => false);
   }
-}
-async function executeLoaded(deps, store, runOrState, shutdown, unknown, created) {
+});
+var executeLoaded = (async function executeLoaded(deps, store, runOrState, shutdown, unknown, created) {
   const runId = typeof runOrState === "string" ? runOrState : runOrState.runId;
   const state = typeof runOrState === "string" ? await loadRoot2(store, runId) : runOrState;
   if (!state) return null;
@@ -826,8 +826,8 @@ async function executeLoaded(deps, store, runOrState, shutdown, unknown, created
     if (e instanceof RunConflictError || e instanceof RunStateError) return null;
     throw e;
   }
-}
-function handOverOnEviction(kv, store, rootId, shutdown) {
+});
+var handOverOnEviction = (function handOverOnEviction(kv, store, rootId, shutdown) {
   const handedOver = /* @__PURE__ */ new Set();
   return {
     mapTrace: (sink) => handOverTrace(sink, {
@@ -842,7 +842,7 @@ function handOverOnEviction(kv, store, rootId, shutdown) {
     }),
     settle: async (done) => handedOver.has(done.runId) ? await markRunning(store, done.runId) : done
   };
-}
+});
 
 // runtime/agent_registry.ts
 var UnknownAgentError = class extends ReinsError {
@@ -853,7 +853,7 @@ var UnknownAgentError = class extends ReinsError {
     super(agent === void 0 ? `name an agent: this process serves ${known.length} (${known.join(", ")})` : `unknown agent "${agent}"; known: ${known.join(", ") || "none"}`), this.agent = agent, this.known = known;
   }
 };
-function agentRegistry(agents, options = {}) {
+var agentRegistry = (function agentRegistry(agents, options = {}) {
   if (!Array.isArray(agents) || agents.length === 0) {
     throw new TypeError("agents: expected a non-empty list of agents (defineAgent)");
   }
@@ -910,10 +910,10 @@ function agentRegistry(agents, options = {}) {
     },
     info
   };
-}
+});
 
 // runtime/env.ts
-function msVar(env, name, min, emptyOk = true) {
+var msVar = (function msVar(env, name, min, emptyOk = true) {
   const raw = env[name];
   if (raw === void 0 || emptyOk && raw === "") return void 0;
   const ms = Number(raw);
@@ -921,8 +921,8 @@ function msVar(env, name, min, emptyOk = true) {
     throw new TypeError(`${name}: expected milliseconds from ${min} to ${MAX_TIMER_MS}, got "${raw}"`);
   }
   return ms;
-}
-function readEnv(env = Deno.env.toObject()) {
+});
+var readEnv = (function readEnv(env = Deno.env.toObject()) {
   const deploy = Boolean(env["DENO_DEPLOYMENT_ID"]);
   const port = env["PORT"] ? Number(env["PORT"]) : 8e3;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -959,8 +959,8 @@ function readEnv(env = Deno.env.toObject()) {
   };
   for (const [k, v] of Object.entries(text)) if (v) out[k] = v;
   return out;
-}
-function modelSettings(file, env = Deno.env.toObject()) {
+});
+var modelSettings = (function modelSettings(file, env = Deno.env.toObject()) {
   const read = readEnv(env);
   const out = {};
   const baseUrl = read.baseUrl ?? file.baseUrl;
@@ -972,10 +972,10 @@ function modelSettings(file, env = Deno.env.toObject()) {
   if (file.prices) out.prices = file.prices;
   if (file.limits) out.limits = file.limits;
   return out;
-}
+});
 
 // runtime/make_model.ts
-function defaultMakeModel(options = {}) {
+var defaultMakeModel = (function defaultMakeModel(options = {}) {
   const env = options.baseUrl === void 0 || options.apiKey === void 0 ? readEnv() : {};
   const baseUrl = options.baseUrl ?? env.baseUrl;
   const apiKey = options.apiKey ?? env.apiKey;
@@ -989,14 +989,14 @@ function defaultMakeModel(options = {}) {
     }
     throw new TypeError(`cannot serve model "${name}": LLM_BASE_URL is not set`);
   };
-}
+});
 
 // runtime/sweep.ts
-function stoppedByShutdown(s) {
+var stoppedByShutdown = (function stoppedByShutdown(s) {
   const i = s.interruption;
   return s.status === "interrupted" && i?.type === "cancelled" && (i.reason === SHUTDOWN_REASON || i.reason === EVICTION_REASON);
-}
-async function sweepRunnable(executor, store, kv, options = {}) {
+});
+var sweepRunnable = (async function sweepRunnable(executor, store, kv, options = {}) {
   if (executor.stopped) return [];
   const limit = options.limit ?? 1e3;
   const roots = (await store.list({
@@ -1024,10 +1024,10 @@ async function sweepRunnable(executor, store, kv, options = {}) {
   if (executor.stopped) return [];
   for (const id of free) await executor.spawn(id);
   return free;
-}
+});
 
 // runtime/sweeper.ts
-function periods(options) {
+var periods = (function periods(options) {
   const everyMs = options.everyMs ?? 5e3;
   const gapMs = options.nudgeGapMs ?? 2e3;
   if (!(everyMs >= 0) || !(gapMs >= 0)) {
@@ -1037,8 +1037,8 @@ function periods(options) {
     everyMs,
     gapMs
   };
-}
-function startSweeper(pass, options = {}) {
+});
+var startSweeper = (function startSweeper(pass, options = {}) {
   const { everyMs, gapMs } = periods(options);
   let current;
   let lastStart = -Infinity;
@@ -1092,10 +1092,10 @@ function startSweeper(pass, options = {}) {
       await current?.done;
     }
   };
-}
+});
 
 // runtime/worker.ts
-function resolveWorkerDeps(deps) {
+var resolveWorkerDeps = (function resolveWorkerDeps(deps) {
   if (!deps?.kv || !deps.store) throw new TypeError("worker deps: kv and store are required");
   const { kv, store } = deps;
   const makeModel = deps.makeModel ?? defaultMakeModel();
@@ -1121,8 +1121,8 @@ function resolveWorkerDeps(deps) {
       leaseMs: store.leaseMs
     })
   };
-}
-function startWorker(deps, options = {}) {
+});
+var startWorker = (function startWorker(deps, options = {}) {
   const resolved = resolveWorkerDeps(deps);
   const executor = createExecutor(resolved);
   const sweeper = startSweeper((full) => sweepRunnable(executor, resolved.freshStore(), resolved.kv, {
@@ -1144,10 +1144,10 @@ function startWorker(deps, options = {}) {
       ]);
     }
   };
-}
+});
 
 // runtime/follow_up_run.ts
-async function followUpRun(store, kv, id, message, options = {}) {
+var followUpRun = (async function followUpRun(store, kv, id, message, options = {}) {
   const seen = await stopVersion(kv, (await store.summary(id)).rootId);
   const next = followUp(await store.load(id), message, options);
   await store.save(next, options.answer ? {
@@ -1155,7 +1155,7 @@ async function followUpRun(store, kv, id, message, options = {}) {
   } : {});
   await clearStop(kv, next.rootId, seen);
   return next;
-}
+});
 
 export {
   executeRun,

@@ -74,7 +74,7 @@ var MemoryRunStore = class {
 };
 
 // subagents/run_agent.ts
-async function runAgent(agent, task, options = {}) {
+var runAgent = (async function runAgent(agent, task, options = {}) {
   if (!isAgent(agent)) {
     throw new TypeError("runAgent(agent, task): agent must be made by defineAgent");
   }
@@ -119,8 +119,8 @@ async function runAgent(agent, task, options = {}) {
     ...runOptions,
     ...own
   });
-}
-function fresh(agent, task, model, limits) {
+});
+var fresh = (function fresh(agent, task, model, limits) {
   if (task.trim() === "") {
     throw new TypeError(`runAgent(${agent.name}): task must be a non-empty string or a run state`);
   }
@@ -130,8 +130,8 @@ function fresh(agent, task, model, limits) {
     model: model.name,
     limits
   });
-}
-function continued(agent, state) {
+});
+var continued = (function continued(agent, state) {
   if (typeof state !== "object" || state === null || typeof state.runId !== "string") {
     throw new TypeError(`runAgent(${agent.name}): task must be a non-empty string or a run state`);
   }
@@ -140,8 +140,8 @@ function continued(agent, state) {
     throw new TypeError(`runAgent(${agent.name}): run "${state.runId}" is ${whose}`);
   }
   return state;
-}
-function named(name, e) {
+});
+var named = (function named(name, e) {
   const message = `runAgent(${name}): ${e.message}`;
   if (e instanceof RangeError) return new RangeError(message, {
     cause: e
@@ -150,8 +150,8 @@ function named(name, e) {
     cause: e
   });
   return e;
-}
-function modelOf(agent, resolve) {
+});
+var modelOf = (function modelOf(agent, resolve) {
   if (typeof agent.model === "object") return agent.model;
   if (typeof agent.model === "string") {
     if (!resolve) {
@@ -160,7 +160,7 @@ function modelOf(agent, resolve) {
     return resolve(agent.model);
   }
   throw new TypeError(`runAgent(${agent.name}): the agent names no model: give runAgent's options.model, or defineAgent's model (runAgent reads no LLM_MODEL: that is the server's and the CLI's)`);
-}
+});
 export {
   DEFAULT_LIMITS,
   MemoryRunStore,

@@ -16,6 +16,8 @@
  *   class or an exported function is ever renamed (errors name themselves
  *   with `new.target.name`).
  *
+ * - Top-level functions are compiled with their module, so Deno's code cache
+ *   holds them (see scripts/eager_functions.ts).
  * - Chunks are named after their first module (`chunk-harness_limits.js`),
  *   not the bundler's content hash: a change to one source then rewrites the
  *   chunks it is in, not the name of every chunk that imports them.
@@ -27,6 +29,7 @@
  * @module
  */
 import { relative } from "node:path";
+import { eagerFunctions } from "./eager_functions.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const DIST = "dist/";
@@ -62,6 +65,10 @@ async function build(entries: Entry[], externals: string[], outdir: string): Pro
     throw new Error(`deno bundle failed:\n${new TextDecoder().decode(out.stderr)}`);
   }
   await stableNames(outdir);
+  for (const file of await listFiles(outdir)) {
+    const path = `${outdir}/${file}`;
+    await Deno.writeTextFile(path, eagerFunctions(await Deno.readTextFile(path)).code);
+  }
   for (const e of entries) {
     const file = `${outdir}/${e.dist.slice(DIST.length)}`;
     const types = relative(`${ROOT}${e.dist}`.replace(/[^/]+$/, ""), `${ROOT}${e.source}`);

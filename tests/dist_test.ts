@@ -49,6 +49,22 @@ Deno.test("the bundle renames no class and no exported function", async () => {
   }
 });
 
+Deno.test("dist's top-level functions are compiled with their module (cached), named as before", async () => {
+  const { eagerFunctions } = await import("../scripts/eager_functions.ts");
+  let wrapped = 0;
+  for await (const entry of Deno.readDir(new URL("dist/", root))) {
+    if (!entry.isFile) continue;
+    const text = await Deno.readTextFile(new URL(`dist/${entry.name}`, root));
+    assert.doesNotMatch(text, /^(async )?function\b/m, `${entry.name}: a lazy declaration`);
+    wrapped += text.match(/^var ([\w$]+) = \((async )?function\*? ?\1\(/gm)?.length ?? 0;
+  }
+  assert.ok(wrapped > 400, `${wrapped} functions`);
+  // A function it cannot close is an error, never a guess.
+  assert.throws(() => eagerFunctions("function f() {\n  return `\n  }`;"), SyntaxError);
+  const { code } = eagerFunctions("async function* g(a) {\n  yield a;\n}\n");
+  assert.equal(code, "var g = (async function* g(a) {\n  yield a;\n});\n");
+});
+
 /** Adds the name of every class declared in the .ts/.js files under `dir`. */
 async function collectClasses(dir: URL, into: Set<string>): Promise<void> {
   for await (const entry of Deno.readDir(dir)) {

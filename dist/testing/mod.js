@@ -26,10 +26,10 @@ import "../chunk-__template.js";
 
 // testing/scenarios.ts
 import { z } from "zod";
-function callId(turn, index = 0) {
+var callId = (function callId(turn, index = 0) {
   return `call_${turn}_${index}`;
-}
-function callTool(turn, name, args = {}) {
+});
+var callTool = (function callTool(turn, name, args = {}) {
   return {
     content: null,
     tool_calls: [
@@ -40,12 +40,12 @@ function callTool(turn, name, args = {}) {
       }
     ]
   };
-}
-function say(content2) {
+});
+var say = (function say(content2) {
   return {
     content: content2
   };
-}
+});
 var PLAN_ANSWER = "errors.log mentions a timeout: worker 7 timed out after 30000 ms.";
 var TIMEOUT_ANSWER = "errors.log mentions a timeout.";
 var GIVE_UP_ANSWER = "I could not read the file, so I do not know.";
@@ -60,21 +60,21 @@ var TIMEOUT_LOCATION = z.object({
 var LOCATION_ANSWER = '{"file":"errors.log","line":12}';
 var WRONG_TYPE_ANSWER = '{"file":"errors.log","line":"12"}';
 var PROSE_ANSWER = "The timeout is in errors.log, on line 12.";
-function repairsAsked(messages) {
+var repairsAsked = (function repairsAsked(messages) {
   return messages.filter((m) => (m.role === "user" || m.role === "tool") && m.content.startsWith(REPAIR_PREFIX)).length;
-}
-function firstLine(text2) {
+});
+var firstLine = (function firstLine(text2) {
   const line = (text2 ?? "").split("\n").map((l) => l.trim()).find((l) => l.length > 0);
   return line ?? "(no output)";
-}
-function lastUserText(messages) {
+});
+var lastUserText = (function lastUserText(messages) {
   const m = messages.findLast((m2) => m2.role === "user");
   return m?.role === "user" ? m.content ?? "" : "";
-}
+});
 var RECALL_TURNS = 16;
 var RECALL_LOST_ANSWER = "I read errors.log first, but what it said is no longer in my context.";
 var TIMEOUT_FACT = /worker 7 timed out after 30000 ms/;
-function recall({ turn, messages }) {
+var recall = (function recall({ turn, messages }) {
   if (turn === 0) return callTool(turn, "read_file", {
     path: "errors.log"
   });
@@ -91,7 +91,7 @@ function recall({ turn, messages }) {
     });
   }
   return say(RECALL_LOST_ANSWER);
-}
+});
 var SCENARIOS = {
   plan: ({ turn }) => {
     if (turn === 0) return callTool(turn, "list_files");
@@ -155,10 +155,10 @@ var SCENARIOS = {
   },
   "extract-never": () => say(WRONG_TYPE_ANSWER)
 };
-function scenarioNames() {
+var scenarioNames = (function scenarioNames() {
   return Object.keys(SCENARIOS).sort();
-}
-function scenarioInput(messages) {
+});
+var scenarioInput = (function scenarioInput(messages) {
   let turn = 0;
   const toolTexts = [];
   for (const m of messages) {
@@ -171,16 +171,16 @@ function scenarioInput(messages) {
     toolTexts,
     messages
   };
-}
+});
 
 // testing/scripted_summarizer.ts
-function isSummaryRequest(messages) {
+var isSummaryRequest = (function isSummaryRequest(messages) {
   const first = messages[0];
   return first?.role === "system" && first.content === SUMMARY_PROMPT;
-}
+});
 var MAX_LINE = 200;
 var cut = (s) => s.length > MAX_LINE ? `${s.slice(0, MAX_LINE)}\u2026` : s;
-function foldBullet(facts, users, line) {
+var foldBullet = (function foldBullet(facts, users, line) {
   const [, user] = /^- user: (.*)$/.exec(line) ?? [];
   if (user !== void 0) return void users.push(user);
   const [, key, count, first] = /^- (.+?) \((\d+)x\): (.*)$/.exec(line) ?? [];
@@ -196,8 +196,8 @@ function foldBullet(facts, users, line) {
     ...facts.values()
   ].at(-1);
   if (error !== void 0 && last) last.errors.push(error);
-}
-function addResult(facts, key, text2) {
+});
+var addResult = (function addResult(facts, key, text2) {
   const f = facts.get(key) ?? {
     count: 0,
     first: "",
@@ -211,8 +211,8 @@ function addResult(facts, key, text2) {
   }
   facts.delete(key);
   facts.set(key, f);
-}
-function scriptedSummary(text2) {
+});
+var scriptedSummary = (function scriptedSummary(text2) {
   const facts = /* @__PURE__ */ new Map();
   const users = [];
   const calls = /* @__PURE__ */ new Map();
@@ -238,10 +238,10 @@ function scriptedSummary(text2) {
     out.push(`- ${key} (${f.count}x): ${f.first}`, ...f.errors.map((e) => `  ! ${e}`));
   }
   return out.join("\n");
-}
+});
 
 // testing/paced_stream.ts
-function pacedStream(events, ms, signal) {
+var pacedStream = (function pacedStream(events, ms, signal) {
   const bytes = new TextEncoder();
   if (ms <= 0) return new Blob(events).stream();
   const stop = new AbortController();
@@ -260,13 +260,13 @@ function pacedStream(events, ms, signal) {
       stop.abort();
     }
   });
-}
-function latencyOf(req, fallback) {
+});
+var latencyOf = (function latencyOf(req, fallback) {
   const raw = req.headers.get("x-reins-latency-ms") ?? new URL(req.url).searchParams.get("latency_ms");
   if (raw === null) return fallback ?? 0;
   const ms = Number(raw);
   return Number.isFinite(ms) && ms >= 0 && raw.trim() !== "" ? ms : `Invalid latency "${raw}": expected milliseconds >= 0`;
-}
+});
 
 // testing/tree_scenarios.ts
 var TIMEOUT_QUESTION = "Which file mentions a timeout?";
@@ -282,14 +282,14 @@ var DEEP_SLOW_QUESTION = "Dig deeper into the archive.";
 var CLEANUP_QUESTION = "Free some space: delete access.log.";
 var SUMMARY_PREFIX = "Research found: ";
 var DEEPER_PREFIX = "Deeper finding: ";
-function firstUserText(messages) {
+var firstUserText = (function firstUserText(messages) {
   const m = messages.find((m2) => m2.role === "user");
   return m?.role === "user" ? m.content : "";
-}
-function firstLine2(text2) {
+});
+var firstLine2 = (function firstLine2(text2) {
   return (text2 ?? "").split("\n").map((l) => l.trim()).find((l) => l) ?? "(no output)";
-}
-function askResearch(turn, questions) {
+});
+var askResearch = (function askResearch(turn, questions) {
   return {
     content: null,
     tool_calls: questions.map((question, i) => ({
@@ -300,16 +300,16 @@ function askResearch(turn, questions) {
       }
     }))
   };
-}
-function asker(questions, prefix = SUMMARY_PREFIX) {
+});
+var asker = (function asker(questions, prefix = SUMMARY_PREFIX) {
   return ({ turn, toolTexts }) => turn === 0 ? askResearch(turn, questions) : say(prefix + toolTexts.join(" | "));
-}
-function tree(root, children) {
+});
+var tree = (function tree(root, children) {
   return (input) => {
     const q = firstUserText(input.messages);
     return (Object.hasOwn(children, q) ? children[q] : root)(input);
   };
-}
+});
 var timeoutChild = ({ turn }) => {
   if (turn === 0) return callTool(turn, "list_files");
   if (turn === 1) return callTool(turn, "read_file", {
@@ -450,12 +450,12 @@ var chatRequestSchema = z2.object({
   }).nullable().optional(),
   response_format: responseFormat.nullable().optional()
 });
-function text(value) {
+var text = (function text(value) {
   if (value === null || value === void 0) return null;
   if (typeof value === "string") return value;
   return value.map((p) => p.text ?? "").join("");
-}
-function parseChatRequest(body) {
+});
+var parseChatRequest = (function parseChatRequest(body) {
   const parsed = chatRequestSchema.safeParse(body);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`);
@@ -519,14 +519,14 @@ function parseChatRequest(body) {
       responseFormat: b.response_format
     } : {}
   };
-}
-function wireUsage(usage) {
+});
+var wireUsage = (function wireUsage(usage) {
   return {
     ...usage,
     total_tokens: usage.prompt_tokens + usage.completion_tokens
   };
-}
-function completionBody(c) {
+});
+var completionBody = (function completionBody(c) {
   const message = {
     role: "assistant",
     content: c.message.content
@@ -547,11 +547,11 @@ function completionBody(c) {
     ],
     usage: wireUsage(c.usage)
   };
-}
-function pieces(s) {
+});
+var pieces = (function pieces(s) {
   return (s.match(/\s*\S+\s*|\s+/g) ?? []).flatMap((p) => p.match(/[^]{1,8}/g) ?? []);
-}
-function streamEvents(c, includeUsage) {
+});
+var streamEvents = (function streamEvents(c, includeUsage) {
   const head = {
     id: c.id,
     object: "chat.completion.chunk",
@@ -625,8 +625,8 @@ function streamEvents(c, includeUsage) {
   ].map((d) => `data: ${d}
 
 `);
-}
-function errorResponse(status, message, type, code, headers = {}) {
+});
+var errorResponse = (function errorResponse(status, message, type, code, headers = {}) {
   return Response.json({
     error: {
       message,
@@ -638,7 +638,7 @@ function errorResponse(status, message, type, code, headers = {}) {
     status,
     headers
   });
-}
+});
 
 // testing/scripted_provider.ts
 var FAULTS = [
@@ -653,7 +653,7 @@ var BUILT_IN_SCENARIOS = Object.freeze({
   ...SCENARIOS,
   ...TREE_SCENARIOS
 });
-function faultResponse(fault, req, model) {
+var faultResponse = (function faultResponse(fault, req, model) {
   switch (fault) {
     case "429":
     case "429-no-retry-after": {
@@ -678,15 +678,15 @@ function faultResponse(fault, req, model) {
         model
       });
   }
-}
-async function overWindow(request, window) {
+});
+var overWindow = (async function overWindow(request, window) {
   if (window === void 0) return null;
   await loadTokenizer();
   const tokens = countPromptTokens(request.messages, request.tools);
   if (tokens <= window) return null;
   return errorResponse(400, `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`, "invalid_request_error", "context_length_exceeded");
-}
-function capReply(message, maxTokens) {
+});
+var capReply = (function capReply(message, maxTokens) {
   const calls = message.tool_calls?.length ?? 0;
   if (maxTokens !== void 0 && countCompletionTokens(message) > maxTokens) {
     message.content = truncateToTokens(message.content ?? "", maxTokens);
@@ -694,8 +694,8 @@ function capReply(message, maxTokens) {
     return "length";
   }
   return calls > 0 ? "tool_calls" : "stop";
-}
-function modelsResponse(names) {
+});
+var modelsResponse = (function modelsResponse(names) {
   const created = Math.floor(Date.now() / 1e3);
   return Response.json({
     object: "list",
@@ -706,8 +706,8 @@ function modelsResponse(names) {
       owned_by: "reins"
     }))
   });
-}
-async function acceptChat(req, scenarios, latencyMs) {
+});
+var acceptChat = (async function acceptChat(req, scenarios, latencyMs) {
   let body;
   try {
     body = await req.json();
@@ -739,8 +739,8 @@ async function acceptChat(req, scenarios, latencyMs) {
     latency,
     header
   };
-}
-async function scriptedCompletion(request, scenario, input) {
+});
+var scriptedCompletion = (async function scriptedCompletion(request, scenario, input) {
   await loadTokenizer();
   const reply = isSummaryRequest(request.messages) ? say(scriptedSummary(request.messages.at(-1)?.content ?? "")) : scenario(input);
   const message = {
@@ -769,8 +769,8 @@ async function scriptedCompletion(request, scenario, input) {
       completion_tokens: countCompletionTokens(message)
     }
   };
-}
-async function chatResponse(req, scenarios, options) {
+});
+var chatResponse = (async function chatResponse(req, scenarios, options) {
   const accepted = await acceptChat(req, scenarios, options.latencyMs);
   if (accepted instanceof Response) return accepted;
   const { request, scenario, latency, header } = accepted;
@@ -797,15 +797,15 @@ async function chatResponse(req, scenarios, options) {
       "cache-control": "no-cache"
     }
   });
-}
-function errorOf(err, req) {
+});
+var errorOf = (function errorOf(err, req) {
   if (req.signal.aborted) {
     return errorResponse(499, "The client closed the request", "client_closed", "aborted");
   }
   const message = messageOf(err);
   return errorResponse(500, `Scripted provider error: ${message}`, "server_error", "internal_error");
-}
-function createScriptedProvider(options = {}) {
+});
+var createScriptedProvider = (function createScriptedProvider(options = {}) {
   const scenarios = {
     ...BUILT_IN_SCENARIOS,
     ...options.scenarios
@@ -830,8 +830,8 @@ function createScriptedProvider(options = {}) {
       }
     }
   };
-}
-function scriptedFetch(options = {}) {
+});
+var scriptedFetch = (function scriptedFetch(options = {}) {
   const provider = createScriptedProvider(options);
   return async (input, init) => {
     const request = new Request(input, init);
@@ -843,11 +843,11 @@ function scriptedFetch(options = {}) {
     }
     return response;
   };
-}
+});
 
 // testing/scripted_model.ts
 var SCRIPTED_BASE_URL = "http://scripted.reins.local/v1";
-function scriptedModel(scenario, options = {}) {
+var scriptedModel = (function scriptedModel(scenario, options = {}) {
   const { maxRetries, retryBaseMs, stream, ...provider } = options;
   const model = createOpenAIModel({
     baseUrl: SCRIPTED_BASE_URL,
@@ -860,15 +860,15 @@ function scriptedModel(scenario, options = {}) {
   });
   played.set(model, scenario);
   return model;
-}
+});
 var played = /* @__PURE__ */ new WeakMap();
 
 // testing/script_agents.ts
-function taskOf(messages) {
+var taskOf = (function taskOf(messages) {
   const first = messages.find((m) => m.role === "user");
   return first?.role === "user" ? first.content : "";
-}
-function instructionsByName(agents, into = /* @__PURE__ */ new Map()) {
+});
+var instructionsByName = (function instructionsByName(agents, into = /* @__PURE__ */ new Map()) {
   for (const a of agents) {
     const known = into.get(a.name);
     if (known !== void 0 && known !== a.instructions) {
@@ -878,8 +878,8 @@ function instructionsByName(agents, into = /* @__PURE__ */ new Map()) {
     instructionsByName(a.agents ?? [], into);
   }
   return into;
-}
-function scriptAgents(agents, scripts) {
+});
+var scriptAgents = (function scriptAgents(agents, scripts) {
   const byInstructions = /* @__PURE__ */ new Map();
   for (const [name, instructions] of instructionsByName(agents)) {
     byInstructions.set(instructions, name);
@@ -906,7 +906,7 @@ function scriptAgents(agents, scripts) {
     if (!script) throw new Error(`scriptAgents: no script for agent "${name}"`);
     return script(input);
   };
-}
+});
 export {
   FAULTS,
   SCENARIOS,
