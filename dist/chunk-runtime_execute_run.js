@@ -11,6 +11,7 @@ import {
   decodeValue,
   encodeValue,
   localHostname,
+  retryLocked,
   stopEpochKey,
   stopKey
 } from "./chunk-kv_record_error.js";
@@ -141,10 +142,10 @@ var writeStop = (async function writeStop(kv, request) {
   const key = stopKey(request.rootId);
   let seen = null;
   for (; ; ) {
-    const written = await kv.atomic().check({
+    const written = await retryLocked(() => kv.atomic().check({
       key,
       versionstamp: seen
-    }).set(key, encodeValue(request)).sum(stopEpochKey(), 1n).commit();
+    }).set(key, encodeValue(request)).sum(stopEpochKey(), 1n).commit());
     if (written.ok) return request;
     const entry = await kv.get(key, {
       consistency: "strong"

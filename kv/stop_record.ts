@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { retryLocked } from "./retry.ts";
 import { decodeValue, encodeValue } from "./value_codec.ts";
 import { stopEpochKey, stopKey } from "./keys.ts";
 
@@ -43,8 +44,11 @@ export async function writeStop(kv: Deno.Kv, request: StopRequest): Promise<Stop
   let seen: string | null = null; // most trees have no Stop yet: write first, read if refused
   for (;;) {
     // The epoch moves with the record: watchers of many trees read it, not every record.
-    const written = await kv.atomic().check({ key, versionstamp: seen })
-      .set(key, encodeValue(request)).sum(stopEpochKey(), 1n).commit();
+    // Checked, the write reads under SQLite's lock: another process's writer may hold it.
+    const written = await retryLocked(() =>
+      kv.atomic().check({ key, versionstamp: seen })
+        .set(key, encodeValue(request)).sum(stopEpochKey(), 1n).commit()
+    );
     if (written.ok) return request;
     const entry = await kv.get(key, { consistency: "strong" });
     const recorded = asRequest(entry.value);
