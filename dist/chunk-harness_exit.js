@@ -1205,6 +1205,9 @@ var countLostReplies = (async function countLostReplies(ctx, lost, reportedPromp
       prompt_tokens: prompt,
       completion_tokens: reply.completion_tokens,
       basis: "lost_reply",
+      ...other ? {
+        kind: other.kind
+      } : {},
       reason: reply.reason,
       usd,
       costUsd: state.costUsd
@@ -1780,10 +1783,12 @@ var summarize = (async function summarize(input, pre, from, cut) {
     prompt_tokens: req.tokens,
     completion_tokens: policy.summaryMaxTokens
   }, policy.summaryPrices);
-  const plan = planSummary(input, req.tokens, input.count({
+  const bare = input.count({
     ...next,
     summary: ""
-  }));
+  });
+  if (bare >= input.before) return null;
+  const plan = planSummary(input, req.tokens, bare);
   if (plan.type === "refused") {
     if (!mayFitLater(ctx.gate)) return exit.budget(plan.reason);
     await callSettled(ctx.gate, signal);
@@ -1809,7 +1814,8 @@ var summarize = (async function summarize(input, pre, from, cut) {
   });
   const call = {
     prices: policy.summaryPrices,
-    promptTokens: req.tokens
+    promptTokens: req.tokens,
+    kind: "compaction"
   };
   if ("failed" in reply) {
     if (signal.aborted) return exit.cancelled(signal);
@@ -1855,7 +1861,7 @@ var commitSummary = (async function commitSummary(input, next, o) {
   let after = input.count(done);
   if (after >= input.before && summary !== "") {
     const keep = countTokens(summary) - (after - input.before) - 1;
-    done.summary = truncateToTokens(summary, keep).trimEnd();
+    done.summary = truncateToTokens(summary, Math.max(1, keep)).trimEnd();
     after = input.count(done);
   }
   await commit(input, done, {
@@ -1865,8 +1871,7 @@ var commitSummary = (async function commitSummary(input, next, o) {
     ...o,
     costUsd
   });
-  if (done.summary !== "") return null;
-  return exit.failed(summary !== "" ? "compaction failed: the summary was no shorter than the turns it replaced" : "compaction failed: the summary call returned no text");
+  return summary === "" ? exit.failed("compaction failed: the summary call returned no text") : null;
 });
 var planSummary = (function planSummary(input, promptTokens, nextPrompt) {
   const { ctx, policy } = input;
@@ -2433,8 +2438,11 @@ var defineAgent = (function defineAgent(spec) {
   return agent;
 });
 var checkPartialLimits = (function checkPartialLimits(limits) {
+  const usd = limits.maxBudgetUsd;
+  if (typeof usd === "number" && usd <= 0) {
+    throw new RangeError(`limits.maxBudgetUsd: ${GIVEN_BUDGET}, got ${usd}`);
+  }
   const full = checkLimits(limits);
-  if (full.maxBudgetUsd === 0) throw new RangeError(`limits.maxBudgetUsd: ${GIVEN_BUDGET}, got 0`);
   const out = {};
   if (limits.maxTurns !== void 0) out.maxTurns = full.maxTurns;
   if (limits.maxBudgetUsd !== void 0) out.maxBudgetUsd = full.maxBudgetUsd;

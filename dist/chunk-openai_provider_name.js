@@ -625,7 +625,7 @@ var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request, stream
     };
   }
   if (streaming && ok) cfg.onPlain();
-  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, request.maxTokens);
+  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, ok ? request.maxTokens : null);
   const text = await (cfg.nativeFetch ? read : race(read, signal));
   return {
     status,
@@ -653,11 +653,11 @@ var cappedText = (async function cappedText(res, maxBytes, bad, nativeFetch, max
       const { value, done } = await reader.read();
       if (done) break;
       if ((bytes += value.byteLength) > maxBytes) {
-        const begun = /^\s*\{/.test(UTF8.decode((chunks[0] ?? value).subarray(0, 64)));
+        const begun = maxTokens !== null && /^\s*\{/.test(UTF8.decode((chunks[0] ?? value).subarray(0, 64)));
         const reason = `the reply was malformed: ${what(bytes)}`;
         throw bad(what(bytes), begun ? [
           {
-            completion_tokens: roughTokens(bytes, maxTokens),
+            completion_tokens: roughTokens(bytes, maxTokens ?? void 0),
             reason
           }
         ] : []);

@@ -185,7 +185,11 @@ async function summarize(
     { prompt_tokens: req.tokens, completion_tokens: policy.summaryMaxTokens },
     policy.summaryPrices,
   );
-  const plan = planSummary(input, req.tokens, input.count({ ...next, summary: "" }));
+  const bare = input.count({ ...next, summary: "" });
+  // Even an empty summary would not shrink the prompt (the turns it replaces are
+  // smaller than its frame): no call is worth paying for.
+  if (bare >= input.before) return null;
+  const plan = planSummary(input, req.tokens, bare);
   if (plan.type === "refused") {
     if (!mayFitLater(ctx.gate)) return exit.budget(plan.reason);
     // A sibling's call holds the rest in reserve, as for a model turn: once it settles the
@@ -212,7 +216,11 @@ async function summarize(
     ).catch((e: unknown) => ({ failed: e }));
   });
   // Priced as the summary model's, its prompt as counted here when the provider reported none.
-  const call = { prices: policy.summaryPrices, promptTokens: req.tokens };
+  const call = {
+    prices: policy.summaryPrices,
+    promptTokens: req.tokens,
+    kind: "compaction" as const,
+  };
   if ("failed" in reply) {
     if (signal.aborted) return exit.cancelled(signal);
     await countLostReplies(ctx, (reply.failed as Partial<ModelError>).lost, undefined, [], call);
@@ -265,18 +273,16 @@ async function commitSummary(
   };
   let after = input.count(done);
   if (after >= input.before && summary !== "") {
-    // No shorter than what it replaced, it would grow the prompt it was to shrink: cut to fit.
+    // No shorter than what it replaced, it would grow the prompt it was to shrink: cut to
+    // fit (there is room: summarize() checked that an empty summary shrinks it).
     const keep = countTokens(summary) - (after - input.before) - 1;
-    done.summary = truncateToTokens(summary, keep).trimEnd();
+    done.summary = truncateToTokens(summary, Math.max(1, keep)).trimEnd();
     after = input.count(done);
   }
   await commit(input, done, { strategy: "summarize", elided: 0, after, ...o, costUsd });
-  if (done.summary !== "") return null;
-  return exit.failed(
-    summary !== ""
-      ? "compaction failed: the summary was no shorter than the turns it replaced"
-      : "compaction failed: the summary call returned no text",
-  );
+  return summary === ""
+    ? exit.failed("compaction failed: the summary call returned no text")
+    : null;
 }
 
 /**

@@ -26,6 +26,8 @@ import { countCompletionTokens, countPromptTokens, loadTokenizer, tokenCount } f
 export interface OtherCall {
   prices: Prices;
   promptTokens: number;
+  /** What the call was, for the trace (`spend_estimated`'s `kind`). */
+  kind: "compaction";
 }
 
 /** Counts the lost replies of one model call as spent (see the module doc). */
@@ -66,6 +68,7 @@ export async function countLostReplies(
       prompt_tokens: prompt,
       completion_tokens: reply.completion_tokens,
       basis: "lost_reply",
+      ...(other ? { kind: other.kind } : {}),
       reason: reply.reason,
       usd,
       costUsd: state.costUsd,

@@ -138,7 +138,8 @@ async function fetchAnswer(
   }
   // A 2xx that is not a stream: this endpoint does not stream; stop asking it to.
   if (streaming && ok) cfg.onPlain();
-  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, request.maxTokens);
+  // Only a 2xx was taken by the provider: an error body over the cap is no reply.
+  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, ok ? request.maxTokens : null);
   const text = await (cfg.nativeFetch ? read : race(read, signal));
   // Only a refusal says when to come back (a 2xx is not asked for one header more).
   return { status, statusText, text, retryAfter: ok ? null : res.headers.get("retry-after") };
@@ -149,16 +150,17 @@ async function fetchAnswer(
  * declared its length for a body sent as it is (it reads no further), else
  * in pieces, counted: an endless body, a compressed one (its length is the
  * compressed one), or a custom fetch's must not take the isolate's memory.
- * A body refused once read past the cap that began like a JSON object is the
- * provider's reply, counted as lost (roughly); one refused for its declared
- * length was never seen, and counts nothing.
+ * A 2xx body refused once read past the cap that began like a JSON object is
+ * the provider's reply, counted as lost (roughly; `maxTokens` null: not a
+ * 2xx, nothing counted); one refused for its declared length was never seen,
+ * and counts nothing.
  */
 async function cappedText(
   res: Response,
   maxBytes: number,
   bad: (what: string, lost?: readonly LostReply[]) => ModelError,
   nativeFetch: boolean,
-  maxTokens: number | undefined,
+  maxTokens: number | undefined | null,
 ): Promise<string> {
   // Headers are read only for the runtime's fetch: any other body is counted anyway.
   const plain = nativeFetch && !res.headers.has("content-encoding");
@@ -179,11 +181,12 @@ async function cappedText(
       const { value, done } = await reader.read();
       if (done) break;
       if ((bytes += value.byteLength) > maxBytes) {
-        const begun = /^\s*\{/.test(UTF8.decode((chunks[0] ?? value).subarray(0, 64)));
+        const begun = maxTokens !== null &&
+          /^\s*\{/.test(UTF8.decode((chunks[0] ?? value).subarray(0, 64)));
         const reason = `the reply was malformed: ${what(bytes)}`;
         throw bad(
           what(bytes),
-          begun ? [{ completion_tokens: roughTokens(bytes, maxTokens), reason }] : [],
+          begun ? [{ completion_tokens: roughTokens(bytes, maxTokens ?? undefined), reason }] : [],
         );
       }
       chunks.push(value);

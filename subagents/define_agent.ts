@@ -223,8 +223,11 @@ export function defineAgent(spec: AgentSpec): Agent {
 }
 
 function checkPartialLimits(limits: LimitsInput): Partial<RunLimits> {
+  const usd = limits.maxBudgetUsd;
+  if (typeof usd === "number" && usd <= 0) {
+    throw new RangeError(`limits.maxBudgetUsd: ${GIVEN_BUDGET}, got ${usd}`);
+  }
   const full = checkLimits(limits); // throws RangeError on a bad value
-  if (full.maxBudgetUsd === 0) throw new RangeError(`limits.maxBudgetUsd: ${GIVEN_BUDGET}, got 0`);
   const out: Partial<RunLimits> = {};
   if (limits.maxTurns !== undefined) out.maxTurns = full.maxTurns;
   if (limits.maxBudgetUsd !== undefined) out.maxBudgetUsd = full.maxBudgetUsd;

@@ -79,10 +79,12 @@ Deno.test("defineAgent refuses two tools of one name, a bad name, a bad option",
   assert.throws(() => supportAgent({ options: { budgetMode: "loose" as any } }), TypeError);
   assert.throws(() => supportAgent({ limits: { maxTurns: -1 } }), RangeError);
   // A budget an agent is given is more than $0, as over HTTP, the CLI and reins.jsonc.
-  assert.throws(
-    () => supportAgent({ limits: { maxBudgetUsd: 0 } }),
-    /^RangeError: limits\.maxBudgetUsd: expected more than 0 USD, got 0$/,
-  );
+  for (const usd of [0, -1]) {
+    assert.throws(
+      () => supportAgent({ limits: { maxBudgetUsd: usd } }),
+      new RegExp(`^RangeError: limits\\.maxBudgetUsd: expected more than 0 USD, got ${usd}$`),
+    );
+  }
   // A tools function is checked when it is called (describing the agent at start-up).
   const late = supportAgent({ tools: () => [lookupOrder, lookupOrder] });
   await assert.rejects(() => describeAgent(late), /two tools are named/);

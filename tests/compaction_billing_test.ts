@@ -70,6 +70,7 @@ const estimates = (events: TraceEvent[]) =>
 function assertSummaryPriced(e: Extract<TraceEvent, { type: "spend_estimated" }>): void {
   const usage = { prompt_tokens: e.prompt_tokens, completion_tokens: e.completion_tokens ?? 0 };
   assert.ok(e.prompt_tokens > 0, "the summary's prompt is counted");
+  assert.equal(e.kind, "compaction", "traced as the summary's, not a turn's");
   assert.equal(e.usd, computeCost(usage, SUMMARY_PRICES));
   assert.notEqual(e.usd, computeCost(usage, RUN_PRICES));
 }
@@ -153,4 +154,44 @@ Deno.test("a summary no shorter than the turns it replaced is cut to fit under t
     assert.ok(c.summary && verbose.startsWith(c.summary) && c.summary.length < verbose.length);
   }
   assert.equal(done.context?.summary, compactions.at(-1)?.summary);
+});
+
+Deno.test("turns smaller than a summary's frame are not summarized: no call, and the run goes on", async () => {
+  let n = 0;
+  const tiny = defineTool({
+    name: "pad",
+    description: "Returns ok once, then a long text.",
+    parameters: z.object({}),
+    readOnly: true,
+    run: () => (++n === 1 ? "ok" : "x ".repeat(800)),
+  });
+  let summaries = 0;
+  const summaryModel: Model = {
+    name: "summarizer",
+    prices: SUMMARY_PRICES,
+    complete: () => (summaries++,
+      Promise.resolve({
+        message: { role: "assistant", content: "pad was called once; it returned ok." },
+        usage: { prompt_tokens: 50, completion_tokens: 10 },
+        finishReason: "stop",
+      })),
+  };
+  const { sink, events } = memorySink();
+  const done = await run(newRun("go"), {
+    model: worker,
+    tools: [tiny],
+    context: { trigger: { tokens: 600 }, keepTurns: 1, strategies: ["summarize"], summaryModel },
+    limits: { maxTurns: 6, maxBudgetUsd: 5 },
+    trace: sink,
+  });
+  // Before (the first cut): the summary was cut to nothing and the run failed.
+  assert.equal(done.status, "max_turns_exceeded", done.stopReason ?? "");
+  const compactions = events.filter((e): e is Extract<TraceEvent, { type: "compaction" }> =>
+    e.type === "compaction"
+  );
+  assert.equal(compactions.length, summaries, "every summary paid for is committed");
+  for (const c of compactions) {
+    assert.ok(c.tokensAfter < c.tokensBefore);
+    assert.equal(c.summary, "pad was called once; it returned ok.");
+  }
 });

@@ -11,7 +11,7 @@ import { MemoryRunStore } from "../harness/run_store.ts";
 import type { TraceEvent } from "../harness/trace.ts";
 import { KvRunStore } from "../kv/kv_run_store.ts";
 import { executeRun, startRun } from "../runtime/execute_run.ts";
-import { FORK_NOT_STARTED, forkRun } from "../runtime/fork_run.ts";
+import { FORK_NOT_STARTED, forkRun, type ForkRunOptions } from "../runtime/fork_run.ts";
 import { PLAN_ANSWER } from "../testing/scenarios.ts";
 import { fixture } from "./helpers.ts";
 import { benchConversationBytes, benchForkQuotes } from "../bench/conversation_bench.ts";
@@ -111,12 +111,14 @@ Deno.test("forkRun with start: false waits (interrupted) and is quoted; hard mod
         atTurn: 0,
         limits: { maxBudgetUsd: quote.promptUsd + 100 * perToken },
         runWith: () =>
-          Promise.resolve({
-            model: f.model,
-            tools: f.tools,
-            budgetMode: "hard" as const,
-            minReplyTokens: 200,
-          }),
+          Promise.resolve(
+            {
+              model: f.model,
+              tools: f.tools,
+              budgetMode: "hard" as const,
+              minReplyTokens: 200,
+            } satisfies Awaited<ReturnType<ForkRunOptions["runWith"]>>,
+          ),
       }),
       /fewer than the 200 a useful reply needs/,
     );

@@ -190,14 +190,15 @@ Deno.test("a lost reply's prompt count that is no count is estimated, not truste
 });
 
 Deno.test("a 2xx body read past maxReplyBytes is counted when it began as JSON, at most the reply asked for", async () => {
-  const lostOf = async (body: string, maxTokens?: number) => {
+  const lostOf = async (body: string, maxTokens?: number, status = 200) => {
     const model = createOpenAIModel({
       baseUrl: "http://provider.test/v1",
       model: "m",
       stream: false,
       maxReplyBytes: 100_000,
+      maxRetries: 0,
       // A caller's fetch: the body is read in pieces and counted, whatever it declares.
-      fetch: () => Promise.resolve(new Response(body, { status: 200 })),
+      fetch: () => Promise.resolve(new Response(body, { status })),
     });
     const e = await model.complete(
       { messages: [{ role: "user", content: "hi" }], tools: [], maxTokens },
@@ -214,4 +215,7 @@ Deno.test("a 2xx body read past maxReplyBytes is counted when it began as JSON, 
   assert.match((await lostOf(json))[0]?.reason ?? "", /^the reply was malformed: the body passed/);
   // Not the provider's reply: a proxy's page counts nothing.
   assert.deepEqual(await lostOf(`<html>${"x".repeat(200_000)}</html>`), []);
+  // Nor an error's body: only a 2xx was taken (before this fix: counted).
+  assert.deepEqual(await lostOf(json, undefined, 500), []);
+  assert.deepEqual(await lostOf(json, undefined, 400), []);
 });
