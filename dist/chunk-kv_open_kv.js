@@ -18,16 +18,16 @@ var KvOpenError = class extends ReinsError {
   }
 };
 var isLocalFile = (path) => path !== ":memory:" && !isKvUrl(path);
-var reasonOf = (function reasonOf(e) {
+function reasonOf(e) {
   const [message = ""] = messageOf(e).split("\n");
   const denied = e instanceof Deno.errors.NotCapable && message.match(/access to "([^"]+)"/);
   if (!denied) return message;
   return `"${denied[1]}" is in a system folder (/proc, /dev, /sys), where no database can be kept: give a path in an ordinary folder`;
-});
-var isKvUrl = (function isKvUrl(path) {
+}
+function isKvUrl(path) {
   return /^https?:\/\//i.test(path);
-});
-var openKv = (async function openKv(path, options = {}) {
+}
+async function openKv(path, options = {}) {
   if (typeof Deno.openKv !== "function") {
     throw new KvOpenError(path ?? "default", 'Deno KV is off: add "kv" to deno.json "unstable"');
   }
@@ -53,18 +53,18 @@ var openKv = (async function openKv(path, options = {}) {
       cause: e
     });
   }
-});
-var defaultKvPath = (async function defaultKvPath(path) {
+}
+async function defaultKvPath(path) {
   const chosen = path || ".reins/runs.sqlite";
   await ensureKvFolder(chosen);
   return chosen;
-});
-var ensureKvFolder = (async function ensureKvFolder(path) {
+}
+async function ensureKvFolder(path) {
   if (path === ":memory:" || isKvUrl(path)) return;
   await Deno.mkdir(dirname(path), {
     recursive: true
   });
-});
+}
 
 export {
   KvOpenError,

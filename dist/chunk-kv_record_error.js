@@ -42,14 +42,14 @@ var decoder = new TextDecoder("utf-8", {
 });
 var NEWLINE = 10;
 var MARK = encoder.encode('{"$schemaVersion":');
-var encodeValue = (function encodeValue(value) {
+function encodeValue(value) {
   const json = JSON.stringify(value);
   return json === void 0 ? encoder.encode(`{"$schemaVersion":${VALUE_SCHEMA_VERSION}}`) : encodeJson(json);
-});
-var encodeJson = (function encodeJson(json) {
+}
+function encodeJson(json) {
   return encoder.encode(`{"$schemaVersion":${VALUE_SCHEMA_VERSION},"value":${json}}`);
-});
-var encodeChunk = (function encodeChunk(chunk) {
+}
+function encodeChunk(chunk) {
   const head = encoder.encode(`${JSON.stringify({
     $schemaVersion: VALUE_SCHEMA_VERSION,
     parts: chunk.parts
@@ -59,8 +59,8 @@ var encodeChunk = (function encodeChunk(chunk) {
   out.set(head);
   out.set(chunk.data, head.byteLength);
   return out;
-});
-var decodeValue = (function decodeValue(stored2) {
+}
+function decodeValue(stored2) {
   if (!(stored2 instanceof Uint8Array) || !startsWithMark(stored2)) return stored2;
   const nl = stored2.indexOf(NEWLINE);
   const line = nl < 0 ? stored2 : stored2.subarray(0, nl);
@@ -78,28 +78,28 @@ var decodeValue = (function decodeValue(stored2) {
     parts: envelope.parts,
     data: stored2.subarray(nl + 1)
   };
-});
-var startsWithMark = (function startsWithMark(bytes) {
+}
+function startsWithMark(bytes) {
   if (bytes.byteLength < MARK.byteLength) return false;
   for (let i = 0; i < MARK.byteLength; i++) if (bytes[i] !== MARK[i]) return false;
   return true;
-});
+}
 
 // kv/keys.ts
-var runKey = (function runKey(id2) {
+function runKey(id2) {
   return [
     "run",
     id2
   ];
-});
-var messagePrefix = (function messagePrefix(id2) {
+}
+function messagePrefix(id2) {
   return [
     "run",
     id2,
     "msg"
   ];
-});
-var messageKey = (function messageKey(id2, seq, part) {
+}
+function messageKey(id2, seq, part) {
   return [
     "run",
     id2,
@@ -107,114 +107,114 @@ var messageKey = (function messageKey(id2, seq, part) {
     seq,
     part
   ];
-});
-var headerChunkKey = (function headerChunkKey(id2, part) {
+}
+function headerChunkKey(id2, part) {
   return [
     "run",
     id2,
     "head",
     part
   ];
-});
-var headerChunkPrefix = (function headerChunkPrefix(id2) {
+}
+function headerChunkPrefix(id2) {
   return [
     "run",
     id2,
     "head"
   ];
-});
-var eventPrefix = (function eventPrefix(id2) {
+}
+function eventPrefix(id2) {
   return [
     "run",
     id2,
     "event"
   ];
-});
-var eventKey = (function eventKey(id2, seq) {
+}
+function eventKey(id2, seq) {
   return [
     "run",
     id2,
     "event",
     seq
   ];
-});
-var leaseKey = (function leaseKey(id2) {
+}
+function leaseKey(id2) {
   return [
     "run",
     id2,
     "lease"
   ];
-});
-var stagingKey = (function stagingKey(id2) {
+}
+function stagingKey(id2) {
   return [
     "run",
     id2,
     "staging"
   ];
-});
-var runsByTimeKey = (function runsByTimeKey(createdAtMs, id2) {
+}
+function runsByTimeKey(createdAtMs, id2) {
   return [
     "runs_by_time",
     createdAtMs,
     id2
   ];
-});
-var runsByStatusKey = (function runsByStatusKey(status, createdAtMs, id2) {
+}
+function runsByStatusKey(status, createdAtMs, id2) {
   return [
     "runs_by_status",
     status,
     createdAtMs,
     id2
   ];
-});
-var runsByParentKey = (function runsByParentKey(parentId, createdAtMs, id2) {
+}
+function runsByParentKey(parentId, createdAtMs, id2) {
   return [
     "runs_by_parent",
     parentId,
     createdAtMs,
     id2
   ];
-});
-var stopEpochKey = (function stopEpochKey() {
+}
+function stopEpochKey() {
   return [
     "stop_epoch"
   ];
-});
-var stopKey = (function stopKey(rootId) {
+}
+function stopKey(rootId) {
   return [
     "cancel",
     rootId
   ];
-});
-var runSettingsKey = (function runSettingsKey(id2) {
+}
+function runSettingsKey(id2) {
   return [
     "run",
     id2,
     "server_options"
   ];
-});
-var idempotencyRecordKey = (function idempotencyRecordKey(route, key, runId = "") {
+}
+function idempotencyRecordKey(route, key, runId = "") {
   return [
     "idempotency",
     route,
     runId,
     key
   ];
-});
-var indexKeys = (function indexKeys(f) {
+}
+function indexKeys(f) {
   const keys = [
     runsByTimeKey(f.createdAtMs, f.runId),
     runsByStatusKey(f.status, f.createdAtMs, f.runId)
   ];
   if (f.parentId !== null) keys.push(runsByParentKey(f.parentId, f.createdAtMs, f.runId));
   return keys;
-});
+}
 
 // kv/retry.ts
-var isLocked = (function isLocked(e) {
+function isLocked(e) {
   return /database is locked|database is busy|SQLITE_BUSY/i.test(messageOf(e));
-});
-var retryLocked = (async function retryLocked(fn, options = {}) {
+}
+async function retryLocked(fn, options = {}) {
   const attempts = options.attempts ?? 20;
   const delayMs = options.delayMs ?? 5;
   for (let attempt = 1; ; attempt++) {
@@ -226,10 +226,10 @@ var retryLocked = (async function retryLocked(fn, options = {}) {
       await sleep(wait * (0.5 + Math.random()));
     }
   }
-});
+}
 
 // kv/leases.ts
-var asLease = (function asLease(stored2) {
+function asLease(stored2) {
   const value = decodeValue(stored2);
   if (typeof value !== "object" || value === null) return null;
   const { owner, expiresAt, host, pid } = value;
@@ -241,8 +241,8 @@ var asLease = (function asLease(stored2) {
   if (typeof host === "string") lease.host = host;
   if (typeof pid === "number") lease.pid = pid;
   return lease;
-});
-var leaseValue = (function leaseValue(owner, ttlMs, info) {
+}
+function leaseValue(owner, ttlMs, info) {
   const value = {
     owner,
     expiresAt: Date.now() + ttlMs
@@ -250,20 +250,20 @@ var leaseValue = (function leaseValue(owner, ttlMs, info) {
   if (info.host !== void 0) value.host = info.host;
   if (info.pid !== void 0) value.pid = info.pid;
   return value;
-});
-var setLease = (function setLease(op, id2, owner, ttlMs, info = {}) {
+}
+function setLease(op, id2, owner, ttlMs, info = {}) {
   checkTtl(ttlMs);
   return op.set(leaseKey(id2), encodeValue(leaseValue(owner, ttlMs, info)), {
     expireIn: ttlMs
   });
-});
-var heldLease = (async function heldLease(kv, id2, owner) {
+}
+async function heldLease(kv, id2, owner) {
   const entry = await kv.get(leaseKey(id2), {
     consistency: "strong"
   });
   return entry.versionstamp !== null && asLease(entry.value)?.owner === owner ? entry : null;
-});
-var localHostname = (function localHostname() {
+}
+function localHostname() {
   if (hostname !== void 0) return hostname;
   try {
     const p = Deno.permissions.querySync({
@@ -274,20 +274,20 @@ var localHostname = (function localHostname() {
   } catch {
     return void 0;
   }
-});
+}
 var hostname;
-var checkTtl = (function checkTtl(ttlMs) {
+function checkTtl(ttlMs) {
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
     throw new RangeError(`lease ttlMs must be a positive number, got ${ttlMs}`);
   }
-});
-var leaseHolder = (async function leaseHolder(kv, id2) {
+}
+async function leaseHolder(kv, id2) {
   const lease = asLease((await kv.get(leaseKey(id2), {
     consistency: "strong"
   })).value);
   return lease && lease.expiresAt > Date.now() ? lease : null;
-});
-var acquireLease = (async function acquireLease(kv, id2, owner, ttlMs, info = {}) {
+}
+async function acquireLease(kv, id2, owner, ttlMs, info = {}) {
   checkTtl(ttlMs);
   for (; ; ) {
     const entry = await kv.get(leaseKey(id2), {
@@ -302,8 +302,8 @@ var acquireLease = (async function acquireLease(kv, id2, owner, ttlMs, info = {}
     const res = await retryLocked(() => op.commit());
     if (res.ok) return true;
   }
-});
-var renewLease = (async function renewLease(kv, id2, owner, ttlMs, info = {}) {
+}
+async function renewLease(kv, id2, owner, ttlMs, info = {}) {
   checkTtl(ttlMs);
   const entry = await kv.get(leaseKey(id2), {
     consistency: "strong"
@@ -315,9 +315,9 @@ var renewLease = (async function renewLease(kv, id2, owner, ttlMs, info = {}) {
     expireIn: ttlMs
   });
   return (await retryLocked(() => op.commit())).ok;
-});
+}
 var RENEW_PER_ATOMIC = 50;
-var renewLeases = (async function renewLeases(kv, ids, owner, ttlMs, info = {}) {
+async function renewLeases(kv, ids, owner, ttlMs, info = {}) {
   checkTtl(ttlMs);
   const reads = [];
   for (let i = 0; i < ids.length; i += 10) {
@@ -352,17 +352,17 @@ var renewLeases = (async function renewLeases(kv, ids, owner, ttlMs, info = {}) 
     }
   }
   return held;
-});
-var releaseLease = (async function releaseLease(kv, id2, owner) {
+}
+async function releaseLease(kv, id2, owner) {
   const entry = await heldLease(kv, id2, owner);
   if (!entry) return false;
   const op = kv.atomic().check(entry).delete(leaseKey(id2));
   return (await retryLocked(() => op.commit())).ok;
-});
+}
 
 // kv/lease_keeper.ts
 var keepers = /* @__PURE__ */ new WeakMap();
-var keepLease = (function keepLease(kv, id2, owner, ttlMs, info, onLost) {
+function keepLease(kv, id2, owner, ttlMs, info, onLost) {
   let groups = keepers.get(kv);
   if (!groups) keepers.set(kv, groups = /* @__PURE__ */ new Map());
   const name = `${owner}\0${ttlMs}`;
@@ -379,7 +379,7 @@ var keepLease = (function keepLease(kv, id2, owner, ttlMs, info, onLost) {
     groups.set(name, keeper = created);
   }
   return keeper.add(id2, onLost);
-});
+}
 var LeaseKeeper = class {
   group;
   onEmpty;
@@ -424,7 +424,7 @@ var LeaseKeeper = class {
 
 // kv/delta_coalescer.ts
 var DELTA_INTERVAL_MS = 250;
-var coalesceDeltas = (function coalesceDeltas(sink, intervalMs = DELTA_INTERVAL_MS) {
+function coalesceDeltas(sink, intervalMs = DELTA_INTERVAL_MS) {
   if (!Number.isFinite(intervalMs) || intervalMs < 0) {
     throw new RangeError(`coalesceDeltas: intervalMs must be >= 0, got ${intervalMs}`);
   }
@@ -478,7 +478,7 @@ var coalesceDeltas = (function coalesceDeltas(sink, intervalMs = DELTA_INTERVAL_
       p.timer = setTimeout(() => void flush(pending), wait);
     }
   };
-});
+}
 
 // kv/record.ts
 import { z } from "zod";
@@ -617,7 +617,7 @@ var messageSchema = z.discriminatedUnion("role", [
     content: z.string()
   })
 ]);
-var firstProblem = (function firstProblem(prefix, issues) {
+function firstProblem(prefix, issues) {
   const [issue] = issues;
   if (!issue) return [
     prefix || "(root)",
@@ -634,11 +634,11 @@ var firstProblem = (function firstProblem(prefix, issues) {
     field || "(root)",
     issue.message
   ];
-});
-var isObject = (function isObject(value) {
+}
+function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-});
-var parseHeader = (function parseHeader(runId, value) {
+}
+function parseHeader(runId, value) {
   if (!isObject(value)) {
     throw new RecordError(runId, "(root)", `expected an object, got ${describe(value)}`);
   }
@@ -651,33 +651,33 @@ var parseHeader = (function parseHeader(runId, value) {
     throw new RecordError(runId, "runId", `stored under "${runId}" but says "${parsed.data.runId}"`);
   }
   return parsed.data;
-});
-var parseMessage = (function parseMessage(runId, seq, value) {
+}
+function parseMessage(runId, seq, value) {
   const parsed = messageSchema.safeParse(value);
   if (!parsed.success) {
     throw new RecordError(runId, ...firstProblem(`messages.${seq}`, parsed.error.issues));
   }
   return parsed.data;
-});
-var toHeader = (function toHeader(state) {
+}
+function toHeader(state) {
   const { messages, ...rest } = state;
   return {
     ...rest,
     messageCount: messages.length
   };
-});
-var fromHeader = (function fromHeader(header, messages) {
+}
+function fromHeader(header, messages) {
   const { messageCount: _count, overflow: _overflow, ...rest } = header;
   return {
     ...rest,
     messages
   };
-});
-var describe = (function describe(value) {
+}
+function describe(value) {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return typeof value;
-});
+}
 
 // kv/chunks.ts
 var CHUNK_BYTES = 6e4;
@@ -687,7 +687,7 @@ var encoder2 = new TextEncoder();
 var decoder2 = new TextDecoder("utf-8", {
   fatal: true
 });
-var encodeMessage = (function encodeMessage(message) {
+function encodeMessage(message) {
   const bytes = encoder2.encode(JSON.stringify(message));
   const parts = Math.max(1, Math.ceil(bytes.byteLength / CHUNK_BYTES));
   const chunks = [];
@@ -698,8 +698,8 @@ var encodeMessage = (function encodeMessage(message) {
     });
   }
   return chunks;
-});
-var decodeMessage = (function decodeMessage(runId, seq, chunks) {
+}
+function decodeMessage(runId, seq, chunks) {
   const field = `messages.${seq}`;
   const first = chunks[0];
   if (!isChunk(first)) throw new RecordError(runId, field, "missing or malformed chunk 0");
@@ -724,13 +724,13 @@ var decodeMessage = (function decodeMessage(runId, seq, chunks) {
     throw new RecordError(runId, field, `not valid UTF-8 JSON: ${e.message}`);
   }
   return parseMessage(runId, seq, value);
-});
-var isChunk = (function isChunk(c) {
+}
+function isChunk(c) {
   if (typeof c !== "object" || c === null) return false;
   const { parts, data } = c;
   return Number.isInteger(parts) && parts >= 1 && data instanceof Uint8Array;
-});
-var keyBytes = (function keyBytes(key) {
+}
+function keyBytes(key) {
   let n = 0;
   for (const part of key) {
     if (typeof part === "string") n += utf8Bytes(part) + 2;
@@ -738,8 +738,8 @@ var keyBytes = (function keyBytes(key) {
     else n += 9;
   }
   return n;
-});
-var utf8Bytes = (function utf8Bytes(s) {
+}
+function utf8Bytes(s) {
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -754,21 +754,21 @@ var utf8Bytes = (function utf8Bytes(s) {
     } else n += 2;
   }
   return n;
-});
-var valueBytes = (function valueBytes(value) {
+}
+function valueBytes(value) {
   if (value instanceof Uint8Array) return value.byteLength;
   if (isChunk(value)) return value.data.byteLength + 40;
   return encoder2.encode(JSON.stringify(value) ?? "").byteLength + 40;
-});
-var write = (function write(key, value) {
+}
+function write(key, value) {
   const stored2 = isChunk(value) ? encodeChunk(value) : encodeValue(value);
   return {
     key,
     value: stored2,
     bytes: keyBytes(key) + stored2.byteLength
   };
-});
-var planBatches = (function planBatches(writes, reserve) {
+}
+function planBatches(writes, reserve) {
   let current = [];
   const batches = [
     current
@@ -787,7 +787,7 @@ var planBatches = (function planBatches(writes, reserve) {
     batches.push([]);
   }
   return batches;
-});
+}
 
 // kv/header_chunks.ts
 var HEADER_INLINE_BYTES = 6e4;
@@ -797,7 +797,7 @@ var encoder3 = new TextEncoder();
 var decoder3 = new TextDecoder("utf-8", {
   fatal: true
 });
-var serializeHeader = (function serializeHeader(header) {
+function serializeHeader(header) {
   const text = JSON.stringify(header);
   const stored2 = encodeJson(text);
   return {
@@ -805,8 +805,8 @@ var serializeHeader = (function serializeHeader(header) {
     stored: stored2,
     bytes: stored2.byteLength + 11
   };
-});
-var headerWrites = (function headerWrites(runKey2, header, json = serializeHeader(header)) {
+}
+function headerWrites(runKey2, header, json = serializeHeader(header)) {
   if (json.bytes <= HEADER_INLINE_BYTES) {
     return [
       {
@@ -834,8 +834,8 @@ var headerWrites = (function headerWrites(runKey2, header, json = serializeHeade
     writes.push(write(headerChunkKey(header.runId, i), chunk));
   }
   return writes;
-});
-var overCeiling = (function overCeiling(header, json = serializeHeader(header)) {
+}
+function overCeiling(header, json = serializeHeader(header)) {
   const size = json.bytes;
   if (size <= HEADER_CEILING_BYTES) return null;
   const cut = preview(header);
@@ -847,8 +847,8 @@ var overCeiling = (function overCeiling(header, json = serializeHeader(header)) 
     stopReason: reason,
     error: cut.error ?? reason
   };
-});
-var preview = (function preview(h) {
+}
+function preview(h) {
   const i = h.interruption;
   return {
     ...h,
@@ -882,21 +882,21 @@ var preview = (function preview(h) {
     approved: [],
     inFlight: []
   };
-});
-var previewValue = (function previewValue(value) {
+}
+function previewValue(value) {
   const json = JSON.stringify(value);
   return json.length <= PREVIEW_CHARS ? value : cutMarked(json);
-});
-var cutMarked = (function cutMarked(text) {
+}
+function cutMarked(text) {
   if (text === null || text.length <= PREVIEW_CHARS) return text;
   return `${cutText(text, PREVIEW_CHARS)}\u2026 [${text.length - cutText(text, PREVIEW_CHARS).length} characters cut]`;
-});
-var overflowParts = (function overflowParts(value) {
+}
+function overflowParts(value) {
   if (typeof value !== "object" || value === null) return null;
   const parts = value.overflow?.parts;
   return Number.isInteger(parts) && parts > 0 ? parts : null;
-});
-var joinHeader = (function joinHeader(runId, parts, chunks) {
+}
+function joinHeader(runId, parts, chunks) {
   const datas = [];
   for (let part = 0; part < parts; part++) {
     const c = chunks[part];
@@ -913,12 +913,12 @@ var joinHeader = (function joinHeader(runId, parts, chunks) {
   } catch (e) {
     throw new RecordError(runId, "(header)", `not valid UTF-8 JSON: ${e.message}`);
   }
-});
+}
 
 // kv/save_plan.ts
 var MAX_ID_BYTES = 512;
 var encoder4 = new TextEncoder();
-var planSave = (function planSave(state, known, trusted = false, extra = []) {
+function planSave(state, known, trusted = false, extra = []) {
   const id2 = state.runId;
   for (const [what, value] of [
     [
@@ -969,8 +969,8 @@ var planSave = (function planSave(state, known, trusted = false, extra = []) {
     reserve,
     index
   };
-});
-var indexChanges = (function indexChanges(before, after) {
+}
+function indexChanges(before, after) {
   if (before && before.status === after.status && before.parentId === after.parentId && before.createdAtMs === after.createdAtMs && before.runId === after.runId) return {
     adds: [],
     drops: []
@@ -982,8 +982,8 @@ var indexChanges = (function indexChanges(before, after) {
     adds: newKeys.filter((k) => !has(oldKeys, k)).map((k) => write(k, after.runId)),
     drops: oldKeys.filter((k) => !has(newKeys, k))
   };
-});
-var checked = (function checked(id2, parse) {
+}
+function checked(id2, parse) {
   try {
     return parse();
   } catch (e) {
@@ -993,11 +993,11 @@ var checked = (function checked(id2, parse) {
       cause: e
     });
   }
-});
+}
 
 // kv/fit_event.ts
 var WORTH_CUTTING = 200;
-var fitEvent = (function fitEvent(event, maxBytes, size) {
+function fitEvent(event, maxBytes, size) {
   if (size(event) <= maxBytes) return event;
   const copy = JSON.parse(JSON.stringify(event));
   for (let over = size(copy) - maxBytes; over > 0; over = size(copy) - maxBytes) {
@@ -1011,8 +1011,8 @@ var fitEvent = (function fitEvent(event, maxBytes, size) {
     if (!cutLargest(copy, size)) break;
   }
   return copy;
-});
-var cutLargest = (function cutLargest(root, size) {
+}
+function cutLargest(root, size) {
   let node = root;
   let parent = null;
   for (; ; ) {
@@ -1045,8 +1045,8 @@ var cutLargest = (function cutLargest(root, size) {
     };
     node = v;
   }
-});
-var longest = (function longest(root, measure) {
+}
+function longest(root, measure) {
   let best = null;
   let most = -1;
   const walk = (node) => {
@@ -1065,7 +1065,7 @@ var longest = (function longest(root, measure) {
   };
   walk(root);
   return best;
-});
+}
 
 // kv/events.ts
 var EVENT_BYTES = 6e4;
@@ -1288,23 +1288,23 @@ var KvEventLog = class {
   }
 };
 var stored = /* @__PURE__ */ new WeakMap();
-var storedEvent = (function storedEvent(event) {
+function storedEvent(event) {
   let bytes = stored.get(event);
   if (!bytes) stored.set(event, bytes = encodeValue(event));
   return bytes;
-});
-var eventBytes = (function eventBytes(event) {
+}
+function eventBytes(event) {
   return storedEvent(event).byteLength + 11;
-});
-var fit = (function fit(event) {
+}
+function fit(event) {
   return eventBytes(event) <= EVENT_BYTES ? event : fitEvent(event, EVENT_BYTES, valueBytes);
-});
-var notStopped = (function notStopped(events) {
+}
+function notStopped(events) {
   return events.filter((e) => e.type !== "run_stopped");
-});
+}
 
 // kv/staged_commit.ts
-var stageBatches = (async function stageBatches(kv, id2, check, batches, owner) {
+async function stageBatches(kv, id2, check, batches, owner) {
   let staging = null;
   let bytes = 0;
   for (const batch of batches) {
@@ -1329,8 +1329,8 @@ var stageBatches = (async function stageBatches(kv, id2, check, batches, owner) 
     staging,
     bytes
   };
-});
-var commit = (async function commit(id2, op) {
+}
+async function commit(id2, op) {
   try {
     return await retryLocked(() => op.commit());
   } catch (e) {
@@ -1339,8 +1339,8 @@ var commit = (async function commit(id2, op) {
       cause: e
     });
   }
-});
-var commitSave = (async function commitSave(kv, events, save) {
+}
+async function commitSave(kv, events, save) {
   const { id: id2, check, final, drops } = save;
   const batches = planBatches(save.writes, {
     bytes: save.reserve + events.reduce((n, e) => n + e.bytes, 0),
@@ -1395,10 +1395,10 @@ var commitSave = (async function commitSave(kv, events, save) {
     seqTaken: now.versionstamp === check.versionstamp,
     value: null
   };
-});
+}
 
 // kv/run_reader.ts
-var readHeader = (async function readHeader(kv, id2, value) {
+async function readHeader(kv, id2, value) {
   const parts = overflowParts(value);
   if (parts === null) return parseHeader(id2, value);
   parseHeader(id2, value);
@@ -1412,8 +1412,8 @@ var readHeader = (async function readHeader(kv, id2, value) {
     if (typeof part === "number" && part < parts) chunks[part] = decodeValue(e.value);
   }
   return parseHeader(id2, joinHeader(id2, parts, chunks));
-});
-var readChunks = (async function readChunks(kv, id2, from, to) {
+}
+async function readChunks(kv, id2, from, to) {
   const chunks = /* @__PURE__ */ new Map();
   const prefix = messagePrefix(id2);
   const selector = {
@@ -1442,10 +1442,10 @@ var readChunks = (async function readChunks(kv, id2, from, to) {
     chunks.set(seq, list);
   }
   return chunks;
-});
+}
 
 // kv/indexes.ts
-var listRuns = (async function listRuns(kv, options = {}) {
+async function listRuns(kv, options = {}) {
   const limit = options.limit ?? 100;
   if (!Number.isInteger(limit) || limit < 1) {
     throw new RangeError(`limit must be an integer >= 1, got ${limit}`);
@@ -1485,8 +1485,8 @@ var listRuns = (async function listRuns(kv, options = {}) {
   }
   if (ids.length && out.length < limit) await flush();
   return out;
-});
-var summaryOf = (function summaryOf(h) {
+}
+function summaryOf(h) {
   return {
     runId: h.runId,
     parentId: h.parentId,
@@ -1510,16 +1510,16 @@ var summaryOf = (function summaryOf(h) {
     updatedAt: h.updatedAt,
     messageCount: h.messageCount
   };
-});
-var indexFieldsOf = (function indexFieldsOf(h) {
+}
+function indexFieldsOf(h) {
   return {
     runId: h.runId,
     status: h.status,
     createdAtMs: Date.parse(h.createdAt),
     parentId: h.parentId
   };
-});
-var looseIndexKeys = (function looseIndexKeys(id2, value) {
+}
+function looseIndexKeys(id2, value) {
   const v = typeof value === "object" && value !== null ? value : {};
   const createdAtMs = Date.parse(String(v["createdAt"]));
   if (Number.isNaN(createdAtMs)) return [];
@@ -1529,7 +1529,7 @@ var looseIndexKeys = (function looseIndexKeys(id2, value) {
     createdAtMs,
     parentId: typeof v["parentId"] === "string" ? v["parentId"] : null
   });
-});
+}
 
 // kv/kv_run_store.ts
 var DELETE_BATCH = 500;
@@ -1820,25 +1820,25 @@ var KvRunStore = class {
     return [];
   }
 };
-var readable = (function readable(stored2) {
+function readable(stored2) {
   try {
     return decodeValue(stored2);
   } catch {
     return null;
   }
-});
-var endsExecution = (function endsExecution(state) {
+}
+function endsExecution(state) {
   if (state.status === "running") return false;
   return !(state.status === "interrupted" && state.interruption?.type === "cancelled");
-});
-var asFailed = (function asFailed(event, cut) {
+}
+function asFailed(event, cut) {
   return {
     ...event,
     status: "failed",
     interruption: null,
     reason: cut.stopReason ?? event.reason
   };
-});
+}
 
 export {
   encodeValue,

@@ -10,21 +10,21 @@ import {
 
 // mcp/json_schema_args.ts
 var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-var typeOf = (function typeOf(v) {
+function typeOf(v) {
   if (v === null) return "null";
   if (Array.isArray(v)) return "array";
   if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
   return typeof v;
-});
-var fits = (function fits(value, type) {
+}
+function fits(value, type) {
   const types = Array.isArray(type) ? type : [
     type
   ];
   if (!types.every((t) => typeof t === "string")) return true;
   const actual = typeOf(value);
   return types.some((t) => t === actual || t === "number" && actual === "integer");
-});
-var jsonSchemaArgs = (function jsonSchemaArgs(schema) {
+}
+function jsonSchemaArgs(schema) {
   const required = Array.isArray(schema["required"]) ? schema["required"].filter((k) => typeof k === "string") : [];
   const properties = isObject(schema["properties"]) ? schema["properties"] : {};
   return {
@@ -76,10 +76,10 @@ var jsonSchemaArgs = (function jsonSchemaArgs(schema) {
       };
     }
   };
-});
+}
 
 // mcp/mcp_result.ts
-var block = (function block(b) {
+function block(b) {
   switch (b.type) {
     case "text":
       return b.text ?? "";
@@ -96,8 +96,8 @@ var block = (function block(b) {
     default:
       return `[${b.type} content]`;
   }
-});
-var resultText = (function resultText(result) {
+}
+function resultText(result) {
   if (result.toolResult !== void 0) {
     return typeof result.toolResult === "string" ? result.toolResult : JSON.stringify(result.toolResult);
   }
@@ -106,7 +106,7 @@ var resultText = (function resultText(result) {
     return JSON.stringify(result.structuredContent);
   }
   return blocks.map(block).join("\n");
-});
+}
 
 // mcp/mcp_connection.ts
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -152,13 +152,13 @@ var OwnedStdioTransport = class extends StdioClientTransport {
     await within(closed, GRACE_MS);
   }
 };
-var signal = (function signal(pid, s) {
+function signal(pid, s) {
   try {
     Deno.kill(pid, s);
   } catch {
   }
-});
-var within = (async function within(p, ms) {
+}
+async function within(p, ms) {
   let timer;
   const late = new Promise((resolve) => timer = setTimeout(() => resolve(false), ms));
   try {
@@ -169,8 +169,8 @@ var within = (async function within(p, ms) {
   } finally {
     clearTimeout(timer);
   }
-});
-var makeTransport = (function makeTransport(spec) {
+}
+function makeTransport(spec) {
   return isHttp(spec) ? new StreamableHTTPClientTransport(new URL(spec.url), {
     requestInit: spec.headers ? {
       headers: spec.headers
@@ -183,17 +183,17 @@ var makeTransport = (function makeTransport(spec) {
     cwd: spec.cwd,
     stderr: spec.stderr ?? "inherit"
   });
-});
+}
 
 // mcp/mcp_connection.ts
-var serverLabel = (function serverLabel(spec, name) {
+function serverLabel(spec, name) {
   if (name) return `"${name}"`;
   if (isHttp(spec)) return String(spec.url);
   return [
     spec.command,
     ...spec.args ?? []
   ].join(" ");
-});
+}
 var McpConnection = class {
   #spec;
   #label;
@@ -261,7 +261,7 @@ var McpConnection = class {
     });
   }
 };
-var callOne = (function callOne(client, name, args, opts) {
+function callOne(client, name, args, opts) {
   return client.callTool({
     name,
     arguments: args
@@ -271,8 +271,8 @@ var callOne = (function callOne(client, name, args, opts) {
     timeout: opts.timeoutMs,
     resetTimeoutOnProgress: true
   });
-});
-var listAll = (async function listAll(client, timeoutMs) {
+}
+async function listAll(client, timeoutMs) {
   const tools = [];
   let cursor;
   do {
@@ -285,8 +285,8 @@ var listAll = (async function listAll(client, timeoutMs) {
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
-});
-var invalidList = (function invalidList(e) {
+}
+function invalidList(e) {
   const issues = e?.issues;
   if (!Array.isArray(issues) || issues.length === 0) return e;
   const first = issues[0];
@@ -295,14 +295,14 @@ var invalidList = (function invalidList(e) {
   return new Error(`its tools/list reply is not valid MCP: ${path || "the reply"}: ${first.message}${more}`, {
     cause: e
   });
-});
-var stderrTail = (function stderrTail(transport) {
+}
+function stderrTail(transport) {
   let text = "";
   const stream = transport instanceof StdioClientTransport2 ? transport.stderr : null;
   stream?.on("data", (chunk) => void (text = (text + String(chunk)).slice(-2e3)));
   return () => text.trim().split("\n").at(-1)?.trim().slice(0, 300) ?? "";
-});
-var connect = (async function connect(spec, label, timeoutMs) {
+}
+async function connect(spec, label, timeoutMs) {
   const transport = makeTransport(spec);
   const said = stderrTail(transport);
   const client = new Client({
@@ -326,14 +326,14 @@ var connect = (async function connect(spec, label, timeoutMs) {
     client,
     transport
   };
-});
-var release = (async function release(client, transport) {
+}
+async function release(client, transport) {
   await transport.close().catch(() => {
   });
   await client.close().catch(() => {
   });
-});
-var explain = (function explain(e, label, disconnected, tool, timeoutMs) {
+}
+function explain(e, label, disconnected, tool, timeoutMs) {
   const at = `MCP server ${label}`;
   const code = typeof e === "object" && e !== null ? e.code : void 0;
   if (code === ErrorCode.ConnectionClosed) {
@@ -354,11 +354,11 @@ var explain = (function explain(e, label, disconnected, tool, timeoutMs) {
   return new Error(`${at} failed "${tool}": ${messageOf(e)}`, {
     cause: e
   });
-});
+}
 
 // mcp/mcp_tools.ts
 var NAME_CHARS = /[^a-zA-Z0-9_-]/g;
-var check = (function check(options) {
+function check(options) {
   if (!options || typeof options !== "object") {
     throw new TypeError("mcpTools(options): options must be an object");
   }
@@ -374,8 +374,8 @@ var check = (function check(options) {
   if (t !== void 0 && !(Number.isFinite(t) && t > 0 && t <= MAX_TIMER_MS)) {
     throw new RangeError(`mcpTools(options): timeoutMs must be more than 0 and at most ${MAX_TIMER_MS}, got ${t}`);
   }
-});
-var specOf = (function specOf(options) {
+}
+function specOf(options) {
   if ("url" in options && options.url !== void 0) {
     return {
       url: options.url,
@@ -391,8 +391,8 @@ var specOf = (function specOf(options) {
     cwd: o.cwd,
     stderr: o.stderr
   };
-});
-var mcpTools = (async function mcpTools(options) {
+}
+async function mcpTools(options) {
   check(options);
   const timeoutMs = options.timeoutMs ?? 6e4;
   const label = serverLabel(options, options.name);
@@ -441,8 +441,8 @@ var mcpTools = (async function mcpTools(options) {
     close,
     [Symbol.asyncDispose]: close
   };
-});
-var reinsTool = (function reinsTool(info, connection, options, timeoutMs) {
+}
+function reinsTool(info, connection, options, timeoutMs) {
   const has = (list) => list?.includes(info.name) ?? false;
   const hints = info.annotations ?? {};
   const readOnly = has(options.readOnly) || hints.readOnlyHint === true;
@@ -475,10 +475,10 @@ var reinsTool = (function reinsTool(info, connection, options, timeoutMs) {
       return text;
     }
   };
-});
+}
 
 // mcp/mcp_servers.ts
-var mcpServerTools = (async function mcpServerTools(servers = {}, defaults = {}) {
+async function mcpServerTools(servers = {}, defaults = {}) {
   const entries = Object.entries(servers);
   const settled = await Promise.allSettled(entries.map(([name, entry]) => {
     const { type: _type, command, url, ...rest } = entry;
@@ -523,8 +523,8 @@ var mcpServerTools = (async function mcpServerTools(servers = {}, defaults = {})
     close,
     [Symbol.asyncDispose]: close
   };
-});
-var sameName = (function sameName(open) {
+}
+function sameName(open) {
   const owner = /* @__PURE__ */ new Map();
   for (const [server, set] of Object.entries(open)) {
     for (const t of set.tools) {
@@ -536,7 +536,7 @@ var sameName = (function sameName(open) {
     }
   }
   return null;
-});
+}
 
 export {
   mcpTools,

@@ -7,7 +7,7 @@ import {
 
 // otel/message_content.ts
 var CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
-var partsOf = (function partsOf(m) {
+function partsOf(m) {
   if (m.role === "tool") {
     return [
       {
@@ -34,8 +34,8 @@ var partsOf = (function partsOf(m) {
     }
   }
   return parts;
-});
-var contentAttributes = (function contentAttributes(messages, reply) {
+}
+function contentAttributes(messages, reply) {
   const system = messages.filter((m) => m.role === "system").map((m) => partsOf(m)).flat();
   const input = messages.filter((m) => m.role !== "system").map((m) => ({
     role: m.role,
@@ -56,15 +56,15 @@ var contentAttributes = (function contentAttributes(messages, reply) {
     ]);
   }
   return out;
-});
-var captureSwitchOn = (function captureSwitchOn(value) {
+}
+function captureSwitchOn(value) {
   return [
     "true",
     "span_only",
     "span_and_event"
   ].includes((value ?? "").trim().toLowerCase());
-});
-var captureFromEnv = (function captureFromEnv() {
+}
+function captureFromEnv() {
   try {
     const status = Deno.permissions.querySync({
       name: "env",
@@ -74,7 +74,7 @@ var captureFromEnv = (function captureFromEnv() {
   } catch {
     return false;
   }
-});
+}
 
 // otel/open_telemetry.ts
 import { context as context2, isSpanContextValid as isSpanContextValid2, metrics, SpanKind as SpanKind3, trace as trace3 } from "@opentelemetry/api";
@@ -108,7 +108,7 @@ var SECOND_BUCKETS = [
   10.24,
   20.48
 ];
-var genAiMetrics = (function genAiMetrics(meter) {
+function genAiMetrics(meter) {
   return {
     tokens: meter.createHistogram("gen_ai.client.token.usage", {
       unit: "{token}",
@@ -129,8 +129,8 @@ var genAiMetrics = (function genAiMetrics(meter) {
       description: "USD billed for model calls, as reins prices them."
     })
   };
-});
-var recordCall = (function recordCall(m, call) {
+}
+function recordCall(m, call) {
   m.duration.record(call.seconds, call.attributes);
   if (call.usage) {
     m.tokens.record(call.usage.input, {
@@ -143,7 +143,7 @@ var recordCall = (function recordCall(m, call) {
     });
   }
   if (call.costUsd !== void 0 && call.costUsd > 0) m.cost.add(call.costUsd, call.attributes);
-});
+}
 
 // otel/run_span.ts
 import { context, SpanKind as SpanKind2, trace as trace2 } from "@opentelemetry/api";
@@ -153,26 +153,26 @@ import { SpanKind, trace } from "@opentelemetry/api";
 
 // otel/span_status.ts
 import { SpanStatusCode } from "@opentelemetry/api";
-var errorType = (function errorType(error) {
+function errorType(error) {
   const kind = error?.kind;
   if (typeof kind === "string") return kind;
   return error instanceof Error ? error.name : "_OTHER";
-});
-var failSpan = (function failSpan(span, error) {
+}
+function failSpan(span, error) {
   if (error instanceof Error) span.recordException(error);
   span.setStatus({
     code: SpanStatusCode.ERROR,
     message: messageOf(error)
   });
-});
-var errorStatus = (function errorStatus(message) {
+}
+function errorStatus(message) {
   return message == null ? {
     code: SpanStatusCode.ERROR
   } : {
     code: SpanStatusCode.ERROR,
     message
   };
-});
+}
 
 // otel/chat_span.ts
 var ChatSpan = class {
@@ -276,9 +276,9 @@ var ChatSpan = class {
 };
 
 // otel/run_span.ts
-var toolKey = (function toolKey(runId, callId) {
+function toolKey(runId, callId) {
   return `${runId}\0${callId}`;
-});
+}
 var HANDLERS = {
   turn: (r, e) => r.billChat({
     turn: e.turn,
@@ -311,13 +311,13 @@ var HANDLERS = {
   }),
   run_stopped: (r, e) => r.stopped(e)
 };
-var quietly = (function quietly(fn) {
+function quietly(fn) {
   try {
     return fn();
   } catch {
     return void 0;
   }
-});
+}
 var RunSpan = class {
   /** The execution's `invoke_agent` span. */
   span;
@@ -521,11 +521,11 @@ var RunSpan = class {
 // otel/traceparent.ts
 import { isSpanContextValid } from "@opentelemetry/api";
 var TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
-var formatTraceparent = (function formatTraceparent(context3) {
+function formatTraceparent(context3) {
   const flags = (context3.traceFlags & 255).toString(16).padStart(2, "0");
   return `00-${context3.traceId}-${context3.spanId}-${flags}`;
-});
-var parseTraceparent = (function parseTraceparent(value) {
+}
+function parseTraceparent(value) {
   const [, traceId, spanId, flags] = value?.match(TRACEPARENT) ?? [];
   if (!traceId || !spanId || !flags) return null;
   const context3 = {
@@ -535,16 +535,16 @@ var parseTraceparent = (function parseTraceparent(value) {
     isRemote: true
   };
   return isSpanContextValid(context3) ? context3 : null;
-});
+}
 
 // otel/open_telemetry.ts
 var DEFAULT_AGENT_NAME = "reins";
 var wrappedModels = /* @__PURE__ */ new WeakMap();
 var wrappedSinks = /* @__PURE__ */ new WeakMap();
-var openTelemetry = (function openTelemetry(options = {}) {
+function openTelemetry(options = {}) {
   return openTelemetryWith({}, options);
-});
-var openTelemetryWith = (function openTelemetryWith(providers, options = {}) {
+}
+function openTelemetryWith(providers, options = {}) {
   const tracer = providers.tracer ?? trace3.getTracer("reins");
   const toolSpans = /* @__PURE__ */ new Map();
   const capture = options.captureContent ?? captureFromEnv();
@@ -592,12 +592,12 @@ var openTelemetryWith = (function openTelemetryWith(providers, options = {}) {
       throw e;
     }
   };
-});
-var agentOf = (function agentOf(state) {
+}
+function agentOf(state) {
   const name = state.agent;
   return typeof name === "string" && name !== "" ? name : void 0;
-});
-var startRunSpan = (function startRunSpan(tracer, state, runOptions, about, where) {
+}
+function startRunSpan(tracer, state, runOptions, about, where) {
   const parent = parentOf(state, where.toolSpans);
   const agent = where.options.agentName?.(state) ?? agentOf(state) ?? parent.toolName ?? DEFAULT_AGENT_NAME;
   return tracer.startSpan(`invoke_agent ${agent}`, {
@@ -618,14 +618,14 @@ var startRunSpan = (function startRunSpan(tracer, state, runOptions, about, wher
       links: parent.links
     } : {}
   }, parent.context);
-});
+}
 var instruments = /* @__PURE__ */ new WeakMap();
-var metricsOf = (function metricsOf(meter = metrics.getMeter("reins")) {
+function metricsOf(meter = metrics.getMeter("reins")) {
   let m = instruments.get(meter);
   if (!m) instruments.set(meter, m = genAiMetrics(meter));
   return m;
-});
-var parentOf = (function parentOf(state, toolSpans) {
+}
+function parentOf(state, toolSpans) {
   const active = context2.active();
   if (state.parentId && state.parentCallId) {
     const tool = toolSpans.get(toolKey(state.parentId, state.parentCallId));
@@ -648,8 +648,8 @@ var parentOf = (function parentOf(state, toolSpans) {
     context: trace3.setSpanContext(active, stored),
     links
   };
-});
-var observed = (function observed(options, model, run, runId) {
+}
+function observed(options, model, run, runId) {
   const sink = options.trace && wrappedSinks.has(options.trace) ? wrappedSinks.get(options.trace) : options.trace;
   const trace4 = (event) => {
     if (event.runId === runId) run.onEvent(event);
@@ -661,8 +661,8 @@ var observed = (function observed(options, model, run, runId) {
     model: tracedModel(model, run),
     trace: trace4
   };
-});
-var tracedModel = (function tracedModel(model, run) {
+}
+function tracedModel(model, run) {
   const complete = async (request, signal) => {
     const inChat = quietly(() => run.chatStarted(request)) ?? context2.active();
     try {
@@ -679,7 +679,7 @@ var tracedModel = (function tracedModel(model, run) {
   });
   wrappedModels.set(traced, model);
   return traced;
-});
+}
 
 export {
   CAPTURE_CONTENT_ENV,

@@ -125,16 +125,16 @@ var configSchema = z.strictObject({
 }, {
   error: "expected an object at the top level"
 });
-var fail = (function fail(source, issues, prefix = "") {
+function fail(source, issues, prefix = "") {
   throw new ConfigError(issues.map((issue) => `${source}: ${issueLine(issue, prefix)}`).join("\n"));
-});
-var lineColumn = (function lineColumn(text2, offset) {
+}
+function lineColumn(text2, offset) {
   const before = text2.slice(0, offset);
   const line = before.split("\n").length;
   const column = offset - (before.lastIndexOf("\n") + 1) + 1;
   return `${line}:${column}`;
-});
-var parseConfig = (function parseConfig(text2, source) {
+}
+function parseConfig(text2, source) {
   if (text2.trim() === "") return {};
   const errors = [];
   const value = parse(text2, errors, {
@@ -158,8 +158,8 @@ var parseConfig = (function parseConfig(text2, source) {
     config.prices = checked.data;
   }
   return config;
-});
-var loadConfig = (async function loadConfig(path) {
+}
+async function loadConfig(path) {
   const file = path ?? DEFAULT_CONFIG_PATH;
   let text2;
   try {
@@ -172,10 +172,10 @@ var loadConfig = (async function loadConfig(path) {
     throw new ConfigError(`${file}: cannot read: ${messageOf(e)}`);
   }
   return parseConfig(text2, file);
-});
+}
 
 // runtime/process_tools.ts
-var openProcessTools = (async function openProcessTools(servers, options = {}) {
+async function openProcessTools(servers, options = {}) {
   if (!servers || Object.keys(servers).length === 0) {
     return {
       tools: [],
@@ -191,10 +191,10 @@ var openProcessTools = (async function openProcessTools(servers, options = {}) {
     servers: mcp.servers,
     close: () => closed ??= mcp.close()
   };
-});
+}
 
 // kv/stored_task.ts
-var storedTask = (async function storedTask(store, id) {
+async function storedTask(store, id) {
   for (const seq of [
     0,
     1
@@ -207,29 +207,29 @@ var storedTask = (async function storedTask(store, id) {
     }
   }
   return "";
-});
+}
 
 // harness/spend_text.ts
-var usdPair = (function usdPair(a, b) {
+function usdPair(a, b) {
   let digits = 6;
   while (digits < 12 && a !== b && a.toFixed(digits) === b.toFixed(digits)) digits++;
   return [
     `$${a.toFixed(digits)}`,
     `$${b.toFixed(digits)}`
   ];
-});
-var percentOf = (function percentOf(spent, budget) {
+}
+function percentOf(spent, budget) {
   if (!(budget > 0)) return spent > 0 ? "over a zero budget" : "0%";
   const p = spent / budget * 100;
   let digits = 0;
   const hides = (d) => spent !== budget && Number(p.toFixed(d)) === 100 || spent > 0 && Number(p.toFixed(d)) === 0;
   while (digits < 6 && hides(digits)) digits++;
   return `${p.toFixed(digits)}%`;
-});
-var spentText = (function spentText(spent, budget) {
+}
+function spentText(spent, budget) {
   const [s, b] = usdPair(spent, budget);
   return `spent ${s} of ${b} (${percentOf(spent, budget)})`;
-});
+}
 
 export {
   storedTask,

@@ -57,7 +57,7 @@ import {
 // runtime/execute_run.ts
 var telemetry;
 var active = /* @__PURE__ */ new Set();
-var claim = (async function claim(store, id, owner, leased) {
+async function claim(store, id, owner, leased) {
   const local = `${owner}\0${id}`;
   if (active.has(local)) throw new RunConflictError(id, `run is being executed by ${owner}`);
   active.add(local);
@@ -72,22 +72,22 @@ var claim = (async function claim(store, id, owner, leased) {
     throw e;
   }
   return local;
-});
-var renewWhileRunning = (function renewWhileRunning(store, id, owner, lost) {
+}
+function renewWhileRunning(store, id, owner, lost) {
   const stop = store.keepLease(id, () => {
     if (!lost.signal.aborted) lost.abort(`lease on run "${id}" was lost`);
   }, owner);
   return {
     stop
   };
-});
-var stateUnderLease = (async function stateUnderLease(store, id, given, claim2, leased) {
+}
+async function stateUnderLease(store, id, given, claim2, leased) {
   if (typeof given === "string") return await store.load(id);
   if (leased || await store.isCurrent(id)) return given;
   if (claim2) return await store.load(id);
   throw new RunConflictError(id, "it changed since this store loaded it");
-});
-var executeRun = (async function executeRun(store, runIdOrState, options) {
+}
+async function executeRun(store, runIdOrState, options) {
   const id = typeof runIdOrState === "string" ? runIdOrState : runIdOrState?.runId;
   if (typeof id !== "string" || id === "") {
     throw new TypeError("executeRun(store, runIdOrState): expected a run id or a RunState");
@@ -127,18 +127,18 @@ var executeRun = (async function executeRun(store, runIdOrState, options) {
     active.delete(local);
     if (!exitRelease()) await store.releaseLease(id, owner).catch(() => false);
   }
-});
-var startRun = (async function startRun(store, state, options) {
+}
+async function startRun(store, state, options) {
   await store.save(state);
   return await executeRun(store, state, options);
-});
+}
 
 // kv/stop_record.ts
-var asRequest = (function asRequest(stored) {
+function asRequest(stored) {
   const v = decodeValue(stored);
   return v && typeof v.reason === "string" ? v : null;
-});
-var writeStop = (async function writeStop(kv, request) {
+}
+async function writeStop(kv, request) {
   const key = stopKey(request.rootId);
   let seen = null;
   for (; ; ) {
@@ -154,8 +154,8 @@ var writeStop = (async function writeStop(kv, request) {
     if (recorded) return recorded;
     seen = entry.versionstamp;
   }
-});
-var readStops = (async function readStops(kv, rootIds) {
+}
+async function readStops(kv, rootIds) {
   const out = /* @__PURE__ */ new Map();
   const reads = [];
   for (let i = 0; i < rootIds.length; i += 10) {
@@ -169,23 +169,23 @@ var readStops = (async function readStops(kv, rootIds) {
   }
   await Promise.all(reads);
   return out;
-});
-var stopEpoch = (async function stopEpoch(kv) {
+}
+async function stopEpoch(kv) {
   return (await kv.get(stopEpochKey(), {
     consistency: "strong"
   })).versionstamp;
-});
-var readStop = (async function readStop(kv, rootId) {
+}
+async function readStop(kv, rootId) {
   return asRequest((await kv.get(stopKey(rootId), {
     consistency: "strong"
   })).value);
-});
-var stopVersion = (async function stopVersion(kv, rootId) {
+}
+async function stopVersion(kv, rootId) {
   return (await kv.get(stopKey(rootId), {
     consistency: "strong"
   })).versionstamp;
-});
-var clearStop = (async function clearStop(kv, rootId, seen) {
+}
+async function clearStop(kv, rootId, seen) {
   const key = stopKey(rootId);
   if (seen === void 0) {
     const had = (await kv.get(key, {
@@ -199,19 +199,19 @@ var clearStop = (async function clearStop(kv, rootId, seen) {
     key,
     versionstamp: seen
   }).delete(key).commit()).ok;
-});
-var watchStopEpoch = (function watchStopEpoch(kv) {
+}
+function watchStopEpoch(kv) {
   return kv.watch([
     stopEpochKey()
   ]).pipeThrough(new TransformStream({
     transform: (entries, out) => out.enqueue(entries[0].versionstamp)
   }));
-});
+}
 
 // runtime/stop_watcher.ts
 var SWEEP_POLLS = 20;
 var watchers = /* @__PURE__ */ new WeakMap();
-var onTreeStop = (function onTreeStop(kv, rootId, pollMs, onStop) {
+function onTreeStop(kv, rootId, pollMs, onStop) {
   let byPoll = watchers.get(kv);
   if (!byPoll) watchers.set(kv, byPoll = /* @__PURE__ */ new Map());
   let watcher = byPoll.get(pollMs);
@@ -222,9 +222,9 @@ var onTreeStop = (function onTreeStop(kv, rootId, pollMs, onStop) {
     byPoll.set(pollMs, watcher = created);
   }
   return watcher.add(rootId, onStop);
-});
+}
 var announced = /* @__PURE__ */ new WeakMap();
-var announceStop = (function announceStop(kv, request) {
+function announceStop(kv, request) {
   let byRoot = announced.get(kv);
   if (!byRoot) announced.set(kv, byRoot = /* @__PURE__ */ new Map());
   const first = byRoot.get(request.rootId);
@@ -232,11 +232,11 @@ var announceStop = (function announceStop(kv, request) {
   byRoot.set(request.rootId, request);
   for (const watcher of watchers.get(kv)?.values() ?? []) watcher.fire(request);
   return request;
-});
-var forgetAnnounced = (function forgetAnnounced(kv, request) {
+}
+function forgetAnnounced(kv, request) {
   const byRoot = announced.get(kv);
   if (byRoot?.get(request.rootId) === request) byRoot.delete(request.rootId);
-});
+}
 var StopWatcher = class {
   kv;
   onEmpty;
@@ -337,7 +337,7 @@ var StopWatcher = class {
 
 // runtime/stop_tree.ts
 var DEFAULT_STOP_REASON = "stopped by a person";
-var requestStop = (async function requestStop(kv, id, reason = DEFAULT_STOP_REASON) {
+async function requestStop(kv, id, reason = DEFAULT_STOP_REASON) {
   if (typeof reason !== "string" || !reason.trim()) {
     throw new TypeError("requestStop(kv, id, reason): reason must be a non-empty string");
   }
@@ -360,17 +360,17 @@ var requestStop = (async function requestStop(kv, id, reason = DEFAULT_STOP_REAS
   } finally {
     for (const request of mine) forgetAnnounced(kv, request);
   }
-});
-var watchStop = (function watchStop(kv, rootId, controller, options = {}) {
+}
+function watchStop(kv, rootId, controller, options = {}) {
   const pollMs = options.pollMs ?? 100;
   if (!(pollMs > 0)) throw new RangeError(`watchStop: pollMs must be positive, got ${pollMs}`);
   return onTreeStop(kv, rootId, pollMs, (request) => {
     if (!controller.signal.aborted) controller.abort(request.reason);
   });
-});
+}
 
 // runtime/execute_tree.ts
-var executeTree = (async function executeTree(store, kv, idOrState, options) {
+async function executeTree(store, kv, idOrState, options) {
   const { pollMs, ...rest } = options;
   const { rootId } = typeof idOrState === "string" ? await store.summary(idOrState) : idOrState;
   const controller = new AbortController();
@@ -397,17 +397,17 @@ var executeTree = (async function executeTree(store, kv, idOrState, options) {
     await treeSettled(rootId);
     await dispose();
   }
-});
+}
 
 // runtime/holder_gone.ts
-var granted = (function granted(desc) {
+function granted(desc) {
   try {
     return Deno.permissions.querySync(desc).state === "granted";
   } catch {
     return false;
   }
-});
-var goneByProc = (function goneByProc(pid) {
+}
+function goneByProc(pid) {
   try {
     if (!Deno.statSync("/proc/self").isDirectory) return void 0;
   } catch {
@@ -420,8 +420,8 @@ var goneByProc = (function goneByProc(pid) {
   } catch (e) {
     return e instanceof Deno.errors.NotFound ? true : void 0;
   }
-});
-var goneByKill = (function goneByKill(pid) {
+}
+function goneByKill(pid) {
   if (Deno.build.os === "windows" || !granted({
     name: "run"
   })) return void 0;
@@ -432,22 +432,22 @@ var goneByKill = (function goneByKill(pid) {
     if (e instanceof Deno.errors.NotFound) return true;
     return e instanceof Deno.errors.PermissionDenied ? false : void 0;
   }
-});
-var holderGone = (function holderGone(lease, host = localHostname()) {
+}
+function holderGone(lease, host = localHostname()) {
   if (host === void 0 || lease.host !== host || lease.pid === void 0) return false;
   if (lease.pid === Deno.pid) return false;
   if (!Number.isInteger(lease.pid) || lease.pid <= 0) return false;
   return goneByProc(lease.pid) ?? goneByKill(lease.pid) ?? false;
-});
-var liveLease = (async function liveLease(store, id, isGone = (l) => holderGone(l)) {
+}
+async function liveLease(store, id, isGone = (l) => holderGone(l)) {
   const lease = await store.leaseHolder(id);
   if (!lease || lease.owner === store.owner || !isGone(lease)) return lease;
   await store.releaseLease(id, lease.owner);
   return await store.leaseHolder(id);
-});
+}
 
 // runtime/continue_tree.ts
-var markRunning = (async function markRunning(store, id, change) {
+async function markRunning(store, id, change) {
   const state = await store.load(id);
   if (state.status === "running" && !change) return state;
   change?.(state);
@@ -457,8 +457,8 @@ var markRunning = (async function markRunning(store, id, change) {
   state.updatedAt = isoNow();
   await store.save(state);
   return state;
-});
-var checkResumable = (async function checkResumable(store, root) {
+}
+async function checkResumable(store, root) {
   if (!RESUMABLE_STATUSES.includes(root.status)) {
     throw new RunStateError(root.runId, root.status, "resume");
   }
@@ -476,8 +476,8 @@ var checkResumable = (async function checkResumable(store, root) {
       throw new RunStateError(root.runId, root.status, "resume", `call "${i.callId}" of run "${holder.runId}" awaits a verdict: approve or reject it`);
     }
   }
-});
-var continueTree = (async function continueTree(store, kv, id, verdict, options = {}) {
+}
+async function continueTree(store, kv, id, verdict, options = {}) {
   const seen = await stopVersion(kv, (await store.summary(id)).rootId);
   let rootId;
   if (verdict.kind === "approve") {
@@ -494,7 +494,7 @@ var continueTree = (async function continueTree(store, kv, id, verdict, options 
   const root = await markRunning(store, rootId, limits ? (s) => void (s.limits = checkLimits(limits, s.limits)) : void 0);
   await clearStop(kv, rootId, seen);
   return root;
-});
+}
 
 // runtime/executor.ts
 import { join } from "node:path";
@@ -518,7 +518,7 @@ var legacySchema = agentOptionsSchema().extend({
   ]).optional(),
   limits: runLimitsSchema().partial().optional()
 });
-var parseStoredSettings = (function parseStoredSettings(runId, value) {
+function parseStoredSettings(runId, value) {
   if (value === null || value === void 0) return null;
   const isStamp = typeof value === "object" && "$schemaVersion" in value;
   const result = (isStamp ? storedSchema : legacySchema).safeParse(value);
@@ -542,13 +542,13 @@ var parseStoredSettings = (function parseStoredSettings(runId, value) {
   return {
     legacy: JSON.parse(JSON.stringify(legacy))
   };
-});
-var loadRunSettings = (async function loadRunSettings(store, id) {
+}
+async function loadRunSettings(store, id) {
   return parseStoredSettings(id, await store.settings(id));
-});
+}
 
 // runtime/agent_check.ts
-var stampOf = (function stampOf(info, options) {
+function stampOf(info, options) {
   return {
     $schemaVersion: RUN_SETTINGS_VERSION,
     agent: info.agent.name,
@@ -556,8 +556,8 @@ var stampOf = (function stampOf(info, options) {
     tools: info.table,
     options
   };
-});
-var agentPaths = (async function agentPaths(store, root, rootAgent, nodes) {
+}
+async function agentPaths(store, root, rootAgent, nodes) {
   const paths = /* @__PURE__ */ new Map();
   for (const n of nodes) {
     const parent = n.parentId === null ? void 0 : paths.get(n.parentId);
@@ -575,8 +575,8 @@ var agentPaths = (async function agentPaths(store, root, rootAgent, nodes) {
     paths.set(n.runId, `${parent}/${name}`);
   }
   return paths;
-});
-var firstMismatch = (async function firstMismatch(store, root, rootAgent, then, now) {
+}
+async function firstMismatch(store, root, rootAgent, then, now) {
   const nodes = await loadTree(store, root.runId);
   const paths = await agentPaths(store, root, rootAgent, nodes);
   for (const node of nodes) {
@@ -595,8 +595,8 @@ var firstMismatch = (async function firstMismatch(store, root, rootAgent, then, 
     }
   }
   return null;
-});
-var outputMismatch = (async function outputMismatch(root, now) {
+}
+async function outputMismatch(root, now) {
   if (now === null) return null;
   const then = root.outputSchema;
   if (then !== void 0 && await hashOf(then) === await hashOf(now)) return null;
@@ -604,8 +604,8 @@ var outputMismatch = (async function outputMismatch(root, now) {
   if (answer === null) return null;
   const what = then === void 0 ? "it has an output schema now" : "its output schema changed";
   return `${what} while ${answer} of run ${root.runId} awaited its check`;
-});
-var checkRunAgent = (async function checkRunAgent(store, root, registry, settings) {
+}
+async function checkRunAgent(store, root, registry, settings) {
   const agent = registry.forRun(root);
   if (!agent) return {
     kind: "unknown",
@@ -638,8 +638,8 @@ var checkRunAgent = (async function checkRunAgent(store, root, registry, setting
     info,
     options
   };
-});
-var failRun = (async function failRun(store, id, reason) {
+}
+async function failRun(store, id, reason) {
   if (!await store.acquireLease(id, store.owner)) return false;
   try {
     const state = await store.load(id);
@@ -664,10 +664,10 @@ var failRun = (async function failRun(store, id, reason) {
   } finally {
     await store.releaseLease(id, store.owner).catch(() => false);
   }
-});
+}
 
 // runtime/hand_over.ts
-var handOverTrace = (function handOverTrace(sink, options) {
+function handOverTrace(sink, options) {
   return async (event) => {
     if (event.type !== "run_stopped" || !await options.isHandOver(event)) return sink(event);
     const { runId, at, turns, costUsd, interruption: i } = event;
@@ -682,18 +682,18 @@ var handOverTrace = (function handOverTrace(sink, options) {
       costUsd
     });
   };
-});
+}
 
 // runtime/executor.ts
 var EVICTION_REASON = "the process executing the run stopped (the run resumes elsewhere)";
 var SHUTDOWN_REASON = "the server shut down (the run resumes when it restarts)";
-var failingModel = (function failingModel(name, error) {
+function failingModel(name, error) {
   return {
     name,
     complete: () => Promise.reject(error)
   };
-});
-var modelOf = (function modelOf(agent, state, deps) {
+}
+function modelOf(agent, state, deps) {
   if (agent.model !== void 0 && typeof agent.model !== "string") return agent.model;
   const name = agent.model ?? state.model ?? deps.defaultModel ?? "unknown";
   try {
@@ -701,8 +701,8 @@ var modelOf = (function modelOf(agent, state, deps) {
   } catch (e) {
     return failingModel(name, e);
   }
-});
-var createExecutor = (function createExecutor(deps) {
+}
+function createExecutor(deps) {
   const running = /* @__PURE__ */ new Set();
   const shutdown = new AbortController();
   const unknown = /* @__PURE__ */ new Set();
@@ -758,8 +758,8 @@ var createExecutor = (function createExecutor(deps) {
       return running.size;
     }
   };
-});
-var loadRoot2 = (async function loadRoot2(store, runId) {
+}
+async function loadRoot2(store, runId) {
   let state;
   try {
     state = await store.load(runId);
@@ -768,8 +768,8 @@ var loadRoot2 = (async function loadRoot2(store, runId) {
     throw e;
   }
   return state.parentId !== null || state.status !== "running" ? null : state;
-});
-var executeRoot = (async function executeRoot(deps, runId, shutdown, unknown, created) {
+}
+async function executeRoot(deps, runId, shutdown, unknown, created) {
   if (!created) return await executeLoaded(deps, deps.freshStore(), runId, shutdown, unknown);
   const { store, state, settings } = created;
   let claimed = false;
@@ -784,8 +784,8 @@ var executeRoot = (async function executeRoot(deps, runId, shutdown, unknown, cr
   } finally {
     if (!claimed || threw) await store.releaseLease(runId).catch(() => false);
   }
-});
-var executeLoaded = (async function executeLoaded(deps, store, runOrState, shutdown, unknown, created) {
+}
+async function executeLoaded(deps, store, runOrState, shutdown, unknown, created) {
   const runId = typeof runOrState === "string" ? runOrState : runOrState.runId;
   const state = typeof runOrState === "string" ? await loadRoot2(store, runId) : runOrState;
   if (!state) return null;
@@ -827,8 +827,8 @@ var executeLoaded = (async function executeLoaded(deps, store, runOrState, shutd
     if (e instanceof RunConflictError || e instanceof RunStateError) return null;
     throw e;
   }
-});
-var handOverOnEviction = (function handOverOnEviction(kv, store, rootId, shutdown) {
+}
+function handOverOnEviction(kv, store, rootId, shutdown) {
   const handedOver = /* @__PURE__ */ new Set();
   return {
     mapTrace: (sink) => handOverTrace(sink, {
@@ -843,7 +843,7 @@ var handOverOnEviction = (function handOverOnEviction(kv, store, rootId, shutdow
     }),
     settle: async (done) => handedOver.has(done.runId) ? await markRunning(store, done.runId) : done
   };
-});
+}
 
 // runtime/agent_registry.ts
 var UnknownAgentError = class extends ReinsError {
@@ -854,7 +854,7 @@ var UnknownAgentError = class extends ReinsError {
     super(agent === void 0 ? `name an agent: this process serves ${known.length} (${known.join(", ")})` : `unknown agent "${agent}"; known: ${known.join(", ") || "none"}`), this.agent = agent, this.known = known;
   }
 };
-var agentRegistry = (function agentRegistry(agents, options = {}) {
+function agentRegistry(agents, options = {}) {
   if (!Array.isArray(agents) || agents.length === 0) {
     throw new TypeError("agents: expected a non-empty list of agents (defineAgent)");
   }
@@ -911,10 +911,10 @@ var agentRegistry = (function agentRegistry(agents, options = {}) {
     },
     info
   };
-});
+}
 
 // runtime/env.ts
-var msVar = (function msVar(env, name, min, emptyOk = true) {
+function msVar(env, name, min, emptyOk = true) {
   const raw = env[name];
   if (raw === void 0 || emptyOk && raw === "") return void 0;
   const ms = Number(raw);
@@ -922,8 +922,8 @@ var msVar = (function msVar(env, name, min, emptyOk = true) {
     throw new TypeError(`${name}: expected milliseconds from ${min} to ${MAX_TIMER_MS}, got "${raw}"`);
   }
   return ms;
-});
-var readEnv = (function readEnv(env = Deno.env.toObject()) {
+}
+function readEnv(env = Deno.env.toObject()) {
   const deploy = Boolean(env["DENO_DEPLOYMENT_ID"]);
   const port = env["PORT"] ? Number(env["PORT"]) : 8e3;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -960,8 +960,8 @@ var readEnv = (function readEnv(env = Deno.env.toObject()) {
   };
   for (const [k, v] of Object.entries(text)) if (v) out[k] = v;
   return out;
-});
-var modelSettings = (function modelSettings(file, env = Deno.env.toObject()) {
+}
+function modelSettings(file, env = Deno.env.toObject()) {
   const read = readEnv(env);
   const out = {};
   const baseUrl = read.baseUrl ?? file.baseUrl;
@@ -973,10 +973,10 @@ var modelSettings = (function modelSettings(file, env = Deno.env.toObject()) {
   if (file.prices) out.prices = file.prices;
   if (file.limits) out.limits = file.limits;
   return out;
-});
+}
 
 // runtime/make_model.ts
-var defaultMakeModel = (function defaultMakeModel(options = {}) {
+function defaultMakeModel(options = {}) {
   const env = options.baseUrl === void 0 || options.apiKey === void 0 ? readEnv() : {};
   const baseUrl = options.baseUrl ?? env.baseUrl;
   const apiKey = options.apiKey ?? env.apiKey;
@@ -990,14 +990,14 @@ var defaultMakeModel = (function defaultMakeModel(options = {}) {
     }
     throw new TypeError(`cannot serve model "${name}": LLM_BASE_URL is not set`);
   };
-});
+}
 
 // runtime/sweep.ts
-var stoppedByShutdown = (function stoppedByShutdown(s) {
+function stoppedByShutdown(s) {
   const i = s.interruption;
   return s.status === "interrupted" && i?.type === "cancelled" && (i.reason === SHUTDOWN_REASON || i.reason === EVICTION_REASON);
-});
-var sweepRunnable = (async function sweepRunnable(executor, store, kv, options = {}) {
+}
+async function sweepRunnable(executor, store, kv, options = {}) {
   if (executor.stopped) return [];
   const limit = options.limit ?? 1e3;
   const roots = (await store.list({
@@ -1025,10 +1025,10 @@ var sweepRunnable = (async function sweepRunnable(executor, store, kv, options =
   if (executor.stopped) return [];
   for (const id of free) await executor.spawn(id);
   return free;
-});
+}
 
 // runtime/sweeper.ts
-var periods = (function periods(options) {
+function periods(options) {
   const everyMs = options.everyMs ?? 5e3;
   const gapMs = options.nudgeGapMs ?? 2e3;
   if (!(everyMs >= 0) || !(gapMs >= 0)) {
@@ -1038,8 +1038,8 @@ var periods = (function periods(options) {
     everyMs,
     gapMs
   };
-});
-var startSweeper = (function startSweeper(pass, options = {}) {
+}
+function startSweeper(pass, options = {}) {
   const { everyMs, gapMs } = periods(options);
   let current;
   let lastStart = -Infinity;
@@ -1093,10 +1093,10 @@ var startSweeper = (function startSweeper(pass, options = {}) {
       await current?.done;
     }
   };
-});
+}
 
 // runtime/worker.ts
-var resolveWorkerDeps = (function resolveWorkerDeps(deps) {
+function resolveWorkerDeps(deps) {
   if (!deps?.kv || !deps.store) throw new TypeError("worker deps: kv and store are required");
   const { kv, store } = deps;
   const makeModel = deps.makeModel ?? defaultMakeModel();
@@ -1122,8 +1122,8 @@ var resolveWorkerDeps = (function resolveWorkerDeps(deps) {
       leaseMs: store.leaseMs
     })
   };
-});
-var startWorker = (function startWorker(deps, options = {}) {
+}
+function startWorker(deps, options = {}) {
   const resolved = resolveWorkerDeps(deps);
   const executor = createExecutor(resolved);
   const sweeper = startSweeper((full) => sweepRunnable(executor, resolved.freshStore(), resolved.kv, {
@@ -1145,10 +1145,10 @@ var startWorker = (function startWorker(deps, options = {}) {
       ]);
     }
   };
-});
+}
 
 // runtime/follow_up_run.ts
-var followUpRun = (async function followUpRun(store, kv, id, message, options = {}) {
+async function followUpRun(store, kv, id, message, options = {}) {
   const seen = await stopVersion(kv, (await store.summary(id)).rootId);
   const next = followUp(await store.load(id), message, options);
   await store.save(next, options.answer ? {
@@ -1156,7 +1156,7 @@ var followUpRun = (async function followUpRun(store, kv, id, message, options = 
   } : {});
   await clearStop(kv, next.rootId, seen);
   return next;
-});
+}
 
 export {
   executeRun,

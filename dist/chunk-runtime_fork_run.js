@@ -22,7 +22,7 @@ import {
 // runtime/fork_run.ts
 import { join } from "node:path";
 var FORK_NOT_STARTED = "created by a fork and not started: resume it to start";
-var forkRun = (async function forkRun(store, id, options) {
+async function forkRun(store, id, options) {
   const { runWith, start = true, quoteOnly = false, ...fork } = options;
   const state = forkState(await store.read(id), fork);
   const run = await runWith(state);
@@ -48,8 +48,8 @@ var forkRun = (async function forkRun(store, id, options) {
     state,
     quote
   };
-});
-var coveredByBudget = (function coveredByBudget(state, quote, run) {
+}
+function coveredByBudget(state, quote, run) {
   const prices = pricesFor(run.prices ?? run.model.prices, run.model.name);
   const plan = planCall({
     gate: newBudgetGate(),
@@ -63,8 +63,8 @@ var coveredByBudget = (function coveredByBudget(state, quote, run) {
   });
   if (plan.type === "call") return;
   throw new RangeError(`limits.maxBudgetUsd: the fork's next call cannot be made under its hard budget ($${state.limits.maxBudgetUsd.toFixed(6)}): ${plan.reason}`);
-});
-var forkRunOptions = (async function forkRunOptions(deps, store, source) {
+}
+async function forkRunOptions(deps, store, source) {
   const agent = deps.agents.forRun(source);
   if (!agent) {
     const name = source.agent ?? "(none)";
@@ -82,7 +82,7 @@ var forkRunOptions = (async function forkRunOptions(deps, store, source) {
     prices: deps.prices,
     extraTools: deps.agents.extraTools
   });
-});
+}
 
 export {
   FORK_NOT_STARTED,

@@ -18,10 +18,10 @@ import {
 } from "./chunk-harness_message_of.js";
 
 // subagents/tree.ts
-var canList = (function canList(store) {
+function canList(store) {
   return typeof store.list === "function";
-});
-var fields = (function fields(s) {
+}
+function fields(s) {
   const { runId, parentId, status, turns, costUsd, childCostUsd, stopReason, createdAt } = s;
   const agent = s.agent === void 0 ? {} : {
     agent: s.agent
@@ -37,12 +37,12 @@ var fields = (function fields(s) {
     stopReason,
     createdAt
   };
-});
-var loadRoot = (async function loadRoot(store, id) {
+}
+async function loadRoot(store, id) {
   const start = await store.load(id);
   return start.rootId === start.runId ? start : await store.load(start.rootId);
-});
-var childrenOf = (async function childrenOf(store, parent) {
+}
+async function childrenOf(store, parent) {
   if (canList(store)) {
     const listed = await store.list({
       parentId: parent.runId,
@@ -62,8 +62,8 @@ var childrenOf = (async function childrenOf(store, parent) {
     }
   }
   return out;
-});
-var loadTree = (async function loadTree(store, id) {
+}
+async function loadTree(store, id) {
   const root = await loadRoot(store, id);
   const out = [];
   const visit = async (node, source, depth) => {
@@ -77,34 +77,34 @@ var loadTree = (async function loadTree(store, id) {
   };
   await visit(fields(root), root, 0);
   return out;
-});
-var formatTree = (function formatTree(nodes) {
+}
+function formatTree(nodes) {
   return nodes.map((n) => {
     const indent = n.depth ? `${"   ".repeat(n.depth - 1)}\u2514\u2500 ` : "";
     const children = n.childCostUsd > 0 ? ` (children $${n.childCostUsd.toFixed(6)})` : "";
     const why = n.stopReason ? `  ${n.stopReason}` : "";
     return `${indent}${n.runId}  ${n.status}  ${n.turns} turns  $${n.costUsd.toFixed(6)}${children}${why}`;
   }).join("\n");
-});
-var holder = (async function holder(store, id, action) {
+}
+async function holder(store, id, action) {
   const root = await loadRoot(store, id);
   const i = root.interruption;
   if (root.status !== "interrupted" || i?.type !== "approval") {
     throw new RunStateError(root.runId, root.status, `${action} a call in the tree of`, `the tree is not awaiting a verdict (root status ${root.status})`);
   }
   return !i.runId || i.runId === root.runId ? root : await store.load(i.runId);
-});
-var approveInTree = (async function approveInTree(store, id, callId) {
+}
+async function approveInTree(store, id, callId) {
   const next = approve(await holder(store, id, "approve"), callId);
   await store.save(next);
   return next;
-});
-var rejectInTree = (async function rejectInTree(store, id, callId, reason) {
+}
+async function rejectInTree(store, id, callId, reason) {
   const next = reject(await holder(store, id, "reject"), callId, reason);
   await store.save(next);
   return next;
-});
-var resumeTree = (async function resumeTree(store, id, options) {
+}
+async function resumeTree(store, id, options) {
   const root = await loadRoot(store, id);
   try {
     return await run(root, {
@@ -114,26 +114,26 @@ var resumeTree = (async function resumeTree(store, id, options) {
   } finally {
     await treeSettled(root.runId);
   }
-});
+}
 
 // subagents/describe_agent.ts
-var canonical = (function canonical(value) {
+function canonical(value) {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value && typeof value === "object") {
     const entries = Object.entries(value).filter(([, v]) => v !== void 0).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
-});
-var hashOf = (async function hashOf(value) {
+}
+async function hashOf(value) {
   const bytes = new TextEncoder().encode(canonical(value));
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   return Array.from(digest.slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
-});
-var usesTree = (function usesTree(agent) {
+}
+function usesTree(agent) {
   return typeof agent.tools === "function" || agent.agents.some(usesTree);
-});
-var describeWith = (async function describeWith(agent, tools, dir, resolveModel) {
+}
+async function describeWith(agent, tools, dir, resolveModel) {
   const agents = [];
   for (const child of agent.agents) {
     const childTools = await agentTools(child, {
@@ -175,16 +175,16 @@ var describeWith = (async function describeWith(agent, tools, dir, resolveModel)
     agents,
     fingerprint
   };
-});
-var outputOf = (function outputOf(agent) {
+}
+function outputOf(agent) {
   if (agent.output === void 0) return null;
   try {
     return outputFormat(agent.output).valueSchema;
   } catch (e) {
     throw new TypeError(`agent ${agent.name}: ${messageOf(e)}`);
   }
-});
-var describeAgent = (async function describeAgent(agent, options = {}) {
+}
+async function describeAgent(agent, options = {}) {
   const temp = usesTree(agent) ? await Deno.makeTempDir({
     prefix: "reins-describe-"
   }) : "";
@@ -210,8 +210,8 @@ var describeAgent = (async function describeAgent(agent, options = {}) {
     }).catch(() => {
     });
   }
-});
-var toolTable = (async function toolTable(d, prefix = "") {
+}
+async function toolTable(d, prefix = "") {
   const path = prefix ? `${prefix}/${d.name}` : d.name;
   const own = {};
   for (const t of d.tools) own[t.name] = await hashOf(t.parameters);
@@ -223,7 +223,7 @@ var toolTable = (async function toolTable(d, prefix = "") {
     ...await toolTable(child, path)
   };
   return table;
-});
+}
 
 export {
   loadRoot,

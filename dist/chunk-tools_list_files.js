@@ -12,7 +12,7 @@ import {
 // tools/list_files.ts
 import { z } from "zod";
 var PARAMETERS = z.object({});
-var listFilesTool = (function listFilesTool(ws) {
+function listFilesTool(ws) {
   return defineTool({
     name: "list_files",
     description: "Lists the files in the workspace with their sizes in bytes, one per line.",
@@ -35,7 +35,7 @@ var listFilesTool = (function listFilesTool(ws) {
       return lines.join("\n");
     }
   });
-});
+}
 
 // tools/read_file.ts
 import { z as z2 } from "zod";
@@ -43,7 +43,7 @@ var READ_FILE_MAX_CHARS = 2e5;
 var PARAMETERS2 = z2.object({
   path: z2.string().min(1).describe("File path relative to the workspace, e.g. errors.log")
 });
-var readFileTool = (function readFileTool(ws, options = {}) {
+function readFileTool(ws, options = {}) {
   const maxChars = options.maxChars ?? READ_FILE_MAX_CHARS;
   if (!Number.isInteger(maxChars) || maxChars < 1) {
     throw new RangeError(`readFileTool: maxChars must be a positive integer, got ${maxChars}`);
@@ -82,8 +82,8 @@ var readFileTool = (function readFileTool(ws, options = {}) {
       }
     }
   });
-});
-var explain = (function explain(e, path) {
+}
+function explain(e, path) {
   if (e instanceof Deno.errors.NotFound) {
     return new Error(`no such file: ${path}. Call list_files to see what exists.`);
   }
@@ -96,8 +96,8 @@ var explain = (function explain(e, path) {
     return new Error(`${path} is a directory, not a file. Call list_files to see the files.`);
   }
   return e;
-});
-var readUpTo = (async function readUpTo(file, limit, sizeHint, signal) {
+}
+async function readUpTo(file, limit, sizeHint, signal) {
   let buf = new Uint8Array(Math.min(limit, sizeHint > 0 ? sizeHint + 1 : 64 * 1024));
   let n = 0;
   for (; ; ) {
@@ -118,12 +118,12 @@ var readUpTo = (async function readUpTo(file, limit, sizeHint, signal) {
     n += got;
     signal.throwIfAborted();
   }
-});
+}
 
 // tools/scan_archive.ts
 import { z as z3 } from "zod";
 var PARAMETERS3 = z3.object({});
-var scanArchiveTool = (function scanArchiveTool(_ws, options = {}) {
+function scanArchiveTool(_ws, options = {}) {
   const files = options.files ?? 1200;
   const ms = options.ms ?? 3e3;
   const every = options.every ?? 200;
@@ -158,7 +158,7 @@ var scanArchiveTool = (function scanArchiveTool(_ws, options = {}) {
       return `scanned ${files} files; ${found}${hits.length ? `: ${hits.join(", ")}` : ""}`;
     }
   });
-});
+}
 
 export {
   listFilesTool,

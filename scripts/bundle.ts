@@ -16,8 +16,9 @@
  *   class or an exported function is ever renamed (errors name themselves
  *   with `new.target.name`).
  *
- * - Top-level functions are compiled with their module, so Deno's code cache
- *   holds them (see scripts/eager_functions.ts).
+ * - The top-level functions of the core entry (mod.js and the chunks it
+ *   imports) are compiled with their module, so Deno's code cache holds them
+ *   (see scripts/eager_functions.ts).
  * - Chunks are named after their first module (`chunk-harness_limits.js`),
  *   not the bundler's content hash: a change to one source then rewrites the
  *   chunks it is in, not the name of every chunk that imports them.
@@ -65,8 +66,9 @@ async function build(entries: Entry[], externals: string[], outdir: string): Pro
     throw new Error(`deno bundle failed:\n${new TextDecoder().decode(out.stderr)}`);
   }
   await stableNames(outdir);
-  for (const file of await listFiles(outdir)) {
-    const path = `${outdir}/${file}`;
+  // What every run calls (the core entry and what it imports), not the server's or
+  // the KV's: those stay lazy, compiled only by the processes that call them.
+  for (const path of await importClosure(`${outdir}/mod.js`)) {
     await Deno.writeTextFile(path, eagerFunctions(await Deno.readTextFile(path)).code);
   }
   for (const e of entries) {
@@ -109,6 +111,21 @@ async function stableNames(outdir: string): Promise<void> {
     await Deno.writeTextFile(path, text);
   }
   for (const [from, to] of renames) await Deno.rename(`${outdir}/${from}`, `${outdir}/${to}`);
+}
+
+/** `entry` and the bundled files it imports, statically, at any depth. */
+async function importClosure(entry: string): Promise<string[]> {
+  const seen = new Set<string>();
+  const visit = async (path: string): Promise<void> => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    const text = await Deno.readTextFile(path);
+    for (const m of text.matchAll(/^(?:import|export)\b[^;]*?\bfrom "(\.[^"]+)";/gms)) {
+      await visit(new URL(m[1]!, `file://${path}`).pathname);
+    }
+  };
+  await visit(entry);
+  return [...seen].sort();
 }
 
 /** Every file under `dir`, as paths relative to it, sorted. */

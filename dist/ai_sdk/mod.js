@@ -16,14 +16,14 @@ import {
 import "../chunk-__template.js";
 
 // ai_sdk/ai_sdk_prompt.ts
-var input = (function input(args) {
+function input(args) {
   try {
     return JSON.parse(args);
   } catch {
     return args;
   }
-});
-var toPrompt = (function toPrompt(messages) {
+}
+function toPrompt(messages) {
   const prompt = [];
   for (const m of messages) {
     switch (m.role) {
@@ -89,15 +89,15 @@ var toPrompt = (function toPrompt(messages) {
     }
   }
   return prompt;
-});
-var toTools = (function toTools(tools) {
+}
+function toTools(tools) {
   return tools.map((t) => ({
     type: "function",
     name: t.function.name,
     description: t.function.description,
     inputSchema: t.function.parameters
   }));
-});
+}
 
 // ai_sdk/ai_sdk_reply.ts
 var FINISH = {
@@ -107,15 +107,15 @@ var FINISH = {
   "content-filter": "content_filter"
 };
 var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-var count = (function count(v) {
+function count(v) {
   return typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : void 0;
-});
-var finishReason = (function finishReason(reason, hasCalls) {
+}
+function finishReason(reason, hasCalls) {
   const unified = isObject(reason) ? reason["unified"] : reason;
   if (typeof unified !== "string") return hasCalls ? "tool_calls" : "stop";
   return FINISH[unified] ?? unified.replaceAll("-", "_");
-});
-var usageOf = (async function usageOf(usage, request, message) {
+}
+async function usageOf(usage, request, message) {
   const u = isObject(usage) ? usage : {};
   const input2 = isObject(u["inputTokens"]) ? u["inputTokens"] : {
     total: u["inputTokens"]
@@ -141,8 +141,8 @@ var usageOf = (async function usageOf(usage, request, message) {
   if (read) result.cached_prompt_tokens = read;
   if (write) result.cache_write_tokens = write;
   return result;
-});
-var toReply = (async function toReply(result, request, name) {
+}
+async function toReply(result, request, name) {
   const bad = (what) => new ModelError("malformed", `Malformed reply from ${name}: ${what}`);
   if (!isObject(result) || !Array.isArray(result.content)) throw bad("no content array");
   let text = "";
@@ -180,11 +180,11 @@ var toReply = (async function toReply(result, request, name) {
   };
   if (typeof result.response?.modelId === "string") reply.model = result.response.modelId;
   return reply;
-});
+}
 
 // ai_sdk/ai_sdk_stream.ts
 var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-var readAiSdkStream = (async function readAiSdkStream(stream, signal, onText) {
+async function readAiSdkStream(stream, signal, onText) {
   const result = {
     content: [],
     finishReason: void 0
@@ -202,8 +202,8 @@ var readAiSdkStream = (async function readAiSdkStream(stream, signal, onText) {
     });
   }
   return result;
-});
-var addPart = (function addPart(part, result, inputs, onText) {
+}
+function addPart(part, result, inputs, onText) {
   const content = result.content;
   switch (part["type"]) {
     case "text-delta": {
@@ -254,10 +254,10 @@ var addPart = (function addPart(part, result, inputs, onText) {
     case "error":
       throw part["error"];
   }
-});
+}
 
 // ai_sdk/ai_sdk_model.ts
-var kindOf = (function kindOf(err) {
+function kindOf(err) {
   const status = err.statusCode;
   if ((status === void 0 || status === 400 || status === 413) && (saysContextLength(err.responseBody) || saysContextLength(err.message))) return "context_length";
   if (status === 401 || status === 403) return "auth";
@@ -265,8 +265,8 @@ var kindOf = (function kindOf(err) {
   if (status !== void 0 && status >= 500) return "server";
   if (status !== void 0) return "bad_request";
   return "network";
-});
-var checkArguments = (function checkArguments(languageModel, options) {
+}
+function checkArguments(languageModel, options) {
   if (!languageModel || typeof languageModel.doGenerate !== "function") {
     throw new TypeError("aiSdkModel: expected an AI SDK language model (with doGenerate)");
   }
@@ -282,8 +282,8 @@ var checkArguments = (function checkArguments(languageModel, options) {
     maxRetries,
     baseMs: options.retryBaseMs ?? 250
   };
-});
-var callOptions = (function callOptions(options, request, signal) {
+}
+function callOptions(options, request, signal) {
   const output = request.output;
   return {
     ...options.callOptions,
@@ -306,8 +306,8 @@ var callOptions = (function callOptions(options, request, signal) {
     } : {},
     abortSignal: signal
   };
-});
-var aiSdkModel = (function aiSdkModel(languageModel, options = {}) {
+}
+function aiSdkModel(languageModel, options = {}) {
   const { maxRetries, baseMs } = checkArguments(languageModel, options);
   const name = options.name ?? languageModel.modelId;
   const label = `${languageModel.provider}/${languageModel.modelId}`;
@@ -351,7 +351,7 @@ var aiSdkModel = (function aiSdkModel(languageModel, options = {}) {
       }
     }
   };
-});
+}
 export {
   aiSdkModel
 };

@@ -98,7 +98,7 @@ var EXIT_CODES = Object.freeze({
   /** The run is still `running` (its execution ended without an exit). */
   running: 7
 });
-var exitCodeOf = (function exitCodeOf(state) {
+function exitCodeOf(state) {
   switch (state.status) {
     case "completed":
       return EXIT_CODES.completed;
@@ -113,7 +113,7 @@ var exitCodeOf = (function exitCodeOf(state) {
     case "running":
       return EXIT_CODES.running;
   }
-});
+}
 var EXIT_CODES_HELP = `Exit codes:
   0  completed (the demo: every experiment ran)
   1  failed
@@ -134,7 +134,7 @@ var UsageError = class extends Error {
     this.name = "UsageError";
   }
 };
-var wrap = (function wrap(text, indent, width) {
+function wrap(text, indent, width) {
   const lines = [];
   let line = "";
   for (const word of text.split(" ")) {
@@ -143,8 +143,8 @@ var wrap = (function wrap(text, indent, width) {
   }
   if (line) lines.push(line);
   return lines.map((l) => " ".repeat(indent) + l).join("\n");
-});
-var runUsage = (function runUsage(options = {}) {
+}
+function runUsage(options = {}) {
   const intro = options.intro ?? "Runs an agent: one run, persisted in Deno KV, or a continuation of one.";
   const scenarios = options.scenarios?.length ? `  --scenario NAME             a scripted scenario to play instead of a model;
                               without TASK, the scenario's own task. One of:
@@ -196,31 +196,31 @@ ${scenarios}  --base-url URL              OpenAI-compatible endpoint (env LLM_BA
 ${latency}  -h, --help                  this text
 
 ${EXIT_CODES_HELP}`;
-});
-var num = (function num(flag, v, integer) {
+}
+function num(flag, v, integer) {
   return parsed(flag, v, `a non-negative ${integer ? "integer" : "number"}`, (n) => n >= 0 && (!integer || Number.isInteger(n)));
-});
-var atLeastOne = (function atLeastOne(flag, v) {
+}
+function atLeastOne(flag, v) {
   return parsed(flag, v, "an integer of at least 1", (n) => n >= 1 && Number.isInteger(n));
-});
-var usd = (function usd(flag, v) {
+}
+function usd(flag, v) {
   return parsed(flag, v, GIVEN_BUDGET.replace(/^expected /, ""), (n) => n > 0);
-});
-var parsed = (function parsed(flag, v, expected, ok) {
+}
+function parsed(flag, v, expected, ok) {
   if (v === void 0) return void 0;
   const n = Number(v);
   if (v.trim() === "" || !Number.isFinite(n) || !ok(n)) {
     throw new UsageError(`--${flag}: expected ${expected}, got "${v}"`);
   }
   return n;
-});
-var oneOf = (function oneOf(flag, v, allowed) {
+}
+function oneOf(flag, v, allowed) {
   if (v === void 0) return void 0;
   if (!allowed.includes(v)) {
     throw new UsageError(`--${flag}: expected ${allowed.join("|")}, got "${v}"`);
   }
   return v;
-});
+}
 var VALUE_FLAGS = /* @__PURE__ */ new Set([
   "--agent",
   "--scenario",
@@ -244,7 +244,7 @@ var VALUE_FLAGS = /* @__PURE__ */ new Set([
   "--stop",
   "--reason"
 ]);
-var glueNegativeValues = (function glueNegativeValues(argv) {
+function glueNegativeValues(argv) {
   const out = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -255,7 +255,7 @@ var glueNegativeValues = (function glueNegativeValues(argv) {
     } else out.push(arg);
   }
   return out;
-});
+}
 var OPTIONS = {
   help: {
     type: "boolean",
@@ -331,7 +331,7 @@ var OPTIONS = {
     type: "string"
   }
 };
-var flagsOf = (function flagsOf(v) {
+function flagsOf(v) {
   return {
     agent: v.agent,
     scenario: v.scenario,
@@ -358,8 +358,8 @@ var flagsOf = (function flagsOf(v) {
     waitSeconds: num("wait", v.wait, false),
     compactAt: atLeastOne("compact-at", v["compact-at"])
   };
-});
-var commandOf = (function commandOf(v, pos, argv, scenarioTask) {
+}
+function commandOf(v, pos, argv, scenarioTask) {
   const actions = [
     "resume",
     "continue",
@@ -434,8 +434,8 @@ var commandOf = (function commandOf(v, pos, argv, scenarioTask) {
     };
   }
   throw new UsageError("missing TASK text (or --scenario NAME); see --help");
-});
-var checkCombinations = (function checkCombinations(v, command2) {
+}
+function checkCombinations(v, command2) {
   if (v.reason !== void 0 && command2.kind !== "reject" && command2.kind !== "stop") {
     throw new UsageError("--reason goes with --reject or --stop");
   }
@@ -450,8 +450,8 @@ var checkCombinations = (function checkCombinations(v, command2) {
   if (v.scenario !== void 0 && v["base-url"] !== void 0) {
     throw new UsageError("--scenario and --base-url cannot be combined (a scenario is the scripted provider)");
   }
-});
-var parseRunArgs = (function parseRunArgs(argv, scenarioTask) {
+}
+function parseRunArgs(argv, scenarioTask) {
   let parsed2;
   try {
     parsed2 = parseArgs({
@@ -471,10 +471,10 @@ var parseRunArgs = (function parseRunArgs(argv, scenarioTask) {
     command: command2,
     ...flags
   };
-});
+}
 
 // cli/node_labels.ts
-var nodeLabels = (function nodeLabels(rootId) {
+function nodeLabels(rootId) {
   const toolOf = /* @__PURE__ */ new Map();
   return {
     see(e) {
@@ -493,10 +493,10 @@ var nodeLabels = (function nodeLabels(rootId) {
       return `[${parts.join(" > ")}] `;
     }
   };
-});
+}
 
 // cli/summary.ts
-var summarize = (function summarize(s) {
+function summarize(s) {
   return {
     runId: s.runId,
     ...s.agent === void 0 ? {} : {
@@ -517,8 +517,8 @@ var summarize = (function summarize(s) {
       failure: s.failure
     } : {}
   };
-});
-var describeRun = (function describeRun(s) {
+}
+function describeRun(s) {
   const lines = [
     `run ${s.runId}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ""}`,
     `  turns=${s.turns}  toolRuns=${s.toolRuns}  in=${s.usage.prompt_tokens}  out=${s.usage.completion_tokens}`
@@ -539,8 +539,8 @@ var describeRun = (function describeRun(s) {
   if (s.error !== null && !s.stopReason?.includes(s.error)) lines.push(`  error: ${s.error}`);
   lines.push(`  ${spentText(s.costUsd, s.limits.maxBudgetUsd)}`);
   return lines;
-});
-var progressPrinter = (function progressPrinter(rootId, t0, labels = nodeLabels(rootId)) {
+}
+function progressPrinter(rootId, t0, labels = nodeLabels(rootId)) {
   return (e) => {
     labels.see(e);
     const tag = labels.label(e.runId);
@@ -550,8 +550,8 @@ var progressPrinter = (function progressPrinter(rootId, t0, labels = nodeLabels(
     const line = progressLine(e, t0);
     return line === null || !tag ? line : line.replace(/^ {2}/, `  ${tag}`);
   };
-});
-var progressLine = (function progressLine(e, t0) {
+}
+function progressLine(e, t0) {
   const t = `(t+${Math.round(performance.now() - t0)} ms)`;
   switch (e.type) {
     case "turn":
@@ -576,17 +576,17 @@ var progressLine = (function progressLine(e, t0) {
     default:
       return null;
   }
-});
-var suspendedWords = (function suspendedWords(runId, { interruption: i, reason }) {
+}
+function suspendedWords(runId, { interruption: i, reason }) {
   if (i.type !== "approval") return `stopped: ${reason}`;
   const holder = i.runId ?? runId;
   const child = holder.startsWith(`${runId}.`) ? holder.slice(runId.length + 1) : holder;
   return `waits: child ${child} awaits a verdict on ${i.toolName} (${i.callId})`;
-});
+}
 
 // cli/stream_printer.ts
 var CHILD_LINE_CHARS = 100;
-var completeLines = (function completeLines(buffer) {
+function completeLines(buffer) {
   const lines = buffer.split("\n");
   let rest = lines.pop();
   while (rest.length > CHILD_LINE_CHARS) {
@@ -599,8 +599,8 @@ var completeLines = (function completeLines(buffer) {
     lines,
     rest
   };
-});
-var streamPrinter = (function streamPrinter(rootId, t0, write) {
+}
+function streamPrinter(rootId, t0, write) {
   let open = false;
   const labels = nodeLabels(rootId);
   const progress = progressPrinter(rootId, t0, labels);
@@ -651,16 +651,16 @@ var streamPrinter = (function streamPrinter(rootId, t0, write) {
     const line = progress(e);
     if (line) write(line + "\n");
   };
-});
+}
 
 // runtime/await_lease.ts
 var LEASE_MARGIN_MS = 2e3;
-var describe = (function describe(lease) {
+function describe(lease) {
   const where = lease.host !== void 0 && lease.pid !== void 0 ? ` (pid ${lease.pid} on ${lease.host})` : "";
   return `${lease.owner}${where}`;
-});
+}
 var seconds = (ms) => `${Math.max(0, Math.ceil(ms / 1e3))} s`;
-var awaitLease = (async function awaitLease(store, id, options = {}) {
+async function awaitLease(store, id, options = {}) {
   const { onWait, pollMs = 250, progressMs = 5e3, isGone = (l) => holderGone(l) } = options;
   let lease = await store.leaseHolder(id);
   if (!lease || lease.owner === store.owner) return;
@@ -684,10 +684,10 @@ var awaitLease = (async function awaitLease(store, id, options = {}) {
     }
     lease = await store.leaseHolder(id);
   }
-});
+}
 
 // cli/preflight.ts
-var checkTracePath = (async function checkTracePath(path) {
+async function checkTracePath(path) {
   try {
     const file = await Deno.open(path, {
       append: true,
@@ -698,8 +698,8 @@ var checkTracePath = (async function checkTracePath(path) {
     const why = e instanceof Deno.errors.NotFound ? "no such folder" : e instanceof Deno.errors.IsADirectory ? "is a folder" : e.message.split("\n")[0];
     throw new UsageError(`--trace "${path}": ${why}`);
   }
-});
-var checkBaseUrl = (function checkBaseUrl(value, source) {
+}
+function checkBaseUrl(value, source) {
   let ok = false;
   try {
     ok = [
@@ -711,10 +711,10 @@ var checkBaseUrl = (function checkBaseUrl(value, source) {
   if (!ok) {
     throw new UsageError(`${source} "${value}": expected an http:// or https:// URL, e.g. http://127.0.0.1:8788/v1`);
   }
-});
+}
 
 // cli/stop_command.ts
-var stopCommand = (async function stopCommand(store, kv, runId, reason) {
+async function stopCommand(store, kv, runId, reason) {
   const { rootId } = await store.summary(runId);
   const root = await store.summary(rootId);
   if (root.status !== "running") {
@@ -725,27 +725,27 @@ var stopCommand = (async function stopCommand(store, kv, runId, reason) {
   const recorded = await requestStop(kv, runId, reason);
   const note = recorded.reason === reason ? "" : " (a Stop was requested before yours)";
   return `stop requested for the tree of run ${runId} (root ${rootId}): ${recorded.reason}${note}`;
-});
+}
 
 // cli/mcp_lines.ts
-var mcpToolLines = (function mcpToolLines(servers) {
+function mcpToolLines(servers) {
   return Object.entries(servers).map(([name, set]) => {
     const who = set.server ? ` (${set.server.name} ${set.server.version})` : "";
     const n = set.tools.length;
     const names = set.tools.map((t) => t.name).join(", ");
     return `mcp ${name}${who}: ${n} tool${n === 1 ? "" : "s"}${n ? `: ${names}` : ""}`;
   });
-});
+}
 
 // cli/runs.ts
 import { parseArgs as parseArgs2 } from "node:util";
 
 // cli/table.ts
 var NUMERIC = /^[+\-]?\$?\d[\d,]*(\.\d+)?( ?(ms|x|%|s))?$/;
-var int = (function int(n) {
+function int(n) {
   return Math.round(n).toLocaleString("en-US");
-});
-var table = (function table(headers, rows, options = {}) {
+}
+function table(headers, rows, options = {}) {
   const indent = options.indent ?? "  ";
   const gap = " ".repeat(options.gap ?? 2);
   const columns = headers.map((h, i) => ({
@@ -761,16 +761,16 @@ var table = (function table(headers, rows, options = {}) {
     line(headers),
     ...rows.map(line)
   ];
-});
-var cellText = (function cellText(cell) {
+}
+function cellText(cell) {
   if (cell === void 0) return "";
   return typeof cell === "number" ? int(cell) : cell;
-});
-var readsAsNumber = (function readsAsNumber(cell) {
+}
+function readsAsNumber(cell) {
   if (typeof cell === "number") return true;
   const text = cellText(cell);
   return text === "" || text === "-" || NUMERIC.test(text);
-});
+}
 
 // cli/runs.ts
 var RUNS_USAGE = `Usage: deno task runs [list] [--status S] [--limit N] [--json]
@@ -782,21 +782,21 @@ Exit codes:
   0  printed what was asked, whatever the run's status (read it from --json's "status")
   2  usage error: bad flag or value, unknown command, unknown run id (one line on stderr)`;
 var STATUSES = RUN_STATUSES;
-var age = (function age(iso, now = Date.now()) {
+function age(iso, now = Date.now()) {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1e3));
   if (s < 60) return `${s} s`;
   if (s < 3600) return `${Math.round(s / 60)} min`;
   if (s < 86400) return `${Math.round(s / 3600)} h`;
   return `${Math.round(s / 86400)} d`;
-});
-var tableText = (function tableText(headers, rows) {
+}
+function tableText(headers, rows) {
   return table(headers, rows).join("\n");
-});
-var taskCell = (function taskCell(task) {
+}
+function taskCell(task) {
   const line = task.replace(/\s+/g, " ").trim();
   return line.length > 40 ? `${cutText(line, 39)}\u2026` : line;
-});
-var listTable = (async function listTable(store, runs) {
+}
+async function listTable(store, runs) {
   const withTasks = await Promise.all(runs.map(async (r) => ({
     r,
     task: await storedTask(store, r.runId)
@@ -818,8 +818,8 @@ var listTable = (async function listTable(store, runs) {
     taskCell(task),
     r.stopReason ?? ""
   ]));
-});
-var parseRunsArgs = (function parseRunsArgs(argv) {
+}
+function parseRunsArgs(argv) {
   let parsed2;
   try {
     parsed2 = parseArgs2({
@@ -878,15 +878,15 @@ var parseRunsArgs = (function parseRunsArgs(argv) {
     limit,
     help: v.help ?? false
   };
-});
-var messageLine = (function messageLine(m) {
+}
+function messageLine(m) {
   const text = m.role === "assistant" ? [
     m.content ?? "",
     ...(m.tool_calls ?? []).map((c) => `-> ${c.function.name}(${c.function.arguments}) [${c.id}]`)
   ].filter(Boolean).join(" ") : m.role === "tool" ? `[${m.tool_call_id}] ${m.content}` : m.content ?? "";
   return `  ${m.role.padEnd(9)} ${text.length > 300 ? cutText(text, 300) + "\u2026" : text}`;
-});
-var showRun = (async function showRun(store, id, json) {
+}
+async function showRun(store, id, json) {
   const s = await store.load(id);
   if (json) return console.log(JSON.stringify(s));
   for (const line of describeRun(s)) console.log(line);
@@ -895,8 +895,8 @@ var showRun = (async function showRun(store, id, json) {
   }
   console.log("transcript:");
   for (const m of s.messages) console.log(messageLine(m));
-});
-var printTree = (async function printTree(store, id, json) {
+}
+async function printTree(store, id, json) {
   const nodes = await loadTree(store, id);
   if (json) return console.log(JSON.stringify(nodes));
   console.log(tableText([
@@ -912,15 +912,15 @@ var printTree = (async function printTree(store, id, json) {
     String(n.turns),
     `$${n.costUsd.toFixed(6)}`
   ])));
-});
-var envKvPath = (function envKvPath() {
+}
+function envKvPath() {
   try {
     return readEnv().kvPath;
   } catch (e) {
     throw new UsageError(e.message);
   }
-});
-var runsMain = (async function runsMain(argv) {
+}
+async function runsMain(argv) {
   const a = parseRunsArgs(argv);
   if (a.help) return console.log(RUNS_USAGE), EXIT_CODES.completed;
   const kv = await openKv(a.kv ?? await defaultKvPath(envKvPath()));
@@ -943,11 +943,11 @@ var runsMain = (async function runsMain(argv) {
   } finally {
     kv.close();
   }
-});
+}
 if (false) await runCli(runsMain);
 
 // cli/cli.ts
-var pickAgent = (function pickAgent(s) {
+function pickAgent(s) {
   const byScenario = s.flags.scenario === void 0 ? void 0 : s.options.scenarios?.agent?.(s.flags.scenario);
   try {
     return s.registry.pick(s.flags.agent ?? byScenario);
@@ -955,16 +955,16 @@ var pickAgent = (function pickAgent(s) {
     if (e instanceof UnknownAgentError) throw new UsageError(`--agent: ${e.message}`);
     throw e;
   }
-});
-var checkModel = (function checkModel(s, name) {
+}
+function checkModel(s, name) {
   try {
     s.makeModel(name);
   } catch (e) {
     throw new UsageError(e.message);
   }
   return name;
-});
-var modelNameOf = (function modelNameOf(s, agent) {
+}
+function modelNameOf(s, agent) {
   const { flags } = s;
   if (agent.model !== void 0 && (flags.model ?? flags.scenario) !== void 0) {
     throw new UsageError(`agent ${agent.name} has its own model: no --model or --scenario`);
@@ -975,22 +975,22 @@ var modelNameOf = (function modelNameOf(s, agent) {
   const name = flags.scenario ?? flags.model ?? s.settings.model ?? s.options.defaultModel;
   if (name === void 0) throw new UsageError("no model: give --model NAME (or set LLM_MODEL)");
   return checkModel(s, name);
-});
+}
 var FLAG_OF = {
   maxTurns: "--max-turns",
   maxBudgetUsd: "--budget",
   budgetMode: "--budget-mode",
   toolErrors: "--tool-errors"
 };
-var notServed = (function notServed(s, run) {
+function notServed(s, run) {
   return new UsageError(`run ${run.runId} is of agent "${run.agent}", which is not among ${s.registry.names}`);
-});
-var widenedBy = (function widenedBy(agent, widened) {
+}
+function widenedBy(agent, widened) {
   const flag = FLAG_OF[widened.field] ?? widened.field;
   const whose = widened.problem.includes(`agent ${agent.name}`) ? "" : ` (agent ${agent.name})`;
   return new UsageError(`${flag}: ${widened.problem}${whose}`);
-});
-var createRun = (async function createRun(s, task) {
+}
+async function createRun(s, task) {
   const agent = pickAgent(s);
   const model = modelNameOf(s, agent);
   const { flags, config } = s;
@@ -1033,8 +1033,8 @@ var createRun = (async function createRun(s, task) {
   if (!flags.json) console.log(`run ${state.runId}`);
   await s.store.save(state);
   return state;
-});
-var continueRun = (async function continueRun(s) {
+}
+async function continueRun(s) {
   const cmd = s.flags.command;
   if (cmd.kind !== "resume" && cmd.kind !== "approve" && cmd.kind !== "reject" && cmd.kind !== "continue") {
     throw new TypeError(`continueRun: not a continuation (${cmd.kind})`);
@@ -1076,8 +1076,8 @@ var continueRun = (async function continueRun(s) {
     kind: "resume"
   };
   return await continueTree(s.store, s.kv, cmd.runId, verdict, changed);
-});
-var execute = (async function execute(s, root) {
+}
+async function execute(s, root) {
   const check = await checkRunAgent(s.store, root, s.registry);
   if (check.kind === "unknown") throw notServed(s, {
     runId: root.runId,
@@ -1120,21 +1120,21 @@ var execute = (async function execute(s, root) {
   } finally {
     Deno.removeSignalListener("SIGINT", onSigint);
   }
-});
-var report = (function report(s, done) {
+}
+function report(s, done) {
   if (s.flags.json) console.log(JSON.stringify(summarize(done)));
   else for (const line of describeRun(done)) console.log(line);
   return exitCodeOf(done);
-});
-var endUnstarted = (async function endUnstarted(store, id, e) {
+}
+async function endUnstarted(store, id, e) {
   try {
     const s = await store.load(id);
     if (s.status !== "running" || s.turns > 0 || await store.leaseHolder(id)) return;
     await failRun(store, id, `the run could not start: ${messageOf(e)}`);
   } catch {
   }
-});
-var requireFolder = (async function requireFolder(what, dir) {
+}
+async function requireFolder(what, dir) {
   let ok = false;
   try {
     ok = (await Deno.stat(dir)).isDirectory;
@@ -1144,14 +1144,14 @@ var requireFolder = (async function requireFolder(what, dir) {
     }
   }
   if (!ok) throw new UsageError(`${what} "${dir}": no such folder`);
-});
-var checkEndpoint = (function checkEndpoint(flags, settings) {
+}
+function checkEndpoint(flags, settings) {
   if (flags.baseUrl !== void 0) return checkBaseUrl(flags.baseUrl, "--base-url");
   if (settings.baseUrl === void 0 || flags.scenario !== void 0) return;
   const fromEnv = readEnv().baseUrl === settings.baseUrl;
   checkBaseUrl(settings.baseUrl, fromEnv ? "LLM_BASE_URL" : "reins.jsonc baseUrl");
-});
-var command = (async function command(options, flags) {
+}
+async function command(options, flags) {
   const config = await loadConfig(flags.config);
   const explicitWs = flags.workspace ?? config.workspace;
   if (explicitWs !== void 0) {
@@ -1206,8 +1206,8 @@ var command = (async function command(options, flags) {
   } finally {
     kv.close();
   }
-});
-var cli = (async function cli(options) {
+}
+async function cli(options) {
   const argv = [
     ...options.args ?? Deno.args
   ];
@@ -1231,7 +1231,7 @@ var cli = (async function cli(options) {
   }
   Deno.exitCode = code;
   return code;
-});
+}
 
 // cli/run_worker.ts
 import { parseArgs as parseArgs3 } from "node:util";
@@ -1253,15 +1253,15 @@ reins.jsonc's), REINS_WORKSPACES (default .reins/workspaces: the trees' folders)
 REINS_CONFIG (default reins.jsonc, if any: the tools of its mcpServers go to every run).
 It executes only runs of the agents it serves; others are left to other processes.
 SIGINT or SIGTERM: stop taking work, hand executing runs over, exit.`;
-var positiveMs = (function positiveMs(raw, name) {
+function positiveMs(raw, name) {
   if (raw === void 0 || raw === "") return void 0;
   const ms = Number(raw);
   if (!Number.isFinite(ms) || ms <= 0 || ms > MAX_TIMER_MS) {
     throw new TypeError(`${name}: expected milliseconds from 1 to ${MAX_TIMER_MS}, got "${raw}"`);
   }
   return ms;
-});
-var parseWorkerArgs = (function parseWorkerArgs(args) {
+}
+function parseWorkerArgs(args) {
   const { values } = parseArgs3({
     args,
     options: {
@@ -1289,8 +1289,8 @@ var parseWorkerArgs = (function parseWorkerArgs(args) {
     help: values.help ?? false,
     env
   };
-});
-var openResources = (async function openResources(path, env) {
+}
+async function openResources(path, env) {
   let mcp;
   let settings;
   try {
@@ -1312,8 +1312,8 @@ var openResources = (async function openResources(path, env) {
     if (!(e instanceof KvOpenError)) throw e;
     return e.message;
   }
-});
-var signalled = (function signalled() {
+}
+function signalled() {
   const { promise, resolve } = Promise.withResolvers();
   const listeners = [
     "SIGINT",
@@ -1329,8 +1329,8 @@ var signalled = (function signalled() {
   return promise.finally(() => {
     for (const [s, fn] of listeners) Deno.removeSignalListener(s, fn);
   });
-});
-var runWorker = (async function runWorker(args, options) {
+}
+async function runWorker(args, options) {
   let parsed2;
   try {
     parsed2 = parseWorkerArgs(args);
@@ -1382,7 +1382,7 @@ var runWorker = (async function runWorker(args, options) {
   const took = Math.round(performance.now() - t0);
   console.log(`reins worker: ${signal}: handed over ${executing} run(s) in ${took} ms`);
   return 0;
-});
+}
 export {
   cli,
   runWorker

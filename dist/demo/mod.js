@@ -68,7 +68,7 @@ var FIXTURES = Object.freeze({
 });
 
 // tools/workspace.ts
-var createWorkspace = (async function createWorkspace(options = {}) {
+async function createWorkspace(options = {}) {
   if (options.dir !== void 0 && options.parent !== void 0) {
     throw new TypeError("createWorkspace: pass either dir or parent, not both");
   }
@@ -85,14 +85,14 @@ var createWorkspace = (async function createWorkspace(options = {}) {
   });
   await writeFixtures(dir, options);
   return openWorkspace(dir);
-});
-var writeFixtures = (async function writeFixtures(dir, options) {
+}
+async function writeFixtures(dir, options) {
   for (const [name, text] of Object.entries(FIXTURES)) {
     await Deno.writeTextFile(join(dir, name), text);
     await options.onFileWritten?.(name);
   }
-});
-var prepareDir = (async function prepareDir(dir, options) {
+}
+async function prepareDir(dir, options) {
   const target = resolvePath(dir);
   if (await isDirectory(target)) {
     if (options.keep) return target;
@@ -129,16 +129,16 @@ var prepareDir = (async function prepareDir(dir, options) {
     throw e;
   }
   return target;
-});
-var isDirectory = (async function isDirectory(path) {
+}
+async function isDirectory(path) {
   try {
     return (await Deno.stat(path)).isDirectory;
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return false;
     throw e;
   }
-});
-var openWorkspace = (function openWorkspace(dir) {
+}
+function openWorkspace(dir) {
   const root = Deno.realPathSync(dir);
   const inside = (p) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
   const refuse = (path) => {
@@ -187,14 +187,14 @@ var openWorkspace = (function openWorkspace(dir) {
       }
     }
   };
-});
-var linkTarget = (function linkTarget(path) {
+}
+function linkTarget(path) {
   try {
     return Deno.lstatSync(path).isSymlink ? Deno.readLinkSync(path) : void 0;
   } catch {
     return void 0;
   }
-});
+}
 
 // tools/delete_file.ts
 import { join as join2 } from "node:path";
@@ -203,7 +203,7 @@ var EFFECTS_LOG = ".effects.log";
 var PARAMETERS = z.object({
   path: z.string().min(1).describe("File path relative to the workspace, e.g. notes.txt")
 });
-var deleteFileTool = (function deleteFileTool(ws) {
+function deleteFileTool(ws) {
   return defineTool({
     name: "delete_file",
     description: "Deletes a file in the workspace. A person must approve each deletion.",
@@ -242,20 +242,20 @@ var deleteFileTool = (function deleteFileTool(ws) {
       return `deleted ${path}`;
     }
   });
-});
-var oneLine = (function oneLine(s) {
+}
+function oneLine(s) {
   return s.replace(/[\t\n\r]/g, " ");
-});
+}
 
 // tools/catalog.ts
-var demoTools = (function demoTools(ws, options = {}) {
+function demoTools(ws, options = {}) {
   return [
     listFilesTool(ws),
     readFileTool(ws, options.read),
     deleteFileTool(ws),
     scanArchiveTool(ws, options.scan)
   ];
-});
+}
 export {
   createWorkspace,
   demoTools

@@ -124,7 +124,7 @@ var HttpError = class extends ReinsError {
     this.headers = headers;
   }
 };
-var errorAnswer = (function errorAnswer(err) {
+function errorAnswer(err) {
   const message = messageOf(err);
   const answer = (status2, code, field) => ({
     status: status2,
@@ -155,8 +155,8 @@ var errorAnswer = (function errorAnswer(err) {
       }
     }
   };
-});
-var onError = (function onError(err, c) {
+}
+function onError(err, c) {
   const { status: status2, body: body2 } = errorAnswer(err);
   if (err instanceof HttpError) {
     for (const [k, v] of Object.entries(err.headers)) {
@@ -167,14 +167,14 @@ var onError = (function onError(err, c) {
     console.error(`${c.req.method} ${c.req.path}:`, err);
   }
   return c.json(body2, status2);
-});
+}
 
 // server/auth.ts
 var encoder = new TextEncoder();
-var digest = (async function digest(text) {
+async function digest(text) {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-});
-var safeEqual = (async function safeEqual(a, b) {
+}
+async function safeEqual(a, b) {
   const [x, y] = await Promise.all([
     digest(a),
     digest(b)
@@ -183,11 +183,11 @@ var safeEqual = (async function safeEqual(a, b) {
   let diff = 0;
   for (let i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
   return diff === 0;
-});
-var bearerToken = (function bearerToken(header) {
+}
+function bearerToken(header) {
   return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? "")?.[1] ?? null;
-});
-var bearerAuth = (function bearerAuth(token) {
+}
+function bearerAuth(token) {
   return async (c, next) => {
     if (!token) return await next();
     const given = bearerToken(c.req.header("authorization"));
@@ -197,10 +197,10 @@ var bearerAuth = (function bearerAuth(token) {
     }
     await next();
   };
-});
+}
 
 // server/deps.ts
-var resolveDeps = (function resolveDeps(deps) {
+function resolveDeps(deps) {
   const worker = resolveWorkerDeps(deps);
   const schedule = deps.schedule ?? (() => Promise.resolve());
   return {
@@ -220,11 +220,11 @@ var resolveDeps = (function resolveDeps(deps) {
     runDefaults: deps.runDefaults ?? {},
     mount: deps.mount ?? {}
   };
-});
+}
 
 // server/inspector/spend.ts
 var inSubtree = (id, runId) => id === runId || id.startsWith(`${runId}.`);
-var loadSpend = (async function loadSpend(store, run, nodes) {
+async function loadSpend(store, run, nodes) {
   const ids = nodes.map((n) => n.runId).filter((id) => inSubtree(id, run.runId));
   if (!ids.includes(run.runId)) ids.unshift(run.runId);
   const perRun = await Promise.all(ids.map(async (id) => (await store.events(id)).flatMap(({ event: e }) => e.type === "turn" ? [
@@ -241,43 +241,43 @@ var loadSpend = (async function loadSpend(store, run, nodes) {
     spentUsd: run.costUsd,
     calls
   };
-});
+}
 
 // server/inspector/html.ts
 import { html as honoHtml, raw } from "hono/html";
-var html = (function html(strings, ...values) {
+function html(strings, ...values) {
   const out = honoHtml(strings, ...values);
   if (out instanceof Promise) throw new TypeError("html: a Promise was interpolated");
   return out;
-});
+}
 
 // server/inspector/format.ts
-var runHref = (function runHref(id) {
+function runHref(id) {
   return `/ui/runs/${encodeURIComponent(id)}`;
-});
-var formatUsd = (function formatUsd(usd3) {
+}
+function formatUsd(usd3) {
   if (!Number.isFinite(usd3) || usd3 === 0) return "$0";
   if (Math.abs(usd3) >= 1) return `$${usd3.toFixed(2)}`;
   return `$${usd3.toFixed(6)}`;
-});
-var formatTime = (function formatTime(iso) {
+}
+function formatTime(iso) {
   const ms2 = Date.parse(iso);
   if (Number.isNaN(ms2)) return iso;
   return new Date(ms2).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
-});
-var time = (function time(iso) {
+}
+function time(iso) {
   return html`<time datetime="${iso}">${formatTime(iso)}</time>`;
-});
-var clip = (function clip(text, max) {
+}
+function clip(text, max) {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${cutText(flat, max - 1)}\u2026` : flat;
-});
-var runLabel = (function runLabel(id, rootLabel) {
+}
+function runLabel(id, rootLabel) {
   const dot = id.indexOf(".");
   if (dot > 0) return id.slice(dot + 1);
   return rootLabel ?? id.slice(0, 8);
-});
-var prettyArgs = (function prettyArgs(args) {
+}
+function prettyArgs(args) {
   if (typeof args === "string") {
     try {
       return JSON.stringify(JSON.parse(args), null, 2);
@@ -286,11 +286,11 @@ var prettyArgs = (function prettyArgs(args) {
     }
   }
   return JSON.stringify(args, null, 2) ?? String(args);
-});
-var taskOf = (function taskOf(messages) {
+}
+function taskOf(messages) {
   const m = messages.find((m2) => m2.role === "user");
   return m?.content ?? "";
-});
+}
 
 // server/inspector/budget_picture.ts
 var W = 1e3;
@@ -303,7 +303,7 @@ var PAD = {
   bottom: 18
 };
 var n2 = (x) => Math.round(x * 100) / 100;
-var renderBudgetBar = (function renderBudgetBar(s) {
+function renderBudgetBar(s) {
   const scale = Math.max(s.budgetUsd, s.spentUsd) || 1;
   const within = Math.min(s.spentUsd, s.budgetUsd) / scale * W;
   const over = Math.max(0, s.spentUsd - s.budgetUsd) / scale * W;
@@ -315,8 +315,8 @@ var renderBudgetBar = (function renderBudgetBar(s) {
 ${over > 0 ? html`<rect class="bar-over" x="${n2(within)}" y="0" width="${n2(over)}" height="${BAR_H}"></rect>` : ""}
 <line class="bar-budget" x1="${n2(mark)}" x2="${n2(mark)}" y1="0" y2="${BAR_H}"></line>
 </svg>`;
-});
-var renderSpendChart = (function renderSpendChart(s, rootId) {
+}
+function renderSpendChart(s, rootId) {
   const n = s.calls.length;
   if (n === 0) return html`<p class="muted">No model call yet.</p>`;
   let total = 0;
@@ -358,8 +358,8 @@ ${calls}
 <text class="axis-label" x="${PAD.left}" y="${CHART_H - 4}">call 1</text>
 <text class="axis-label end" x="${W - PAD.right}" y="${CHART_H - 4}">call ${n}</text>
 </svg>`;
-});
-var renderBudget = (function renderBudget(s, rootId) {
+}
+function renderBudget(s, rootId) {
   const over = s.spentUsd - s.budgetUsd;
   const [spent, budget] = usdPair(s.spentUsd, s.budgetUsd);
   const overWords = over > 0 ? html`<span class="over-words">over by ${usdPair(over, 0)[0]}</span>` : html`<span class="muted">${usdPair(Math.max(0, -over), 0)[0]} left</span>`;
@@ -371,7 +371,7 @@ ${renderBudgetBar(s)}
 <p class="spend-readout muted" aria-live="polite">Each dot: the running total after a model call;
 each bar: that call's own cost. The dashed line is the budget.</p>
 </div>`;
-});
+}
 
 // server/inspector/static/activity.js
 var activity_default = `// The activity log, newest first: one line per event, a call's progress
@@ -382,15 +382,15 @@ import { argsText, clock, el, exitWords, secs, usd } from "./words.js";
 const LOG_MAX = 400;
 
 // A call holding its run without a result: what it waits on.
-var suspendedWords = (function suspendedWords(ev) {
+function suspendedWords(ev) {
   const i = ev.suspended.interruption;
   if (i.type !== "approval") return "stopped: " + ev.suspended.reason;
   return "waits: " + i.toolName + " in a subagent awaits your verdict";
-});
+}
 
 // "Budget spent: budget spent: $\u2026" and "Waiting for your verdict: awaiting a verdict: \u2026"
 // said the same thing twice: the exit's words, then the reason without what repeats them.
-var stopWords = (function stopWords(ev) {
+function stopWords(ev) {
   const words = exitWords(ev);
   const reason = String(ev.reason || "").replace(/^awaiting a verdict: /, "");
   if (!reason) return words;
@@ -398,9 +398,9 @@ var stopWords = (function stopWords(ev) {
     return words + reason.slice(words.length);
   }
   return words + ": " + reason;
-});
+}
 
-var describe = (function describe(ev) {
+function describe(ev) {
   switch (ev.type) {
     case "turn":
       return "turn " + ev.turn + " \xB7 " + ev.total_tokens + " tokens \xB7 +" + usd(ev.turnCostUsd) +
@@ -443,7 +443,7 @@ var describe = (function describe(ev) {
         usd(ev.costUsd);
   }
   return ev.type;
-});
+}
 
 /** Adds event \`ev\` of source \`s\` to the log, in time order. */
 export function log(s, ev) {
@@ -487,7 +487,7 @@ var budget_default = `// The budget picture's readout: pointing at a call of the
 // it) says what it cost and the total after it; leaving restores the legend.
 import { $ } from "./api.js";
 
-var readout = (function readout(target) {
+function readout(target) {
   const card = $("budget");
   const line = card && card.querySelector(".spend-readout");
   if (!line) return;
@@ -498,7 +498,7 @@ var readout = (function readout(target) {
   });
   if (call) call.classList.add("pointed");
   line.textContent = call ? call.dataset.words : line.dataset.legend;
-});
+}
 
 /** Follows the pointer over the budget card (its markup is replaced on refresh). */
 export function followBudget() {
@@ -526,16 +526,16 @@ import { $, apiJson, enc, keyedSends } from "./api.js";
 const replies = keyedSends();
 const forks = keyedSends();
 
-var say = (function say(text, ok) {
+function say(text, ok) {
   const p = $("controls-error");
   p.hidden = false;
   p.textContent = text;
   p.className = "error" + (ok ? " ok" : "");
-});
+}
 
-var usd = (function usd(n) {
+function usd(n) {
   return "$" + n.toFixed(6);
-});
+}
 
 /** The words of a quote: the next call's prompt and the reply reserved for it. */
 export function quoteWords(q) {
@@ -546,7 +546,7 @@ export function quoteWords(q) {
     ". Repeated reads are replayed from this run at $0.";
 }
 
-var sendReply = (async function sendReply(form, refresh) {
+async function sendReply(form, refresh) {
   const input = form.elements.content;
   const content = input.value.trim();
   if (!content) return;
@@ -569,9 +569,9 @@ var sendReply = (async function sendReply(form, refresh) {
     button.disabled = false;
     refresh();
   }
-});
+}
 
-var quotePanel = (function quotePanel(button, quote) {
+function quotePanel(button, quote) {
   const old = button.parentElement.querySelector(".fork-quote");
   if (old) old.remove();
   const panel = document.createElement("div");
@@ -591,9 +591,9 @@ var quotePanel = (function quotePanel(button, quote) {
   panel.append(p, go, cancel);
   button.parentElement.append(panel);
   return go;
-});
+}
 
-var fork = (async function fork(button) {
+async function fork(button) {
   const path = "/runs/" + enc(button.dataset.runId) + "/fork";
   const atTurn = Number(button.dataset.turn);
   button.disabled = true;
@@ -618,7 +618,7 @@ var fork = (async function fork(button) {
   } finally {
     button.disabled = false;
   }
-});
+}
 
 /** Handles the reply form and the fork buttons of the run page. */
 export function handleConversation(refresh) {
@@ -649,7 +649,7 @@ import { newRunForm } from "./new_run.js";
 document.documentElement.classList.add("js");
 
 /** The run list, refreshed from the server's fragment. */
-var listPage = (async function listPage() {
+async function listPage() {
   const target = $("runs");
   let last = null;
   for (;;) {
@@ -663,7 +663,7 @@ var listPage = (async function listPage() {
     }
     await sleep(document.hidden ? 6000 : 2000);
   }
-});
+}
 
 const body = document.body;
 if (body.dataset.page === "list") (newRunForm(), listPage());
@@ -729,14 +729,14 @@ export function secs(ms) {
   return ms >= 1000 ? (ms / 1000).toFixed(1) + " s" : Math.round(ms) + " ms";
 }
 // Never cut between the two halves of a surrogate pair (mirrors harness/text.ts).
-var cutChars = (function cutChars(text, max) {
+function cutChars(text, max) {
   const code = text.charCodeAt(max - 1);
   return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
-});
-var short = (function short(text, max) {
+}
+function short(text, max) {
   text = String(text == null ? "" : text).replace(/\\s+/g, " ").trim();
   return text.length > max ? cutChars(text, max - 1) + "\u2026" : text;
-});
+}
 export function argsText(raw, max) {
   // {"question":"Why?"} reads as: question: Why?
   let v;
@@ -1223,7 +1223,7 @@ var ASSETS = {
 };
 
 // server/inspector/status_words.ts
-var statusWords = (function statusWords(run, stop) {
+function statusWords(run, stop) {
   const reason = run.stopReason ?? "";
   const i = run.interruption ?? null;
   switch (run.status) {
@@ -1303,25 +1303,25 @@ var statusWords = (function statusWords(run, stop) {
         detail: reason
       };
   }
-});
-var badge = (function badge(words) {
+}
+function badge(words) {
   return html`<span class="badge tone-${words.tone}">${words.label}</span>`;
-});
+}
 
 // server/inspector/resume_form.ts
 var MAX_TURNS = 1e3;
 var MAX_BUDGET_USD = 1e3;
-var stoppedBy = (function stoppedBy(root) {
+function stoppedBy(root) {
   const i = root.interruption?.type;
   if (root.status === "budget_exceeded" || i === "max_budget") return "budget";
   if (root.status === "max_turns_exceeded" || i === "max_turns") return "turns";
   return null;
-});
-var suggestedBudget = (function suggestedBudget(root) {
+}
+function suggestedBudget(root) {
   const wanted = Math.max(root.limits.maxBudgetUsd * 2, root.costUsd * 1.5, 1e-4);
   return Math.min(MAX_BUDGET_USD, Math.ceil(wanted * 1e4) / 1e4);
-});
-var renderRaiseForm = (function renderRaiseForm(root) {
+}
+function renderRaiseForm(root) {
   const by = stoppedBy(root);
   if (!by) return null;
   const [spent, budget] = usdPair(root.costUsd, root.limits.maxBudgetUsd);
@@ -1339,10 +1339,10 @@ var renderRaiseForm = (function renderRaiseForm(root) {
       <div class="row">${field}<button type="submit">Resume with this ${by === "budget" ? "budget" : "cap"}</button></div>
     </form>
   `;
-});
+}
 
 // server/inspector/conversation.ts
-var renderReplyBox = (function renderReplyBox(d) {
+function renderReplyBox(d) {
   const { run } = d;
   if (followUpRefusal({
     ...run,
@@ -1360,12 +1360,12 @@ var renderReplyBox = (function renderReplyBox(d) {
         cap counts from this message; the budget is the whole conversation's.</p>
     </form>
   `;
-});
-var forkButton = (function forkButton(runId, turn) {
+}
+function forkButton(runId, turn) {
   return html`<div class="fork-from"><button type="button" class="fork" data-action="fork"
     data-run-id="${runId}" data-turn="${turn}" title="A new run from after this turn (its tool results included); its next call is quoted before it runs">Fork from here</button></div>`;
-});
-var forkPoints = (function forkPoints(messages) {
+}
+function forkPoints(messages) {
   const turns = forkableTurns(messages);
   const out = /* @__PURE__ */ new Map();
   let turn = 0;
@@ -1376,20 +1376,20 @@ var forkPoints = (function forkPoints(messages) {
   });
   if (turns.has(turn)) out.set(messages.length - 1, turn);
   return out;
-});
-var transcriptOptions = (function transcriptOptions(d) {
+}
+function transcriptOptions(d) {
   return d.run.parentId === null ? {
     forkRunId: d.run.runId
   } : {};
-});
-var renderForkOrigin = (function renderForkOrigin(run) {
+}
+function renderForkOrigin(run) {
   const origin = run.forkedFrom;
   if (!origin) return "";
   return html`<p class="crumb">Forked from <a href="${runHref(origin.runId)}">${runLabel(origin.runId)}</a> at turn ${origin.turn}</p>`;
-});
+}
 
 // server/inspector/run_page.ts
-var renderFacts = (function renderFacts(run) {
+function renderFacts(run) {
   const tokens = run.usage.prompt_tokens + run.usage.completion_tokens;
   const [cost, budget] = usdPair(run.costUsd, run.limits.maxBudgetUsd);
   const lease = run.lease ? html`
@@ -1418,8 +1418,8 @@ ${run.compaction ? html`
 <div><dt>Started</dt><dd>${time(run.createdAt)}</dd></div>
 ${lease}
 </dl>`;
-});
-var renderOutcome = (function renderOutcome(run) {
+}
+function renderOutcome(run) {
   const answer = renderOutput(run);
   const error3 = run.error !== null ? html`
       <div class="failure">
@@ -1428,8 +1428,8 @@ var renderOutcome = (function renderOutcome(run) {
       </div>
     ` : "";
   return html`${answer}${error3}`;
-});
-var renderSummary = (function renderSummary(d) {
+}
+function renderSummary(d) {
   const { run } = d;
   const words = statusWords(run, run.status === "running" ? d.stop : null);
   const isRoot = run.runId === run.rootId;
@@ -1446,8 +1446,8 @@ ${crumb}
 ${renderFacts(run)}
 ${renderOutcome(run)}
 </div>`;
-});
-var renderOutput = (function renderOutput(run) {
+}
+function renderOutput(run) {
   if (run.output === null) return "";
   const text = typeof run.output === "string";
   const shown = text ? run.output : JSON.stringify(run.output, null, 2);
@@ -1457,8 +1457,8 @@ var renderOutput = (function renderOutput(run) {
       <pre class="${text ? "" : "json"}">${shown}</pre>
     </div>
   `;
-});
-var renderControls = (function renderControls(d) {
+}
+function renderControls(d) {
   const { root } = d;
   const i = root.interruption;
   const forms = [];
@@ -1504,7 +1504,7 @@ var renderControls = (function renderControls(d) {
     return html`<p class="muted">The tree awaits nothing (${statusWords(root).label.toLowerCase()}).</p>`;
   }
   return html`${forms}`;
-});
+}
 
 // server/inspector/tool_rows.ts
 var TOOL_STATE_WORDS = {
@@ -1515,7 +1515,7 @@ var TOOL_STATE_WORDS = {
   "child-waiting": "waiting",
   rejected: "rejected"
 };
-var toolRows = (function toolRows(state, nodes) {
+function toolRows(state, nodes) {
   const last = state.messages.findLast((m) => m.role === "assistant" && !!m.tool_calls?.length);
   if (last?.role !== "assistant" || !last.tool_calls) return [];
   const results = new Set(state.messages.flatMap((m) => m.role === "tool" ? [
@@ -1561,8 +1561,8 @@ var toolRows = (function toolRows(state, nodes) {
       label: ""
     };
   });
-});
-var loadToolRows = (async function loadToolRows(store, runIds) {
+}
+async function loadToolRows(store, runIds) {
   const states = /* @__PURE__ */ new Map();
   await Promise.all(runIds.map(async (id) => {
     try {
@@ -1573,26 +1573,26 @@ var loadToolRows = (async function loadToolRows(store, runIds) {
   const out = {};
   for (const [id, state] of states) out[id] = toolRows(state, states);
   return out;
-});
-var renderToolRow = (function renderToolRow(r) {
+}
+function renderToolRow(r) {
   const fraction = r.state === "ok" ? "1" : "0";
   return html`
     <div class="tool state-${r.state}" data-call-id="${r.callId}"
       data-state="${r.state}"><span class="tool-name">${r.name}</span><progress max="1" value="${fraction}"></progress><span
           class="tool-label" title="${r.label}">${r.label}</span><span class="tool-state">${TOOL_STATE_WORDS[r.state]}</span></div>
   `;
-});
+}
 
 // server/inspector/tree.ts
-var share = (function share(n, total) {
+function share(n, total) {
   const own = Math.max(0, n.costUsd - n.childCostUsd);
   const part = total > 0 ? own / total : 0;
   const words = `own calls ${formatUsd(own)}: ${percentOf(own, total)} of the tree's ${formatUsd(total)}`;
   return html`<span class="node-share" title="${words}"><svg class="share-bar" viewBox="0 0 40 6"
     aria-hidden="true"><rect class="share-room" width="40" height="6"></rect><rect
     class="share-part" width="${Math.round(part * 4e3) / 100}" height="6"></rect></svg>${total > 0 ? Math.round(part * 100) : 0}%</span>`;
-});
-var renderTree = (function renderTree(d) {
+}
+function renderTree(d) {
   const total = d.nodes[0]?.costUsd ?? 0;
   const rows = d.nodes.map((n) => {
     const words = statusWords(n, n.status === "running" ? d.stop : null);
@@ -1616,10 +1616,10 @@ var renderTree = (function renderTree(d) {
     `;
   });
   return html`<ul class="tree">${rows}</ul>`;
-});
+}
 
 // server/inspector/transcript.ts
-var repairsOf = (function repairsOf(messages, prompts) {
+function repairsOf(messages, prompts) {
   const replies = /* @__PURE__ */ new Set();
   for (const at of prompts) {
     const next = messages.findIndex((m, i) => i > at && m.role === "assistant");
@@ -1629,8 +1629,8 @@ var repairsOf = (function repairsOf(messages, prompts) {
     prompts: new Set(prompts),
     replies
   };
-});
-var messageBlock = (function messageBlock(m, index, repairs, fork) {
+}
+function messageBlock(m, index, repairs, fork) {
   if (repairs.prompts.has(index)) return repairBlock(m, fork);
   switch (m.role) {
     case "system":
@@ -1669,14 +1669,14 @@ var messageBlock = (function messageBlock(m, index, repairs, fork) {
       `;
     }
   }
-});
-var repairBlock = (function repairBlock(m, fork) {
+}
+function repairBlock(m, fork) {
   return html`
     <li
       class="msg repair"><span class="role">repair: the answer failed the output schema</span><pre>${m.content}</pre>${fork}</li>
   `;
-});
-var renderTranscript = (function renderTranscript(messages, repairs = [], options = {}) {
+}
+function renderTranscript(messages, repairs = [], options = {}) {
   if (!messages.length) return html`<p class="muted">No messages.</p>`;
   const marked = repairsOf(messages, repairs);
   const { forkRunId } = options;
@@ -1685,25 +1685,25 @@ var renderTranscript = (function renderTranscript(messages, repairs = [], option
     const turn = points.get(i);
     return messageBlock(m, i, marked, turn === void 0 ? "" : forkButton(forkRunId, turn));
   })}</ol>`;
-});
+}
 
 // server/inspector/page.ts
 var _a;
-var renderPage = (function renderPage(o) {
+function renderPage(o) {
   return html(_a || (_a = __template(['\n    <!doctype html>\n    <html lang="en">\n      <head>\n        <meta charset="utf-8">\n        <meta name="viewport" content="width=device-width, initial-scale=1">\n        <title>', '</title>\n        <link rel="icon" href="data:,">\n        <link rel="stylesheet" href="/ui/static/inspector.css">\n        <script type="module" src="/ui/static/main.js"><\/script>\n      </head>\n      <body data-page="', '" ', "", '>\n        <header class="top">\n          <a class="brand" href="/">reins <span>inspector</span></a>\n          <nav><a href="/">All runs</a></nav>\n          <span class="live" id="live" hidden></span>\n        </header>\n        <form id="auth" class="auth" hidden>\n          <label\n            for="auth-token">This server needs its bearer token (<code>REINS_TOKEN</code>). It stays in this tab only.</label>\n          <div class="row">\n            <input id="auth-token" name="token" type="password" autocomplete="off" required>\n            <button type="submit">Use token</button>\n          </div>\n          <p class="error" id="auth-error" role="alert" hidden></p>\n        </form>\n        <main>\n    ', "\n        </main>\n      </body>\n    </html>\n  "])), o.title, o.page, o.runId ? html`
           data-run-id="${o.runId}"
         ` : "", o.locked ? html`
           data-locked="true"
         ` : "", o.body);
-});
-var lockedNote = (function lockedNote() {
+}
+function lockedNote() {
   return html`
     <div
       class="locked"><p>This server needs a bearer token. The page asks for it and sends it as <code>Authorization: Bearer</code>.</p>
     <noscript><p>Without JavaScript the page cannot send the token: use the API with <code>Authorization: Bearer &lt;token&gt;</code>.</p></noscript></div>
   `;
-});
-var renderNewRun = (function renderNewRun(agents, defaultAgent) {
+}
+function renderNewRun(agents, defaultAgent) {
   const options = agents.map((name) => html`
       <option value="${name}" ${name === defaultAgent ? " selected" : ""}>${name}</option>
     `);
@@ -1718,8 +1718,8 @@ var renderNewRun = (function renderNewRun(agents, defaultAgent) {
       </form>
     </section>
   `;
-});
-var renderListMain = (function renderListMain(list, before = "") {
+}
+function renderListMain(list, before = "") {
   return html`
     ${before}<section class="card">
       <div class="card-head">
@@ -1729,8 +1729,8 @@ var renderListMain = (function renderListMain(list, before = "") {
       <div id="runs">${list ?? lockedNote()}</div>
     </section>
   `;
-});
-var renderRunMain = (function renderRunMain(d) {
+}
+function renderRunMain(d) {
   if (!d) {
     return html`
       <section class="card" id="summary">${lockedNote()}</section>
@@ -1778,8 +1778,8 @@ var renderRunMain = (function renderRunMain(d) {
       <div id="transcript">${renderTranscript(d.messages, d.repairs, transcriptOptions(d))}</div>
     </section>
   `;
-});
-var renderErrorMain = (function renderErrorMain(title, message) {
+}
+function renderErrorMain(title, message) {
   return html`
     <section class="card">
       <h1>${title}</h1>
@@ -1787,10 +1787,10 @@ var renderErrorMain = (function renderErrorMain(title, message) {
       <p><a href="/">All runs</a></p>
     </section>
   `;
-});
+}
 
 // server/inspector/run_list.ts
-var listCounts = (function listCounts(runs) {
+function listCounts(runs) {
   const counts = {
     running: 0,
     waiting: 0,
@@ -1802,8 +1802,8 @@ var listCounts = (function listCounts(runs) {
   };
   for (const r of runs) counts[statusWords(r.run, r.stop).tone]++;
   return counts;
-});
-var renderRunList = (function renderRunList(runs) {
+}
+function renderRunList(runs) {
   const c = listCounts(runs);
   const tally = [
     [
@@ -1871,7 +1871,7 @@ var renderRunList = (function renderRunList(runs) {
       <tbody>${rows}</tbody>
     </table>
   `;
-});
+}
 
 // server/schemas.ts
 import { z } from "zod";
@@ -1937,7 +1937,7 @@ var EventsQuerySchema = z.strictObject({
     "0"
   ]).optional().describe("false: send the stored events and close (default true: then live ones)")
 });
-var parseInput = (function parseInput(schema2, value, where) {
+function parseInput(schema2, value, where) {
   const result = schema2.safeParse(value);
   if (result.success) return result.data;
   const [issue] = result.error.issues;
@@ -1955,12 +1955,12 @@ var parseInput = (function parseInput(schema2, value, where) {
     throw new TooLargeError(field, issue.maximum);
   }
   throw new BadRequestError(field, issue.message);
-});
-var isJsonContentType = (function isJsonContentType(header) {
+}
+function isJsonContentType(header) {
   const type = (header ?? "").replace(/;.*/s, "").trim().toLowerCase();
   return type === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type);
-});
-var readBody = (async function readBody(request, schema2, optional = false) {
+}
+async function readBody(request, schema2, optional = false) {
   const text = await request.text();
   if (text.trim() === "") {
     if (optional) return parseInput(schema2, {}, "");
@@ -1977,10 +1977,10 @@ var readBody = (async function readBody(request, schema2, optional = false) {
     throw new BadRequestError("body", "not valid JSON");
   }
   return parseInput(schema2, value, "");
-});
+}
 
 // server/views.ts
-var runView = (function runView(state, lease) {
+function runView(state, lease) {
   return {
     runId: state.runId,
     parentId: state.parentId,
@@ -2015,10 +2015,10 @@ var runView = (function runView(state, lease) {
       forkedFrom: state.forkedFrom
     } : {}
   };
-});
-var runIdParam = (function runIdParam(c) {
+}
+function runIdParam(c) {
   return parseInput(RunIdSchema, c.req.param("id"), "id");
-});
+}
 
 // server/inspector.ts
 var LIST_ROOTS = 100;
@@ -2038,18 +2038,18 @@ var PAGE_HEADERS = {
   "referrer-policy": "no-referrer",
   "cache-control": "no-store"
 };
-var page = (function page(c, body2, status2 = 200) {
+function page(c, body2, status2 = 200) {
   return c.body(String(body2), status2, {
     ...PAGE_HEADERS,
     "content-type": "text/html; charset=utf-8"
   });
-});
-var authorized = (async function authorized(c, token) {
+}
+async function authorized(c, token) {
   if (!token) return true;
   const given = bearerToken(c.req.header("authorization"));
   return given !== null && await safeEqual(given, token);
-});
-var loadRunList = (async function loadRunList(deps) {
+}
+async function loadRunList(deps) {
   const all = await deps.store.list({
     limit: LIST_SCAN
   });
@@ -2064,8 +2064,8 @@ var loadRunList = (async function loadRunList(deps) {
     subagents: subagents.get(run.runId) ?? 0,
     stop: run.status === "running" ? await readStop(deps.kv, run.runId) : null
   })));
-});
-var loadRunPage = (async function loadRunPage(deps, id) {
+}
+async function loadRunPage(deps, id) {
   const store = deps.freshStore();
   const state = await store.load(id);
   const run = runView(state, await store.leaseHolder(id));
@@ -2090,8 +2090,8 @@ var loadRunPage = (async function loadRunPage(deps, id) {
     tools,
     spend
   };
-});
-var runParts = (function runParts(d) {
+}
+function runParts(d) {
   return {
     runId: d.run.runId,
     rootId: d.root.runId,
@@ -2109,8 +2109,8 @@ var runParts = (function runParts(d) {
     budget: d.spend ? String(renderBudget(d.spend, d.root.runId)) : "",
     transcript: String(renderTranscript(d.messages, d.repairs, transcriptOptions(d)))
   };
-});
-var listPage = (async function listPage(c, deps) {
+}
+async function listPage(c, deps) {
   let list = null;
   if (await authorized(c, deps.token)) {
     try {
@@ -2133,8 +2133,8 @@ var listPage = (async function listPage(c, deps) {
     body: body2,
     locked: !list
   }));
-});
-var runPage = (async function runPage(c, deps) {
+}
+async function runPage(c, deps) {
   let id;
   try {
     id = runIdParam(c);
@@ -2183,8 +2183,8 @@ var runPage = (async function runPage(c, deps) {
       body: body2
     }), 404);
   }
-});
-var registerInspectorPages = (function registerInspectorPages(app, deps) {
+}
+function registerInspectorPages(app, deps) {
   app.get("/", (c) => listPage(c, deps));
   app.get("/ui/runs/:id", (c) => runPage(c, deps));
   for (const [name, asset] of Object.entries(ASSETS)) {
@@ -2194,8 +2194,8 @@ var registerInspectorPages = (function registerInspectorPages(app, deps) {
       "cache-control": "no-cache"
     }));
   }
-});
-var registerInspectorParts = (function registerInspectorParts(app, deps) {
+}
+function registerInspectorParts(app, deps) {
   app.get("/ui/parts/runs", async (c) => {
     const runs = await loadRunList(deps);
     c.header("cache-control", "no-store");
@@ -2210,7 +2210,7 @@ var registerInspectorParts = (function registerInspectorParts(app, deps) {
     c.header("cache-control", "no-store");
     return c.json(runParts(await loadRunPage(deps, id)));
   });
-});
+}
 
 // server/openapi.ts
 import { z as z7 } from "zod";
@@ -2359,10 +2359,10 @@ var recordSchema = z3.discriminatedUnion("state", [
     expiresAt: ms
   })
 ]);
-var keyOf = (function keyOf(scope) {
+function keyOf(scope) {
   return idempotencyRecordKey(scope.route, scope.key, scope.runId);
-});
-var parseRecord = (function parseRecord(scope, stored) {
+}
+function parseRecord(scope, stored) {
   if (stored === null) return null;
   const what = `idempotency record of key ${JSON.stringify(scope.key)} (${scope.route})`;
   let value;
@@ -2375,12 +2375,12 @@ var parseRecord = (function parseRecord(scope, stored) {
   if (parsed.success) return parsed.data;
   const [field, problem] = firstProblem("", parsed.error.issues);
   throw new RecordError(scope.runId ?? "", field, problem, what);
-});
-var live = (function live(record2, now) {
+}
+function live(record2, now) {
   if (record2 === null) return false;
   return record2.state === "pending" ? record2.until > now : record2.expiresAt > now;
-});
-var claimIdempotencyKey = (async function claimIdempotencyKey(kv, scope, request, options) {
+}
+async function claimIdempotencyKey(kv, scope, request, options) {
   const key = keyOf(scope);
   for (; ; ) {
     const now = options.now ?? Date.now();
@@ -2419,8 +2419,8 @@ var claimIdempotencyKey = (async function claimIdempotencyKey(kv, scope, request
       attempt
     };
   }
-});
-var recordIdempotentAnswer = (async function recordIdempotentAnswer(kv, scope, versionstamp, request, answer, options) {
+}
+async function recordIdempotentAnswer(kv, scope, versionstamp, request, answer, options) {
   const { key, value, expireIn } = answerRecord(scope, request, answer, options);
   const done = await kv.atomic().check({
     key,
@@ -2429,8 +2429,8 @@ var recordIdempotentAnswer = (async function recordIdempotentAnswer(kv, scope, v
     expireIn
   }).commit();
   return done.ok;
-});
-var answerRecord = (function answerRecord(scope, request, answer, options) {
+}
+function answerRecord(scope, request, answer, options) {
   const at = options.now ?? Date.now();
   const record2 = {
     $schemaVersion: IDEMPOTENCY_SCHEMA_VERSION,
@@ -2455,14 +2455,14 @@ var answerRecord = (function answerRecord(scope, request, answer, options) {
     bytes: keyBytes(key) + value.byteLength,
     expireIn: options.ttlMs
   };
-});
-var releaseIdempotencyKey = (async function releaseIdempotencyKey(kv, scope, versionstamp) {
+}
+async function releaseIdempotencyKey(kv, scope, versionstamp) {
   const key = keyOf(scope);
   await kv.atomic().check({
     key,
     versionstamp
   }).delete(key).commit();
-});
+}
 
 // server/routes_events.ts
 import { streamSSE } from "hono/streaming";
@@ -2470,7 +2470,7 @@ import { z as z4 } from "zod";
 var KEEPALIVE_MS = 1e4;
 var LastEventIdSchema = z4.coerce.number().pipe(z4.int().min(-1));
 var STATUS_EVERY_POLLS = 20;
-var registerEventRoutes = (function registerEventRoutes(app, deps) {
+function registerEventRoutes(app, deps) {
   app.get("/runs/:id/events", async (c) => {
     const id = runIdParam(c);
     const query = parseInput(EventsQuerySchema, c.req.query(), "");
@@ -2483,8 +2483,8 @@ var registerEventRoutes = (function registerEventRoutes(app, deps) {
       follow
     });
   });
-});
-var eventStream = (function eventStream(c, deps, id, options = {}) {
+}
+function eventStream(c, deps, id, options = {}) {
   let after = options.after ?? -1;
   const follow = options.follow ?? true;
   return streamSSE(c, async (stream) => {
@@ -2545,7 +2545,7 @@ var eventStream = (function eventStream(c, deps, id, options = {}) {
       deps.closing?.removeEventListener("abort", end);
     }
   });
-});
+}
 
 // server/idempotency.ts
 var IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
@@ -2553,15 +2553,15 @@ var REPLAYED_HEADER = "Idempotent-Replayed";
 var IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1e3;
 var IDEMPOTENCY_LEASE_MS = 6e4;
 var KEY = /^[\x20-\x7E]{1,255}$/;
-var idempotencyKeyOf = (function idempotencyKeyOf(c) {
+function idempotencyKeyOf(c) {
   const key = c.req.header(IDEMPOTENCY_KEY_HEADER);
   if (key === void 0) return void 0;
   if (!KEY.test(key)) {
     throw new BadRequestError(IDEMPOTENCY_KEY_HEADER, `expected 1 to 255 printable ASCII characters, got ${key.length > 255 ? `${key.length} characters` : JSON.stringify(key)}`);
   }
   return key;
-});
-var answerOnce = (async function answerOnce(c, deps, route, request, work) {
+}
+async function answerOnce(c, deps, route, request, work) {
   const key = idempotencyKeyOf(c);
   if (key === void 0) return await work({});
   const scope = {
@@ -2607,8 +2607,8 @@ var answerOnce = (async function answerOnce(c, deps, route, request, work) {
   }
   if (!recorded) await record(deps, scope, claim.versionstamp, hash, answer);
   return answer;
-});
-var record = (async function record(deps, scope, versionstamp, hash, answer) {
+}
+async function record(deps, scope, versionstamp, hash, answer) {
   const what = `${IDEMPOTENCY_KEY_HEADER} ${JSON.stringify(scope.key)} (${scope.route})`;
   try {
     const kept = await recordIdempotentAnswer(deps.kv, scope, versionstamp, hash, answer, {
@@ -2618,8 +2618,8 @@ var record = (async function record(deps, scope, versionstamp, hash, answer) {
   } catch (e) {
     console.error(`${what}: the answer could not be recorded:`, e);
   }
-});
-var replayOf = (async function replayOf(deps, answer) {
+}
+async function replayOf(deps, answer) {
   if (answer.body !== void 0 || answer.runId === void 0) {
     return {
       ...answer,
@@ -2630,8 +2630,8 @@ var replayOf = (async function replayOf(deps, answer) {
     ...answer,
     body: runView(await deps.freshStore().read(answer.runId), null)
   };
-});
-var sendAnswer = (function sendAnswer(c, deps, answer, stream) {
+}
+function sendAnswer(c, deps, answer, stream) {
   if (answer.location !== void 0) c.header("Location", answer.location);
   const status2 = answer.status;
   if (stream && answer.runId !== void 0 && answer.streamAfter !== void 0) {
@@ -2641,10 +2641,10 @@ var sendAnswer = (function sendAnswer(c, deps, answer, stream) {
     });
   }
   return c.json(answer.body, status2);
-});
+}
 
 // server/routes_control.ts
-var checkNewLimits = (async function checkNewLimits(deps, id, limits) {
+async function checkNewLimits(deps, id, limits) {
   const { rootId } = await deps.store.summary(id);
   const root = await deps.store.summary(rootId);
   const agent = deps.agents.forRun(root);
@@ -2653,8 +2653,8 @@ var checkNewLimits = (async function checkNewLimits(deps, id, limits) {
   }
   const over = limitsWidening(agent, limits, deps.runDefaults.limits);
   if (over) throw new BadRequestError(`limits.${over.field}`, over.problem);
-});
-var registerControlRoutes = (function registerControlRoutes(app, deps) {
+}
+function registerControlRoutes(app, deps) {
   const continued = async (id, verdict, limits) => {
     if (limits) await checkNewLimits(deps, id, limits);
     const root = await continueTree(deps.freshStore(), deps.kv, id, verdict, {
@@ -2727,10 +2727,10 @@ var registerControlRoutes = (function registerControlRoutes(app, deps) {
     });
     return sendAnswer(c, deps, answer, false);
   });
-});
+}
 
 // server/routes_runs.ts
-var agentFor = (function agentFor(deps, body2) {
+function agentFor(deps, body2) {
   const byScenario = body2.scenario === void 0 ? void 0 : deps.scenarios?.agent?.(body2.scenario);
   try {
     return deps.agents.pick(body2.agent ?? byScenario);
@@ -2738,8 +2738,8 @@ var agentFor = (function agentFor(deps, body2) {
     if (e instanceof UnknownAgentError) throw new BadRequestError("agent", e.message);
     throw e;
   }
-});
-var modelNameFor = (function modelNameFor(deps, agent, body2) {
+}
+function modelNameFor(deps, agent, body2) {
   const { scenario, model } = body2;
   if (agent.model !== void 0) {
     if (scenario !== void 0 || model !== void 0) {
@@ -2769,16 +2769,16 @@ var modelNameFor = (function modelNameFor(deps, agent, body2) {
     throw new BadRequestError(field, messageOf(e));
   }
   return name;
-});
-var summaryModelOf = (function summaryModelOf(deps, name) {
+}
+function summaryModelOf(deps, name) {
   if (name === void 0) return;
   try {
     deps.makeModel(name);
   } catch (e) {
     throw new BadRequestError("options.context.summaryModel", messageOf(e));
   }
-});
-var narrowed = (function narrowed(deps, agent, body2) {
+}
+function narrowed(deps, agent, body2) {
   const { researchDepth: _d, researchWrites: _w, ...asked } = body2.options ?? {};
   const run = narrowRun(agent, {
     options: asked,
@@ -2788,15 +2788,15 @@ var narrowed = (function narrowed(deps, agent, body2) {
     throw new BadRequestError(`${run.in}.${run.widened.field}`, run.widened.problem);
   }
   return run;
-});
-var wantsEventStream = (function wantsEventStream(accept) {
+}
+function wantsEventStream(accept) {
   if (!accept) return false;
   const types = accept.toLowerCase().split(",").map((t) => t.replace(/;.*/s, "").trim());
   const sse = types.indexOf("text/event-stream");
   const json3 = types.findIndex((t) => t === "application/json");
   return sse >= 0 && (json3 < 0 || sse < json3);
-});
-var createRun = (async function createRun(deps, body2, runId) {
+}
+async function createRun(deps, body2, runId) {
   const agent = agentFor(deps, body2);
   const model = modelNameFor(deps, agent, body2);
   summaryModelOf(deps, body2.options?.context?.summaryModel);
@@ -2826,8 +2826,8 @@ var createRun = (async function createRun(deps, body2, runId) {
     runId: state.runId,
     streamAfter: -1
   };
-});
-var registerRunRoutes = (function registerRunRoutes(app, deps) {
+}
+function registerRunRoutes(app, deps) {
   app.post("/runs", async (c) => {
     const body2 = await readBody(c.req.raw, CreateRunSchema);
     const answer = await answerOnce(c, deps, {
@@ -2863,7 +2863,7 @@ var registerRunRoutes = (function registerRunRoutes(app, deps) {
       nodes
     });
   });
-});
+}
 
 // server/routes_conversation.ts
 var FollowUpSchema = z5.strictObject({
@@ -2876,7 +2876,7 @@ var ForkSchema = z5.strictObject({
   limits: LimitsSchema.optional().describe("The fork's limits (default: the source's)"),
   quoteOnly: z5.boolean().optional().describe("Only quote the fork's next call: nothing is created (200 with `{ forkedFrom, quote }`)")
 });
-var registerConversationRoutes = (function registerConversationRoutes(app, deps) {
+function registerConversationRoutes(app, deps) {
   app.post("/runs/:id/messages", async (c) => {
     const id = runIdParam(c);
     const request = await readBody(c.req.raw, FollowUpSchema);
@@ -2895,8 +2895,8 @@ var registerConversationRoutes = (function registerConversationRoutes(app, deps)
     }, request, ({ runId }) => forkAnswer(deps, id, request, runId));
     return sendAnswer(c, deps, answer, false);
   });
-});
-var followUpAnswer = (async function followUpAnswer(deps, id, { content, limits }, answerWith) {
+}
+async function followUpAnswer(deps, id, { content, limits }, answerWith) {
   if (limits) await checkNewLimits(deps, id, limits);
   const store = deps.freshStore();
   const after = await store.lastEventSeq(id);
@@ -2912,8 +2912,8 @@ var followUpAnswer = (async function followUpAnswer(deps, id, { content, limits 
   });
   await deps.schedule(state.runId);
   return answerOf(state);
-});
-var forkAnswer = (async function forkAnswer(deps, id, { atTurn, start = true, limits, quoteOnly }, forkId) {
+}
+async function forkAnswer(deps, id, { atTurn, start = true, limits, quoteOnly }, forkId) {
   if (limits) await checkNewLimits(deps, id, limits);
   const store = deps.freshStore();
   const source = await store.summary(id);
@@ -2955,12 +2955,12 @@ var forkAnswer = (async function forkAnswer(deps, id, { atTurn, start = true, li
     location: `/runs/${state.runId}`,
     runId: state.runId
   };
-});
-var asBadRequest = (function asBadRequest(e) {
+}
+function asBadRequest(e) {
   if (!(e instanceof RangeError)) throw e;
   const field = e.message.startsWith("limits.maxBudgetUsd") ? "limits.maxBudgetUsd" : "atTurn";
   throw new BadRequestError(field, e.message.replace(/^limits\.maxBudgetUsd: /, ""));
-});
+}
 
 // server/openapi_idempotency.ts
 var error = (description) => ({
@@ -3031,7 +3031,7 @@ var json = (s) => ({
     schema: s
   }
 });
-var addConversationRoutes = (function addConversationRoutes(doc, schema2, params, errors) {
+function addConversationRoutes(doc, schema2, params, errors) {
   Object.assign(doc.components.schemas, {
     FollowUp: schema2(FollowUpSchema),
     Fork: schema2(ForkSchema),
@@ -3089,15 +3089,15 @@ var addConversationRoutes = (function addConversationRoutes(doc, schema2, params
       }
     }
   };
-});
+}
 
 // server/openapi.ts
-var schema = (function schema(s, io = "input") {
+function schema(s, io = "input") {
   const { $schema: _drop, ...rest } = z7.toJSONSchema(s, {
     io
   });
   return rest;
-});
+}
 var responseSchemas = {
   AgentList: AgentListResponse,
   Run: RunViewResponse,
@@ -3129,7 +3129,7 @@ var idParam = {
   required: true,
   schema: schema(RunIdSchema)
 };
-var queryParams = (function queryParams(s) {
+function queryParams(s) {
   const props = schema(s)["properties"] ?? {};
   return Object.entries(props).map(([name, p]) => ({
     name,
@@ -3137,7 +3137,7 @@ var queryParams = (function queryParams(s) {
     required: false,
     schema: p
   }));
-});
+}
 var common = {
   "400": error2("Invalid input; `error.field` names the field"),
   "401": error2("Missing or wrong bearer token (when `REINS_TOKEN` is set)")
@@ -3150,7 +3150,7 @@ var bodyErrors = {
   "413": error2("The body is larger than the limit (2 MiB)"),
   "415": error2("A body that is not sent as `application/json`")
 };
-var control = (function control(summary, bodyName, required, accepted = "Run") {
+function control(summary, bodyName, required, accepted = "Run") {
   return {
     post: {
       summary,
@@ -3171,8 +3171,8 @@ var control = (function control(summary, bodyName, required, accepted = "Run") {
       }
     }
   };
-});
-var agentAndRunPaths = (function agentAndRunPaths() {
+}
+function agentAndRunPaths() {
   return {
     "/agents": {
       get: {
@@ -3237,8 +3237,8 @@ var agentAndRunPaths = (function agentAndRunPaths() {
       }
     }
   };
-});
-var runReadPaths = (function runReadPaths() {
+}
+function runReadPaths() {
   return {
     "/runs/{id}": {
       get: {
@@ -3317,8 +3317,8 @@ var runReadPaths = (function runReadPaths() {
       }
     }
   };
-});
-var controlPaths = (function controlPaths() {
+}
+function controlPaths() {
   return {
     "/runs/{id}/approve": control("Approve the call the tree awaits", "Approve", true),
     "/runs/{id}/reject": control("Reject the call the tree awaits, in words", "Reject", true),
@@ -3339,8 +3339,8 @@ var controlPaths = (function controlPaths() {
       }
     }
   };
-});
-var components = (function components() {
+}
+function components() {
   return {
     securitySchemes: {
       bearer: {
@@ -3360,8 +3360,8 @@ var components = (function components() {
       ]))
     }
   };
-});
-var openApiDocument = (function openApiDocument() {
+}
+function openApiDocument() {
   const doc = {
     openapi: "3.1.0",
     info: {
@@ -3390,10 +3390,10 @@ var openApiDocument = (function openApiDocument() {
     ...idempotencyErrors
   });
   return doc;
-});
+}
 
 // server/routes_agents.ts
-var agentList = (async function agentList(deps) {
+async function agentList(deps) {
   const agents = [];
   for (const agent of deps.agents.agents) {
     const { description } = await deps.agents.info(agent);
@@ -3413,15 +3413,15 @@ var agentList = (async function agentList(deps) {
   return {
     agents
   };
-});
-var registerAgentRoutes = (function registerAgentRoutes(app, deps) {
+}
+function registerAgentRoutes(app, deps) {
   app.get("/agents", async (c) => c.json(await agentList(deps)));
-});
+}
 
 // server/app.ts
 var WORKER_HEADER = "x-reins-worker";
 var MAX_BODY_BYTES = 2 * 1024 * 1024;
-var createApp = (function createApp(deps) {
+function createApp(deps) {
   const resolved = resolveDeps(deps);
   const app = new Hono();
   app.use(async (c, next) => {
@@ -3459,30 +3459,30 @@ var createApp = (function createApp(deps) {
     // Hono types init as the Node types' RequestInit, which Deno 2.5's own does not satisfy.
     request: (input, init) => Promise.resolve(app.request(input, init))
   };
-});
+}
 
 // server/service.ts
-var isLoopback = (function isLoopback(host) {
+function isLoopback(host) {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
   return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
-});
-var listenRefusal = (function listenRefusal(config) {
+}
+function listenRefusal(config) {
   if (config.token) return null;
   if (config.deploy) return "refusing to serve on Deno Deploy without REINS_TOKEN";
   if (!isLoopback(config.host)) {
     return `refusing to listen on ${config.host} without REINS_TOKEN (only loopback is allowed)`;
   }
   return null;
-});
-var openServiceKv = (async function openServiceKv(env, mcp) {
+}
+async function openServiceKv(env, mcp) {
   try {
     return env.deploy && !env.kvPath ? await openKv() : await openKv(await defaultKvPath(env.kvPath));
   } catch (e) {
     await mcp.close();
     throw e;
   }
-});
-var startService = (async function startService(options, env) {
+}
+async function startService(options, env) {
   const raw2 = await loadConfig(env.configPath);
   const settings = modelSettings(raw2);
   const makeModel = (options.models ?? defaultModels)(settings);
@@ -3551,17 +3551,17 @@ var startService = (async function startService(options, env) {
       return closed;
     }
   };
-});
-var defaultModels = (function defaultModels(settings) {
+}
+function defaultModels(settings) {
   const { baseUrl, apiKey } = settings;
   return defaultMakeModel({
     baseUrl,
     apiKey
   });
-});
+}
 
 // server/serve_agents.ts
-var sweepCron = (function sweepCron(live2) {
+function sweepCron(live2) {
   const cron = new AbortController();
   if (typeof Deno.cron !== "function") {
     console.error('reins: no sweep cron (Deno.cron needs "cron" in deno.json "unstable")');
@@ -3573,8 +3573,8 @@ var sweepCron = (function sweepCron(live2) {
     });
   }
   return cron;
-});
-var startOrRefuse = (async function startOrRefuse(options, env, cron) {
+}
+async function startOrRefuse(options, env, cron) {
   const refuse = (why) => (cron.abort(), console.error(`reins: ${why}`), null);
   try {
     const config = readEnv(env);
@@ -3590,8 +3590,8 @@ var startOrRefuse = (async function startOrRefuse(options, env, cron) {
     cron.abort();
     throw e;
   }
-});
-var listen = (async function listen(s, cron) {
+}
+async function listen(s, cron) {
   const { host, port, token } = s.config;
   try {
     return Deno.serve({
@@ -3609,13 +3609,13 @@ var listen = (async function listen(s, cron) {
     console.error(`reins: cannot listen on ${host}:${port}: ${why}`);
     return null;
   }
-});
+}
 var PERMISSIONS = "serve() needs --allow-net --allow-env --allow-read --allow-write --allow-sys=hostname";
-var denied = (function denied(e) {
+function denied(e) {
   return e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied;
-});
+}
 var SHUTDOWN_GRACE_MS = 2e3;
-var settlesWithin = (async function settlesWithin(p, ms2) {
+async function settlesWithin(p, ms2) {
   const timer = new AbortController();
   const late = sleep(ms2, timer.signal).then(() => false, () => false);
   try {
@@ -3626,8 +3626,8 @@ var settlesWithin = (async function settlesWithin(p, ms2) {
   } finally {
     timer.abort();
   }
-});
-var onSignals = (function onSignals(fn) {
+}
+function onSignals(fn) {
   const listeners = [
     [
       "SIGTERM",
@@ -3652,8 +3652,8 @@ var onSignals = (function onSignals(fn) {
       }
     }
   };
-});
-var serve = (function serve(options) {
+}
+function serve(options) {
   const live2 = {};
   const cron = sweepCron(live2);
   const { promise: stopped, resolve: stop } = Promise.withResolvers();
@@ -3673,8 +3673,8 @@ var serve = (function serve(options) {
     finished,
     shutdown: async () => (stop("shutdown"), void await finished)
   };
-});
-var served = (async function served(service, server, cron, stopped, stop) {
+}
+async function served(service, server, cron, stopped, stop) {
   const removeSignals = onSignals(stop);
   const why = await Promise.race([
     stopped,
@@ -3696,8 +3696,8 @@ var served = (async function served(service, server, cron, stopped, stop) {
   console.log(`reins: stopped in ${Math.round(performance.now() - t0)} ms`);
   if (!closed && bySignal) Deno.exit(0);
   return 0;
-});
-var serveHandler = (function serveHandler(options) {
+}
+function serveHandler(options) {
   const live2 = {};
   const cron = sweepCron(live2);
   const started = startOrRefuse(options, options.env, cron).then((s) => {
@@ -3723,7 +3723,7 @@ var serveHandler = (function serveHandler(options) {
       });
     }
   };
-});
+}
 export {
   createApp,
   defaultMakeModel,

@@ -42,7 +42,7 @@ var RESEARCH_LIMITS = Object.freeze({
   maxTurns: 6,
   maxBudgetUsd: 0.05
 });
-var researchTool = (function researchTool(options = {}) {
+function researchTool(options = {}) {
   const depth = options.depth ?? 1;
   if (!Number.isInteger(depth) || depth < 1) {
     throw new RangeError(`researchTool: depth must be a positive integer, got ${depth}`);
@@ -71,7 +71,7 @@ var researchTool = (function researchTool(options = {}) {
     limits: checkLimits(options.limits ?? {}, RESEARCH_LIMITS),
     model: options.model
   });
-});
+}
 export {
   SuspendRun,
   agentTool,

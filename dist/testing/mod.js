@@ -26,10 +26,10 @@ import "../chunk-__template.js";
 
 // testing/scenarios.ts
 import { z } from "zod";
-var callId = (function callId(turn, index = 0) {
+function callId(turn, index = 0) {
   return `call_${turn}_${index}`;
-});
-var callTool = (function callTool(turn, name, args = {}) {
+}
+function callTool(turn, name, args = {}) {
   return {
     content: null,
     tool_calls: [
@@ -40,12 +40,12 @@ var callTool = (function callTool(turn, name, args = {}) {
       }
     ]
   };
-});
-var say = (function say(content2) {
+}
+function say(content2) {
   return {
     content: content2
   };
-});
+}
 var PLAN_ANSWER = "errors.log mentions a timeout: worker 7 timed out after 30000 ms.";
 var TIMEOUT_ANSWER = "errors.log mentions a timeout.";
 var GIVE_UP_ANSWER = "I could not read the file, so I do not know.";
@@ -60,21 +60,21 @@ var TIMEOUT_LOCATION = z.object({
 var LOCATION_ANSWER = '{"file":"errors.log","line":12}';
 var WRONG_TYPE_ANSWER = '{"file":"errors.log","line":"12"}';
 var PROSE_ANSWER = "The timeout is in errors.log, on line 12.";
-var repairsAsked = (function repairsAsked(messages) {
+function repairsAsked(messages) {
   return messages.filter((m) => (m.role === "user" || m.role === "tool") && m.content.startsWith(REPAIR_PREFIX)).length;
-});
-var firstLine = (function firstLine(text2) {
+}
+function firstLine(text2) {
   const line = (text2 ?? "").split("\n").map((l) => l.trim()).find((l) => l.length > 0);
   return line ?? "(no output)";
-});
-var lastUserText = (function lastUserText(messages) {
+}
+function lastUserText(messages) {
   const m = messages.findLast((m2) => m2.role === "user");
   return m?.role === "user" ? m.content ?? "" : "";
-});
+}
 var RECALL_TURNS = 16;
 var RECALL_LOST_ANSWER = "I read errors.log first, but what it said is no longer in my context.";
 var TIMEOUT_FACT = /worker 7 timed out after 30000 ms/;
-var recall = (function recall({ turn, messages }) {
+function recall({ turn, messages }) {
   if (turn === 0) return callTool(turn, "read_file", {
     path: "errors.log"
   });
@@ -91,7 +91,7 @@ var recall = (function recall({ turn, messages }) {
     });
   }
   return say(RECALL_LOST_ANSWER);
-});
+}
 var SCENARIOS = {
   plan: ({ turn }) => {
     if (turn === 0) return callTool(turn, "list_files");
@@ -155,10 +155,10 @@ var SCENARIOS = {
   },
   "extract-never": () => say(WRONG_TYPE_ANSWER)
 };
-var scenarioNames = (function scenarioNames() {
+function scenarioNames() {
   return Object.keys(SCENARIOS).sort();
-});
-var scenarioInput = (function scenarioInput(messages) {
+}
+function scenarioInput(messages) {
   let turn = 0;
   const toolTexts = [];
   for (const m of messages) {
@@ -171,16 +171,16 @@ var scenarioInput = (function scenarioInput(messages) {
     toolTexts,
     messages
   };
-});
+}
 
 // testing/scripted_summarizer.ts
-var isSummaryRequest = (function isSummaryRequest(messages) {
+function isSummaryRequest(messages) {
   const first = messages[0];
   return first?.role === "system" && first.content === SUMMARY_PROMPT;
-});
+}
 var MAX_LINE = 200;
 var cut = (s) => s.length > MAX_LINE ? `${s.slice(0, MAX_LINE)}\u2026` : s;
-var foldBullet = (function foldBullet(facts, users, line) {
+function foldBullet(facts, users, line) {
   const [, user] = /^- user: (.*)$/.exec(line) ?? [];
   if (user !== void 0) return void users.push(user);
   const [, key, count, first] = /^- (.+?) \((\d+)x\): (.*)$/.exec(line) ?? [];
@@ -196,8 +196,8 @@ var foldBullet = (function foldBullet(facts, users, line) {
     ...facts.values()
   ].at(-1);
   if (error !== void 0 && last) last.errors.push(error);
-});
-var addResult = (function addResult(facts, key, text2) {
+}
+function addResult(facts, key, text2) {
   const f = facts.get(key) ?? {
     count: 0,
     first: "",
@@ -211,8 +211,8 @@ var addResult = (function addResult(facts, key, text2) {
   }
   facts.delete(key);
   facts.set(key, f);
-});
-var scriptedSummary = (function scriptedSummary(text2) {
+}
+function scriptedSummary(text2) {
   const facts = /* @__PURE__ */ new Map();
   const users = [];
   const calls = /* @__PURE__ */ new Map();
@@ -238,10 +238,10 @@ var scriptedSummary = (function scriptedSummary(text2) {
     out.push(`- ${key} (${f.count}x): ${f.first}`, ...f.errors.map((e) => `  ! ${e}`));
   }
   return out.join("\n");
-});
+}
 
 // testing/paced_stream.ts
-var pacedStream = (function pacedStream(events, ms, signal) {
+function pacedStream(events, ms, signal) {
   const bytes = new TextEncoder();
   if (ms <= 0) return new Blob(events).stream();
   const stop = new AbortController();
@@ -260,13 +260,13 @@ var pacedStream = (function pacedStream(events, ms, signal) {
       stop.abort();
     }
   });
-});
-var latencyOf = (function latencyOf(req, fallback) {
+}
+function latencyOf(req, fallback) {
   const raw = req.headers.get("x-reins-latency-ms") ?? new URL(req.url).searchParams.get("latency_ms");
   if (raw === null) return fallback ?? 0;
   const ms = Number(raw);
   return Number.isFinite(ms) && ms >= 0 && raw.trim() !== "" ? ms : `Invalid latency "${raw}": expected milliseconds >= 0`;
-});
+}
 
 // testing/tree_scenarios.ts
 var TIMEOUT_QUESTION = "Which file mentions a timeout?";
@@ -282,14 +282,14 @@ var DEEP_SLOW_QUESTION = "Dig deeper into the archive.";
 var CLEANUP_QUESTION = "Free some space: delete access.log.";
 var SUMMARY_PREFIX = "Research found: ";
 var DEEPER_PREFIX = "Deeper finding: ";
-var firstUserText = (function firstUserText(messages) {
+function firstUserText(messages) {
   const m = messages.find((m2) => m2.role === "user");
   return m?.role === "user" ? m.content : "";
-});
-var firstLine2 = (function firstLine2(text2) {
+}
+function firstLine2(text2) {
   return (text2 ?? "").split("\n").map((l) => l.trim()).find((l) => l) ?? "(no output)";
-});
-var askResearch = (function askResearch(turn, questions) {
+}
+function askResearch(turn, questions) {
   return {
     content: null,
     tool_calls: questions.map((question, i) => ({
@@ -300,16 +300,16 @@ var askResearch = (function askResearch(turn, questions) {
       }
     }))
   };
-});
-var asker = (function asker(questions, prefix = SUMMARY_PREFIX) {
+}
+function asker(questions, prefix = SUMMARY_PREFIX) {
   return ({ turn, toolTexts }) => turn === 0 ? askResearch(turn, questions) : say(prefix + toolTexts.join(" | "));
-});
-var tree = (function tree(root, children) {
+}
+function tree(root, children) {
   return (input) => {
     const q = firstUserText(input.messages);
     return (Object.hasOwn(children, q) ? children[q] : root)(input);
   };
-});
+}
 var timeoutChild = ({ turn }) => {
   if (turn === 0) return callTool(turn, "list_files");
   if (turn === 1) return callTool(turn, "read_file", {
@@ -450,12 +450,12 @@ var chatRequestSchema = z2.object({
   }).nullable().optional(),
   response_format: responseFormat.nullable().optional()
 });
-var text = (function text(value) {
+function text(value) {
   if (value === null || value === void 0) return null;
   if (typeof value === "string") return value;
   return value.map((p) => p.text ?? "").join("");
-});
-var parseChatRequest = (function parseChatRequest(body) {
+}
+function parseChatRequest(body) {
   const parsed = chatRequestSchema.safeParse(body);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`);
@@ -519,14 +519,14 @@ var parseChatRequest = (function parseChatRequest(body) {
       responseFormat: b.response_format
     } : {}
   };
-});
-var wireUsage = (function wireUsage(usage) {
+}
+function wireUsage(usage) {
   return {
     ...usage,
     total_tokens: usage.prompt_tokens + usage.completion_tokens
   };
-});
-var completionBody = (function completionBody(c) {
+}
+function completionBody(c) {
   const message = {
     role: "assistant",
     content: c.message.content
@@ -547,11 +547,11 @@ var completionBody = (function completionBody(c) {
     ],
     usage: wireUsage(c.usage)
   };
-});
-var pieces = (function pieces(s) {
+}
+function pieces(s) {
   return (s.match(/\s*\S+\s*|\s+/g) ?? []).flatMap((p) => p.match(/[^]{1,8}/g) ?? []);
-});
-var streamEvents = (function streamEvents(c, includeUsage) {
+}
+function streamEvents(c, includeUsage) {
   const head = {
     id: c.id,
     object: "chat.completion.chunk",
@@ -625,8 +625,8 @@ var streamEvents = (function streamEvents(c, includeUsage) {
   ].map((d) => `data: ${d}
 
 `);
-});
-var errorResponse = (function errorResponse(status, message, type, code, headers = {}) {
+}
+function errorResponse(status, message, type, code, headers = {}) {
   return Response.json({
     error: {
       message,
@@ -638,7 +638,7 @@ var errorResponse = (function errorResponse(status, message, type, code, headers
     status,
     headers
   });
-});
+}
 
 // testing/scripted_provider.ts
 var FAULTS = [
@@ -653,7 +653,7 @@ var BUILT_IN_SCENARIOS = Object.freeze({
   ...SCENARIOS,
   ...TREE_SCENARIOS
 });
-var faultResponse = (function faultResponse(fault, req, model) {
+function faultResponse(fault, req, model) {
   switch (fault) {
     case "429":
     case "429-no-retry-after": {
@@ -678,15 +678,15 @@ var faultResponse = (function faultResponse(fault, req, model) {
         model
       });
   }
-});
-var overWindow = (async function overWindow(request, window) {
+}
+async function overWindow(request, window) {
   if (window === void 0) return null;
   await loadTokenizer();
   const tokens = countPromptTokens(request.messages, request.tools);
   if (tokens <= window) return null;
   return errorResponse(400, `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`, "invalid_request_error", "context_length_exceeded");
-});
-var capReply = (function capReply(message, maxTokens) {
+}
+function capReply(message, maxTokens) {
   const calls = message.tool_calls?.length ?? 0;
   if (maxTokens !== void 0 && countCompletionTokens(message) > maxTokens) {
     message.content = truncateToTokens(message.content ?? "", maxTokens);
@@ -694,8 +694,8 @@ var capReply = (function capReply(message, maxTokens) {
     return "length";
   }
   return calls > 0 ? "tool_calls" : "stop";
-});
-var modelsResponse = (function modelsResponse(names) {
+}
+function modelsResponse(names) {
   const created = Math.floor(Date.now() / 1e3);
   return Response.json({
     object: "list",
@@ -706,8 +706,8 @@ var modelsResponse = (function modelsResponse(names) {
       owned_by: "reins"
     }))
   });
-});
-var acceptChat = (async function acceptChat(req, scenarios, latencyMs) {
+}
+async function acceptChat(req, scenarios, latencyMs) {
   let body;
   try {
     body = await req.json();
@@ -739,8 +739,8 @@ var acceptChat = (async function acceptChat(req, scenarios, latencyMs) {
     latency,
     header
   };
-});
-var scriptedCompletion = (async function scriptedCompletion(request, scenario, input) {
+}
+async function scriptedCompletion(request, scenario, input) {
   await loadTokenizer();
   const reply = isSummaryRequest(request.messages) ? say(scriptedSummary(request.messages.at(-1)?.content ?? "")) : scenario(input);
   const message = {
@@ -769,8 +769,8 @@ var scriptedCompletion = (async function scriptedCompletion(request, scenario, i
       completion_tokens: countCompletionTokens(message)
     }
   };
-});
-var chatResponse = (async function chatResponse(req, scenarios, options) {
+}
+async function chatResponse(req, scenarios, options) {
   const accepted = await acceptChat(req, scenarios, options.latencyMs);
   if (accepted instanceof Response) return accepted;
   const { request, scenario, latency, header } = accepted;
@@ -797,15 +797,15 @@ var chatResponse = (async function chatResponse(req, scenarios, options) {
       "cache-control": "no-cache"
     }
   });
-});
-var errorOf = (function errorOf(err, req) {
+}
+function errorOf(err, req) {
   if (req.signal.aborted) {
     return errorResponse(499, "The client closed the request", "client_closed", "aborted");
   }
   const message = messageOf(err);
   return errorResponse(500, `Scripted provider error: ${message}`, "server_error", "internal_error");
-});
-var createScriptedProvider = (function createScriptedProvider(options = {}) {
+}
+function createScriptedProvider(options = {}) {
   const scenarios = {
     ...BUILT_IN_SCENARIOS,
     ...options.scenarios
@@ -830,8 +830,8 @@ var createScriptedProvider = (function createScriptedProvider(options = {}) {
       }
     }
   };
-});
-var scriptedFetch = (function scriptedFetch(options = {}) {
+}
+function scriptedFetch(options = {}) {
   const provider = createScriptedProvider(options);
   return async (input, init) => {
     const request = new Request(input, init);
@@ -843,11 +843,11 @@ var scriptedFetch = (function scriptedFetch(options = {}) {
     }
     return response;
   };
-});
+}
 
 // testing/scripted_model.ts
 var SCRIPTED_BASE_URL = "http://scripted.reins.local/v1";
-var scriptedModel = (function scriptedModel(scenario, options = {}) {
+function scriptedModel(scenario, options = {}) {
   const { maxRetries, retryBaseMs, stream, ...provider } = options;
   const model = createOpenAIModel({
     baseUrl: SCRIPTED_BASE_URL,
@@ -860,15 +860,15 @@ var scriptedModel = (function scriptedModel(scenario, options = {}) {
   });
   played.set(model, scenario);
   return model;
-});
+}
 var played = /* @__PURE__ */ new WeakMap();
 
 // testing/script_agents.ts
-var taskOf = (function taskOf(messages) {
+function taskOf(messages) {
   const first = messages.find((m) => m.role === "user");
   return first?.role === "user" ? first.content : "";
-});
-var instructionsByName = (function instructionsByName(agents, into = /* @__PURE__ */ new Map()) {
+}
+function instructionsByName(agents, into = /* @__PURE__ */ new Map()) {
   for (const a of agents) {
     const known = into.get(a.name);
     if (known !== void 0 && known !== a.instructions) {
@@ -878,8 +878,8 @@ var instructionsByName = (function instructionsByName(agents, into = /* @__PURE_
     instructionsByName(a.agents ?? [], into);
   }
   return into;
-});
-var scriptAgents = (function scriptAgents(agents, scripts) {
+}
+function scriptAgents(agents, scripts) {
   const byInstructions = /* @__PURE__ */ new Map();
   for (const [name, instructions] of instructionsByName(agents)) {
     byInstructions.set(instructions, name);
@@ -906,7 +906,7 @@ var scriptAgents = (function scriptAgents(agents, scripts) {
     if (!script) throw new Error(`scriptAgents: no script for agent "${name}"`);
     return script(input);
   };
-});
+}
 export {
   FAULTS,
   SCENARIOS,
