@@ -418,7 +418,9 @@ var StreamCutError = class extends Error {
   }
 };
 var overCap = (function overCap(options, out, bytes) {
-  const e = options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`);
+  return withLostSoFar(options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`), options, out);
+});
+var withLostSoFar = (function withLostSoFar(e, options, out) {
   let chars = out.content?.length ?? 0;
   for (const c of out.calls.values()) chars += c.args.length + (c.name?.length ?? 0);
   const lost = {
@@ -536,6 +538,7 @@ var Assembler = class {
 var readChatStream = (async function readChatStream(stream, options) {
   const out = new Assembler(options);
   let done = false;
+  let chunks = 0;
   const onData = (text) => {
     if (text.trim() === "[DONE]") return done = true;
     let chunk;
@@ -545,16 +548,22 @@ var readChatStream = (async function readChatStream(stream, options) {
       throw options.bad(`a stream chunk is not JSON: ${JSON.stringify(cutText(text, 200))}`);
     }
     out.add(chunk);
+    chunks++;
     return false;
   };
-  await readSseData(stream, onData, {
-    signal: options.signal,
-    maxBytes: options.maxBytes,
-    tooLarge: (bytes) => overCap(options, out, bytes),
-    broke: (e) => new StreamCutError(`the connection broke mid-reply: ${messageOf(e)}`, out.body(), {
-      cause: e
-    })
-  });
+  try {
+    await readSseData(stream, onData, {
+      signal: options.signal,
+      maxBytes: options.maxBytes,
+      tooLarge: (bytes) => overCap(options, out, bytes),
+      broke: (e) => new StreamCutError(`the connection broke mid-reply: ${messageOf(e)}`, out.body(), {
+        cause: e
+      })
+    });
+  } catch (e) {
+    const garbled = e instanceof ModelError && e.kind === "malformed" && !e.lost.length;
+    throw garbled && chunks > 0 ? withLostSoFar(e, options, out) : e;
+  }
   if (out.finish === void 0) {
     const how = done ? "[DONE] came without a finish_reason" : "no finish_reason, usage or [DONE]";
     throw new StreamCutError(`the stream ended before the reply finished (${how})`, out.body());

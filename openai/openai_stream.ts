@@ -65,7 +65,15 @@ export class StreamCutError extends Error {
  * reply, its tokens estimated roughly (see `roughTokens`).
  */
 function overCap(options: ChatStreamOptions, out: Assembler, bytes: number): ModelError {
-  const e = options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`);
+  return withLostSoFar(
+    options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`),
+    options,
+    out,
+  );
+}
+
+/** `e` carrying what the stream had delivered as a lost reply, estimated roughly. */
+function withLostSoFar(e: ModelError, options: ChatStreamOptions, out: Assembler): ModelError {
   let chars = out.content?.length ?? 0;
   for (const c of out.calls.values()) chars += c.args.length + (c.name?.length ?? 0);
   const lost = { completion_tokens: roughTokens(chars, options.maxTokens), reason: e.message };
@@ -187,6 +195,7 @@ export async function readChatStream(
 ): Promise<Record<string, unknown>> {
   const out = new Assembler(options);
   let done = false;
+  let chunks = 0;
   const onData = (text: string) => {
     if (text.trim() === "[DONE]") return done = true;
     let chunk: unknown;
@@ -196,17 +205,24 @@ export async function readChatStream(
       throw options.bad(`a stream chunk is not JSON: ${JSON.stringify(cutText(text, 200))}`);
     }
     out.add(chunk);
+    chunks++;
     return false; // read on
   };
-  await readSseData(stream, onData, {
-    signal: options.signal,
-    maxBytes: options.maxBytes,
-    tooLarge: (bytes) => overCap(options, out, bytes),
-    broke: (e) =>
-      new StreamCutError(`the connection broke mid-reply: ${messageOf(e)}`, out.body(), {
-        cause: e,
-      }),
-  });
+  try {
+    await readSseData(stream, onData, {
+      signal: options.signal,
+      maxBytes: options.maxBytes,
+      tooLarge: (bytes) => overCap(options, out, bytes),
+      broke: (e) =>
+        new StreamCutError(`the connection broke mid-reply: ${messageOf(e)}`, out.body(), {
+          cause: e,
+        }),
+    });
+  } catch (e) {
+    // A chunk refused after valid ones: the provider was writing a reply it may bill.
+    const garbled = e instanceof ModelError && e.kind === "malformed" && !e.lost.length;
+    throw garbled && chunks > 0 ? withLostSoFar(e, options, out) : e;
+  }
   if (out.finish === undefined) {
     const how = done ? "[DONE] came without a finish_reason" : "no finish_reason, usage or [DONE]";
     throw new StreamCutError(`the stream ended before the reply finished (${how})`, out.body());

@@ -219,3 +219,32 @@ Deno.test("a 2xx body read past maxReplyBytes is counted when it began as JSON, 
   assert.deepEqual(await lostOf(json, undefined, 500), []);
   assert.deepEqual(await lostOf(json, undefined, 400), []);
 });
+
+Deno.test("a stream garbled after its reply began counts what had arrived; garbled from the start, nothing", async () => {
+  const lostOf = async (events: string[]) => {
+    const sse = events.map((e) => `data: ${e}\n\n`).join("");
+    const model = createOpenAIModel({
+      baseUrl: "http://provider.test/v1",
+      model: "m",
+      maxRetries: 0,
+      fetch: () =>
+        Promise.resolve(
+          new Response(sse, { status: 200, headers: { "content-type": "text/event-stream" } }),
+        ),
+    });
+    const e = await model.complete(
+      { messages: [{ role: "user", content: "hi" }], tools: [] },
+      new AbortController().signal,
+    ).catch((e: unknown) => e);
+    assert.ok(e instanceof ModelError && e.kind === "malformed", String(e));
+    return e.lost;
+  };
+  const words = JSON.stringify({
+    choices: [{ index: 0, delta: { content: "word ".repeat(500) } }],
+  });
+  const [lost] = await lostOf([words, "{garbled"]);
+  // Before: nothing counted. 2,500 characters at 4 a token.
+  assert.equal(lost?.completion_tokens, 625);
+  assert.match(lost?.reason ?? "", /a stream chunk is not JSON/);
+  assert.deepEqual(await lostOf(["<html>", words]), []);
+});
