@@ -13,6 +13,7 @@ import {
   ModelError,
   type ModelReply,
   type ModelRequest,
+  tokenCount,
   type ToolCall,
 } from "./reins.ts";
 
@@ -38,11 +39,6 @@ const FINISH: Record<string, string> = {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** A count if it is one (providers do send `undefined` and `NaN`). */
-function count(v: unknown): number | undefined {
-  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
-}
-
 /** `tool-calls` → `tool_calls`, as reins (and chat completions) spell finish reasons. */
 export function finishReason(reason: unknown, hasCalls: boolean): string {
   const unified = isObject(reason) ? reason["unified"] : reason;
@@ -63,14 +59,14 @@ export async function usageOf(
   const u = isObject(usage) ? usage : {};
   const input = isObject(u["inputTokens"]) ? u["inputTokens"] : { total: u["inputTokens"] };
   const output = isObject(u["outputTokens"]) ? u["outputTokens"] : { total: u["outputTokens"] };
-  const read = count(input["cacheRead"]) ?? count(u["cachedInputTokens"]);
-  const write = count(input["cacheWrite"]);
-  const parts = [count(input["noCache"]), read, write];
+  const read = tokenCount(input["cacheRead"]) ?? tokenCount(u["cachedInputTokens"]);
+  const write = tokenCount(input["cacheWrite"]);
+  const parts = [tokenCount(input["noCache"]), read, write];
   const summed = parts.every((n) => n !== undefined)
     ? parts.reduce((a, b) => a! + b!, 0)
     : undefined;
-  const prompt = count(input["total"]) ?? summed;
-  const completion = count(output["total"]);
+  const prompt = tokenCount(input["total"]) ?? summed;
+  const completion = tokenCount(output["total"]);
   if (prompt === undefined || completion === undefined) await loadTokenizer();
   const result: CallUsage = {
     prompt_tokens: prompt ?? countPromptTokens(request.messages, request.tools),

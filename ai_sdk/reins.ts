@@ -15,6 +15,11 @@ export type {
 export type { Prices } from "../harness/cost.ts";
 export { ModelError } from "../harness/errors.ts";
 export { saysContextLength } from "../harness/context_errors.ts";
-export { countCompletionTokens, countPromptTokens, loadTokenizer } from "../harness/tokens.ts";
+export {
+  countCompletionTokens,
+  countPromptTokens,
+  loadTokenizer,
+  tokenCount,
+} from "../harness/tokens.ts";
 export { sleep } from "../harness/sleep.ts";
 export { attemptText } from "../harness/text_attempts.ts";

@@ -6,7 +6,8 @@ import {
   countCompletionTokens,
   countPromptTokens,
   loadTokenizer,
-  saysContextLength
+  saysContextLength,
+  tokenCount
 } from "../chunk-harness_tokens.js";
 import {
   ModelError,
@@ -107,9 +108,6 @@ var FINISH = {
   "content-filter": "content_filter"
 };
 var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-function count(v) {
-  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : void 0;
-}
 function finishReason(reason, hasCalls) {
   const unified = isObject(reason) ? reason["unified"] : reason;
   if (typeof unified !== "string") return hasCalls ? "tool_calls" : "stop";
@@ -123,16 +121,16 @@ async function usageOf(usage, request, message) {
   const output = isObject(u["outputTokens"]) ? u["outputTokens"] : {
     total: u["outputTokens"]
   };
-  const read = count(input2["cacheRead"]) ?? count(u["cachedInputTokens"]);
-  const write = count(input2["cacheWrite"]);
+  const read = tokenCount(input2["cacheRead"]) ?? tokenCount(u["cachedInputTokens"]);
+  const write = tokenCount(input2["cacheWrite"]);
   const parts = [
-    count(input2["noCache"]),
+    tokenCount(input2["noCache"]),
     read,
     write
   ];
   const summed = parts.every((n) => n !== void 0) ? parts.reduce((a, b) => a + b, 0) : void 0;
-  const prompt = count(input2["total"]) ?? summed;
-  const completion = count(output["total"]);
+  const prompt = tokenCount(input2["total"]) ?? summed;
+  const completion = tokenCount(output["total"]);
   if (prompt === void 0 || completion === void 0) await loadTokenizer();
   const result = {
     prompt_tokens: prompt ?? countPromptTokens(request.messages, request.tools),
