@@ -13,7 +13,13 @@ import type { RunState } from "./state.ts";
 import { promptEstimate } from "./prompt_estimate.ts";
 import type { RunContext } from "./run_context.ts";
 import { computeCost, type Prices, pricesFor, roundUsd } from "./cost.ts";
-import { countMessageTokens, countPromptTokens, loadTokenizer, tokenizerLoaded } from "./tokens.ts";
+import {
+  countMessageTokens,
+  countPromptTokens,
+  loadTokenizer,
+  tokenCount,
+  tokenizerLoaded,
+} from "./tokens.ts";
 import {
   type CallPlan,
   callSettled,
@@ -248,13 +254,13 @@ async function commitTurn(
 
 /**
  * What is wrong with the usage a model reported, or null: counts must be
- * finite non-negative numbers, else the cost (and the budget) means nothing.
+ * token counts (see `tokenCount`), else the cost (and the budget) means nothing.
  */
 export function usageProblem(usage: unknown): string | null {
   if (typeof usage !== "object" || usage === null) return `usage is ${usage}`;
   for (const k of ["prompt_tokens", "completion_tokens"] as const) {
     const v = (usage as Record<string, unknown>)[k];
-    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) return `${k} is ${v}`;
+    if (tokenCount(v) === undefined) return `${k} is ${v}`;
   }
   return null;
 }

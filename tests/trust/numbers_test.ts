@@ -98,6 +98,9 @@ Deno.test("a model reporting NaN or negative usage ends the run failed with a re
       { prompt_tokens: NaN, completion_tokens: 3 },
       { prompt_tokens: 5, completion_tokens: -2 },
       { prompt_tokens: Infinity, completion_tokens: 1 },
+      // Finite, but no count: before, 1e308 tokens were billed (budget_exceeded), 2.5 taken.
+      { prompt_tokens: 1e308, completion_tokens: 1 },
+      { prompt_tokens: 5, completion_tokens: 2.5 },
     ]
   ) {
     const done = await run(newRun("hi"), {
