@@ -1382,7 +1382,7 @@ var usageProblem = (function usageProblem(usage) {
     "completion_tokens"
   ]) {
     const v = usage[k];
-    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) return `${k} is ${v}`;
+    if (tokenCount(v) === void 0) return `${k} is ${v}`;
   }
   return null;
 });

@@ -149,15 +149,19 @@ var parseReply = (function parseReply(text, url, request, redact) {
   } catch {
     const bad = malformed(url, redact);
     const what = "body is not JSON";
-    const lost = /^\s*\{/.test(text) ? [
-      {
-        completion_tokens: roughTokens(text.length, request.maxTokens),
-        reason: lostReason(what)
-      }
-    ] : [];
+    const lost = lostIfBegun(text, text.length, request.maxTokens, what);
     return Promise.reject(bad(`${what}: ${JSON.stringify(cutText(redact(text), 200))}`, lost));
   }
   return parseBody(body, url, request, redact);
+});
+var lostIfBegun = (function lostIfBegun(head, chars, maxTokens, what) {
+  if (!/^\s*\{/.test(head)) return [];
+  return [
+    {
+      completion_tokens: roughTokens(chars, maxTokens),
+      reason: lostReason(what)
+    }
+  ];
 });
 var lostReason = (function lostReason(what) {
   return `the reply was malformed: ${what}`;
@@ -634,7 +638,8 @@ var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request, stream
     };
   }
   if (streaming && ok) cfg.onPlain();
-  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, ok ? request.maxTokens : null);
+  const lost = (head, bytes, what) => ok ? lostIfBegun(head, bytes, request.maxTokens, what) : [];
+  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, lost);
   const text = await (cfg.nativeFetch ? read : race(read, signal));
   return {
     status,
@@ -643,7 +648,7 @@ var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request, stream
     retryAfter: ok ? null : res.headers.get("retry-after")
   };
 });
-var cappedText = (async function cappedText(res, maxBytes, bad, nativeFetch, maxTokens) {
+var cappedText = (async function cappedText(res, maxBytes, bad, nativeFetch, lost) {
   const plain = nativeFetch && !res.headers.has("content-encoding");
   const length = plain ? res.headers.get("content-length") : null;
   const declared = length ? Number(length) : NaN;
@@ -662,14 +667,8 @@ var cappedText = (async function cappedText(res, maxBytes, bad, nativeFetch, max
       const { value, done } = await reader.read();
       if (done) break;
       if ((bytes += value.byteLength) > maxBytes) {
-        const begun = maxTokens !== null && /^\s*\{/.test(UTF8.decode((chunks[0] ?? value).subarray(0, 64)));
-        const reason = `the reply was malformed: ${what(bytes)}`;
-        throw bad(what(bytes), begun ? [
-          {
-            completion_tokens: roughTokens(bytes, maxTokens ?? void 0),
-            reason
-          }
-        ] : []);
+        const head = UTF8.decode((chunks[0] ?? value).subarray(0, 64));
+        throw bad(what(bytes), lost(head, bytes, what(bytes)));
       }
       chunks.push(value);
     }

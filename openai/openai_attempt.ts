@@ -14,11 +14,11 @@ import { cutText } from "../harness/text.ts";
 import { watchDeadline } from "../harness/watch_deadline.ts";
 import { readChatStream, StreamCutError } from "./openai_stream.ts";
 import {
+  lostIfBegun,
   malformed,
   parseBody,
   parseReply,
   readableReplyTokens,
-  roughTokens,
 } from "./openai_reply.ts";
 
 /** What every attempt of one client shares. */
@@ -139,7 +139,9 @@ async function fetchAnswer(
   // A 2xx that is not a stream: this endpoint does not stream; stop asking it to.
   if (streaming && ok) cfg.onPlain();
   // Only a 2xx was taken by the provider: an error body over the cap is no reply.
-  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, ok ? request.maxTokens : null);
+  const lost = (head: string, bytes: number, what: string) =>
+    ok ? lostIfBegun(head, bytes, request.maxTokens, what) : [];
+  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, lost);
   const text = await (cfg.nativeFetch ? read : race(read, signal));
   // Only a refusal says when to come back (a 2xx is not asked for one header more).
   return { status, statusText, text, retryAfter: ok ? null : res.headers.get("retry-after") };
@@ -150,17 +152,16 @@ async function fetchAnswer(
  * declared its length for a body sent as it is (it reads no further), else
  * in pieces, counted: an endless body, a compressed one (its length is the
  * compressed one), or a custom fetch's must not take the isolate's memory.
- * A 2xx body refused once read past the cap that began like a JSON object is
- * the provider's reply, counted as lost (roughly; `maxTokens` null: not a
- * 2xx, nothing counted); one refused for its declared length was never seen,
- * and counts nothing.
+ * A body refused once read past the cap carries what `lost` makes of its
+ * first bytes; one refused for its declared length was never seen, and
+ * carries nothing.
  */
 async function cappedText(
   res: Response,
   maxBytes: number,
   bad: (what: string, lost?: readonly LostReply[]) => ModelError,
   nativeFetch: boolean,
-  maxTokens: number | undefined | null,
+  lost: (head: string, bytes: number, what: string) => LostReply[],
 ): Promise<string> {
   // Headers are read only for the runtime's fetch: any other body is counted anyway.
   const plain = nativeFetch && !res.headers.has("content-encoding");
@@ -181,13 +182,8 @@ async function cappedText(
       const { value, done } = await reader.read();
       if (done) break;
       if ((bytes += value.byteLength) > maxBytes) {
-        const begun = maxTokens !== null &&
-          /^\s*\{/.test(UTF8.decode((chunks[0] ?? value).subarray(0, 64)));
-        const reason = `the reply was malformed: ${what(bytes)}`;
-        throw bad(
-          what(bytes),
-          begun ? [{ completion_tokens: roughTokens(bytes, maxTokens ?? undefined), reason }] : [],
-        );
+        const head = UTF8.decode((chunks[0] ?? value).subarray(0, 64));
+        throw bad(what(bytes), lost(head, bytes, what(bytes)));
       }
       chunks.push(value);
     }

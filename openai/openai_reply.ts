@@ -82,18 +82,27 @@ export function parseReply(
   } catch {
     const bad = malformed(url, redact);
     const what = "body is not JSON";
-    // Begun like a JSON object: the provider's reply, cut or garbled on the way.
-    // Anything else (a proxy's HTML page, an empty body) most likely never
-    // reached the provider: nothing is counted.
-    const lost = /^\s*\{/.test(text)
-      ? [{
-        completion_tokens: roughTokens(text.length, request.maxTokens),
-        reason: lostReason(what),
-      }]
-      : [];
+    const lost = lostIfBegun(text, text.length, request.maxTokens, what);
     return Promise.reject(bad(`${what}: ${JSON.stringify(cutText(redact(text), 200))}`, lost));
   }
   return parseBody(body, url, request, redact);
+}
+
+/**
+ * A 2xx body refused unread or unparsed (`what`), as lost replies: one,
+ * estimated roughly from its `chars`, when it begins (`head`) like a JSON
+ * object, the provider's reply cut or garbled on the way. Anything else (a
+ * proxy's HTML page, an empty body) most likely never reached the provider:
+ * none.
+ */
+export function lostIfBegun(
+  head: string,
+  chars: number,
+  maxTokens: number | undefined,
+  what: string,
+): LostReply[] {
+  if (!/^\s*\{/.test(head)) return [];
+  return [{ completion_tokens: roughTokens(chars, maxTokens), reason: lostReason(what) }];
 }
 
 /** Why a malformed reply is counted as lost. */
