@@ -638,8 +638,7 @@ var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request, stream
     };
   }
   if (streaming && ok) cfg.onPlain();
-  const lost = (head, bytes, what) => ok ? lostIfBegun(head, bytes, request.maxTokens, what) : [];
-  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, lost);
+  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, ok ? request : null);
   const text = await (cfg.nativeFetch ? read : race(read, signal));
   return {
     status,
@@ -648,7 +647,7 @@ var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request, stream
     retryAfter: ok ? null : res.headers.get("retry-after")
   };
 });
-var cappedText = (async function cappedText(res, maxBytes, bad, nativeFetch, lost) {
+var cappedText = (async function cappedText(res, maxBytes, bad, nativeFetch, billed) {
   const plain = nativeFetch && !res.headers.has("content-encoding");
   const length = plain ? res.headers.get("content-length") : null;
   const declared = length ? Number(length) : NaN;
@@ -668,7 +667,8 @@ var cappedText = (async function cappedText(res, maxBytes, bad, nativeFetch, los
       if (done) break;
       if ((bytes += value.byteLength) > maxBytes) {
         const head = UTF8.decode((chunks[0] ?? value).subarray(0, 64));
-        throw bad(what(bytes), lost(head, bytes, what(bytes)));
+        const lost = billed ? lostIfBegun(head, bytes, billed.maxTokens, what(bytes)) : [];
+        throw bad(what(bytes), lost);
       }
       chunks.push(value);
     }

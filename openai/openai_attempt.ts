@@ -139,9 +139,7 @@ async function fetchAnswer(
   // A 2xx that is not a stream: this endpoint does not stream; stop asking it to.
   if (streaming && ok) cfg.onPlain();
   // Only a 2xx was taken by the provider: an error body over the cap is no reply.
-  const lost = (head: string, bytes: number, what: string) =>
-    ok ? lostIfBegun(head, bytes, request.maxTokens, what) : [];
-  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, lost);
+  const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, ok ? request : null);
   const text = await (cfg.nativeFetch ? read : race(read, signal));
   // Only a refusal says when to come back (a 2xx is not asked for one header more).
   return { status, statusText, text, retryAfter: ok ? null : res.headers.get("retry-after") };
@@ -152,16 +150,16 @@ async function fetchAnswer(
  * declared its length for a body sent as it is (it reads no further), else
  * in pieces, counted: an endless body, a compressed one (its length is the
  * compressed one), or a custom fetch's must not take the isolate's memory.
- * A body refused once read past the cap carries what `lost` makes of its
- * first bytes; one refused for its declared length was never seen, and
- * carries nothing.
+ * The 2xx body of `billed` (its request) refused once read past the cap is
+ * counted as lost when it began like a reply (`lostIfBegun`); an error's body,
+ * or one refused for its declared length (never read), is not.
  */
 async function cappedText(
   res: Response,
   maxBytes: number,
   bad: (what: string, lost?: readonly LostReply[]) => ModelError,
   nativeFetch: boolean,
-  lost: (head: string, bytes: number, what: string) => LostReply[],
+  billed: ModelRequest | null,
 ): Promise<string> {
   // Headers are read only for the runtime's fetch: any other body is counted anyway.
   const plain = nativeFetch && !res.headers.has("content-encoding");
@@ -183,7 +181,8 @@ async function cappedText(
       if (done) break;
       if ((bytes += value.byteLength) > maxBytes) {
         const head = UTF8.decode((chunks[0] ?? value).subarray(0, 64));
-        throw bad(what(bytes), lost(head, bytes, what(bytes)));
+        const lost = billed ? lostIfBegun(head, bytes, billed.maxTokens, what(bytes)) : [];
+        throw bad(what(bytes), lost);
       }
       chunks.push(value);
     }
