@@ -121,6 +121,13 @@ var isObject = (function isObject(v) {
 var malformed = (function malformed(url, redact) {
   return (what, lost = []) => new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`, void 0, lost);
 });
+var reported = (function reported(url, redact) {
+  return (error, lost = []) => {
+    const said = isObject(error) && typeof error["message"] === "string" ? error["message"] : typeof error === "string" ? error : JSON.stringify(error);
+    const message = `Error reported by ${url}: ${cutText(redact(said), 200)}`;
+    return new ModelError("server", message, void 0, lost);
+  };
+});
 var roughTokens = (function roughTokens(chars, maxTokens) {
   return Math.min(Math.ceil(chars / 4), maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
 });
@@ -169,6 +176,9 @@ var lostReason = (function lostReason(what) {
 var parseBody = (async function parseBody(body, url, request, redact) {
   const bad = malformed(url, redact);
   if (!isObject(body)) throw bad("body is not a JSON object");
+  if (body["error"] !== void 0 && body["error"] !== null && body["choices"] === void 0) {
+    throw reported(url, redact)(body["error"], spentAsReported(body));
+  }
   let refused2;
   try {
     return await validReply(body, request, (what) => {
@@ -191,6 +201,20 @@ var lostOf = (async function lostOf(body, what) {
   const prompt = tokenCount(usage["prompt_tokens"]);
   if (prompt !== void 0) lost.prompt_tokens = prompt;
   return lost;
+});
+var spentAsReported = (function spentAsReported(body) {
+  const usage = isObject(body["usage"]) ? body["usage"] : {};
+  const completion = tokenCount(usage["completion_tokens"]);
+  const prompt = tokenCount(usage["prompt_tokens"]);
+  if (completion === void 0 || prompt === void 0) return [];
+  const reason = "the provider reported an error, and usage";
+  return [
+    {
+      completion_tokens: completion,
+      prompt_tokens: prompt,
+      reason
+    }
+  ];
 });
 var validReply = (async function validReply(body, request, bad) {
   if (!Array.isArray(body["choices"]) || body["choices"].length === 0) throw bad("no choices");
@@ -454,9 +478,7 @@ var Assembler = class {
     const { bad, onText } = this.options;
     if (!isObject(chunk)) throw bad("a stream chunk is not a JSON object");
     if (chunk["error"] !== void 0 && chunk["error"] !== null) {
-      const e = chunk["error"];
-      const message = isObject(e) && typeof e["message"] === "string" ? e["message"] : JSON.stringify(e);
-      throw new ModelError("server", `The stream reported an error: ${cutText(message, 200)}`);
+      throw this.options.reported(chunk["error"]);
     }
     if (typeof chunk["model"] === "string") this.model = chunk["model"];
     if (chunk["usage"] !== void 0 && chunk["usage"] !== null) this.usage = chunk["usage"];
@@ -565,8 +587,8 @@ var readChatStream = (async function readChatStream(stream, options) {
       })
     });
   } catch (e) {
-    const garbled = e instanceof ModelError && e.kind === "malformed" && !e.lost.length;
-    throw garbled && chunks > 0 ? withLostSoFar(e, options, out) : e;
+    const broken = e instanceof ModelError && (e.kind === "malformed" || e.kind === "server");
+    throw broken && !e.lost.length && chunks > 0 ? withLostSoFar(e, options, out) : e;
   }
   if (out.finish === void 0) {
     const how = done ? "[DONE] came without a finish_reason" : "no finish_reason, usage or [DONE]";
@@ -630,6 +652,7 @@ var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request, stream
       onText: request.onText,
       signal,
       bad,
+      reported: reported(cfg.url, cfg.redact),
       maxBytes,
       maxTokens: request.maxTokens
     });
@@ -652,12 +675,7 @@ var cappedText = (async function cappedText(res, maxBytes, bad, nativeFetch, bil
   const length = plain ? res.headers.get("content-length") : null;
   const declared = length ? Number(length) : NaN;
   if (plain && declared <= maxBytes) return await res.text();
-  const what = (bytes2) => `the body passed ${bytes2} bytes (maxReplyBytes)`;
   if (!res.body) return "";
-  if (plain && declared > maxBytes) {
-    await res.body.cancel();
-    throw bad(what(declared));
-  }
   const reader = res.body.getReader();
   const chunks = [];
   let bytes = 0;
@@ -665,10 +683,12 @@ var cappedText = (async function cappedText(res, maxBytes, bad, nativeFetch, bil
     for (; ; ) {
       const { value, done } = await reader.read();
       if (done) break;
-      if ((bytes += value.byteLength) > maxBytes) {
+      bytes += value.byteLength;
+      const passed = declared > maxBytes ? declared : bytes;
+      if (passed > maxBytes) {
+        const what = `the body passed ${passed} bytes (maxReplyBytes)`;
         const head = UTF8.decode((chunks[0] ?? value).subarray(0, 64));
-        const lost = billed ? lostIfBegun(head, bytes, billed.maxTokens, what(bytes)) : [];
-        throw bad(what(bytes), lost);
+        throw bad(what, billed ? lostIfBegun(head, passed, billed.maxTokens, what) : []);
       }
       chunks.push(value);
     }

@@ -19,6 +19,7 @@ import {
   parseBody,
   parseReply,
   readableReplyTokens,
+  reported,
 } from "./openai_reply.ts";
 
 /** What every attempt of one client shares. */
@@ -131,6 +132,7 @@ async function fetchAnswer(
       onText: request.onText,
       signal,
       bad,
+      reported: reported(cfg.url, cfg.redact),
       maxBytes,
       maxTokens: request.maxTokens,
     });
@@ -150,9 +152,9 @@ async function fetchAnswer(
  * declared its length for a body sent as it is (it reads no further), else
  * in pieces, counted: an endless body, a compressed one (its length is the
  * compressed one), or a custom fetch's must not take the isolate's memory.
- * The 2xx body of `billed` (its request) refused once read past the cap is
- * counted as lost when it began like a reply (`lostIfBegun`); an error's body,
- * or one refused for its declared length (never read), is not.
+ * A body declared longer than the cap is refused after its first piece.
+ * The 2xx body of `billed` (its request) refused is counted as lost when it
+ * began like a reply (`lostIfBegun`); an error's body is not.
  */
 async function cappedText(
   res: Response,
@@ -166,12 +168,7 @@ async function cappedText(
   const length = plain ? res.headers.get("content-length") : null;
   const declared = length ? Number(length) : NaN;
   if (plain && declared <= maxBytes) return await res.text();
-  const what = (bytes: number) => `the body passed ${bytes} bytes (maxReplyBytes)`;
   if (!res.body) return "";
-  if (plain && declared > maxBytes) {
-    await res.body.cancel();
-    throw bad(what(declared));
-  }
   const reader = res.body.getReader();
   const chunks: Uint8Array<ArrayBuffer>[] = [];
   let bytes = 0;
@@ -179,10 +176,13 @@ async function cappedText(
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
-      if ((bytes += value.byteLength) > maxBytes) {
+      bytes += value.byteLength;
+      // Declared too long: not read further, but its first bytes tell a reply from a page.
+      const passed = declared > maxBytes ? declared : bytes;
+      if (passed > maxBytes) {
+        const what = `the body passed ${passed} bytes (maxReplyBytes)`;
         const head = UTF8.decode((chunks[0] ?? value).subarray(0, 64));
-        const lost = billed ? lostIfBegun(head, bytes, billed.maxTokens, what(bytes)) : [];
-        throw bad(what(bytes), lost);
+        throw bad(what, billed ? lostIfBegun(head, passed, billed.maxTokens, what) : []);
       }
       chunks.push(value);
     }

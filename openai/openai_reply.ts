@@ -34,6 +34,23 @@ export function malformed(url: string, redact: (text: string) => string) {
 }
 
 /**
+ * The error a provider reports where its reply was due, as a 2xx body or a
+ * stream chunk of `{"error": …}`: its message, redacted and cut. It wrote no
+ * reply: it counts only what it says it spent (`lost`).
+ */
+export function reported(url: string, redact: (text: string) => string) {
+  return (error: unknown, lost: readonly LostReply[] = []) => {
+    const said = isObject(error) && typeof error["message"] === "string"
+      ? error["message"]
+      : typeof error === "string"
+      ? error
+      : JSON.stringify(error);
+    const message = `Error reported by ${url}: ${cutText(redact(said), 200)}`;
+    return new ModelError("server", message, undefined, lost);
+  };
+}
+
+/**
  * Reply tokens estimated at 4 characters a token: for a text too long to count
  * with the tokenizer (tens of MB would hold the isolate for seconds), or too
  * garbled to read. At most the reply the call asked for (`maxTokens`, else
@@ -123,6 +140,9 @@ export async function parseBody(
 ): Promise<ModelReply> {
   const bad = malformed(url, redact);
   if (!isObject(body)) throw bad("body is not a JSON object");
+  if (body["error"] !== undefined && body["error"] !== null && body["choices"] === undefined) {
+    throw reported(url, redact)(body["error"], spentAsReported(body));
+  }
   let refused: string | undefined;
   try {
     return await validReply(body, request, (what) => {
@@ -148,6 +168,16 @@ async function lostOf(body: Record<string, unknown>, what: string): Promise<Lost
   const prompt = tokenCount(usage["prompt_tokens"]);
   if (prompt !== undefined) lost.prompt_tokens = prompt;
   return lost;
+}
+
+/** What a body that is no reply says it spent: its usage, where both counts are counts. */
+function spentAsReported(body: Record<string, unknown>): LostReply[] {
+  const usage = isObject(body["usage"]) ? body["usage"] : {};
+  const completion = tokenCount(usage["completion_tokens"]);
+  const prompt = tokenCount(usage["prompt_tokens"]);
+  if (completion === undefined || prompt === undefined) return [];
+  const reason = "the provider reported an error, and usage";
+  return [{ completion_tokens: completion, prompt_tokens: prompt, reason }];
 }
 
 /** The reply a body holds, every field checked (`bad` builds each refusal). */

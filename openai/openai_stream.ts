@@ -31,6 +31,8 @@ export interface ChatStreamOptions {
   signal: AbortSignal;
   /** Builds the error for a stream that breaks the protocol. */
   bad: (what: string) => ModelError;
+  /** Builds the error for a chunk of `{"error": …}`: the provider's own (see `reported`). */
+  reported: (error: unknown) => ModelError;
   /** Most bytes of a stream (a longer one is `bad`; default: no cap). */
   maxBytes?: number | undefined;
   /** The reply tokens the call asked for at most (`max_tokens`), for a rough estimate. */
@@ -93,11 +95,7 @@ class Assembler {
     const { bad, onText } = this.options;
     if (!isObject(chunk)) throw bad("a stream chunk is not a JSON object");
     if (chunk["error"] !== undefined && chunk["error"] !== null) {
-      const e = chunk["error"];
-      const message = isObject(e) && typeof e["message"] === "string"
-        ? e["message"]
-        : JSON.stringify(e);
-      throw new ModelError("server", `The stream reported an error: ${cutText(message, 200)}`);
+      throw this.options.reported(chunk["error"]);
     }
     if (typeof chunk["model"] === "string") this.model = chunk["model"];
     if (chunk["usage"] !== undefined && chunk["usage"] !== null) this.usage = chunk["usage"];
@@ -185,6 +183,7 @@ class Assembler {
  *   onText: (d) => console.log(d), // "hi"
  *   signal: new AbortController().signal,
  *   bad: (what) => new ModelError("malformed", what),
+ *   reported: (error) => new ModelError("server", JSON.stringify(error)),
  * });
  * console.log(JSON.stringify(body.choices));
  * ```
@@ -219,9 +218,10 @@ export async function readChatStream(
         }),
     });
   } catch (e) {
-    // A chunk refused after valid ones: the provider was writing a reply it may bill.
-    const garbled = e instanceof ModelError && e.kind === "malformed" && !e.lost.length;
-    throw garbled && chunks > 0 ? withLostSoFar(e, options, out) : e;
+    // A chunk refused, or an error reported, after valid ones: the provider was
+    // writing a reply it may bill.
+    const broken = e instanceof ModelError && (e.kind === "malformed" || e.kind === "server");
+    throw broken && !e.lost.length && chunks > 0 ? withLostSoFar(e, options, out) : e;
   }
   if (out.finish === undefined) {
     const how = done ? "[DONE] came without a finish_reason" : "no finish_reason, usage or [DONE]";

@@ -248,3 +248,104 @@ Deno.test("a stream garbled after its reply began counts what had arrived; garbl
   assert.match(lost?.reason ?? "", /a stream chunk is not JSON/);
   assert.deepEqual(await lostOf(["<html>", words]), []);
 });
+
+Deno.test("a 200 that reports the provider's error is its error, redacted, counted only as it reports", async () => {
+  const error = { message: "upstream overloaded for key sk-secret-1", code: 502 };
+  const complete = async (body: unknown) => {
+    const model = createOpenAIModel({
+      baseUrl: "http://provider.test/v1",
+      model: "m",
+      apiKey: "sk-secret-1",
+      stream: false,
+      maxRetries: 0,
+      fetch: () => Promise.resolve(Response.json(body)),
+    });
+    return await model.complete(
+      { messages: [{ role: "user", content: "hi" }], tools: [] },
+      new AbortController().signal,
+    ).catch((e: unknown) => e);
+  };
+  const e = await complete({ error });
+  assert.ok(e instanceof ModelError && e.kind === "server", String(e));
+  assert.equal(
+    e.message,
+    "Error reported by http://provider.test/v1/chat/completions: upstream overloaded for key [redacted]",
+  );
+  // Before: "malformed: no choices", and the whole prompt estimated as spent.
+  assert.deepEqual(e.lost, []);
+  const spent = await complete({ error, usage: USAGE });
+  assert.ok(spent instanceof ModelError);
+  assert.deepEqual(spent.lost.map((l) => [l.prompt_tokens, l.completion_tokens]), [[100, 40]]);
+  // A reply beside an error is a reply.
+  const reply = await complete({
+    error: null,
+    choices: [{ message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+    usage: USAGE,
+  });
+  assert.equal((reply as { message: { content: string } }).message.content, "ok");
+});
+
+Deno.test("an error chunk after a streamed reply began counts what had arrived; at once, nothing", async () => {
+  const lostOf = async (events: unknown[]) => {
+    const sse = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
+    const model = createOpenAIModel({
+      baseUrl: "http://provider.test/v1",
+      model: "m",
+      apiKey: "sk-secret-2",
+      maxRetries: 0,
+      fetch: () =>
+        Promise.resolve(
+          new Response(sse, { status: 200, headers: { "content-type": "text/event-stream" } }),
+        ),
+    });
+    const e = await model.complete(
+      { messages: [{ role: "user", content: "hi" }], tools: [] },
+      new AbortController().signal,
+    ).catch((e: unknown) => e);
+    assert.ok(e instanceof ModelError && e.kind === "server", String(e));
+    assert.match(e.message, /^Error reported by \S+: overloaded \[redacted\]$/);
+    return e.lost;
+  };
+  const error = { error: { message: "overloaded sk-secret-2" } };
+  const words = { choices: [{ index: 0, delta: { content: "word ".repeat(500) } }] };
+  // Before: nothing counted, and the key in the message.
+  const [lost] = await lostOf([words, error]);
+  assert.equal(lost?.completion_tokens, 625);
+  assert.deepEqual(await lostOf([error, words]), []);
+});
+
+Deno.test("a 2xx body declared longer than maxReplyBytes is refused after one read, counted when it began as JSON", async () => {
+  const big = `{"choices":[{"message":{"content":"${"x".repeat(200_000)}"}}]}`;
+  const lostOf = async (body: string, maxTokens?: number) => {
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+      await req.body?.cancel();
+      // A declared length: the runtime's fetch sees content-length, not chunks.
+      return new Response(body, { headers: { "content-type": "application/json" } });
+    });
+    try {
+      const model = createOpenAIModel({
+        baseUrl: `http://127.0.0.1:${server.addr.port}/v1`,
+        model: "m",
+        stream: false,
+        maxReplyBytes: 100_000,
+        maxRetries: 0,
+      });
+      const e = await model.complete(
+        { messages: [{ role: "user", content: "hi" }], tools: [], maxTokens },
+        new AbortController().signal,
+      ).catch((e: unknown) => e);
+      assert.ok(e instanceof ModelError && e.kind === "malformed", String(e));
+      assert.match(
+        e.message,
+        new RegExp(`the body passed ${body.length} bytes \\(maxReplyBytes\\)`),
+      );
+      return e.lost;
+    } finally {
+      await server.shutdown();
+    }
+  };
+  // Before: refused unread, and nothing counted.
+  assert.equal((await lostOf(big))[0]?.completion_tokens, 16_384);
+  assert.equal((await lostOf(big, 700))[0]?.completion_tokens, 700);
+  assert.deepEqual(await lostOf(`<html>${"x".repeat(200_000)}</html>`), []);
+});
