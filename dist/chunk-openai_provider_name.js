@@ -119,14 +119,36 @@ var isObject = (function isObject(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 });
 var malformed = (function malformed(url, redact) {
-  return (what, lost = []) => new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`, void 0, lost);
+  return (what, lost = []) => new ModelError("malformed", redact(`Malformed reply from ${url}: ${what}`), void 0, lost);
+});
+var isReportedError = (function isReportedError(body) {
+  const error = body["error"];
+  const said = isObject(error) || Array.isArray(error) || typeof error === "string" && !!error;
+  const choices = body["choices"];
+  return said && !(Array.isArray(choices) && choices.length > 0);
 });
 var reported = (function reported(url, redact) {
-  return (error, lost = []) => {
-    const said = isObject(error) && typeof error["message"] === "string" ? error["message"] : typeof error === "string" ? error : JSON.stringify(error);
-    const message = `Error reported by ${url}: ${cutText(redact(said), 200)}`;
-    return new ModelError("server", message, void 0, lost);
+  return (body) => {
+    const error = body["error"];
+    const text = isObject(error) && typeof error["message"] === "string" ? error["message"] : "";
+    const said = text || (typeof error === "string" ? error : JSON.stringify(error));
+    const message = redact(`Error reported by ${url}: ${cutText(said, 200)}`);
+    return new ModelError("server", message, void 0, spentAsReported(body));
   };
+});
+var spentAsReported = (function spentAsReported(body) {
+  const usage = isObject(body["usage"]) ? body["usage"] : {};
+  const completion = tokenCount(usage["completion_tokens"]);
+  const prompt = tokenCount(usage["prompt_tokens"]);
+  if (completion === void 0 || prompt === void 0) return [];
+  const reason = "the provider reported an error, and usage";
+  return [
+    {
+      completion_tokens: completion,
+      prompt_tokens: prompt,
+      reason
+    }
+  ];
 });
 var roughTokens = (function roughTokens(chars, maxTokens) {
   return Math.min(Math.ceil(chars / 4), maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
@@ -176,9 +198,7 @@ var lostReason = (function lostReason(what) {
 var parseBody = (async function parseBody(body, url, request, redact) {
   const bad = malformed(url, redact);
   if (!isObject(body)) throw bad("body is not a JSON object");
-  if (body["error"] !== void 0 && body["error"] !== null && body["choices"] === void 0) {
-    throw reported(url, redact)(body["error"], spentAsReported(body));
-  }
+  if (isReportedError(body)) throw reported(url, redact)(body);
   let refused2;
   try {
     return await validReply(body, request, (what) => {
@@ -201,20 +221,6 @@ var lostOf = (async function lostOf(body, what) {
   const prompt = tokenCount(usage["prompt_tokens"]);
   if (prompt !== void 0) lost.prompt_tokens = prompt;
   return lost;
-});
-var spentAsReported = (function spentAsReported(body) {
-  const usage = isObject(body["usage"]) ? body["usage"] : {};
-  const completion = tokenCount(usage["completion_tokens"]);
-  const prompt = tokenCount(usage["prompt_tokens"]);
-  if (completion === void 0 || prompt === void 0) return [];
-  const reason = "the provider reported an error, and usage";
-  return [
-    {
-      completion_tokens: completion,
-      prompt_tokens: prompt,
-      reason
-    }
-  ];
 });
 var validReply = (async function validReply(body, request, bad) {
   if (!Array.isArray(body["choices"]) || body["choices"].length === 0) throw bad("no choices");
@@ -477,9 +483,7 @@ var Assembler = class {
   add(chunk) {
     const { bad, onText } = this.options;
     if (!isObject(chunk)) throw bad("a stream chunk is not a JSON object");
-    if (chunk["error"] !== void 0 && chunk["error"] !== null) {
-      throw this.options.reported(chunk["error"]);
-    }
+    if (isReportedError(chunk)) throw this.options.reported(chunk);
     if (typeof chunk["model"] === "string") this.model = chunk["model"];
     if (chunk["usage"] !== void 0 && chunk["usage"] !== null) this.usage = chunk["usage"];
     if (chunk["choices"] === void 0 || chunk["choices"] === null) return;
@@ -631,7 +635,9 @@ var attempt = (async function attempt(cfg, body, signal, request, streaming) {
     signal.removeEventListener("abort", onOuterAbort);
   }
   if ("streamed" in answer) return parseBody(answer.streamed, cfg.url, request, cfg.redact);
-  return await interpret(cfg, answer, request);
+  const outcome = await interpret(cfg, answer, request);
+  if (streaming && "message" in outcome) cfg.onPlain();
+  return outcome;
 });
 var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request, streaming) {
   const init = {
@@ -660,7 +666,6 @@ var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request, stream
       streamed
     };
   }
-  if (streaming && ok) cfg.onPlain();
   const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, ok ? request : null);
   const text = await (cfg.nativeFetch ? read : race(read, signal));
   return {
@@ -683,6 +688,7 @@ var cappedText = (async function cappedText(res, maxBytes, bad, nativeFetch, bil
     for (; ; ) {
       const { value, done } = await reader.read();
       if (done) break;
+      if (!value.byteLength) continue;
       bytes += value.byteLength;
       const passed = declared > maxBytes ? declared : bytes;
       if (passed > maxBytes) {

@@ -103,7 +103,11 @@ export async function attempt(
     signal.removeEventListener("abort", onOuterAbort);
   }
   if ("streamed" in answer) return parseBody(answer.streamed, cfg.url, request, cfg.redact);
-  return await interpret(cfg, answer, request);
+  const outcome = await interpret(cfg, answer, request);
+  // A plain reply (not an error in its place) to a streamed call: this endpoint
+  // does not stream; stop asking it to.
+  if (streaming && "message" in outcome) cfg.onPlain();
+  return outcome;
 }
 
 /** Sends the request and reads the answer whole (a 2xx stream is assembled). */
@@ -138,8 +142,6 @@ async function fetchAnswer(
     });
     return { streamed };
   }
-  // A 2xx that is not a stream: this endpoint does not stream; stop asking it to.
-  if (streaming && ok) cfg.onPlain();
   // Only a 2xx was taken by the provider: an error body over the cap is no reply.
   const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, ok ? request : null);
   const text = await (cfg.nativeFetch ? read : race(read, signal));
@@ -176,6 +178,7 @@ async function cappedText(
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
+      if (!value.byteLength) continue; // its head is what tells a reply from a page
       bytes += value.byteLength;
       // Declared too long: not read further, but its first bytes tell a reply from a page.
       const passed = declared > maxBytes ? declared : bytes;

@@ -30,24 +30,45 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 /** The error of a reply that breaks the protocol (with the replies it lost, if any). */
 export function malformed(url: string, redact: (text: string) => string) {
   return (what: string, lost: readonly LostReply[] = []) =>
-    new ModelError("malformed", `Malformed reply from ${url}: ${redact(what)}`, undefined, lost);
+    new ModelError("malformed", redact(`Malformed reply from ${url}: ${what}`), undefined, lost);
 }
 
 /**
- * The error a provider reports where its reply was due, as a 2xx body or a
- * stream chunk of `{"error": …}`: its message, redacted and cut. It wrote no
- * reply: it counts only what it says it spent (`lost`).
+ * Whether a body (or stream chunk) is the provider's error where its reply
+ * was due: an `error` that says something (an object, or a non-empty text),
+ * and no choice beside it.
+ */
+export function isReportedError(body: Record<string, unknown>): boolean {
+  const error = body["error"];
+  const said = isObject(error) || Array.isArray(error) || (typeof error === "string" && !!error);
+  const choices = body["choices"];
+  return said && !(Array.isArray(choices) && choices.length > 0);
+}
+
+/**
+ * The error of a body or stream chunk that {@link isReportedError}: its
+ * message, cut, the whole redacted (a secret may sit in the URL too). It
+ * wrote no reply: it counts only what it says it spent, its usage where both
+ * counts are counts.
  */
 export function reported(url: string, redact: (text: string) => string) {
-  return (error: unknown, lost: readonly LostReply[] = []) => {
-    const said = isObject(error) && typeof error["message"] === "string"
-      ? error["message"]
-      : typeof error === "string"
-      ? error
-      : JSON.stringify(error);
-    const message = `Error reported by ${url}: ${cutText(redact(said), 200)}`;
-    return new ModelError("server", message, undefined, lost);
+  return (body: Record<string, unknown>): ModelError => {
+    const error = body["error"];
+    const text = isObject(error) && typeof error["message"] === "string" ? error["message"] : "";
+    const said = text || (typeof error === "string" ? error : JSON.stringify(error));
+    const message = redact(`Error reported by ${url}: ${cutText(said, 200)}`);
+    return new ModelError("server", message, undefined, spentAsReported(body));
   };
+}
+
+/** What a body that is no reply says it spent (a partial count is no count: nothing). */
+function spentAsReported(body: Record<string, unknown>): LostReply[] {
+  const usage = isObject(body["usage"]) ? body["usage"] : {};
+  const completion = tokenCount(usage["completion_tokens"]);
+  const prompt = tokenCount(usage["prompt_tokens"]);
+  if (completion === undefined || prompt === undefined) return [];
+  const reason = "the provider reported an error, and usage";
+  return [{ completion_tokens: completion, prompt_tokens: prompt, reason }];
 }
 
 /**
@@ -140,9 +161,7 @@ export async function parseBody(
 ): Promise<ModelReply> {
   const bad = malformed(url, redact);
   if (!isObject(body)) throw bad("body is not a JSON object");
-  if (body["error"] !== undefined && body["error"] !== null && body["choices"] === undefined) {
-    throw reported(url, redact)(body["error"], spentAsReported(body));
-  }
+  if (isReportedError(body)) throw reported(url, redact)(body);
   let refused: string | undefined;
   try {
     return await validReply(body, request, (what) => {
@@ -168,16 +187,6 @@ async function lostOf(body: Record<string, unknown>, what: string): Promise<Lost
   const prompt = tokenCount(usage["prompt_tokens"]);
   if (prompt !== undefined) lost.prompt_tokens = prompt;
   return lost;
-}
-
-/** What a body that is no reply says it spent: its usage, where both counts are counts. */
-function spentAsReported(body: Record<string, unknown>): LostReply[] {
-  const usage = isObject(body["usage"]) ? body["usage"] : {};
-  const completion = tokenCount(usage["completion_tokens"]);
-  const prompt = tokenCount(usage["prompt_tokens"]);
-  if (completion === undefined || prompt === undefined) return [];
-  const reason = "the provider reported an error, and usage";
-  return [{ completion_tokens: completion, prompt_tokens: prompt, reason }];
 }
 
 /** The reply a body holds, every field checked (`bad` builds each refusal). */

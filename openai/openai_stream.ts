@@ -20,7 +20,7 @@
 import { ModelError } from "../harness/errors.ts";
 import { messageOf } from "../harness/message_of.ts";
 import { cutText } from "../harness/text.ts";
-import { isObject, roughTokens } from "./openai_reply.ts";
+import { isObject, isReportedError, roughTokens } from "./openai_reply.ts";
 import { readSseData } from "./sse_reader.ts";
 
 /** Options of {@link readChatStream}. */
@@ -31,8 +31,8 @@ export interface ChatStreamOptions {
   signal: AbortSignal;
   /** Builds the error for a stream that breaks the protocol. */
   bad: (what: string) => ModelError;
-  /** Builds the error for a chunk of `{"error": …}`: the provider's own (see `reported`). */
-  reported: (error: unknown) => ModelError;
+  /** Builds the error of a chunk that is the provider's error (see `isReportedError`). */
+  reported: (chunk: Record<string, unknown>) => ModelError;
   /** Most bytes of a stream (a longer one is `bad`; default: no cap). */
   maxBytes?: number | undefined;
   /** The reply tokens the call asked for at most (`max_tokens`), for a rough estimate. */
@@ -94,9 +94,7 @@ class Assembler {
   add(chunk: unknown): void {
     const { bad, onText } = this.options;
     if (!isObject(chunk)) throw bad("a stream chunk is not a JSON object");
-    if (chunk["error"] !== undefined && chunk["error"] !== null) {
-      throw this.options.reported(chunk["error"]);
-    }
+    if (isReportedError(chunk)) throw this.options.reported(chunk);
     if (typeof chunk["model"] === "string") this.model = chunk["model"];
     if (chunk["usage"] !== undefined && chunk["usage"] !== null) this.usage = chunk["usage"];
     if (chunk["choices"] === undefined || chunk["choices"] === null) return;
@@ -169,7 +167,8 @@ class Assembler {
 /**
  * Reads an SSE chat-completions stream to its end (`data: [DONE]` or the end
  * of the body) and returns the equivalent non-streaming body. Throws what
- * `options.bad` builds for a chunk that is not JSON, a {@link StreamCutError}
+ * `options.bad` builds for a chunk that is not JSON, what `options.reported`
+ * builds for the provider's error chunk, a {@link StreamCutError}
  * for a reply that did not finish (no `finish_reason`) or a body that broke
  * off, and rejects with the signal's reason when it aborts (the body is
  * cancelled either way).
@@ -183,7 +182,7 @@ class Assembler {
  *   onText: (d) => console.log(d), // "hi"
  *   signal: new AbortController().signal,
  *   bad: (what) => new ModelError("malformed", what),
- *   reported: (error) => new ModelError("server", JSON.stringify(error)),
+ *   reported: (chunk) => new ModelError("server", JSON.stringify(chunk.error)),
  * });
  * console.log(JSON.stringify(body.choices));
  * ```

@@ -276,6 +276,17 @@ Deno.test("a 200 that reports the provider's error is its error, redacted, count
   const spent = await complete({ error, usage: USAGE });
   assert.ok(spent instanceof ModelError);
   assert.deepEqual(spent.lost.map((l) => [l.prompt_tokens, l.completion_tokens]), [[100, 40]]);
+  // No choice beside it is still its error (before this fix's review: "malformed: no choices").
+  for (const choices of [[], null]) {
+    const e = await complete({ error, choices });
+    assert.ok(e instanceof ModelError && e.kind === "server", String(e));
+    assert.deepEqual(e.lost, []);
+  }
+  // An error without a message is shown as it was sent; one that says nothing is no error.
+  const silent = await complete({ error: { message: "", code: 500 } });
+  assert.match(String((silent as Error).message), /: \{"message":"","code":500\}$/);
+  const empty = await complete({ error: "" });
+  assert.ok(empty instanceof ModelError && empty.kind === "malformed", String(empty));
   // A reply beside an error is a reply.
   const reply = await complete({
     error: null,
@@ -312,6 +323,31 @@ Deno.test("an error chunk after a streamed reply began counts what had arrived; 
   const [lost] = await lostOf([words, error]);
   assert.equal(lost?.completion_tokens, 625);
   assert.deepEqual(await lostOf([error, words]), []);
+  // What it says it spent is counted as it says.
+  const [said] = await lostOf([words, { ...error, usage: USAGE }]);
+  assert.deepEqual([said?.prompt_tokens, said?.completion_tokens], [100, 40]);
+});
+
+Deno.test("a streamed call answered by a 200 error body keeps asking for a stream", async () => {
+  const asked: boolean[] = [];
+  const model = createOpenAIModel({
+    baseUrl: "http://provider.test/v1",
+    model: "m",
+    maxRetries: 0,
+    fetch: async (_url, init) => {
+      asked.push(JSON.parse(String(init?.body)).stream === true);
+      return await Promise.resolve(Response.json({ error: { message: "overloaded" } }));
+    },
+  });
+  for (let i = 0; i < 2; i++) {
+    const e = await model.complete(
+      { messages: [{ role: "user", content: "hi" }], tools: [] },
+      new AbortController().signal,
+    ).catch((e: unknown) => e);
+    assert.ok(e instanceof ModelError && e.kind === "server", String(e));
+  }
+  // Before: the error body was taken for "this endpoint does not stream".
+  assert.deepEqual(asked, [true, true]);
 });
 
 Deno.test("a 2xx body declared longer than maxReplyBytes is refused after one read, counted when it began as JSON", async () => {
