@@ -178,7 +178,7 @@ async function cappedText(
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
-      if (!value.byteLength) continue; // its head is what tells a reply from a page
+      if (!value.byteLength) continue; // an empty piece has no head to judge
       bytes += value.byteLength;
       // Declared too long: not read further, but its first bytes tell a reply from a page.
       const passed = declared > maxBytes ? declared : bytes;

@@ -35,8 +35,8 @@ export function malformed(url: string, redact: (text: string) => string) {
 
 /**
  * Whether a body (or stream chunk) is the provider's error where its reply
- * was due: an `error` that says something (an object, or a non-empty text),
- * and no choice beside it.
+ * was due: an `error` that says something (an object or array, or a
+ * non-empty text), and no choice beside it.
  */
 export function isReportedError(body: Record<string, unknown>): boolean {
   const error = body["error"];
