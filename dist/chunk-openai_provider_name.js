@@ -159,7 +159,7 @@ var readableReplyTokens = (async function readableReplyTokens(body) {
   const calls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] : [];
   const message = {
     role: "assistant",
-    content: readable(raw["content"]) || null,
+    content: (contentText(raw["content"]) ?? readable(raw["content"])) || readable(raw["refusal"]) || null,
     tool_calls: calls.map((c) => {
       const f = isObject(c) && isObject(c["function"]) ? c["function"] : {};
       return fn("", readable(f["name"]), readable(f["arguments"]));
@@ -227,18 +227,17 @@ var validReply = (async function validReply(body, request, bad) {
   const choice = body["choices"][0];
   if (!isObject(choice) || !isObject(choice["message"])) throw bad("choices[0] has no message");
   const raw = choice["message"];
-  let content;
-  if (raw["content"] === void 0 || raw["content"] === null) content = null;
-  else if (typeof raw["content"] === "string") content = raw["content"];
-  else throw bad("choices[0].message.content is not a string");
+  const text = contentText(raw["content"]);
+  if (text === void 0) throw bad("choices[0].message.content is not a string or text parts");
+  const refusal = !text && typeof raw["refusal"] === "string" && raw["refusal"] ? raw["refusal"] : "";
   const message = {
     role: "assistant",
-    content
+    content: refusal || text
   };
   const calls = parseToolCalls(raw["tool_calls"], bad);
   if (calls.length > 0) message.tool_calls = calls;
   const usage = body["usage"] === void 0 || body["usage"] === null ? await countedUsage(request, message) : parseUsage(body["usage"], bad);
-  const finishReason = typeof choice["finish_reason"] === "string" ? choice["finish_reason"] : message.tool_calls ? "tool_calls" : "stop";
+  const finishReason = refusal ? "refusal" : typeof choice["finish_reason"] === "string" ? choice["finish_reason"] : message.tool_calls ? "tool_calls" : "stop";
   const reply = {
     message,
     usage,
@@ -246,6 +245,17 @@ var validReply = (async function validReply(body, request, bad) {
   };
   if (typeof body["model"] === "string") reply.model = body["model"];
   return reply;
+});
+var contentText = (function contentText(content) {
+  if (content === void 0 || content === null) return null;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return void 0;
+  let text = "";
+  for (const part of content) {
+    if (!isObject(part)) return void 0;
+    if (part["type"] === "text" && typeof part["text"] === "string") text += part["text"];
+  }
+  return text;
 });
 var parseToolCalls = (function parseToolCalls(raw, bad) {
   if (raw === void 0 || raw === null) return [];
@@ -455,7 +465,7 @@ var overCap = (function overCap(options, out, bytes) {
   return withLostSoFar(options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`), options, out);
 });
 var withLostSoFar = (function withLostSoFar(e, options, out) {
-  let chars = out.content?.length ?? 0;
+  let chars = (out.content?.length ?? 0) + out.refusal.length;
   for (const c of out.calls.values()) chars += c.args.length + (c.name?.length ?? 0);
   const lost = {
     completion_tokens: roughTokens(chars, options.maxTokens),
@@ -468,6 +478,7 @@ var withLostSoFar = (function withLostSoFar(e, options, out) {
 var Assembler = class {
   options;
   content;
+  refusal;
   calls;
   finish;
   usage;
@@ -475,6 +486,7 @@ var Assembler = class {
   constructor(options) {
     this.options = options;
     this.content = null;
+    this.refusal = "";
     this.calls = /* @__PURE__ */ new Map();
     this.finish = void 0;
     this.usage = void 0;
@@ -496,16 +508,15 @@ var Assembler = class {
     const delta = choice["delta"];
     if (delta === void 0 || delta === null) return;
     if (!isObject(delta)) throw bad("a stream chunk's delta is not an object");
-    if (delta["content"] !== void 0 && delta["content"] !== null) {
-      if (typeof delta["content"] !== "string") {
-        throw bad("a stream delta's content is not a string");
-      }
-      this.content = (this.content ?? "") + delta["content"];
-      if (delta["content"] && onText) {
-        try {
-          onText(delta["content"]);
-        } catch {
-        }
+    const text = contentText(delta["content"]);
+    if (text === void 0) throw bad("a stream delta's content is not a string or text parts");
+    if (text !== null) this.content = (this.content ?? "") + text;
+    const refusal = typeof delta["refusal"] === "string" ? delta["refusal"] : "";
+    if (refusal) this.refusal += refusal;
+    if (onText && (text || refusal)) {
+      try {
+        onText(text || refusal);
+      } catch {
       }
     }
     if (delta["tool_calls"] !== void 0 && delta["tool_calls"] !== null) {
@@ -539,6 +550,7 @@ var Assembler = class {
       role: "assistant",
       content: this.content
     };
+    if (this.refusal) message["refusal"] = this.refusal;
     if (this.calls.size) {
       message["tool_calls"] = [
         ...this.calls.entries()

@@ -84,7 +84,7 @@ export function roughTokens(chars: number, maxTokens: number | undefined): numbe
 /**
  * The reply tokens of a body (partial, or refused as malformed) counted
  * locally (o200k) from whatever of `choices[0].message` can be read: its
- * content and its tool calls' names and arguments.
+ * content (or refusal) and its tool calls' names and arguments.
  */
 export async function readableReplyTokens(body: Record<string, unknown>): Promise<number> {
   const choice = Array.isArray(body["choices"]) ? body["choices"][0] : undefined;
@@ -92,7 +92,8 @@ export async function readableReplyTokens(body: Record<string, unknown>): Promis
   const calls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] : [];
   const message: AssistantMessage = {
     role: "assistant",
-    content: readable(raw["content"]) || null,
+    content: (contentText(raw["content"]) ?? readable(raw["content"])) ||
+      readable(raw["refusal"]) || null,
     tool_calls: calls.map((c: unknown): ToolCall => {
       const f = isObject(c) && isObject(c["function"]) ? c["function"] : {};
       return fn("", readable(f["name"]), readable(f["arguments"]));
@@ -199,17 +200,21 @@ async function validReply(
   const choice = body["choices"][0];
   if (!isObject(choice) || !isObject(choice["message"])) throw bad("choices[0] has no message");
   const raw = choice["message"];
-  let content: string | null;
-  if (raw["content"] === undefined || raw["content"] === null) content = null;
-  else if (typeof raw["content"] === "string") content = raw["content"];
-  else throw bad("choices[0].message.content is not a string");
-  const message: AssistantMessage = { role: "assistant", content };
+  const text = contentText(raw["content"]);
+  if (text === undefined) throw bad("choices[0].message.content is not a string or text parts");
+  // A refusal (OpenAI's structured outputs) is the model's answer in words: kept as its text.
+  const refusal = !text && typeof raw["refusal"] === "string" && raw["refusal"]
+    ? raw["refusal"]
+    : "";
+  const message: AssistantMessage = { role: "assistant", content: refusal || text };
   const calls = parseToolCalls(raw["tool_calls"], bad);
   if (calls.length > 0) message.tool_calls = calls;
   const usage = body["usage"] === undefined || body["usage"] === null
     ? await countedUsage(request, message)
     : parseUsage(body["usage"], bad);
-  const finishReason = typeof choice["finish_reason"] === "string"
+  const finishReason = refusal
+    ? "refusal"
+    : typeof choice["finish_reason"] === "string"
     ? choice["finish_reason"]
     : message.tool_calls
     ? "tool_calls"
@@ -217,6 +222,31 @@ async function validReply(
   const reply: ModelReply = { message, usage, finishReason };
   if (typeof body["model"] === "string") reply.model = body["model"];
   return reply;
+}
+
+/**
+ * The text of a message's (or a stream delta's) `content`: a string as it
+ * is; content parts (as Mistral's reasoning models send them) as their
+ * `text` parts joined, a `thinking` part being no answer; absent, null; any
+ * other value undefined (malformed).
+ *
+ * @example
+ * ```ts
+ * import { contentText } from "./openai_reply.ts";
+ * const parts = [{ type: "thinking", thinking: [] }, { type: "text", text: "42" }];
+ * console.log(contentText(parts), contentText(null), contentText(7)); // 42 null undefined
+ * ```
+ */
+export function contentText(content: unknown): string | null | undefined {
+  if (content === undefined || content === null) return null;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  let text = "";
+  for (const part of content) {
+    if (!isObject(part)) return undefined;
+    if (part["type"] === "text" && typeof part["text"] === "string") text += part["text"];
+  }
+  return text;
 }
 
 /** The message's tool calls (none when absent). */

@@ -20,7 +20,7 @@
 import { ModelError } from "../harness/errors.ts";
 import { messageOf } from "../harness/message_of.ts";
 import { cutText } from "../harness/text.ts";
-import { isObject, isReportedError, roughTokens } from "./openai_reply.ts";
+import { contentText, isObject, isReportedError, roughTokens } from "./openai_reply.ts";
 import { readSseData } from "./sse_reader.ts";
 
 /** Options of {@link readChatStream}. */
@@ -76,7 +76,7 @@ function overCap(options: ChatStreamOptions, out: Assembler, bytes: number): Mod
 
 /** `e` carrying what the stream had delivered as a lost reply, estimated roughly. */
 function withLostSoFar(e: ModelError, options: ChatStreamOptions, out: Assembler): ModelError {
-  let chars = out.content?.length ?? 0;
+  let chars = (out.content?.length ?? 0) + out.refusal.length;
   for (const c of out.calls.values()) chars += c.args.length + (c.name?.length ?? 0);
   const lost = { completion_tokens: roughTokens(chars, options.maxTokens), reason: e.message };
   return new ModelError(e.kind, e.message, e.status, [lost]);
@@ -85,6 +85,7 @@ function withLostSoFar(e: ModelError, options: ChatStreamOptions, out: Assembler
 /** Assembles chunks into a `chat.completion`-shaped body. */
 class Assembler {
   content: string | null = null;
+  refusal = "";
   calls = new Map<number, CallParts>();
   finish: unknown = undefined;
   usage: unknown = undefined;
@@ -107,16 +108,16 @@ class Assembler {
     const delta = choice["delta"];
     if (delta === undefined || delta === null) return;
     if (!isObject(delta)) throw bad("a stream chunk's delta is not an object");
-    if (delta["content"] !== undefined && delta["content"] !== null) {
-      if (typeof delta["content"] !== "string") {
-        throw bad("a stream delta's content is not a string");
-      }
-      this.content = (this.content ?? "") + delta["content"];
-      if (delta["content"] && onText) {
-        try {
-          onText(delta["content"]);
-        } catch { /* a watcher's failure is not the call's */ }
-      }
+    const text = contentText(delta["content"]);
+    if (text === undefined) throw bad("a stream delta's content is not a string or text parts");
+    if (text !== null) this.content = (this.content ?? "") + text;
+    // A refusal streams as its own deltas; it is the reply's text (see parseBody).
+    const refusal = typeof delta["refusal"] === "string" ? delta["refusal"] : "";
+    if (refusal) this.refusal += refusal;
+    if (onText && (text || refusal)) {
+      try {
+        onText(text || refusal);
+      } catch { /* a watcher's failure is not the call's */ }
     }
     if (delta["tool_calls"] !== undefined && delta["tool_calls"] !== null) {
       if (!Array.isArray(delta["tool_calls"])) {
@@ -146,6 +147,7 @@ class Assembler {
 
   body(): Record<string, unknown> {
     const message: Record<string, unknown> = { role: "assistant", content: this.content };
+    if (this.refusal) message["refusal"] = this.refusal;
     if (this.calls.size) {
       message["tool_calls"] = [...this.calls.entries()].sort((a, b) => a[0] - b[0]).map((
         [, c],
