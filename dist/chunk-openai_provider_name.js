@@ -159,7 +159,8 @@ var readableReplyTokens = (async function readableReplyTokens(body) {
   const calls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] : [];
   const message = {
     role: "assistant",
-    content: (contentText(raw["content"]) ?? readable(raw["content"])) || readable(raw["refusal"]) || null,
+    // Thinking parts too (as JSON): the provider bills them.
+    content: readable(raw["content"]) + readable(raw["refusal"]) || null,
     tool_calls: calls.map((c) => {
       const f = isObject(c) && isObject(c["function"]) ? c["function"] : {};
       return fn("", readable(f["name"]), readable(f["arguments"]));
@@ -229,15 +230,17 @@ var validReply = (async function validReply(body, request, bad) {
   const raw = choice["message"];
   const text = contentText(raw["content"]);
   if (text === void 0) throw bad("choices[0].message.content is not a string or text parts");
-  const refusal = !text && typeof raw["refusal"] === "string" && raw["refusal"] ? raw["refusal"] : "";
+  const refusal = typeof raw["refusal"] === "string" ? raw["refusal"] : "";
+  const content = refusal ? (text ?? "") + refusal : text;
   const message = {
     role: "assistant",
-    content: refusal || text
+    content
   };
   const calls = parseToolCalls(raw["tool_calls"], bad);
   if (calls.length > 0) message.tool_calls = calls;
   const usage = body["usage"] === void 0 || body["usage"] === null ? await countedUsage(request, message) : parseUsage(body["usage"], bad);
-  const finishReason = refusal ? "refusal" : typeof choice["finish_reason"] === "string" ? choice["finish_reason"] : message.tool_calls ? "tool_calls" : "stop";
+  const given = typeof choice["finish_reason"] === "string" ? choice["finish_reason"] : void 0;
+  const finishReason = refusal && (given === void 0 || given === "stop") ? "content_filter" : given ?? (message.tool_calls ? "tool_calls" : "stop");
   const reply = {
     message,
     usage,
@@ -250,10 +253,12 @@ var contentText = (function contentText(content) {
   if (content === void 0 || content === null) return null;
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return void 0;
-  let text = "";
+  let text = null;
   for (const part of content) {
-    if (!isObject(part)) return void 0;
-    if (part["type"] === "text" && typeof part["text"] === "string") text += part["text"];
+    if (!isObject(part) || typeof part["type"] !== "string") return void 0;
+    if (part["type"] !== "text") continue;
+    if (typeof part["text"] !== "string") return void 0;
+    text = (text ?? "") + part["text"];
   }
   return text;
 });
@@ -513,9 +518,10 @@ var Assembler = class {
     if (text !== null) this.content = (this.content ?? "") + text;
     const refusal = typeof delta["refusal"] === "string" ? delta["refusal"] : "";
     if (refusal) this.refusal += refusal;
-    if (onText && (text || refusal)) {
+    const shown = (text ?? "") + refusal;
+    if (onText && shown) {
       try {
-        onText(text || refusal);
+        onText(shown);
       } catch {
       }
     }

@@ -62,7 +62,7 @@ export interface ModelReply {
   message: AssistantMessage;
   /** Real token counts of this call (cache reads and writes too, when the provider says). */
   usage: CallUsage;
-  /** `stop`, `tool_calls`, `length`, … as the endpoint said. */
+  /** `stop`, `tool_calls`, `length`, … as the endpoint said (a refusal: `content_filter`). */
   finishReason: string;
   /** The model name the endpoint reported, if any. */
   model?: string | undefined;

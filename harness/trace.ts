@@ -31,7 +31,7 @@ export interface TurnEvent extends TraceBase {
   turnCostUsd: number;
   /** The run's cost so far (running total). */
   costUsd: number;
-  /** The finish reason the endpoint gave (`stop`, `tool_calls`, `length`, …). */
+  /** The finish reason the endpoint gave (`stop`, `tool_calls`, `length`, `content_filter`, …). */
   finish: string;
   /** ms spent waiting for the model. */
   ms: number;

@@ -92,8 +92,8 @@ export async function readableReplyTokens(body: Record<string, unknown>): Promis
   const calls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] : [];
   const message: AssistantMessage = {
     role: "assistant",
-    content: (contentText(raw["content"]) ?? readable(raw["content"])) ||
-      readable(raw["refusal"]) || null,
+    // Thinking parts too (as JSON): the provider bills them.
+    content: readable(raw["content"]) + readable(raw["refusal"]) || null,
     tool_calls: calls.map((c: unknown): ToolCall => {
       const f = isObject(c) && isObject(c["function"]) ? c["function"] : {};
       return fn("", readable(f["name"]), readable(f["arguments"]));
@@ -203,22 +203,20 @@ async function validReply(
   const text = contentText(raw["content"]);
   if (text === undefined) throw bad("choices[0].message.content is not a string or text parts");
   // A refusal (OpenAI's structured outputs) is the model's answer in words: kept as its text.
-  const refusal = !text && typeof raw["refusal"] === "string" && raw["refusal"]
-    ? raw["refusal"]
-    : "";
-  const message: AssistantMessage = { role: "assistant", content: refusal || text };
+  const refusal = typeof raw["refusal"] === "string" ? raw["refusal"] : "";
+  const content = refusal ? (text ?? "") + refusal : text;
+  const message: AssistantMessage = { role: "assistant", content };
   const calls = parseToolCalls(raw["tool_calls"], bad);
   if (calls.length > 0) message.tool_calls = calls;
   const usage = body["usage"] === undefined || body["usage"] === null
     ? await countedUsage(request, message)
     : parseUsage(body["usage"], bad);
-  const finishReason = refusal
-    ? "refusal"
-    : typeof choice["finish_reason"] === "string"
-    ? choice["finish_reason"]
-    : message.tool_calls
-    ? "tool_calls"
-    : "stop";
+  const given = typeof choice["finish_reason"] === "string" ? choice["finish_reason"] : undefined;
+  // A refusal ends a reply `content_filter` (as the AI SDK and OpenTelemetry name it),
+  // unless the provider said more (`length`, `tool_calls`).
+  const finishReason = refusal && (given === undefined || given === "stop")
+    ? "content_filter"
+    : given ?? (message.tool_calls ? "tool_calls" : "stop");
   const reply: ModelReply = { message, usage, finishReason };
   if (typeof body["model"] === "string") reply.model = body["model"];
   return reply;
@@ -227,8 +225,8 @@ async function validReply(
 /**
  * The text of a message's (or a stream delta's) `content`: a string as it
  * is; content parts (as Mistral's reasoning models send them) as their
- * `text` parts joined, a `thinking` part being no answer; absent, null; any
- * other value undefined (malformed).
+ * `text` parts joined (null without one), a `thinking` part being no
+ * answer; absent, null; any other value undefined (malformed).
  *
  * @example
  * ```ts
@@ -241,10 +239,12 @@ export function contentText(content: unknown): string | null | undefined {
   if (content === undefined || content === null) return null;
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return undefined;
-  let text = "";
+  let text: string | null = null;
   for (const part of content) {
-    if (!isObject(part)) return undefined;
-    if (part["type"] === "text" && typeof part["text"] === "string") text += part["text"];
+    if (!isObject(part) || typeof part["type"] !== "string") return undefined;
+    if (part["type"] !== "text") continue;
+    if (typeof part["text"] !== "string") return undefined;
+    text = (text ?? "") + part["text"];
   }
   return text;
 }

@@ -111,12 +111,13 @@ class Assembler {
     const text = contentText(delta["content"]);
     if (text === undefined) throw bad("a stream delta's content is not a string or text parts");
     if (text !== null) this.content = (this.content ?? "") + text;
-    // A refusal streams as its own deltas; it is the reply's text (see parseBody).
+    // A refusal streams as its own deltas; it is the reply's text too (see validReply).
     const refusal = typeof delta["refusal"] === "string" ? delta["refusal"] : "";
     if (refusal) this.refusal += refusal;
-    if (onText && (text || refusal)) {
+    const shown = (text ?? "") + refusal;
+    if (onText && shown) {
       try {
-        onText(text || refusal);
+        onText(shown);
       } catch { /* a watcher's failure is not the call's */ }
     }
     if (delta["tool_calls"] !== undefined && delta["tool_calls"] !== null) {

@@ -48,19 +48,37 @@ async function complete(answer: () => Response, stream = false): Promise<ModelRe
   return reply;
 }
 
-Deno.test("a refusal is the reply's text, plain or streamed, its finish reason 'refusal'", async () => {
+Deno.test("a refusal is the reply's text, plain or streamed, its finish reason content_filter", async () => {
   const refused = await complete(plain({ role: "assistant", content: null, refusal: REFUSAL }));
   assert.equal(refused.message.content, REFUSAL);
-  assert.equal(refused.finishReason, "refusal");
+  assert.equal(refused.finishReason, "content_filter");
   const pieces = [{ role: "assistant", refusal: "I'm sorry, " }, {
     refusal: "I can't help with that.",
   }];
   const streamedRefusal = await complete(streamed(pieces), true);
   assert.equal(streamedRefusal.message.content, REFUSAL);
-  assert.equal(streamedRefusal.finishReason, "refusal");
+  assert.equal(streamedRefusal.finishReason, "content_filter");
   // Words beside an empty refusal are the reply as it is.
   const said = await complete(plain({ role: "assistant", content: "Sure.", refusal: null }));
   assert.deepEqual([said.message.content, said.finishReason], ["Sure.", "stop"]);
+  // Words and a refusal: both kept, and the watchers saw both (before the review: only one).
+  const both = await complete(plain({ role: "assistant", content: "Well. ", refusal: REFUSAL }));
+  assert.equal(both.message.content, `Well. ${REFUSAL}`);
+  const streamedBoth = await complete(
+    streamed([{ content: "Well. " }, { refusal: "I'm sorry, ", content: "" }, {
+      refusal: "I can't help with that.",
+    }]),
+    true,
+  );
+  assert.equal(streamedBoth.message.content, `Well. ${REFUSAL}`);
+  // A refusal cut at max_tokens still says `length` (a hard budget acts on it).
+  const cut = await complete(() =>
+    Response.json({
+      choices: [{ finish_reason: "length", message: { content: null, refusal: "I'm sorry" } }],
+      usage: USAGE,
+    })
+  );
+  assert.equal(cut.finishReason, "length");
 });
 
 Deno.test("a refused run completes with the refusal as its output, not an empty answer", async () => {
@@ -87,8 +105,11 @@ Deno.test("content parts are read for their text parts, plain or streamed; a thi
     true,
   );
   assert.equal(streamedParts.message.content, "The answer is 42.");
+  // No text part: no text (a reply of only tool calls, or thinking).
+  const none = await complete(plain({ role: "assistant", content: [] }));
+  assert.equal(none.message.content, null);
   // Not parts: still malformed.
-  for (const content of [7, [7], { text: "x" }]) {
+  for (const content of [7, [7], { text: "x" }, [{ foo: 1 }], [{ type: "text", text: 7 }]]) {
     const e = await complete(plain({ role: "assistant", content })).catch((e: unknown) => e);
     assert.ok(e instanceof ModelError && e.kind === "malformed", String(e));
     assert.match(e.message, /content is not a string or text parts/);
