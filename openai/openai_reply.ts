@@ -84,7 +84,7 @@ export function roughTokens(chars: number, maxTokens: number | undefined): numbe
 /**
  * The reply tokens of a body (partial, or refused as malformed) counted
  * locally (o200k) from whatever of `choices[0].message` can be read: its
- * content (or refusal) and its tool calls' names and arguments.
+ * content and refusal, and its tool calls' names and arguments.
  */
 export async function readableReplyTokens(body: Record<string, unknown>): Promise<number> {
   const choice = Array.isArray(body["choices"]) ? body["choices"][0] : undefined;
