@@ -669,14 +669,14 @@ var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request, stream
   const { status, statusText } = res;
   const ok = status >= 200 && status < 300;
   const sse = /^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "");
-  const bad = malformed(cfg.url, cfg.redact);
+  const { bad, reported: reported2 } = cfg;
   const maxBytes = cfg.maxReplyBytes;
   if (streaming && sse && ok && res.body) {
     const streamed = await readChatStream(res.body, {
       onText: request.onText,
       signal,
       bad,
-      reported: reported(cfg.url, cfg.redact),
+      reported: reported2,
       maxBytes,
       maxTokens: request.maxTokens
     });
@@ -898,13 +898,17 @@ var createOpenAIModel = (function createOpenAIModel(options) {
   const client = {
     streams: options.stream ?? true
   };
+  const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  const redact = redactor(options);
   const cfg = {
-    url: `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`,
+    url,
     doFetch: options.fetch ?? globalThis.fetch,
     nativeFetch: (options.fetch ?? globalThis.fetch) === RUNTIME_FETCH,
     timeoutMs: nonNegative("timeoutMs", options.timeoutMs ?? 12e4, false),
     maxReplyBytes: atLeastOne("maxReplyBytes", options.maxReplyBytes ?? 32 * 2 ** 20),
-    redact: redactor(options),
+    redact,
+    bad: malformed(url, redact),
+    reported: reported(url, redact),
     headers,
     streamHeaders: {
       ...headers,

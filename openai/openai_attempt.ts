@@ -13,14 +13,7 @@ import { messageOf } from "../harness/message_of.ts";
 import { cutText } from "../harness/text.ts";
 import { watchDeadline } from "../harness/watch_deadline.ts";
 import { readChatStream, StreamCutError } from "./openai_stream.ts";
-import {
-  lostIfBegun,
-  malformed,
-  parseBody,
-  parseReply,
-  readableReplyTokens,
-  reported,
-} from "./openai_reply.ts";
+import { lostIfBegun, parseBody, parseReply, readableReplyTokens } from "./openai_reply.ts";
 
 /** What every attempt of one client shares. */
 export interface AttemptConfig {
@@ -38,6 +31,10 @@ export interface AttemptConfig {
   maxReplyBytes: number;
   /** Replaces every secret in a text with `[redacted]`. */
   redact: (text: string) => string;
+  /** Builds the error of a malformed reply (`malformed(url, redact)`, made once per client). */
+  bad: (what: string, lost?: readonly LostReply[]) => ModelError;
+  /** Builds the error a provider reports in a reply's place (`reported(url, redact)`). */
+  reported: (body: Record<string, unknown>) => ModelError;
   /** Headers of a plain request. */
   headers: Record<string, string>;
   /** Headers of a streamed request. */
@@ -129,14 +126,14 @@ async function fetchAnswer(
   const { status, statusText } = res;
   const ok = status >= 200 && status < 300;
   const sse = /^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "");
-  const bad = malformed(cfg.url, cfg.redact);
+  const { bad, reported } = cfg;
   const maxBytes = cfg.maxReplyBytes;
   if (streaming && sse && ok && res.body) {
     const streamed = await readChatStream(res.body, {
       onText: request.onText,
       signal,
       bad,
-      reported: reported(cfg.url, cfg.redact),
+      reported,
       maxBytes,
       maxTokens: request.maxTokens,
     });

@@ -13,6 +13,7 @@ import { sleep } from "../harness/sleep.ts";
 import { attemptText } from "../harness/text_attempts.ts";
 import { toWire } from "../harness/call_ids.ts";
 import { attempt, type AttemptConfig } from "./openai_attempt.ts";
+import { malformed, reported } from "./openai_reply.ts";
 import type { OutputFormat } from "../harness/output.ts";
 
 /** Options of {@linkcode createOpenAIModel}. */
@@ -176,13 +177,17 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
   };
   // Remembered per client: an endpoint that does not stream is not asked to every turn.
   const client = { streams: options.stream ?? true };
+  const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  const redact = redactor(options);
   const cfg: AttemptConfig = {
-    url: `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`,
+    url,
     doFetch: options.fetch ?? globalThis.fetch,
     nativeFetch: (options.fetch ?? globalThis.fetch) === RUNTIME_FETCH,
     timeoutMs: nonNegative("timeoutMs", options.timeoutMs ?? 120_000, false),
     maxReplyBytes: atLeastOne("maxReplyBytes", options.maxReplyBytes ?? 32 * 2 ** 20),
-    redact: redactor(options),
+    redact,
+    bad: malformed(url, redact),
+    reported: reported(url, redact),
     headers,
     streamHeaders: { ...headers, accept: "text/event-stream, application/json" },
     onPlain: () => client.streams = false,
