@@ -6,7 +6,7 @@
 // HTTP server on loopback serves the bodies.
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { createOpenAIModel } from "../openai/openai_model.ts";
+import { createOpenAIModel, type OpenAIModelOptions } from "../openai/openai_model.ts";
 import { run } from "../harness/run.ts";
 import { newRun } from "../harness/state.ts";
 import { defineTool } from "../harness/tool.ts";
@@ -25,6 +25,29 @@ await loadTokenizer();
 const prices = { inputPerMillion: 1, outputPerMillion: 4 };
 const USAGE = { prompt_tokens: 100, completion_tokens: 40, total_tokens: 140 };
 const URL_PATTERN = "http://127\\.0\\.0\\.1:\\d+/v1/chat/completions";
+
+/** One call of a model at `provider.test` (or `options.baseUrl`), never retried: its reply, or what it threw. */
+async function callOnce(
+  options: Partial<OpenAIModelOptions>,
+  maxTokens?: number,
+): Promise<unknown> {
+  const model = createOpenAIModel({
+    baseUrl: "http://provider.test/v1",
+    model: "m",
+    maxRetries: 0,
+    ...options,
+  });
+  return await model.complete(
+    { messages: [{ role: "user", content: "hi" }], tools: [], maxTokens },
+    new AbortController().signal,
+  ).catch((e: unknown) => e);
+}
+
+/** A 200 SSE body of one event per data field. */
+function sseOf(events: string[]): Response {
+  const body = events.map((e) => `data: ${e}\n\n`).join("");
+  return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
+}
 
 /** Runs one task against a loopback endpoint answering every request 200 with `body`. */
 async function runAgainst(body: string, contentType = "application/json") {
@@ -191,19 +214,9 @@ Deno.test("a lost reply's prompt count that is no count is estimated, not truste
 
 Deno.test("a 2xx body read past maxReplyBytes is counted when it began as JSON, at most the reply asked for", async () => {
   const lostOf = async (body: string, maxTokens?: number, status = 200) => {
-    const model = createOpenAIModel({
-      baseUrl: "http://provider.test/v1",
-      model: "m",
-      stream: false,
-      maxReplyBytes: 100_000,
-      maxRetries: 0,
-      // A caller's fetch: the body is read in pieces and counted, whatever it declares.
-      fetch: () => Promise.resolve(new Response(body, { status })),
-    });
-    const e = await model.complete(
-      { messages: [{ role: "user", content: "hi" }], tools: [], maxTokens },
-      new AbortController().signal,
-    ).catch((e: unknown) => e);
+    // A caller's fetch: the body is read in pieces and counted, whatever it declares.
+    const fetch = () => Promise.resolve(new Response(body, { status }));
+    const e = await callOnce({ stream: false, maxReplyBytes: 100_000, fetch }, maxTokens);
     assert.ok(e instanceof ModelError && e.kind === "malformed", String(e));
     assert.match(e.message, /the body passed \d+ bytes \(maxReplyBytes\)/);
     return e.lost;
@@ -222,20 +235,7 @@ Deno.test("a 2xx body read past maxReplyBytes is counted when it began as JSON, 
 
 Deno.test("a stream garbled after its reply began counts what had arrived; garbled from the start, nothing", async () => {
   const lostOf = async (events: string[]) => {
-    const sse = events.map((e) => `data: ${e}\n\n`).join("");
-    const model = createOpenAIModel({
-      baseUrl: "http://provider.test/v1",
-      model: "m",
-      maxRetries: 0,
-      fetch: () =>
-        Promise.resolve(
-          new Response(sse, { status: 200, headers: { "content-type": "text/event-stream" } }),
-        ),
-    });
-    const e = await model.complete(
-      { messages: [{ role: "user", content: "hi" }], tools: [] },
-      new AbortController().signal,
-    ).catch((e: unknown) => e);
+    const e = await callOnce({ fetch: () => Promise.resolve(sseOf(events)) });
     assert.ok(e instanceof ModelError && e.kind === "malformed", String(e));
     return e.lost;
   };
@@ -251,20 +251,12 @@ Deno.test("a stream garbled after its reply began counts what had arrived; garbl
 
 Deno.test("a 200 that reports the provider's error is its error, redacted, counted only as it reports", async () => {
   const error = { message: "upstream overloaded for key sk-secret-1", code: 502 };
-  const complete = async (body: unknown) => {
-    const model = createOpenAIModel({
-      baseUrl: "http://provider.test/v1",
-      model: "m",
+  const complete = (body: unknown) =>
+    callOnce({
       apiKey: "sk-secret-1",
       stream: false,
-      maxRetries: 0,
       fetch: () => Promise.resolve(Response.json(body)),
     });
-    return await model.complete(
-      { messages: [{ role: "user", content: "hi" }], tools: [] },
-      new AbortController().signal,
-    ).catch((e: unknown) => e);
-  };
   const e = await complete({ error });
   assert.ok(e instanceof ModelError && e.kind === "server", String(e));
   assert.equal(
@@ -298,21 +290,8 @@ Deno.test("a 200 that reports the provider's error is its error, redacted, count
 
 Deno.test("an error chunk after a streamed reply began counts what had arrived; at once, nothing", async () => {
   const lostOf = async (events: unknown[]) => {
-    const sse = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
-    const model = createOpenAIModel({
-      baseUrl: "http://provider.test/v1",
-      model: "m",
-      apiKey: "sk-secret-2",
-      maxRetries: 0,
-      fetch: () =>
-        Promise.resolve(
-          new Response(sse, { status: 200, headers: { "content-type": "text/event-stream" } }),
-        ),
-    });
-    const e = await model.complete(
-      { messages: [{ role: "user", content: "hi" }], tools: [] },
-      new AbortController().signal,
-    ).catch((e: unknown) => e);
+    const fetch = () => Promise.resolve(sseOf(events.map((e) => JSON.stringify(e))));
+    const e = await callOnce({ apiKey: "sk-secret-2", fetch });
     assert.ok(e instanceof ModelError && e.kind === "server", String(e));
     assert.match(e.message, /^Error reported by \S+: overloaded \[redacted\]$/);
     return e.lost;
@@ -330,13 +309,14 @@ Deno.test("an error chunk after a streamed reply began counts what had arrived; 
 
 Deno.test("a streamed call answered by a 200 error body keeps asking for a stream", async () => {
   const asked: boolean[] = [];
+  // One client for both calls: what the first teaches it, the second shows.
   const model = createOpenAIModel({
     baseUrl: "http://provider.test/v1",
     model: "m",
     maxRetries: 0,
-    fetch: async (_url, init) => {
+    fetch: (_url, init) => {
       asked.push(JSON.parse(String(init?.body)).stream === true);
-      return await Promise.resolve(Response.json({ error: { message: "overloaded" } }));
+      return Promise.resolve(Response.json({ error: { message: "overloaded" } }));
     },
   });
   for (let i = 0; i < 2; i++) {
