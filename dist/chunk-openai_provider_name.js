@@ -172,17 +172,16 @@ var readableReplyTokens = (async function readableReplyTokens(body) {
 var readable = (function readable(v) {
   return typeof v === "string" ? v : v === void 0 || v === null ? "" : JSON.stringify(v);
 });
-var parseReply = (function parseReply(text, url, request, redact) {
+var parseReply = (function parseReply(text, request, check) {
   let body;
   try {
     body = JSON.parse(text);
   } catch {
-    const bad = malformed(url, redact);
     const what = "body is not JSON";
     const lost = lostIfBegun(text, text.length, request.maxTokens, what);
-    return Promise.reject(bad(`${what}: ${JSON.stringify(cutText(redact(text), 200))}`, lost));
+    return Promise.reject(check.bad(`${what}: ${JSON.stringify(cutText(check.redact(text), 200))}`, lost));
   }
-  return parseBody(body, url, request, redact);
+  return parseBody(body, request, check);
 });
 var lostIfBegun = (function lostIfBegun(head, chars, maxTokens, what) {
   if (!/^\s*\{/.test(head)) return [];
@@ -196,22 +195,26 @@ var lostIfBegun = (function lostIfBegun(head, chars, maxTokens, what) {
 var lostReason = (function lostReason(what) {
   return `the reply was malformed: ${what}`;
 });
-var parseBody = (async function parseBody(body, url, request, redact) {
-  const bad = malformed(url, redact);
-  if (!isObject(body)) throw bad("body is not a JSON object");
-  if (isReportedError(body)) throw reported(url, redact)(body);
-  let refused2;
+var parseBody = (async function parseBody(body, request, check) {
+  if (!isObject(body)) throw check.bad("body is not a JSON object");
+  if (isReportedError(body)) throw check.reported(body);
   try {
-    return await validReply(body, request, (what) => {
-      refused2 = what;
-      return bad(what);
-    });
+    return await validReply(body, request);
   } catch (e) {
-    if (refused2 === void 0) throw e;
-    throw bad(refused2, [
-      await lostOf(body, redact(refused2))
+    if (!(e instanceof BadReply)) throw e;
+    throw check.bad(e.what, [
+      await lostOf(body, check.redact(e.what))
     ]);
   }
+});
+var BadReply = class {
+  what;
+  constructor(what) {
+    this.what = what;
+  }
+};
+var badReply = (function badReply(what) {
+  return new BadReply(what);
 });
 var lostOf = (async function lostOf(body, what) {
   const usage = isObject(body["usage"]) ? body["usage"] : {};
@@ -223,22 +226,26 @@ var lostOf = (async function lostOf(body, what) {
   if (prompt !== void 0) lost.prompt_tokens = prompt;
   return lost;
 });
-var validReply = (async function validReply(body, request, bad) {
-  if (!Array.isArray(body["choices"]) || body["choices"].length === 0) throw bad("no choices");
+var validReply = (async function validReply(body, request) {
+  if (!Array.isArray(body["choices"]) || body["choices"].length === 0) throw badReply("no choices");
   const choice = body["choices"][0];
-  if (!isObject(choice) || !isObject(choice["message"])) throw bad("choices[0] has no message");
+  if (!isObject(choice) || !isObject(choice["message"])) {
+    throw badReply("choices[0] has no message");
+  }
   const raw = choice["message"];
   const text = contentText(raw["content"]);
-  if (text === void 0) throw bad("choices[0].message.content is not a string or text parts");
+  if (text === void 0) {
+    throw badReply("choices[0].message.content is not a string or text parts");
+  }
   const refusal = typeof raw["refusal"] === "string" ? raw["refusal"] : "";
   const content = refusal ? (text ?? "") + refusal : text;
   const message = {
     role: "assistant",
     content
   };
-  const calls = parseToolCalls(raw["tool_calls"], bad);
+  const calls = parseToolCalls(raw["tool_calls"]);
   if (calls.length > 0) message.tool_calls = calls;
-  const usage = body["usage"] === void 0 || body["usage"] === null ? await countedUsage(request, message) : parseUsage(body["usage"], bad);
+  const usage = body["usage"] === void 0 || body["usage"] === null ? await countedUsage(request, message) : parseUsage(body["usage"]);
   const given = typeof choice["finish_reason"] === "string" ? choice["finish_reason"] : void 0;
   const finishReason = refusal && (given === void 0 || given === "stop") ? "content_filter" : given ?? (message.tool_calls ? "tool_calls" : "stop");
   const reply = {
@@ -262,21 +269,21 @@ var contentText = (function contentText(content) {
   }
   return text;
 });
-var parseToolCalls = (function parseToolCalls(raw, bad) {
+var parseToolCalls = (function parseToolCalls(raw) {
   if (raw === void 0 || raw === null) return [];
-  if (!Array.isArray(raw)) throw bad("choices[0].message.tool_calls is not an array");
+  if (!Array.isArray(raw)) throw badReply("choices[0].message.tool_calls is not an array");
   return raw.map((c, i) => {
     const at = `choices[0].message.tool_calls[${i}]`;
-    if (!isObject(c)) throw bad(`${at} is not an object`);
+    if (!isObject(c)) throw badReply(`${at} is not an object`);
     if (c["id"] !== void 0 && c["id"] !== null && typeof c["id"] !== "string") {
-      throw bad(`${at}.id is not a string`);
+      throw badReply(`${at}.id is not a string`);
     }
     const id = typeof c["id"] === "string" ? c["id"] : "";
-    if (!isObject(c["function"])) throw bad(`${at}.function is missing`);
+    if (!isObject(c["function"])) throw badReply(`${at}.function is missing`);
     const { name, arguments: args } = c["function"];
-    if (typeof name !== "string" || !name) throw bad(`${at}.function.name is missing`);
+    if (typeof name !== "string" || !name) throw badReply(`${at}.function.name is missing`);
     if (isObject(args)) return fn(id, name, JSON.stringify(args));
-    if (typeof args !== "string") throw bad(`${at}.function.arguments is not a string`);
+    if (typeof args !== "string") throw badReply(`${at}.function.arguments is not a string`);
     return fn(id, name, args);
   });
 });
@@ -287,15 +294,15 @@ var countedUsage = (async function countedUsage(request, message) {
     completion_tokens: countCompletionTokens(message)
   };
 });
-var parseUsage = (function parseUsage(raw, bad) {
-  if (!isObject(raw)) throw bad("usage is not an object");
+var parseUsage = (function parseUsage(raw) {
+  if (!isObject(raw)) throw badReply("usage is not an object");
   for (const k of [
     "prompt_tokens",
     "completion_tokens"
   ]) {
     const n = raw[k];
     if (tokenCount(n) === void 0) {
-      throw bad(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
+      throw badReply(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
     }
   }
   const usage = {
@@ -652,7 +659,7 @@ var attempt = (async function attempt(cfg, body, signal, request, streaming) {
     forget();
     signal.removeEventListener("abort", onOuterAbort);
   }
-  if ("streamed" in answer) return parseBody(answer.streamed, cfg.url, request, cfg.redact);
+  if ("streamed" in answer) return parseBody(answer.streamed, request, cfg);
   const outcome = await interpret(cfg, answer, request);
   if (streaming && "message" in outcome) cfg.onPlain();
   return outcome;
@@ -763,7 +770,7 @@ var refused = (function refused(e) {
 var interpret = (function interpret(cfg, answer, request) {
   const { status, statusText, retryAfter } = answer;
   if (status >= 200 && status < 300) {
-    return parseReply(answer.text, cfg.url, request, cfg.redact);
+    return parseReply(answer.text, request, cfg);
   }
   const text = cfg.redact(answer.text);
   const line = cfg.redact(`${status} ${statusText || STATUS_TEXT[status] || "Error"} from ${cfg.url}`);

@@ -13,10 +13,16 @@ import { messageOf } from "../harness/message_of.ts";
 import { cutText } from "../harness/text.ts";
 import { watchDeadline } from "../harness/watch_deadline.ts";
 import { readChatStream, StreamCutError } from "./openai_stream.ts";
-import { lostIfBegun, parseBody, parseReply, readableReplyTokens } from "./openai_reply.ts";
+import {
+  lostIfBegun,
+  parseBody,
+  parseReply,
+  readableReplyTokens,
+  type ReplyCheck,
+} from "./openai_reply.ts";
 
-/** What every attempt of one client shares. */
-export interface AttemptConfig {
+/** What every attempt of one client shares (its reply checks made once, too). */
+export interface AttemptConfig extends ReplyCheck {
   /** `{baseUrl}/chat/completions`. */
   url: string;
   doFetch: typeof fetch;
@@ -29,12 +35,6 @@ export interface AttemptConfig {
   timeoutMs: number;
   /** Most bytes of a reply body, streamed or not (a longer one is a malformed reply). */
   maxReplyBytes: number;
-  /** Replaces every secret in a text with `[redacted]`. */
-  redact: (text: string) => string;
-  /** Builds the error of a malformed reply (`malformed(url, redact)`, made once per client). */
-  bad: (what: string, lost?: readonly LostReply[]) => ModelError;
-  /** Builds the error a provider reports in a reply's place (`reported(url, redact)`). */
-  reported: (body: Record<string, unknown>) => ModelError;
   /** Headers of a plain request. */
   headers: Record<string, string>;
   /** Headers of a streamed request. */
@@ -99,7 +99,7 @@ export async function attempt(
     forget();
     signal.removeEventListener("abort", onOuterAbort);
   }
-  if ("streamed" in answer) return parseBody(answer.streamed, cfg.url, request, cfg.redact);
+  if ("streamed" in answer) return parseBody(answer.streamed, request, cfg);
   const outcome = await interpret(cfg, answer, request);
   // A plain reply (not an error in its place) to a streamed call: this endpoint
   // does not stream; stop asking it to.
@@ -237,7 +237,7 @@ function interpret(
 ): Promise<ModelReply> | Retryable {
   const { status, statusText, retryAfter } = answer;
   if (status >= 200 && status < 300) {
-    return parseReply(answer.text, cfg.url, request, cfg.redact);
+    return parseReply(answer.text, request, cfg);
   }
   // Redacted before it is cut, so not even a prefix of a secret is left.
   const text = cfg.redact(answer.text);

@@ -108,23 +108,36 @@ function readable(v: unknown): string {
   return typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v);
 }
 
+/**
+ * What a reply is checked with: the client's error builders and redactor,
+ * made once per client (not per reply).
+ */
+export interface ReplyCheck {
+  /** Builds the error of a malformed reply (`malformed(url, redact)`). */
+  bad: (what: string, lost?: readonly LostReply[]) => ModelError;
+  /** Builds the error a provider reports in a reply's place (`reported(url, redact)`). */
+  reported: (body: Record<string, unknown>) => ModelError;
+  /** Replaces every secret in a text with `[redacted]`. */
+  redact: (text: string) => string;
+}
+
 /** Validates a chat-completions reply body (text) into a `ModelReply`. */
 export function parseReply(
   text: string,
-  url: string,
   request: ModelRequest,
-  redact: (text: string) => string,
+  check: ReplyCheck,
 ): Promise<ModelReply> {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    const bad = malformed(url, redact);
     const what = "body is not JSON";
     const lost = lostIfBegun(text, text.length, request.maxTokens, what);
-    return Promise.reject(bad(`${what}: ${JSON.stringify(cutText(redact(text), 200))}`, lost));
+    return Promise.reject(
+      check.bad(`${what}: ${JSON.stringify(cutText(check.redact(text), 200))}`, lost),
+    );
   }
-  return parseBody(body, url, request, redact);
+  return parseBody(body, request, check);
 }
 
 /**
@@ -156,23 +169,26 @@ function lostReason(what: string): string {
  */
 export async function parseBody(
   body: unknown,
-  url: string,
   request: ModelRequest,
-  redact: (text: string) => string,
+  check: ReplyCheck,
 ): Promise<ModelReply> {
-  const bad = malformed(url, redact);
-  if (!isObject(body)) throw bad("body is not a JSON object");
-  if (isReportedError(body)) throw reported(url, redact)(body);
-  let refused: string | undefined;
+  if (!isObject(body)) throw check.bad("body is not a JSON object");
+  if (isReportedError(body)) throw check.reported(body);
   try {
-    return await validReply(body, request, (what) => {
-      refused = what;
-      return bad(what);
-    });
+    return await validReply(body, request);
   } catch (e) {
-    if (refused === undefined) throw e;
-    throw bad(refused, [await lostOf(body, redact(refused))]);
+    if (!(e instanceof BadReply)) throw e;
+    throw check.bad(e.what, [await lostOf(body, check.redact(e.what))]);
   }
+}
+
+/** What {@link validReply} throws for a body that breaks the protocol (parseBody words it). */
+class BadReply {
+  constructor(readonly what: string) {}
+}
+
+function badReply(what: string): BadReply {
+  return new BadReply(what);
 }
 
 /**
@@ -190,27 +206,30 @@ async function lostOf(body: Record<string, unknown>, what: string): Promise<Lost
   return lost;
 }
 
-/** The reply a body holds, every field checked (`bad` builds each refusal). */
+/** The reply a body holds, every field checked (a field that fails: a thrown `BadReply`). */
 async function validReply(
   body: Record<string, unknown>,
   request: ModelRequest,
-  bad: (what: string) => ModelError,
 ): Promise<ModelReply> {
-  if (!Array.isArray(body["choices"]) || body["choices"].length === 0) throw bad("no choices");
+  if (!Array.isArray(body["choices"]) || body["choices"].length === 0) throw badReply("no choices");
   const choice = body["choices"][0];
-  if (!isObject(choice) || !isObject(choice["message"])) throw bad("choices[0] has no message");
+  if (!isObject(choice) || !isObject(choice["message"])) {
+    throw badReply("choices[0] has no message");
+  }
   const raw = choice["message"];
   const text = contentText(raw["content"]);
-  if (text === undefined) throw bad("choices[0].message.content is not a string or text parts");
+  if (text === undefined) {
+    throw badReply("choices[0].message.content is not a string or text parts");
+  }
   // A refusal (OpenAI's structured outputs) is the model's answer in words: kept as its text.
   const refusal = typeof raw["refusal"] === "string" ? raw["refusal"] : "";
   const content = refusal ? (text ?? "") + refusal : text;
   const message: AssistantMessage = { role: "assistant", content };
-  const calls = parseToolCalls(raw["tool_calls"], bad);
+  const calls = parseToolCalls(raw["tool_calls"]);
   if (calls.length > 0) message.tool_calls = calls;
   const usage = body["usage"] === undefined || body["usage"] === null
     ? await countedUsage(request, message)
-    : parseUsage(body["usage"], bad);
+    : parseUsage(body["usage"]);
   const given = typeof choice["finish_reason"] === "string" ? choice["finish_reason"] : undefined;
   // A refusal ends a reply `content_filter` (as the AI SDK and OpenTelemetry name it),
   // unless the provider said more (`length`, `tool_calls`).
@@ -250,22 +269,22 @@ export function contentText(content: unknown): string | null | undefined {
 }
 
 /** The message's tool calls (none when absent). */
-function parseToolCalls(raw: unknown, bad: (what: string) => ModelError): ToolCall[] {
+function parseToolCalls(raw: unknown): ToolCall[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw bad("choices[0].message.tool_calls is not an array");
+  if (!Array.isArray(raw)) throw badReply("choices[0].message.tool_calls is not an array");
   return raw.map((c: unknown, i: number): ToolCall => {
     const at = `choices[0].message.tool_calls[${i}]`;
-    if (!isObject(c)) throw bad(`${at} is not an object`);
+    if (!isObject(c)) throw badReply(`${at} is not an object`);
     // A missing id is not fatal: the loop names the call (see harness/call_ids.ts).
     if (c["id"] !== undefined && c["id"] !== null && typeof c["id"] !== "string") {
-      throw bad(`${at}.id is not a string`);
+      throw badReply(`${at}.id is not a string`);
     }
     const id = typeof c["id"] === "string" ? c["id"] : "";
-    if (!isObject(c["function"])) throw bad(`${at}.function is missing`);
+    if (!isObject(c["function"])) throw badReply(`${at}.function is missing`);
     const { name, arguments: args } = c["function"];
-    if (typeof name !== "string" || !name) throw bad(`${at}.function.name is missing`);
+    if (typeof name !== "string" || !name) throw badReply(`${at}.function.name is missing`);
     if (isObject(args)) return fn(id, name, JSON.stringify(args));
-    if (typeof args !== "string") throw bad(`${at}.function.arguments is not a string`);
+    if (typeof args !== "string") throw badReply(`${at}.function.arguments is not a string`);
     return fn(id, name, args);
   });
 }
@@ -280,12 +299,12 @@ async function countedUsage(request: ModelRequest, message: AssistantMessage): P
 }
 
 /** The usage a reply reports, validated (synchronous: the common case awaits nothing). */
-function parseUsage(raw: unknown, bad: (what: string) => ModelError): CallUsage {
-  if (!isObject(raw)) throw bad("usage is not an object");
+function parseUsage(raw: unknown): CallUsage {
+  if (!isObject(raw)) throw badReply("usage is not an object");
   for (const k of ["prompt_tokens", "completion_tokens"] as const) {
     const n = raw[k];
     if (tokenCount(n) === undefined) {
-      throw bad(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
+      throw badReply(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
     }
   }
   const usage: CallUsage = {
