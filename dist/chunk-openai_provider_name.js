@@ -159,8 +159,8 @@ var readableReplyTokens = (async function readableReplyTokens(body) {
   const calls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] : [];
   const message = {
     role: "assistant",
-    // Thinking parts too (as JSON): the provider bills them.
-    content: readable(raw["content"]) + readable(raw["refusal"]) || null,
+    // Thinking parts (as JSON) and reasoning too: the provider bills them.
+    content: readable(raw["content"]) + readable(raw["refusal"]) + reasoningOf(raw) || null,
     tool_calls: calls.map((c) => {
       const f = isObject(c) && isObject(c["function"]) ? c["function"] : {};
       return fn("", readable(f["name"]), readable(f["arguments"]));
@@ -168,6 +168,9 @@ var readableReplyTokens = (async function readableReplyTokens(body) {
   };
   await loadTokenizer();
   return countCompletionTokens(message);
+});
+var reasoningOf = (function reasoningOf(m) {
+  return readable(m["reasoning_content"] ?? m["reasoning"]);
 });
 var readable = (function readable(v) {
   return typeof v === "string" ? v : v === void 0 || v === null ? "" : JSON.stringify(v);
@@ -477,7 +480,7 @@ var overCap = (function overCap(options, out, bytes) {
   return withLostSoFar(options.bad(`the stream passed ${bytes} bytes (maxReplyBytes)`), options, out);
 });
 var withLostSoFar = (function withLostSoFar(e, options, out) {
-  let chars = (out.content?.length ?? 0) + out.refusal.length;
+  let chars = (out.content?.length ?? 0) + out.refusal.length + out.unseen.length;
   for (const c of out.calls.values()) chars += c.args.length + (c.name?.length ?? 0);
   const lost = {
     completion_tokens: roughTokens(chars, options.maxTokens),
@@ -491,6 +494,11 @@ var Assembler = class {
   options;
   content;
   refusal;
+  /**
+   * What the reply wrote and does not show, billed all the same: its
+   * reasoning, and content parts other than text (as JSON).
+   */
+  unseen;
   calls;
   finish;
   usage;
@@ -499,6 +507,7 @@ var Assembler = class {
     this.options = options;
     this.content = null;
     this.refusal = "";
+    this.unseen = "";
     this.calls = /* @__PURE__ */ new Map();
     this.finish = void 0;
     this.usage = void 0;
@@ -523,6 +532,7 @@ var Assembler = class {
     const text = contentText(delta["content"]);
     if (text === void 0) throw bad("a stream delta's content is not a string or text parts");
     if (text !== null) this.content = (this.content ?? "") + text;
+    this.unseen += reasoningOf(delta) + otherParts(delta["content"]);
     const refusal = typeof delta["refusal"] === "string" ? delta["refusal"] : "";
     if (refusal) this.refusal += refusal;
     const shown = (text ?? "") + refusal;
@@ -564,6 +574,7 @@ var Assembler = class {
       content: this.content
     };
     if (this.refusal) message["refusal"] = this.refusal;
+    if (this.unseen) message["reasoning_content"] = this.unseen;
     if (this.calls.size) {
       message["tool_calls"] = [
         ...this.calls.entries()
@@ -590,6 +601,12 @@ var Assembler = class {
     return body;
   }
 };
+var otherParts = (function otherParts(content) {
+  if (!Array.isArray(content)) return "";
+  let json = "";
+  for (const part of content) if (part["type"] !== "text") json += JSON.stringify(part);
+  return json;
+});
 var readChatStream = (async function readChatStream(stream, options) {
   const out = new Assembler(options);
   let done = false;

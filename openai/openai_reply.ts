@@ -84,7 +84,7 @@ export function roughTokens(chars: number, maxTokens: number | undefined): numbe
 /**
  * The reply tokens of a body (partial, or refused as malformed) counted
  * locally (o200k) from whatever of `choices[0].message` can be read: its
- * content and refusal, and its tool calls' names and arguments.
+ * content, refusal and reasoning, and its tool calls' names and arguments.
  */
 export async function readableReplyTokens(body: Record<string, unknown>): Promise<number> {
   const choice = Array.isArray(body["choices"]) ? body["choices"][0] : undefined;
@@ -92,8 +92,8 @@ export async function readableReplyTokens(body: Record<string, unknown>): Promis
   const calls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] : [];
   const message: AssistantMessage = {
     role: "assistant",
-    // Thinking parts too (as JSON): the provider bills them.
-    content: readable(raw["content"]) + readable(raw["refusal"]) || null,
+    // Thinking parts (as JSON) and reasoning too: the provider bills them.
+    content: readable(raw["content"]) + readable(raw["refusal"]) + reasoningOf(raw) || null,
     tool_calls: calls.map((c: unknown): ToolCall => {
       const f = isObject(c) && isObject(c["function"]) ? c["function"] : {};
       return fn("", readable(f["name"]), readable(f["arguments"]));
@@ -101,6 +101,15 @@ export async function readableReplyTokens(body: Record<string, unknown>): Promis
   };
   await loadTokenizer();
   return countCompletionTokens(message);
+}
+
+/**
+ * The reasoning a message (or stream delta) carries beside its answer, billed
+ * as reply tokens: `reasoning_content` (DeepSeek, vLLM), else `reasoning`
+ * (OpenRouter, Ollama, Groq); one of them, as a server may send both.
+ */
+export function reasoningOf(m: Record<string, unknown>): string {
+  return readable(m["reasoning_content"] ?? m["reasoning"]);
 }
 
 /** A value's text as the model wrote it: a string as it is, anything else as JSON. */

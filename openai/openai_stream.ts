@@ -20,7 +20,13 @@
 import { ModelError } from "../harness/errors.ts";
 import { messageOf } from "../harness/message_of.ts";
 import { cutText } from "../harness/text.ts";
-import { contentText, isObject, isReportedError, roughTokens } from "./openai_reply.ts";
+import {
+  contentText,
+  isObject,
+  isReportedError,
+  reasoningOf,
+  roughTokens,
+} from "./openai_reply.ts";
 import { readSseData } from "./sse_reader.ts";
 
 /** Options of {@link readChatStream}. */
@@ -76,7 +82,7 @@ function overCap(options: ChatStreamOptions, out: Assembler, bytes: number): Mod
 
 /** `e` carrying what the stream had delivered as a lost reply, estimated roughly. */
 function withLostSoFar(e: ModelError, options: ChatStreamOptions, out: Assembler): ModelError {
-  let chars = (out.content?.length ?? 0) + out.refusal.length;
+  let chars = (out.content?.length ?? 0) + out.refusal.length + out.unseen.length;
   for (const c of out.calls.values()) chars += c.args.length + (c.name?.length ?? 0);
   const lost = { completion_tokens: roughTokens(chars, options.maxTokens), reason: e.message };
   return new ModelError(e.kind, e.message, e.status, [lost]);
@@ -86,6 +92,11 @@ function withLostSoFar(e: ModelError, options: ChatStreamOptions, out: Assembler
 class Assembler {
   content: string | null = null;
   refusal = "";
+  /**
+   * What the reply wrote and does not show, billed all the same: its
+   * reasoning, and content parts other than text (as JSON).
+   */
+  unseen = "";
   calls = new Map<number, CallParts>();
   finish: unknown = undefined;
   usage: unknown = undefined;
@@ -111,6 +122,7 @@ class Assembler {
     const text = contentText(delta["content"]);
     if (text === undefined) throw bad("a stream delta's content is not a string or text parts");
     if (text !== null) this.content = (this.content ?? "") + text;
+    this.unseen += reasoningOf(delta) + otherParts(delta["content"]);
     // A refusal streams as its own deltas; it is the reply's text too (see validReply).
     const refusal = typeof delta["refusal"] === "string" ? delta["refusal"] : "";
     if (refusal) this.refusal += refusal;
@@ -149,6 +161,8 @@ class Assembler {
   body(): Record<string, unknown> {
     const message: Record<string, unknown> = { role: "assistant", content: this.content };
     if (this.refusal) message["refusal"] = this.refusal;
+    // Not the answer's (validReply reads no reasoning): carried for a lost reply's count.
+    if (this.unseen) message["reasoning_content"] = this.unseen;
     if (this.calls.size) {
       message["tool_calls"] = [...this.calls.entries()].sort((a, b) => a[0] - b[0]).map((
         [, c],
@@ -165,6 +179,14 @@ class Assembler {
     if (this.model !== undefined) body["model"] = this.model;
     return body;
   }
+}
+
+/** A delta's content parts other than text, as JSON (`""` for none, or a string). */
+function otherParts(content: unknown): string {
+  if (!Array.isArray(content)) return "";
+  let json = "";
+  for (const part of content) if (part["type"] !== "text") json += JSON.stringify(part);
+  return json;
 }
 
 /**
