@@ -29,7 +29,6 @@ import {
   emptyContext,
   forkContext,
   headLength,
-  issueLine,
   keptFrom,
   pricesFor,
   repairText,
@@ -53,6 +52,9 @@ import {
 import {
   cutText
 } from "./chunk-harness_text.js";
+import {
+  issueLine
+} from "./chunk-harness_schema_issue.js";
 import {
   PermanentToolError,
   RunNotFoundError,

@@ -1,3 +1,8 @@
+import {
+  AN_OBJECT,
+  NON_NEGATIVE_NUMBER
+} from "./chunk-harness_schema_issue.js";
+
 // harness/limits.ts
 import { z } from "zod";
 var DEFAULT_LIMITS = Object.freeze({
@@ -5,7 +10,6 @@ var DEFAULT_LIMITS = Object.freeze({
   maxBudgetUsd: 1
 });
 var TURN_CAP = "expected an integer of at least 1";
-var NON_NEG_NUM = "expected a non-negative number";
 var GIVEN_BUDGET = "expected more than 0 USD";
 var schema;
 var runLimitsSchema = (function runLimitsSchema() {
@@ -19,12 +23,12 @@ var buildSchema = (function buildSchema() {
       error: TURN_CAP
     }).describe("Model calls at most (at least 1)"),
     maxBudgetUsd: z.number({
-      error: NON_NEG_NUM
+      error: NON_NEGATIVE_NUMBER
     }).min(0, {
-      error: NON_NEG_NUM
+      error: NON_NEGATIVE_NUMBER
     }).describe("USD at most")
   }, {
-    error: "expected an object"
+    error: AN_OBJECT
   });
 });
 var checkNonNegative = (function checkNonNegative(name, value, integer) {

@@ -5,6 +5,11 @@ import {
   cutText
 } from "./chunk-harness_text.js";
 import {
+  AN_OBJECT,
+  NON_NEGATIVE_NUMBER,
+  issueLine
+} from "./chunk-harness_schema_issue.js";
+import {
   messageOf
 } from "./chunk-harness_message_of.js";
 
@@ -53,44 +58,6 @@ var summaryRequest = (function summaryRequest(earlier, messages) {
   ];
 });
 
-// harness/schema_issue.ts
-var formatPath = (function formatPath(path, start = "") {
-  let out = start;
-  for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`;
-    else if (typeof key === "string" && /^[A-Za-z_$][\w$]*$/.test(key)) {
-      out += out ? `.${key}` : key;
-    } else out += `[${JSON.stringify(String(key))}]`;
-  }
-  return out;
-});
-var issueLine = (function issueLine(issue, start = "", input) {
-  const path = formatPath(issue.path, start);
-  const where = path ? `${path}: ` : "";
-  if (issue.code === "unrecognized_keys") {
-    const keys = issue.keys.map((k) => `"${k}"`).join(", ");
-    return `${where}unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}`;
-  }
-  const got = input === void 0 || issue.message.includes("received") ? "" : gotText(valueAt(input, issue.path));
-  return `${where}${issue.message}${got}`;
-});
-var valueAt = (function valueAt(input, path) {
-  let value = input;
-  for (const key of path) {
-    if (typeof value !== "object" || value === null) return void 0;
-    value = value[key];
-  }
-  return value;
-});
-var gotText = (function gotText(value) {
-  if (typeof value === "string") {
-    const quoted = JSON.stringify(value);
-    return `, got ${quoted.length > 60 ? `${quoted.slice(0, 57)}..."` : quoted}`;
-  }
-  if (typeof value === "function") return ", got a function";
-  return typeof value === "object" && value !== null ? "" : `, got ${String(value)}`;
-});
-
 // harness/cost.ts
 import { z } from "zod";
 var DEFAULT_MAX_OUTPUT_TOKENS = 16384;
@@ -98,16 +65,14 @@ var DEFAULT_PRICES = Object.freeze({
   inputPerMillion: 2,
   outputPerMillion: 12
 });
-var NON_NEG_NUM = "expected a non-negative number";
-var OBJECT = "expected an object";
 var POS_INT = "expected a positive integer";
 var schemas;
 var priceSchemas = (function priceSchemas() {
   if (schemas) return schemas;
   const nonNegNum = z.number({
-    error: NON_NEG_NUM
+    error: NON_NEGATIVE_NUMBER
   }).min(0, {
-    error: NON_NEG_NUM
+    error: NON_NEGATIVE_NUMBER
   });
   const posInt = z.int({
     error: POS_INT
@@ -122,15 +87,15 @@ var priceSchemas = (function priceSchemas() {
     cachedInputPerMillion: nonNegNum.optional(),
     cacheWritePerMillion: nonNegNum.optional()
   }, {
-    error: OBJECT
+    error: AN_OBJECT
   });
   const table = z.strictObject({
     default: prices,
     models: z.record(z.string(), prices, {
-      error: OBJECT
+      error: AN_OBJECT
     }).optional()
   }, {
-    error: OBJECT
+    error: AN_OBJECT
   });
   return schemas = {
     prices,
@@ -519,7 +484,6 @@ var anyRenamed = (function anyRenamed(messages) {
 });
 
 export {
-  issueLine,
   DEFAULT_MAX_OUTPUT_TOKENS,
   pricesSchema,
   priceTableSchema,

@@ -9,9 +9,12 @@ import {
   runLimitsSchema
 } from "./chunk-harness_limits.js";
 import {
-  issueLine,
   pricesSchemaOf
 } from "./chunk-harness_summary_prompt.js";
+import {
+  AN_OBJECT,
+  issueLine
+} from "./chunk-harness_schema_issue.js";
 import {
   MAX_TIMER_MS,
   ReinsError
@@ -27,7 +30,6 @@ var ConfigError = class extends ReinsError {
 };
 var DEFAULT_CONFIG_PATH = "reins.jsonc";
 var TIMEOUT = `expected milliseconds, more than 0 and at most ${MAX_TIMER_MS}`;
-var OBJECT = "expected an object";
 var STRING = "expected a non-empty string";
 var text = z.string({
   error: STRING
@@ -42,7 +44,7 @@ var names = z.array(z.string({
 var strings = z.record(z.string(), z.string({
   error: "expected a string"
 }), {
-  error: OBJECT
+  error: AN_OBJECT
 });
 var mcpServerSchema = z.strictObject({
   type: z.enum([
@@ -78,7 +80,7 @@ var mcpServerSchema = z.strictObject({
     error: TIMEOUT
   }).optional()
 }, {
-  error: OBJECT
+  error: AN_OBJECT
 }).refine((s) => s.command === void 0 !== (s.url === void 0), {
   error: 'expected "command" (a stdio server) or "url" (an HTTP server), not both'
 });
@@ -108,7 +110,7 @@ var configSchema = z.strictObject({
   context: agentOptionsSchema().shape.context,
   workspace: text.optional(),
   mcpServers: z.record(z.string(), mcpServerSchema, {
-    error: OBJECT
+    error: AN_OBJECT
   }).superRefine((servers, ctx) => {
     for (const name of Object.keys(servers)) {
       if (!/^[a-zA-Z0-9_-]{1,32}$/.test(name)) {

@@ -32,12 +32,14 @@ import {
 } from "./chunk-openai_provider_name.js";
 import "./chunk-harness_text_attempts.js";
 import {
-  SUMMARY_PROMPT,
-  issueLine
+  SUMMARY_PROMPT
 } from "./chunk-harness_summary_prompt.js";
 import "./chunk-harness_schema_adapter.js";
 import "./chunk-harness_tokens.js";
 import "./chunk-harness_text.js";
+import {
+  issueLine
+} from "./chunk-harness_schema_issue.js";
 import {
   ModelError,
   PermanentToolError,

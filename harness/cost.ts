@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { CallUsage } from "./messages.ts";
-import { issueLine } from "./schema_issue.ts";
+import { AN_OBJECT, issueLine, NON_NEGATIVE_NUMBER } from "./schema_issue.ts";
 
 /** USD per million tokens. */
 export interface Prices {
@@ -46,8 +46,6 @@ export interface PriceTable {
   models?: Record<string, Prices> | undefined;
 }
 
-const NON_NEG_NUM = "expected a non-negative number";
-const OBJECT = "expected an object";
 const POS_INT = "expected a positive integer";
 
 let schemas: { prices: z.ZodType<Prices>; table: z.ZodType<PriceTable> } | undefined;
@@ -55,7 +53,7 @@ let schemas: { prices: z.ZodType<Prices>; table: z.ZodType<PriceTable> } | undef
 /** Both schemas, built on first use: a run given no prices (most) never needs them. */
 function priceSchemas(): { prices: z.ZodType<Prices>; table: z.ZodType<PriceTable> } {
   if (schemas) return schemas;
-  const nonNegNum = z.number({ error: NON_NEG_NUM }).min(0, { error: NON_NEG_NUM });
+  const nonNegNum = z.number({ error: NON_NEGATIVE_NUMBER }).min(0, { error: NON_NEGATIVE_NUMBER });
   const posInt = z.int({ error: POS_INT }).min(1, { error: POS_INT });
   const prices = z.strictObject({
     inputPerMillion: nonNegNum,
@@ -64,11 +62,11 @@ function priceSchemas(): { prices: z.ZodType<Prices>; table: z.ZodType<PriceTabl
     contextTokens: posInt.optional(),
     cachedInputPerMillion: nonNegNum.optional(),
     cacheWritePerMillion: nonNegNum.optional(),
-  }, { error: OBJECT });
+  }, { error: AN_OBJECT });
   const table = z.strictObject({
     default: prices,
-    models: z.record(z.string(), prices, { error: OBJECT }).optional(),
-  }, { error: OBJECT });
+    models: z.record(z.string(), prices, { error: AN_OBJECT }).optional(),
+  }, { error: AN_OBJECT });
   return schemas = { prices, table };
 }
 

@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { AN_OBJECT, NON_NEGATIVE_NUMBER } from "./schema_issue.ts";
 
 /** The limits every run has. */
 export interface RunLimits {
@@ -22,7 +23,6 @@ export interface RunLimits {
 export const DEFAULT_LIMITS: Readonly<RunLimits> = Object.freeze({ maxTurns: 20, maxBudgetUsd: 1 });
 
 const TURN_CAP = "expected an integer of at least 1";
-const NON_NEG_NUM = "expected a non-negative number";
 
 /**
  * What a budget a user gives must be (an agent's definition, a config file, a
@@ -59,10 +59,11 @@ function buildSchema() {
     maxTurns: z.int({ error: TURN_CAP }).min(1, { error: TURN_CAP }).describe(
       "Model calls at most (at least 1)",
     ),
-    maxBudgetUsd: z.number({ error: NON_NEG_NUM }).min(0, { error: NON_NEG_NUM }).describe(
-      "USD at most",
-    ),
-  }, { error: "expected an object" });
+    maxBudgetUsd: z.number({ error: NON_NEGATIVE_NUMBER }).min(0, { error: NON_NEGATIVE_NUMBER })
+      .describe(
+        "USD at most",
+      ),
+  }, { error: AN_OBJECT });
 }
 
 /**

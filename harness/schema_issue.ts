@@ -6,6 +6,12 @@
  */
 import type { z } from "zod";
 
+/** The issue of a value that must be a number of at least 0 (a budget, a price). */
+export const NON_NEGATIVE_NUMBER = "expected a non-negative number";
+
+/** The issue of a value that must be a plain object. */
+export const AN_OBJECT = "expected an object";
+
 /**
  * A path as a person writes it: `limits.maxTurns`, `prices.models["gpt-4.1"]`,
  * `items[2]`, after `start` when given.

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import { ReinsError } from "../harness/errors.ts";
 import { messageOf } from "../harness/message_of.ts";
-import { issueLine } from "../harness/schema_issue.ts";
+import { AN_OBJECT, issueLine } from "../harness/schema_issue.ts";
 import { readEnv } from "./env.ts";
 import { type Prices, pricesSchemaOf, type PriceTable } from "../harness/cost.ts";
 import { GIVEN_BUDGET, runLimitsSchema } from "../harness/limits.ts";
@@ -70,13 +70,14 @@ export interface ReinsConfig {
 export type McpServerConfig = McpServerEntry;
 
 const TIMEOUT = `expected milliseconds, more than 0 and at most ${MAX_TIMER_MS}`;
-const OBJECT = "expected an object";
 const STRING = "expected a non-empty string";
 
 const text = z.string({ error: STRING }).min(1, { error: STRING });
 
 const names = z.array(z.string({ error: "expected a tool name" }), { error: "expected an array" });
-const strings = z.record(z.string(), z.string({ error: "expected a string" }), { error: OBJECT });
+const strings = z.record(z.string(), z.string({ error: "expected a string" }), {
+  error: AN_OBJECT,
+});
 const mcpServerSchema = z.strictObject({
   type: z.enum(["stdio", "http", "streamable-http"], {
     error: 'expected "stdio", "http" or "streamable-http"',
@@ -96,7 +97,7 @@ const mcpServerSchema = z.strictObject({
   timeoutMs: z.number({ error: TIMEOUT }).positive({ error: TIMEOUT }).max(MAX_TIMER_MS, {
     error: TIMEOUT,
   }).optional(),
-}, { error: OBJECT }).refine((s) => (s.command === undefined) !== (s.url === undefined), {
+}, { error: AN_OBJECT }).refine((s) => (s.command === undefined) !== (s.url === undefined), {
   error: 'expected "command" (a stdio server) or "url" (an HTTP server), not both',
 });
 
@@ -116,7 +117,7 @@ const configSchema = z.strictObject({
   toolErrors: agentOptionsSchema().shape.toolErrors,
   context: agentOptionsSchema().shape.context,
   workspace: text.optional(),
-  mcpServers: z.record(z.string(), mcpServerSchema, { error: OBJECT }).superRefine(
+  mcpServers: z.record(z.string(), mcpServerSchema, { error: AN_OBJECT }).superRefine(
     (servers, ctx) => {
       for (const name of Object.keys(servers)) {
         if (!/^[a-zA-Z0-9_-]{1,32}$/.test(name)) {

@@ -65,6 +65,7 @@ import "../chunk-harness_tokens.js";
 import {
   cutText
 } from "../chunk-harness_text.js";
+import "../chunk-harness_schema_issue.js";
 import {
   MAX_TIMER_MS,
   ReinsError,

@@ -10,6 +10,7 @@ import {
 import "../chunk-harness_driven_states.js";
 import "../chunk-harness_limits.js";
 import "../chunk-harness_text.js";
+import "../chunk-harness_schema_issue.js";
 import {
   RunConflictError,
   RunNotFoundError,

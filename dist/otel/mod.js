@@ -5,6 +5,7 @@ import {
   openTelemetry
 } from "../chunk-otel_message_content.js";
 import "../chunk-harness_limits.js";
+import "../chunk-harness_schema_issue.js";
 import "../chunk-harness_message_of.js";
 import "../chunk-__template.js";
 export {

@@ -39,6 +39,7 @@ import "../chunk-harness_summary_prompt.js";
 import "../chunk-harness_schema_adapter.js";
 import "../chunk-harness_tokens.js";
 import "../chunk-harness_text.js";
+import "../chunk-harness_schema_issue.js";
 import "../chunk-harness_errors.js";
 import "../chunk-harness_message_of.js";
 import "../chunk-__template.js";

@@ -75,6 +75,7 @@ import "../chunk-harness_tokens.js";
 import {
   cutText
 } from "../chunk-harness_text.js";
+import "../chunk-harness_schema_issue.js";
 import {
   ReinsError,
   RunConflictError,

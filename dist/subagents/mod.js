@@ -29,6 +29,7 @@ import "../chunk-harness_summary_prompt.js";
 import "../chunk-harness_schema_adapter.js";
 import "../chunk-harness_tokens.js";
 import "../chunk-harness_text.js";
+import "../chunk-harness_schema_issue.js";
 import {
   SuspendRun
 } from "../chunk-harness_errors.js";

@@ -16,6 +16,7 @@ import {
   truncateToTokens
 } from "../chunk-harness_tokens.js";
 import "../chunk-harness_text.js";
+import "../chunk-harness_schema_issue.js";
 import {
   sleep
 } from "../chunk-harness_errors.js";
