@@ -8,6 +8,7 @@ import {
 import {
   countCompletionTokens,
   countPromptTokens,
+  countTokens,
   loadTokenizer,
   saysContextLength,
   tokenCount
@@ -114,10 +115,48 @@ var fire = (function fire() {
   for (const d of due) d.expire();
 });
 
-// openai/openai_reply.ts
+// openai/reply_words.ts
 var isObject = (function isObject(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 });
+var readable = (function readable(v) {
+  return typeof v === "string" ? v : v === void 0 || v === null ? "" : JSON.stringify(v);
+});
+var contentText = (function contentText(content) {
+  if (content === void 0 || content === null) return null;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return void 0;
+  let text = null;
+  for (const part of content) {
+    if (!isObject(part) || typeof part["type"] !== "string") return void 0;
+    if (part["type"] !== "text") continue;
+    if (typeof part["text"] !== "string") return void 0;
+    text = (text ?? "") + part["text"];
+  }
+  return text;
+});
+var unseenText = (function unseenText(m) {
+  const reasoning = readable(m["reasoning_content"]) || readable(m["reasoning"]);
+  const content = m["content"];
+  if (!Array.isArray(content)) return reasoning;
+  let text = reasoning;
+  for (const part of content) {
+    if (isObject(part) && part["type"] !== "text") text += partWords(part);
+  }
+  return text;
+});
+var partWords = (function partWords(part) {
+  const thinking = part["thinking"];
+  if (typeof thinking === "string") return thinking;
+  if (!Array.isArray(thinking)) return JSON.stringify(part);
+  let text = "";
+  for (const p of thinking) {
+    text += isObject(p) && typeof p["text"] === "string" ? p["text"] : readable(p);
+  }
+  return text;
+});
+
+// openai/openai_reply.ts
 var malformed = (function malformed(url, redact) {
   return (what, lost = []) => new ModelError("malformed", redact(`Malformed reply from ${url}: ${what}`), void 0, lost);
 });
@@ -157,10 +196,14 @@ var readableReplyTokens = (async function readableReplyTokens(body) {
   const choice = Array.isArray(body["choices"]) ? body["choices"][0] : void 0;
   const raw = isObject(choice) && isObject(choice["message"]) ? choice["message"] : {};
   const calls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] : [];
+  const text = contentText(raw["content"]);
+  const words = text === void 0 ? readable(raw["content"]) + unseenText({
+    ...raw,
+    content: void 0
+  }) : (text ?? "") + unseenText(raw);
   const message = {
     role: "assistant",
-    // Thinking parts (as JSON) and reasoning too: the provider bills them.
-    content: readable(raw["content"]) + readable(raw["refusal"]) + reasoningOf(raw) || null,
+    content: words + readable(raw["refusal"]) || null,
     tool_calls: calls.map((c) => {
       const f = isObject(c) && isObject(c["function"]) ? c["function"] : {};
       return fn("", readable(f["name"]), readable(f["arguments"]));
@@ -168,12 +211,6 @@ var readableReplyTokens = (async function readableReplyTokens(body) {
   };
   await loadTokenizer();
   return countCompletionTokens(message);
-});
-var reasoningOf = (function reasoningOf(m) {
-  return readable(m["reasoning_content"] ?? m["reasoning"]);
-});
-var readable = (function readable(v) {
-  return typeof v === "string" ? v : v === void 0 || v === null ? "" : JSON.stringify(v);
 });
 var parseReply = (function parseReply(text, request, check) {
   let body;
@@ -216,9 +253,6 @@ var BadReply = class {
     this.what = what;
   }
 };
-var badReply = (function badReply(what) {
-  return new BadReply(what);
-});
 var lostOf = (async function lostOf(body, what) {
   const usage = isObject(body["usage"]) ? body["usage"] : {};
   const lost = {
@@ -230,15 +264,17 @@ var lostOf = (async function lostOf(body, what) {
   return lost;
 });
 var validReply = (async function validReply(body, request) {
-  if (!Array.isArray(body["choices"]) || body["choices"].length === 0) throw badReply("no choices");
+  if (!Array.isArray(body["choices"]) || body["choices"].length === 0) {
+    throw new BadReply("no choices");
+  }
   const choice = body["choices"][0];
   if (!isObject(choice) || !isObject(choice["message"])) {
-    throw badReply("choices[0] has no message");
+    throw new BadReply("choices[0] has no message");
   }
   const raw = choice["message"];
   const text = contentText(raw["content"]);
   if (text === void 0) {
-    throw badReply("choices[0].message.content is not a string or text parts");
+    throw new BadReply("choices[0].message.content is not a string or text parts");
   }
   const refusal = typeof raw["refusal"] === "string" ? raw["refusal"] : "";
   const content = refusal ? (text ?? "") + refusal : text;
@@ -248,7 +284,7 @@ var validReply = (async function validReply(body, request) {
   };
   const calls = parseToolCalls(raw["tool_calls"]);
   if (calls.length > 0) message.tool_calls = calls;
-  const usage = body["usage"] === void 0 || body["usage"] === null ? await countedUsage(request, message) : parseUsage(body["usage"]);
+  const usage = body["usage"] === void 0 || body["usage"] === null ? await countedUsage(request, message, unseenText(raw)) : parseUsage(body["usage"]);
   const given = typeof choice["finish_reason"] === "string" ? choice["finish_reason"] : void 0;
   const finishReason = refusal && (given === void 0 || given === "stop") ? "content_filter" : given ?? (message.tool_calls ? "tool_calls" : "stop");
   const reply = {
@@ -259,53 +295,40 @@ var validReply = (async function validReply(body, request) {
   if (typeof body["model"] === "string") reply.model = body["model"];
   return reply;
 });
-var contentText = (function contentText(content) {
-  if (content === void 0 || content === null) return null;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return void 0;
-  let text = null;
-  for (const part of content) {
-    if (!isObject(part) || typeof part["type"] !== "string") return void 0;
-    if (part["type"] !== "text") continue;
-    if (typeof part["text"] !== "string") return void 0;
-    text = (text ?? "") + part["text"];
-  }
-  return text;
-});
 var parseToolCalls = (function parseToolCalls(raw) {
   if (raw === void 0 || raw === null) return [];
-  if (!Array.isArray(raw)) throw badReply("choices[0].message.tool_calls is not an array");
+  if (!Array.isArray(raw)) throw new BadReply("choices[0].message.tool_calls is not an array");
   return raw.map((c, i) => {
     const at = `choices[0].message.tool_calls[${i}]`;
-    if (!isObject(c)) throw badReply(`${at} is not an object`);
+    if (!isObject(c)) throw new BadReply(`${at} is not an object`);
     if (c["id"] !== void 0 && c["id"] !== null && typeof c["id"] !== "string") {
-      throw badReply(`${at}.id is not a string`);
+      throw new BadReply(`${at}.id is not a string`);
     }
     const id = typeof c["id"] === "string" ? c["id"] : "";
-    if (!isObject(c["function"])) throw badReply(`${at}.function is missing`);
+    if (!isObject(c["function"])) throw new BadReply(`${at}.function is missing`);
     const { name, arguments: args } = c["function"];
-    if (typeof name !== "string" || !name) throw badReply(`${at}.function.name is missing`);
+    if (typeof name !== "string" || !name) throw new BadReply(`${at}.function.name is missing`);
     if (isObject(args)) return fn(id, name, JSON.stringify(args));
-    if (typeof args !== "string") throw badReply(`${at}.function.arguments is not a string`);
+    if (typeof args !== "string") throw new BadReply(`${at}.function.arguments is not a string`);
     return fn(id, name, args);
   });
 });
-var countedUsage = (async function countedUsage(request, message) {
+var countedUsage = (async function countedUsage(request, message, unseen) {
   await loadTokenizer();
   return {
     prompt_tokens: countPromptTokens(request.messages, request.tools),
-    completion_tokens: countCompletionTokens(message)
+    completion_tokens: countCompletionTokens(message) + (unseen ? countTokens(unseen) : 0)
   };
 });
 var parseUsage = (function parseUsage(raw) {
-  if (!isObject(raw)) throw badReply("usage is not an object");
+  if (!isObject(raw)) throw new BadReply("usage is not an object");
   for (const k of [
     "prompt_tokens",
     "completion_tokens"
   ]) {
     const n = raw[k];
     if (tokenCount(n) === void 0) {
-      throw badReply(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
+      throw new BadReply(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
     }
   }
   const usage = {
@@ -494,10 +517,7 @@ var Assembler = class {
   options;
   content;
   refusal;
-  /**
-   * What the reply wrote and does not show, billed all the same: its
-   * reasoning, and content parts other than text (as JSON).
-   */
+  /** What the reply wrote and does not show, billed all the same (see `unseenText`). */
   unseen;
   calls;
   finish;
@@ -532,7 +552,7 @@ var Assembler = class {
     const text = contentText(delta["content"]);
     if (text === void 0) throw bad("a stream delta's content is not a string or text parts");
     if (text !== null) this.content = (this.content ?? "") + text;
-    this.unseen += reasoningOf(delta) + otherParts(delta["content"]);
+    this.unseen += unseenText(delta);
     const refusal = typeof delta["refusal"] === "string" ? delta["refusal"] : "";
     if (refusal) this.refusal += refusal;
     const shown = (text ?? "") + refusal;
@@ -601,12 +621,6 @@ var Assembler = class {
     return body;
   }
 };
-var otherParts = (function otherParts(content) {
-  if (!Array.isArray(content)) return "";
-  let json = "";
-  for (const part of content) if (part["type"] !== "text") json += JSON.stringify(part);
-  return json;
-});
 var readChatStream = (async function readChatStream(stream, options) {
   const out = new Assembler(options);
   let done = false;

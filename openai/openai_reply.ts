@@ -16,16 +16,13 @@ import { ModelError } from "../harness/errors.ts";
 import {
   countCompletionTokens,
   countPromptTokens,
+  countTokens,
   loadTokenizer,
   tokenCount,
 } from "../harness/tokens.ts";
 import { cutText } from "../harness/text.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../harness/cost.ts";
-
-/** A plain object (not null, not an array). */
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+import { contentText, isObject, readable, unseenText } from "./reply_words.ts";
 
 /** The error of a reply that breaks the protocol (with the replies it lost, if any). */
 export function malformed(url: string, redact: (text: string) => string) {
@@ -90,10 +87,14 @@ export async function readableReplyTokens(body: Record<string, unknown>): Promis
   const choice = Array.isArray(body["choices"]) ? body["choices"][0] : undefined;
   const raw = isObject(choice) && isObject(choice["message"]) ? choice["message"] : {};
   const calls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] : [];
+  const text = contentText(raw["content"]);
+  // Reasoning and thinking too: the provider bills them. Malformed content counts as its JSON.
+  const words = text === undefined
+    ? readable(raw["content"]) + unseenText({ ...raw, content: undefined })
+    : (text ?? "") + unseenText(raw);
   const message: AssistantMessage = {
     role: "assistant",
-    // Thinking parts (as JSON) and reasoning too: the provider bills them.
-    content: readable(raw["content"]) + readable(raw["refusal"]) + reasoningOf(raw) || null,
+    content: words + readable(raw["refusal"]) || null,
     tool_calls: calls.map((c: unknown): ToolCall => {
       const f = isObject(c) && isObject(c["function"]) ? c["function"] : {};
       return fn("", readable(f["name"]), readable(f["arguments"]));
@@ -101,20 +102,6 @@ export async function readableReplyTokens(body: Record<string, unknown>): Promis
   };
   await loadTokenizer();
   return countCompletionTokens(message);
-}
-
-/**
- * The reasoning a message (or stream delta) carries beside its answer, billed
- * as reply tokens: `reasoning_content` (DeepSeek, vLLM), else `reasoning`
- * (OpenRouter, Ollama, Groq); one of them, as a server may send both.
- */
-export function reasoningOf(m: Record<string, unknown>): string {
-  return readable(m["reasoning_content"] ?? m["reasoning"]);
-}
-
-/** A value's text as the model wrote it: a string as it is, anything else as JSON. */
-function readable(v: unknown): string {
-  return typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v);
 }
 
 /**
@@ -196,10 +183,6 @@ class BadReply {
   constructor(readonly what: string) {}
 }
 
-function badReply(what: string): BadReply {
-  return new BadReply(what);
-}
-
 /**
  * A refused reply object as lost: the usage it reports where it is a count,
  * else its reply tokens counted from what can be read.
@@ -220,15 +203,17 @@ async function validReply(
   body: Record<string, unknown>,
   request: ModelRequest,
 ): Promise<ModelReply> {
-  if (!Array.isArray(body["choices"]) || body["choices"].length === 0) throw badReply("no choices");
+  if (!Array.isArray(body["choices"]) || body["choices"].length === 0) {
+    throw new BadReply("no choices");
+  }
   const choice = body["choices"][0];
   if (!isObject(choice) || !isObject(choice["message"])) {
-    throw badReply("choices[0] has no message");
+    throw new BadReply("choices[0] has no message");
   }
   const raw = choice["message"];
   const text = contentText(raw["content"]);
   if (text === undefined) {
-    throw badReply("choices[0].message.content is not a string or text parts");
+    throw new BadReply("choices[0].message.content is not a string or text parts");
   }
   // A refusal (OpenAI's structured outputs) is the model's answer in words: kept as its text.
   const refusal = typeof raw["refusal"] === "string" ? raw["refusal"] : "";
@@ -237,7 +222,7 @@ async function validReply(
   const calls = parseToolCalls(raw["tool_calls"]);
   if (calls.length > 0) message.tool_calls = calls;
   const usage = body["usage"] === undefined || body["usage"] === null
-    ? await countedUsage(request, message)
+    ? await countedUsage(request, message, unseenText(raw))
     : parseUsage(body["usage"]);
   const given = typeof choice["finish_reason"] === "string" ? choice["finish_reason"] : undefined;
   // A refusal ends a reply `content_filter` (as the AI SDK and OpenTelemetry name it),
@@ -250,70 +235,47 @@ async function validReply(
   return reply;
 }
 
-/**
- * The text of a message's (or a stream delta's) `content`: a string as it
- * is; content parts (as Mistral's reasoning models send them) as their
- * `text` parts joined (null without one), a `thinking` part being no
- * answer; absent, null; any other value undefined (malformed).
- *
- * @example
- * ```ts
- * import { contentText } from "./openai_reply.ts";
- * const parts = [{ type: "thinking", thinking: [] }, { type: "text", text: "42" }];
- * console.log(contentText(parts), contentText(null), contentText(7)); // 42 null undefined
- * ```
- */
-export function contentText(content: unknown): string | null | undefined {
-  if (content === undefined || content === null) return null;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return undefined;
-  let text: string | null = null;
-  for (const part of content) {
-    if (!isObject(part) || typeof part["type"] !== "string") return undefined;
-    if (part["type"] !== "text") continue;
-    if (typeof part["text"] !== "string") return undefined;
-    text = (text ?? "") + part["text"];
-  }
-  return text;
-}
-
 /** The message's tool calls (none when absent). */
 function parseToolCalls(raw: unknown): ToolCall[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw badReply("choices[0].message.tool_calls is not an array");
+  if (!Array.isArray(raw)) throw new BadReply("choices[0].message.tool_calls is not an array");
   return raw.map((c: unknown, i: number): ToolCall => {
     const at = `choices[0].message.tool_calls[${i}]`;
-    if (!isObject(c)) throw badReply(`${at} is not an object`);
+    if (!isObject(c)) throw new BadReply(`${at} is not an object`);
     // A missing id is not fatal: the loop names the call (see harness/call_ids.ts).
     if (c["id"] !== undefined && c["id"] !== null && typeof c["id"] !== "string") {
-      throw badReply(`${at}.id is not a string`);
+      throw new BadReply(`${at}.id is not a string`);
     }
     const id = typeof c["id"] === "string" ? c["id"] : "";
-    if (!isObject(c["function"])) throw badReply(`${at}.function is missing`);
+    if (!isObject(c["function"])) throw new BadReply(`${at}.function is missing`);
     const { name, arguments: args } = c["function"];
-    if (typeof name !== "string" || !name) throw badReply(`${at}.function.name is missing`);
+    if (typeof name !== "string" || !name) throw new BadReply(`${at}.function.name is missing`);
     if (isObject(args)) return fn(id, name, JSON.stringify(args));
-    if (typeof args !== "string") throw badReply(`${at}.function.arguments is not a string`);
+    if (typeof args !== "string") throw new BadReply(`${at}.function.arguments is not a string`);
     return fn(id, name, args);
   });
 }
 
-/** The usage of a reply that reports none, counted locally. */
-async function countedUsage(request: ModelRequest, message: AssistantMessage): Promise<CallUsage> {
+/** The usage of a reply that reports none, counted locally (with the words it did not show). */
+async function countedUsage(
+  request: ModelRequest,
+  message: AssistantMessage,
+  unseen: string,
+): Promise<CallUsage> {
   await loadTokenizer(); // only an endpoint that reports no usage makes us count
   return {
     prompt_tokens: countPromptTokens(request.messages, request.tools),
-    completion_tokens: countCompletionTokens(message),
+    completion_tokens: countCompletionTokens(message) + (unseen ? countTokens(unseen) : 0),
   };
 }
 
 /** The usage a reply reports, validated (synchronous: the common case awaits nothing). */
 function parseUsage(raw: unknown): CallUsage {
-  if (!isObject(raw)) throw badReply("usage is not an object");
+  if (!isObject(raw)) throw new BadReply("usage is not an object");
   for (const k of ["prompt_tokens", "completion_tokens"] as const) {
     const n = raw[k];
     if (tokenCount(n) === undefined) {
-      throw badReply(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
+      throw new BadReply(`usage.${k} is not a non-negative integer (got ${JSON.stringify(n)})`);
     }
   }
   const usage: CallUsage = {

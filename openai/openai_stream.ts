@@ -20,13 +20,8 @@
 import { ModelError } from "../harness/errors.ts";
 import { messageOf } from "../harness/message_of.ts";
 import { cutText } from "../harness/text.ts";
-import {
-  contentText,
-  isObject,
-  isReportedError,
-  reasoningOf,
-  roughTokens,
-} from "./openai_reply.ts";
+import { isReportedError, roughTokens } from "./openai_reply.ts";
+import { contentText, isObject, unseenText } from "./reply_words.ts";
 import { readSseData } from "./sse_reader.ts";
 
 /** Options of {@link readChatStream}. */
@@ -92,10 +87,7 @@ function withLostSoFar(e: ModelError, options: ChatStreamOptions, out: Assembler
 class Assembler {
   content: string | null = null;
   refusal = "";
-  /**
-   * What the reply wrote and does not show, billed all the same: its
-   * reasoning, and content parts other than text (as JSON).
-   */
+  /** What the reply wrote and does not show, billed all the same (see `unseenText`). */
   unseen = "";
   calls = new Map<number, CallParts>();
   finish: unknown = undefined;
@@ -122,7 +114,7 @@ class Assembler {
     const text = contentText(delta["content"]);
     if (text === undefined) throw bad("a stream delta's content is not a string or text parts");
     if (text !== null) this.content = (this.content ?? "") + text;
-    this.unseen += reasoningOf(delta) + otherParts(delta["content"]);
+    this.unseen += unseenText(delta);
     // A refusal streams as its own deltas; it is the reply's text too (see validReply).
     const refusal = typeof delta["refusal"] === "string" ? delta["refusal"] : "";
     if (refusal) this.refusal += refusal;
@@ -161,7 +153,7 @@ class Assembler {
   body(): Record<string, unknown> {
     const message: Record<string, unknown> = { role: "assistant", content: this.content };
     if (this.refusal) message["refusal"] = this.refusal;
-    // Not the answer's (validReply reads no reasoning): carried for a lost reply's count.
+    // Not the answer's: carried for a local count (a lost reply, or a reply without usage).
     if (this.unseen) message["reasoning_content"] = this.unseen;
     if (this.calls.size) {
       message["tool_calls"] = [...this.calls.entries()].sort((a, b) => a[0] - b[0]).map((
@@ -179,14 +171,6 @@ class Assembler {
     if (this.model !== undefined) body["model"] = this.model;
     return body;
   }
-}
-
-/** A delta's content parts other than text, as JSON (`""` for none, or a string). */
-function otherParts(content: unknown): string {
-  if (!Array.isArray(content)) return "";
-  let json = "";
-  for (const part of content) if (part["type"] !== "text") json += JSON.stringify(part);
-  return json;
 }
 
 /**

@@ -3,9 +3,10 @@
 // parts (Mistral). The provider bills them as reply tokens. When such a reply
 // is lost (a stream cut, a garbled chunk, a malformed body without usage),
 // the estimate counted only the words shown, and missed what may be most of
-// the reply.
+// the reply; so did the local count of a whole reply sent without usage.
 import assert from "node:assert/strict";
 import { createOpenAIModel } from "../openai/openai_model.ts";
+import type { ModelReply } from "../harness/model.ts";
 import { ModelError } from "../harness/errors.ts";
 import { countTokens, loadTokenizer } from "../harness/tokens.ts";
 
@@ -14,8 +15,8 @@ const REASONING = "First I list the files, then I read each log and look for a t
 );
 const SHOWN = "The answer";
 
-/** The lost reply's tokens of one call whose endpoint answers `body` (`sse`: streamed). */
-async function lostTokens(body: string, sse: boolean): Promise<number> {
+/** One call whose endpoint answers `body` (`sse`: streamed): its reply, or what it threw. */
+function call(body: string, sse: boolean): Promise<ModelReply | unknown> {
   const model = createOpenAIModel({
     baseUrl: "http://provider.test/v1",
     model: "m",
@@ -27,13 +28,24 @@ async function lostTokens(body: string, sse: boolean): Promise<number> {
         }),
       ),
   });
-  const e = await model.complete(
+  return model.complete(
     { messages: [{ role: "user", content: "hi" }], tools: [] },
     new AbortController().signal,
-  ).then(() => null, (e: unknown) => e);
+  ).catch((e: unknown) => e);
+}
+
+/** The lost reply's tokens of one call whose endpoint answers `body`. */
+async function lostTokens(body: string, sse: boolean): Promise<number> {
+  const e = await call(body, sse);
   assert.ok(e instanceof ModelError, `expected a ModelError, got ${e}`);
   assert.equal(e.lost.length, 1, e.message);
   return e.lost[0]!.completion_tokens;
+}
+
+/** Asserts `more` exceeds `less` by the reasoning's tokens (give or take where they join). */
+function byReasoning(more: number, less: number): void {
+  const reasoning = countTokens(REASONING);
+  assert.ok(Math.abs(more - less - reasoning) <= 2, `${more} - ${less} is not ${reasoning}`);
 }
 
 /** An SSE body of these deltas (no finish_reason: cut), then `tail` (raw text). */
@@ -42,27 +54,56 @@ function sseOf(deltas: Record<string, unknown>[], tail = ""): string {
     .join("") + tail;
 }
 
-const FIELDS = [
+/** The reasoning as each provider streams it, a word a delta. */
+const FIELDS: [string, (text: string) => Record<string, unknown>][] = [
   ["reasoning_content", (text: string) => ({ reasoning_content: text })],
   ["reasoning", (text: string) => ({ reasoning: text })],
-  ["a thinking part", (text: string) => ({ content: [{ type: "thinking", thinking: text }] })],
-] as const;
+  // Mistral's shape: text parts inside a thinking part, beside (or instead of) text.
+  ["thinking parts", (text: string) => ({
+    content: [{ type: "thinking", thinking: [{ type: "text", text }] }],
+  })],
+];
+
+const WORDS = REASONING.match(/\S+\s*/g)!;
 
 for (const [name, delta] of FIELDS) {
   Deno.test(`a stream cut after ${name} counts the reasoning in its lost reply`, async () => {
     await loadTokenizer();
-    const halves = [REASONING.slice(0, 700), REASONING.slice(700)];
     const withReasoning = await lostTokens(
-      sseOf([{ role: "assistant" }, delta(halves[0]!), delta(halves[1]!), { content: SHOWN }]),
+      sseOf([{ role: "assistant" }, ...WORDS.map(delta), { content: SHOWN }]),
       true,
     );
     const without = await lostTokens(sseOf([{ role: "assistant" }, { content: SHOWN }]), true);
-    // Counted locally (o200k): the reasoning's tokens more, give or take the JSON around a part.
-    const reasoning = countTokens(REASONING);
-    assert.ok(withReasoning - without >= reasoning, `${withReasoning} - ${without} < ${reasoning}`);
-    assert.ok(withReasoning - without <= reasoning + 20, `${withReasoning} - ${without}`);
+    byReasoning(withReasoning, without);
   });
 }
+
+Deno.test("a whole reply without usage counts its reasoning, and shows none of it", async () => {
+  await loadTokenizer();
+  const finished = `data: ${
+    JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })
+  }\n\n`;
+  const plainBody = (extra: Record<string, unknown>) =>
+    JSON.stringify({
+      choices: [{
+        finish_reason: "stop",
+        message: { role: "assistant", content: SHOWN, ...extra },
+      }],
+    });
+  const replies = [
+    ...FIELDS.map(([, delta]) =>
+      call(sseOf([...WORDS.map(delta), { content: SHOWN }], finished), true)
+    ),
+    call(plainBody({ reasoning_content: REASONING }), false),
+    call(plainBody({ reasoning: REASONING }), false),
+  ];
+  const without = await call(sseOf([{ content: SHOWN }], finished), true) as ModelReply;
+  for (const r of await Promise.all(replies)) {
+    const reply = r as ModelReply;
+    assert.deepEqual(reply.message, { role: "assistant", content: SHOWN });
+    byReasoning(reply.usage.completion_tokens, without.usage.completion_tokens);
+  }
+});
 
 Deno.test("a garbled chunk after reasoning counts the reasoning's characters in its estimate", async () => {
   const tokens = await lostTokens(
@@ -94,4 +135,6 @@ Deno.test("a malformed plain body without usage counts its reasoning in its lost
     false,
   );
   assert.equal(both, withReasoning);
+  const emptyFirst = await lostTokens(body({ reasoning_content: "", reasoning: REASONING }), false);
+  assert.equal(emptyFirst, withReasoning);
 });
