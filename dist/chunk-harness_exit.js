@@ -168,11 +168,13 @@ var hasToolCall = (function hasToolCall(name) {
   }
   return (s) => s.messages.some((m) => m.role === "assistant" && m.tool_calls?.some((c) => c.function.name === name)) ? exit.completed(`stop condition: the model called ${name}`) : false;
 });
-var firstStop = (async function firstStop(conditions, state) {
-  for (const c of conditions) {
-    const answer = c(state);
-    const v = answer instanceof Promise ? await answer : answer;
-    if (v) return verdictOf(v);
+var firstStop = (function firstStop(conditions, state) {
+  for (let i = 0; i < conditions.length; i++) {
+    const answer = conditions[i](state);
+    if (answer instanceof Promise) {
+      return answer.then((v) => v ? verdictOf(v) : firstStop(conditions.slice(i + 1), state));
+    }
+    if (answer) return verdictOf(answer);
   }
   return null;
 });
@@ -356,9 +358,8 @@ var unjudgedAnswer = (function unjudgedAnswer(state) {
 });
 var judgeAnswer = (function judgeAnswer(ctx, plan) {
   const answer = answerOf(ctx.state, plan?.mode === "tool");
-  return answer ? judgeFound(ctx, plan, answer) : NO_ANSWER;
+  return answer ? judgeFound(ctx, plan, answer) : null;
 });
-var NO_ANSWER = Promise.resolve(null);
 var judgeFound = (async function judgeFound(ctx, plan, answer) {
   const { state } = ctx;
   if (!plan) {
@@ -1111,16 +1112,31 @@ var planCall = (function planCall(b) {
     reservedUsd
   };
 });
-var withReservation = (async function withReservation(gate, usd, fn) {
+var withReservation = (function withReservation(gate, usd, fn) {
   gate.inFlight += 1;
   gate.reservedUsd = roundUsd(gate.reservedUsd + usd);
+  let called;
   try {
-    return await fn();
-  } finally {
-    gate.inFlight -= 1;
-    gate.reservedUsd = roundUsd(gate.reservedUsd - usd);
+    called = fn();
+  } catch (e) {
+    release(gate, usd);
+    return Promise.reject(e);
+  }
+  return called.then((value) => {
+    release(gate, usd);
+    return value;
+  }, (e) => {
+    release(gate, usd);
+    throw e;
+  });
+});
+var release = (function release(gate, usd) {
+  gate.inFlight -= 1;
+  gate.reservedUsd = roundUsd(gate.reservedUsd - usd);
+  const wakers = waiting.get(gate);
+  if (wakers) {
     for (const wake of [
-      ...waiting.get(gate) ?? []
+      ...wakers
     ]) wake();
   }
 });
@@ -1260,10 +1276,7 @@ var modelTurn = (async function modelTurn(ctx, definitions, promptTokens) {
     await callSettled(ctx.gate, ctx.signal);
     return null;
   }
-  const called = await withReservation(ctx.gate, plan.reservedUsd, async () => {
-    if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
-    return await callModel(ctx, definitions, plan);
-  });
+  const called = await withReservation(ctx.gate, plan.reservedUsd, () => ctx.options.store && !ctx.state.modelCall ? ctx.save().then(() => callModel(ctx, definitions, plan)) : callModel(ctx, definitions, plan));
   if (called === null || "status" in called) return called;
   if (called.reply.lost?.length) {
     await countLostReplies(ctx, called.reply.lost, called.reply.usage?.prompt_tokens, definitions);
@@ -1359,7 +1372,8 @@ var commitTurn = (async function commitTurn(ctx, reply, ms, prices) {
   state.usage.prompt_tokens += usage.prompt_tokens;
   state.usage.completion_tokens += usage.completion_tokens;
   ctx.lastPromptTokens = usage.prompt_tokens;
-  await ctx.spend(turnCost, null);
+  const told = ctx.spend(turnCost, null);
+  if (told) await told;
   state.messages.push(message);
   await ctx.emit({
     type: "turn",
@@ -1373,7 +1387,7 @@ var commitTurn = (async function commitTurn(ctx, reply, ms, prices) {
     finish: reply.finishReason,
     ms
   });
-  if (message.tool_calls?.length) await ctx.save();
+  if (message.tool_calls?.length && ctx.options.store) await ctx.save();
   else state.modelCall = null;
   return message;
 });
@@ -1444,7 +1458,7 @@ var childOptions = (function childOptions(ctx, callId, o) {
     budgetLink: {
       gate: ctx.gate,
       remainingUsd: () => ctx.remainingUsd(),
-      spend: (usd) => ctx.spend(usd, callId),
+      spend: (usd) => ctx.spend(usd, callId) ?? Promise.resolve(),
       saved: (usd) => ctx.childSaved(callId, usd)
     }
   };
@@ -1910,7 +1924,6 @@ var planSummary = (function planSummary(input, promptTokens, nextPrompt) {
 });
 
 // harness/context_window.ts
-var NO_VERDICT = Promise.resolve(null);
 var contextWindow = (function contextWindow(options) {
   const policyOrNull = options.context ? resolveContextPolicy(options.context, options.model, options.prices) : null;
   let view = [];
@@ -1952,8 +1965,8 @@ var contextWindow = (function contextWindow(options) {
   };
   return {
     messages,
-    // Asked before every model call: without a policy, no async call.
-    beforeTurn: (ctx, definitions) => policyOrNull ? compactBefore(policyOrNull, ctx, definitions) : NO_VERDICT,
+    // Asked before every model call: without a policy, no promise to wait for.
+    beforeTurn: (ctx, definitions) => policyOrNull ? compactBefore(policyOrNull, ctx, definitions) : null,
     retriesAfter(state, error) {
       if (!policyOrNull || !isContextLengthError(error) || retriedAt === state.turns) return false;
       retriedAt = state.turns;
@@ -2043,14 +2056,14 @@ var runContext = (function runContext(state, options, emit, output) {
     saves
   };
 });
-var spend = (async function spend(ctx, usd, callId) {
+var spend = (function spend(ctx, usd, callId) {
   const { state } = ctx;
   state.costUsd = addUsd(state.costUsd, usd);
   if (callId !== null) {
     state.childCostUsd = addUsd(state.childCostUsd, usd);
     state.callSpend[callId] = addUsd(state.callSpend[callId] ?? 0, usd);
   }
-  await ctx.options.budgetLink?.spend(usd);
+  return ctx.options.budgetLink?.spend(usd);
 });
 var applyExit = (function applyExit(state, stop) {
   state.status = stop.status;
@@ -2084,6 +2097,13 @@ var closeSaves = (async function closeSaves(state, options, saves) {
     state.error ??= cut.reason;
   }
 });
+var nextVerdict = (function nextVerdict(ctx, conditions, definitions) {
+  const stop = firstStop(conditions, ctx.state);
+  if (stop instanceof Promise) {
+    return stop.then((v) => v ?? ancestorsBroke(ctx) ?? ctx.window.beforeTurn(ctx, definitions));
+  }
+  return stop ?? ancestorsBroke(ctx) ?? ctx.window.beforeTurn(ctx, definitions);
+});
 var loop = (async function loop(ctx) {
   const { state, options, signal } = ctx;
   const tools = new Map((options.tools ?? []).map((t) => [
@@ -2112,9 +2132,11 @@ var loop = (async function loop(ctx) {
       if (stopped3) return stopped3;
       continue;
     }
-    const judged = await judgeAnswer(ctx, ctx.output);
+    const judging = judgeAnswer(ctx, ctx.output);
+    const judged = judging && await judging;
     if (judged && judged !== "repair") return judged;
-    const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx) ?? await ctx.window.beforeTurn(ctx, definitions);
+    const next = nextVerdict(ctx, conditions, definitions);
+    const verdict = next instanceof Promise ? await next : next;
     if (verdict === "waited" || verdict === "summarized") continue;
     if (verdict) return verdictDuringRepair(state, verdict);
     const stopped2 = await modelTurn(ctx, definitions, prompt);

@@ -120,7 +120,9 @@ export function planCall(b: CallBudget): CallPlan {
 
 /**
  * Runs `fn` as a call in flight on `gate`, reserving `usd` until it settles:
- * the release is in `finally`, so no path can forget it.
+ * the release is in `finally`, so no path can forget it. Not an async
+ * function itself: the loop's every turn goes through it, and one async frame
+ * less is one allocation and one tick less.
  *
  * @example
  * ```ts
@@ -130,20 +132,34 @@ export function planCall(b: CallBudget): CallPlan {
  * console.log(gate); // { inFlight: 0, reservedUsd: 0 }
  * ```
  */
-export async function withReservation<T>(
+export function withReservation<T>(
   gate: BudgetGate,
   usd: number,
   fn: () => Promise<T>,
 ): Promise<T> {
   gate.inFlight += 1;
   gate.reservedUsd = roundUsd(gate.reservedUsd + usd);
+  let called: Promise<T>;
   try {
-    return await fn();
-  } finally {
-    gate.inFlight -= 1;
-    gate.reservedUsd = roundUsd(gate.reservedUsd - usd);
-    for (const wake of [...waiting.get(gate) ?? []]) wake();
+    called = fn();
+  } catch (e) {
+    release(gate, usd);
+    return Promise.reject(e);
   }
+  return called.then((value) => {
+    release(gate, usd);
+    return value;
+  }, (e: unknown) => {
+    release(gate, usd);
+    throw e;
+  });
+}
+
+function release(gate: BudgetGate, usd: number): void {
+  gate.inFlight -= 1;
+  gate.reservedUsd = roundUsd(gate.reservedUsd - usd);
+  const wakers = waiting.get(gate);
+  if (wakers) { for (const wake of [...wakers]) wake(); }
 }
 
 /** Runs waiting for a call in flight on a gate to settle (beside it: a gate is plain data). */

@@ -66,7 +66,7 @@ function childOptions(ctx: RunContext, callId: string, o: ChildRunOptions): RunO
     budgetLink: {
       gate: ctx.gate,
       remainingUsd: () => ctx.remainingUsd(),
-      spend: (usd) => ctx.spend(usd, callId),
+      spend: (usd) => ctx.spend(usd, callId) ?? Promise.resolve(),
       saved: (usd) => ctx.childSaved(callId, usd),
     },
   };

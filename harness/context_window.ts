@@ -20,8 +20,6 @@ import { compact } from "./compaction.ts";
 
 export type { ContextWindow };
 
-const NO_VERDICT: Promise<null> = Promise.resolve(null);
-
 /** What {@link contextWindow} reads of the run's options. */
 export interface ContextWindowOptions {
   /** The policy, if compaction is on. */
@@ -89,9 +87,9 @@ export function contextWindow(options: ContextWindowOptions): ContextWindow {
   };
   return {
     messages,
-    // Asked before every model call: without a policy, no async call.
+    // Asked before every model call: without a policy, no promise to wait for.
     beforeTurn: (ctx, definitions) =>
-      policyOrNull ? compactBefore(policyOrNull, ctx, definitions) : NO_VERDICT,
+      policyOrNull ? compactBefore(policyOrNull, ctx, definitions) : null,
     retriesAfter(state, error) {
       if (!policyOrNull || !isContextLengthError(error) || retriedAt === state.turns) return false;
       retriedAt = state.turns;

@@ -80,11 +80,11 @@ export async function modelTurn(
     return null;
   }
   // Reserved before the save, so a sibling that plans while it commits sees this call.
-  const called = await withReservation(ctx.gate, plan.reservedUsd, async () => {
+  const called = await withReservation(ctx.gate, plan.reservedUsd, () =>
     // Recorded before it is sent; usually the previous save already carried it.
-    if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
-    return await callModel(ctx, definitions, plan);
-  });
+    ctx.options.store && !ctx.state.modelCall
+      ? ctx.save().then(() => callModel(ctx, definitions, plan))
+      : callModel(ctx, definitions, plan));
   if (called === null || "status" in called) return called;
   // Most replies lost nothing on the way: no call (each async call costs, cold, a few µs a turn).
   if (called.reply.lost?.length) {
@@ -227,7 +227,8 @@ async function commitTurn(
   state.usage.prompt_tokens += usage.prompt_tokens;
   state.usage.completion_tokens += usage.completion_tokens;
   ctx.lastPromptTokens = usage.prompt_tokens;
-  await ctx.spend(turnCost, null);
+  const told = ctx.spend(turnCost, null); // a root's spend is done at once: no tick for it
+  if (told) await told;
   state.messages.push(message);
   // Traced before it is committed: a crash between the two leaves a billed reply
   // in the trace (the resume asks again), never a committed turn missing from it.
@@ -247,7 +248,7 @@ async function commitTurn(
   // next save, one commit fewer: the exit's (it usually ends the run) or the one that
   // records the next call (a repair, a compaction). Until then the stored marker says
   // the call may have been billed, as during any commit.
-  if (message.tool_calls?.length) await ctx.save();
+  if (message.tool_calls?.length && ctx.options.store) await ctx.save();
   else state.modelCall = null;
   return message;
 }

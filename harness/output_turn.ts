@@ -153,19 +153,17 @@ export function unjudgedAnswer(state: RunState): string | null {
 /**
  * When the transcript ends with an answer: the run's exit (the answer is
  * accepted, or no repair is left), or `repair` after a repair prompt was
- * added (the loop then asks the model again, limits first). Null when there
- * is no answer yet.
+ * added (the loop then asks the model again, limits first). Null, at once,
+ * when there is no answer yet.
  */
 export function judgeAnswer(
   ctx: RunContext,
   plan: OutputPlan | null,
-): Promise<Exit | "repair" | null> {
-  // Asked before every model call, mostly with no answer yet: no async call for that.
+): Promise<Exit | "repair" | null> | null {
+  // Asked before every model call, mostly with no answer yet: nothing to wait for then.
   const answer = answerOf(ctx.state, plan?.mode === "tool");
-  return answer ? judgeFound(ctx, plan, answer) : NO_ANSWER;
+  return answer ? judgeFound(ctx, plan, answer) : null;
 }
-
-const NO_ANSWER: Promise<null> = Promise.resolve(null);
 
 async function judgeFound(
   ctx: RunContext,

@@ -10,11 +10,12 @@ import { RESUMABLE_STATUSES, type RunState } from "./state.ts";
 import { RunStateError, RunTooLargeError } from "./errors.ts";
 import { checkLimits, checkNonNegative } from "./limits.ts";
 import { addUsd, checkPrices, roundUsd } from "./cost.ts";
-import { firstStop, isBudgetSpent } from "./stop_conditions.ts";
+import { firstStop, isBudgetSpent, type StopCondition } from "./stop_conditions.ts";
 import { announceFollowUp, isTurnCapReached } from "./follow_up.ts";
-import type { RunContext } from "./run_context.ts";
+import type { CompactionVerdict, RunContext } from "./run_context.ts";
 import { type Exit, exit } from "./exit.ts";
 import { toolDefinitions } from "./tool.ts";
+import type { ToolDefinition } from "./messages.ts";
 import { runToolCalls } from "./tool_step.ts";
 import { modelTurn, promptCounter } from "./model_turn.ts";
 import { newBudgetGate } from "./budget_gate.ts";
@@ -180,14 +181,15 @@ function runContext(
   return { ctx, saves };
 }
 
-async function spend(ctx: RunContext, usd: number, callId: string | null): Promise<void> {
+/** Adds `usd` to the run; a promise only when its ancestors hear of it (a child run). */
+function spend(ctx: RunContext, usd: number, callId: string | null): Promise<void> | undefined {
   const { state } = ctx;
   state.costUsd = addUsd(state.costUsd, usd);
   if (callId !== null) {
     state.childCostUsd = addUsd(state.childCostUsd, usd);
     state.callSpend[callId] = addUsd(state.callSpend[callId] ?? 0, usd);
   }
-  await ctx.options.budgetLink?.spend(usd);
+  return ctx.options.budgetLink?.spend(usd);
 }
 
 function applyExit(state: RunState, stop: Exit): void {
@@ -232,6 +234,23 @@ async function closeSaves(state: RunState, options: RunOptions, saves: SaveQueue
   }
 }
 
+/**
+ * The limits' verdict before a model call, else the context window's. Most
+ * turns have nothing to wait for here: a promise only when one came (an
+ * async stop condition, a compaction).
+ */
+function nextVerdict(
+  ctx: RunContext,
+  conditions: readonly StopCondition[],
+  definitions: readonly ToolDefinition[],
+): CompactionVerdict | Promise<CompactionVerdict> {
+  const stop = firstStop(conditions, ctx.state);
+  if (stop instanceof Promise) {
+    return stop.then((v) => v ?? ancestorsBroke(ctx) ?? ctx.window.beforeTurn(ctx, definitions));
+  }
+  return stop ?? ancestorsBroke(ctx) ?? ctx.window.beforeTurn(ctx, definitions);
+}
+
 async function loop(ctx: RunContext): Promise<Exit> {
   const { state, options, signal } = ctx;
   const tools = new Map((options.tools ?? []).map((t) => [t.name, t]));
@@ -253,10 +272,11 @@ async function loop(ctx: RunContext): Promise<Exit> {
       continue;
     }
     // Nothing pending and the model answered: accepted, failed, or repaired.
-    const judged = await judgeAnswer(ctx, ctx.output);
+    const judging = judgeAnswer(ctx, ctx.output);
+    const judged = judging && await judging;
     if (judged && judged !== "repair") return judged;
-    const verdict = await firstStop(conditions, state) ?? ancestorsBroke(ctx) ??
-      await ctx.window.beforeTurn(ctx, definitions);
+    const next = nextVerdict(ctx, conditions, definitions);
+    const verdict = next instanceof Promise ? await next : next;
     // The summary call waited for a sibling's call: limits first, then compact anew.
     // A summary call spent: the limits again before the model call (a soft budget
     // overshoots by one call, not two).

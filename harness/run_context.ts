@@ -33,7 +33,10 @@ export interface ContextWindow {
    * `waited` when the summary call waited for a sibling's call to settle (the
    * loop checks the limits again and comes back).
    */
-  beforeTurn(ctx: RunContext, definitions: readonly ToolDefinition[]): Promise<CompactionVerdict>;
+  beforeTurn(
+    ctx: RunContext,
+    definitions: readonly ToolDefinition[],
+  ): CompactionVerdict | Promise<CompactionVerdict>;
   /**
    * Whether a failed model call is a context-length error the run compacts
    * for and asks again (with a policy on; once per turn).
@@ -66,7 +69,7 @@ export interface RunContext {
    * Adds spend to this run and its ancestors: the run's own model call
    * (`callId` null) or work a tool call started (a child run), as it happens.
    */
-  spend(usd: number, callId: string | null): Promise<void>;
+  spend(usd: number, callId: string | null): Promise<void> | undefined;
   /** Prompt tokens the provider reported for this run's last call (null: none in this process). */
   lastPromptTokens: number | null;
   /**

@@ -71,7 +71,9 @@ export function hasToolCall(name: string): StopCondition {
 }
 
 /**
- * Evaluates conditions in order; the first that fires decides.
+ * Evaluates conditions in order; the first that fires decides. The verdict
+ * comes at once while the conditions answer at once (most do: asked before
+ * every model call, they cost no promise then), else as a promise.
  *
  * @example
  * ```ts
@@ -80,15 +82,16 @@ export function hasToolCall(name: string): StopCondition {
  * console.log(await firstStop([isStepCount(3)], newRun("x"))); // null
  * ```
  */
-export async function firstStop(
+export function firstStop(
   conditions: readonly StopCondition[],
   state: Readonly<RunState>,
-): Promise<Exit | null> {
-  for (const c of conditions) {
-    const answer = c(state);
-    // Most conditions answer synchronously: awaiting only a promise saves a tick per condition.
-    const v = answer instanceof Promise ? await answer : answer;
-    if (v) return verdictOf(v);
+): Exit | null | Promise<Exit | null> {
+  for (let i = 0; i < conditions.length; i++) {
+    const answer = conditions[i]!(state);
+    if (answer instanceof Promise) {
+      return answer.then((v) => v ? verdictOf(v) : firstStop(conditions.slice(i + 1), state));
+    }
+    if (answer) return verdictOf(answer);
   }
   return null;
 }
