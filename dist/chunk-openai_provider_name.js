@@ -235,17 +235,21 @@ var lostIfBegun = (function lostIfBegun(head, chars, maxTokens, what) {
 var lostReason = (function lostReason(what) {
   return `the reply was malformed: ${what}`;
 });
-var parseBody = (async function parseBody(body, request, check) {
-  if (!isObject(body)) throw check.bad("body is not a JSON object");
-  if (isReportedError(body)) throw check.reported(body);
+var parseBody = (function parseBody(body, request, check) {
+  if (!isObject(body)) return Promise.reject(check.bad("body is not a JSON object"));
+  if (isReportedError(body)) return Promise.reject(check.reported(body));
   try {
-    return await validReply(body, request);
+    const reply = validReply(body, request);
+    return reply instanceof Promise ? reply.catch((e) => refusedAsLost(e, body, check)) : Promise.resolve(reply);
   } catch (e) {
-    if (!(e instanceof BadReply)) throw e;
-    throw check.bad(e.what, [
-      await lostOf(body, check.redact(e.what))
-    ]);
+    return refusedAsLost(e, body, check);
   }
+});
+var refusedAsLost = (async function refusedAsLost(e, body, check) {
+  if (!(e instanceof BadReply)) throw e;
+  throw check.bad(e.what, [
+    await lostOf(body, check.redact(e.what))
+  ]);
 });
 var BadReply = class {
   what;
@@ -263,7 +267,7 @@ var lostOf = (async function lostOf(body, what) {
   if (prompt !== void 0) lost.prompt_tokens = prompt;
   return lost;
 });
-var validReply = (async function validReply(body, request) {
+var validReply = (function validReply(body, request) {
   if (!Array.isArray(body["choices"]) || body["choices"].length === 0) {
     throw new BadReply("no choices");
   }
@@ -284,15 +288,20 @@ var validReply = (async function validReply(body, request) {
   };
   const calls = parseToolCalls(raw["tool_calls"]);
   if (calls.length > 0) message.tool_calls = calls;
-  const usage = body["usage"] === void 0 || body["usage"] === null ? await countedUsage(request, message, unseenText(raw)) : parseUsage(body["usage"]);
+  const stated = body["usage"] === void 0 || body["usage"] === null ? void 0 : parseUsage(body["usage"]);
   const given = typeof choice["finish_reason"] === "string" ? choice["finish_reason"] : void 0;
   const finishReason = refusal && (given === void 0 || given === "stop") ? "content_filter" : given ?? (message.tool_calls ? "tool_calls" : "stop");
+  const model = typeof body["model"] === "string" ? body["model"] : void 0;
+  if (stated) return replyOf(message, stated, finishReason, model);
+  return countedUsage(request, message, unseenText(raw)).then((usage) => replyOf(message, usage, finishReason, model));
+});
+var replyOf = (function replyOf(message, usage, finishReason, model) {
   const reply = {
     message,
     usage,
     finishReason
   };
-  if (typeof body["model"] === "string") reply.model = body["model"];
+  if (model !== void 0) reply.model = model;
   return reply;
 });
 var parseToolCalls = (function parseToolCalls(raw) {
@@ -731,13 +740,16 @@ var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request, stream
     retryAfter: ok ? null : res.headers.get("retry-after")
   };
 });
-var cappedText = (async function cappedText(res, maxBytes, bad, nativeFetch, billed) {
+var cappedText = (function cappedText(res, maxBytes, bad, nativeFetch, billed) {
   const plain = nativeFetch && !res.headers.has("content-encoding");
   const length = plain ? res.headers.get("content-length") : null;
   const declared = length ? Number(length) : NaN;
-  if (plain && declared <= maxBytes) return await res.text();
-  if (!res.body) return "";
-  const reader = res.body.getReader();
+  if (plain && declared <= maxBytes) return res.text();
+  if (!res.body) return Promise.resolve("");
+  return readCapped(res.body, declared, maxBytes, bad, billed);
+});
+var readCapped = (async function readCapped(body, declared, maxBytes, bad, billed) {
+  const reader = body.getReader();
   const chunks = [];
   let bytes = 0;
   try {

@@ -155,7 +155,7 @@ async function fetchAnswer(
  * The 2xx body of `billed` (its request) refused is counted as lost when it
  * began like a reply (`lostIfBegun`); an error's body is not.
  */
-async function cappedText(
+function cappedText(
   res: Response,
   maxBytes: number,
   bad: (what: string, lost?: readonly LostReply[]) => ModelError,
@@ -166,9 +166,21 @@ async function cappedText(
   const plain = nativeFetch && !res.headers.has("content-encoding");
   const length = plain ? res.headers.get("content-length") : null;
   const declared = length ? Number(length) : NaN;
-  if (plain && declared <= maxBytes) return await res.text();
-  if (!res.body) return "";
-  const reader = res.body.getReader();
+  // The common case, every turn: one read, no async frame of ours around it.
+  if (plain && declared <= maxBytes) return res.text();
+  if (!res.body) return Promise.resolve("");
+  return readCapped(res.body, declared, maxBytes, bad, billed);
+}
+
+/** Reads a body in pieces, counted (see {@link cappedText}). */
+async function readCapped(
+  body: ReadableStream<Uint8Array<ArrayBuffer>>,
+  declared: number,
+  maxBytes: number,
+  bad: (what: string, lost?: readonly LostReply[]) => ModelError,
+  billed: ModelRequest | null,
+): Promise<string> {
+  const reader = body.getReader();
   const chunks: Uint8Array<ArrayBuffer>[] = [];
   let bytes = 0;
   try {

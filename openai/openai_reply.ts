@@ -163,19 +163,32 @@ function lostReason(what: string): string {
  * stream). A JSON object refused carries its reply as lost (see the module
  * doc); any other JSON value is no chat completion, and counts nothing.
  */
-export async function parseBody(
+export function parseBody(
   body: unknown,
   request: ModelRequest,
   check: ReplyCheck,
 ): Promise<ModelReply> {
-  if (!isObject(body)) throw check.bad("body is not a JSON object");
-  if (isReportedError(body)) throw check.reported(body);
+  if (!isObject(body)) return Promise.reject(check.bad("body is not a JSON object"));
+  if (isReportedError(body)) return Promise.reject(check.reported(body));
+  // Every reply passes here: checked at once (no async frame) unless its usage must be counted.
   try {
-    return await validReply(body, request);
+    const reply = validReply(body, request);
+    return reply instanceof Promise
+      ? reply.catch((e: unknown) => refusedAsLost(e, body, check))
+      : Promise.resolve(reply);
   } catch (e) {
-    if (!(e instanceof BadReply)) throw e;
-    throw check.bad(e.what, [await lostOf(body, check.redact(e.what))]);
+    return refusedAsLost(e, body, check);
   }
+}
+
+/** The malformed reply's error, carrying it as lost (any other failure as it is). */
+async function refusedAsLost(
+  e: unknown,
+  body: Record<string, unknown>,
+  check: ReplyCheck,
+): Promise<never> {
+  if (!(e instanceof BadReply)) throw e;
+  throw check.bad(e.what, [await lostOf(body, check.redact(e.what))]);
 }
 
 /** What {@link validReply} throws for a body that breaks the protocol (parseBody words it). */
@@ -198,11 +211,14 @@ async function lostOf(body: Record<string, unknown>, what: string): Promise<Lost
   return lost;
 }
 
-/** The reply a body holds, every field checked (a field that fails: a thrown `BadReply`). */
-async function validReply(
+/**
+ * The reply a body holds, every field checked (a field that fails: a thrown
+ * `BadReply`); a promise only when its usage must be counted locally.
+ */
+function validReply(
   body: Record<string, unknown>,
   request: ModelRequest,
-): Promise<ModelReply> {
+): ModelReply | Promise<ModelReply> {
   if (!Array.isArray(body["choices"]) || body["choices"].length === 0) {
     throw new BadReply("no choices");
   }
@@ -221,8 +237,8 @@ async function validReply(
   const message: AssistantMessage = { role: "assistant", content };
   const calls = parseToolCalls(raw["tool_calls"]);
   if (calls.length > 0) message.tool_calls = calls;
-  const usage = body["usage"] === undefined || body["usage"] === null
-    ? await countedUsage(request, message, unseenText(raw))
+  const stated = body["usage"] === undefined || body["usage"] === null
+    ? undefined
     : parseUsage(body["usage"]);
   const given = typeof choice["finish_reason"] === "string" ? choice["finish_reason"] : undefined;
   // A refusal ends a reply `content_filter` (as the AI SDK and OpenTelemetry name it),
@@ -230,8 +246,20 @@ async function validReply(
   const finishReason = refusal && (given === undefined || given === "stop")
     ? "content_filter"
     : given ?? (message.tool_calls ? "tool_calls" : "stop");
+  const model = typeof body["model"] === "string" ? body["model"] : undefined;
+  if (stated) return replyOf(message, stated, finishReason, model);
+  return countedUsage(request, message, unseenText(raw))
+    .then((usage) => replyOf(message, usage, finishReason, model));
+}
+
+function replyOf(
+  message: AssistantMessage,
+  usage: CallUsage,
+  finishReason: string,
+  model: string | undefined,
+): ModelReply {
   const reply: ModelReply = { message, usage, finishReason };
-  if (typeof body["model"] === "string") reply.model = body["model"];
+  if (model !== undefined) reply.model = model;
   return reply;
 }
 
