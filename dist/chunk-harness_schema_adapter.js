@@ -100,6 +100,20 @@ var issueOf = (function issueOf(issue) {
   };
 });
 
+// harness/plain_name.ts
+var PLAIN_NAME = "/^[a-zA-Z0-9_-]{1,64}$/";
+var isPlainName = (function isPlainName(name, colon = false) {
+  if (name.length < 1 || name.length > 64) return false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    const ok = c >= 48 && c <= 57 || c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 95 || c === 45 || colon && c === 58;
+    if (!ok) return false;
+  }
+  return true;
+});
+
 export {
-  adaptSchema
+  adaptSchema,
+  PLAIN_NAME,
+  isPlainName
 };

@@ -1,5 +1,6 @@
 import {
-  adaptSchema
+  adaptSchema,
+  isPlainName
 } from "./chunk-harness_schema_adapter.js";
 import {
   cutText
@@ -407,7 +408,7 @@ var runUniqueIds = (function runUniqueIds(calls, transcript, turn) {
   const inReply = /* @__PURE__ */ new Set();
   return calls.map((c, i) => {
     const given = typeof c.id === "string" && c.id ? c.id : "";
-    const plain = SAFE_ID.test(given);
+    const plain = isPlainName(given, true);
     let id = plain ? given : `call_${turn}_${i}`;
     let wireId;
     if (given && !inReply.has(given) && (used.has(given) || !plain)) wireId = given;
@@ -432,7 +433,6 @@ var runUniqueIds = (function runUniqueIds(calls, transcript, turn) {
     };
   });
 });
-var SAFE_ID = /^[A-Za-z0-9_:-]{1,64}$/;
 var callIds = new TranscriptScan({
   start: () => /* @__PURE__ */ new Set(),
   step(ids, m) {

@@ -1,16 +1,17 @@
 // harness/text_attempts.ts
 var attemptText = (function attemptText(request) {
   const { onText, onReset } = request;
+  if (!onText) return UNWATCHED;
   let shown = false;
   return {
-    onText: onText && ((delta) => {
+    onText: (delta) => {
       if (!delta) return;
       shown = true;
       try {
         onText(delta);
       } catch {
       }
-    }),
+    },
     retrying() {
       if (!shown) return;
       shown = false;
@@ -21,6 +22,11 @@ var attemptText = (function attemptText(request) {
     }
   };
 });
+var UNWATCHED = {
+  onText: void 0,
+  retrying() {
+  }
+};
 
 export {
   attemptText

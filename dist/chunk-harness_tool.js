@@ -1,15 +1,16 @@
 import {
-  adaptSchema
+  PLAIN_NAME,
+  adaptSchema,
+  isPlainName
 } from "./chunk-harness_schema_adapter.js";
 
 // harness/tool.ts
-var NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 var defineTool = (function defineTool(spec) {
   if (!spec || typeof spec !== "object") {
     throw new TypeError("defineTool(spec): spec must be an object");
   }
-  if (typeof spec.name !== "string" || !NAME.test(spec.name)) {
-    throw new TypeError(`defineTool: name must match ${NAME}, got ${JSON.stringify(spec.name)}`);
+  if (typeof spec.name !== "string" || !isPlainName(spec.name)) {
+    throw new TypeError(`defineTool: name must match ${PLAIN_NAME}, got ${JSON.stringify(spec.name)}`);
   }
   if (typeof spec.description !== "string") {
     throw new TypeError(`defineTool(${spec.name}): description must be a string`);

@@ -686,9 +686,7 @@ var attempt = (async function attempt(cfg, body, signal, request, streaming) {
     ctrl.abort(new DOMException(`timed out after ${cfg.timeoutMs} ms`, "TimeoutError"));
   });
   const onOuterAbort = () => ctrl.abort(signal.reason);
-  signal.addEventListener("abort", onOuterAbort, {
-    once: true
-  });
+  signal.addEventListener("abort", onOuterAbort);
   let answer;
   try {
     answer = await fetchAnswer(cfg, body, ctrl.signal, request, streaming);
@@ -715,7 +713,7 @@ var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request, stream
   const res = await (cfg.nativeFetch ? sent : race(sent, signal, (r) => void r.body?.cancel()));
   const { status, statusText } = res;
   const ok = status >= 200 && status < 300;
-  const sse = /^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "");
+  const sse = isEventStream(res.headers.get("content-type") ?? "");
   const { bad, reported: reported2 } = cfg;
   const maxBytes = cfg.maxReplyBytes;
   if (streaming && sse && ok && res.body) {
@@ -739,6 +737,9 @@ var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request, stream
     text,
     retryAfter: ok ? null : res.headers.get("retry-after")
   };
+});
+var isEventStream = (function isEventStream(contentType) {
+  return contentType.trimStart().slice(0, 17).toLowerCase() === "text/event-stream";
 });
 var cappedText = (function cappedText(res, maxBytes, bad, nativeFetch, billed) {
   const plain = nativeFetch && !res.headers.has("content-encoding");
@@ -891,7 +892,7 @@ var redactor = (function redactor(options) {
   const add = (v) => {
     if (typeof v !== "string" || v.trim() === "") return;
     secrets.add(v);
-    const token = /^\s*(?:bearer|basic|token)\s+(\S+)/i.exec(v)?.[1];
+    const token = schemeToken(v);
     if (token) secrets.add(token);
   };
   add(options.apiKey);
@@ -904,6 +905,23 @@ var redactor = (function redactor(options) {
   if (sorted.length === 0) return (text) => text;
   return (text) => sorted.reduce((t, secret) => t.split(secret).join("[redacted]"), text);
 });
+var schemeToken = (function schemeToken(value) {
+  const v = value.trimStart();
+  const scheme = SCHEMES.find((s) => v.slice(0, s.length).toLowerCase() === s);
+  if (scheme === void 0) return void 0;
+  const rest = v.slice(scheme.length);
+  const token = rest.trimStart();
+  if (token === rest || token === "") return void 0;
+  for (let i = 0; i < token.length; i++) {
+    if (token[i].trim() === "") return token.slice(0, i);
+  }
+  return token;
+});
+var SCHEMES = [
+  "bearer",
+  "basic",
+  "token"
+];
 var responseFormat = (function responseFormat(output) {
   return {
     type: "json_schema",
@@ -948,7 +966,7 @@ var createOpenAIModel = (function createOpenAIModel(options) {
   const client = {
     streams: options.stream ?? true
   };
-  const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  const url = `${withoutTrailingSlashes(options.baseUrl)}/chat/completions`;
   const redact = redactor(options);
   const cfg = {
     url,
@@ -989,10 +1007,10 @@ var complete = (async function complete(cfg, retry, client, model, request, sign
   let fellBack = false;
   const lost = [];
   const text = attemptText(request);
-  const watched = {
+  const watched = text.onText ? {
     ...request,
     onText: text.onText
-  };
+  } : request;
   for (let n = 1; ; n++) {
     const streaming = client.streams;
     let outcome;
@@ -1029,6 +1047,11 @@ var withLost = (function withLost(e, lost) {
     ...e.lost,
     ...lost
   ]);
+});
+var withoutTrailingSlashes = (function withoutTrailingSlashes(url) {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === "/") end--;
+  return url.slice(0, end);
 });
 
 export {

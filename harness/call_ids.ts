@@ -8,6 +8,7 @@
  */
 import type { ChatMessage, ToolCall } from "./messages.ts";
 import { TranscriptScan } from "./transcript_scan.ts";
+import { isPlainName } from "./plain_name.ts";
 
 /**
  * The calls of a new reply with ids unique within the run: an id already used
@@ -36,7 +37,7 @@ export function runUniqueIds(
     const given = typeof c.id === "string" && c.id ? c.id : "";
     // A child run's id, a KV key and a URL are made of it: an id with other
     // characters, or a long one, is named anew (the provider's kept for the wire).
-    const plain = SAFE_ID.test(given);
+    const plain = isPlainName(given, true);
     let id = plain ? given : `call_${turn}_${i}`;
     let wireId: string | undefined;
     if (given && !inReply.has(given) && (used.has(given) || !plain)) wireId = given;
@@ -56,9 +57,6 @@ export function runUniqueIds(
       : { id, type: "function" as const, function: fn };
   });
 }
-
-/** A call id used as it is: letters, digits, `_`, `-`, `:`; at most 64 characters. */
-const SAFE_ID = /^[A-Za-z0-9_:-]{1,64}$/;
 
 /** Every call id and wire id used in a transcript (read incrementally: a hot path). */
 const callIds = new TranscriptScan<Set<string>>({

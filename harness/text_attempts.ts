@@ -39,16 +39,17 @@ export interface AttemptText {
  */
 export function attemptText(request: ModelRequest): AttemptText {
   const { onText, onReset } = request;
+  // Nobody watches (no trace, or a plain call): nothing to note, every call.
+  if (!onText) return UNWATCHED;
   let shown = false;
   return {
-    onText: onText &&
-      ((delta) => {
-        if (!delta) return;
-        shown = true;
-        try {
-          onText(delta);
-        } catch { /* a watcher's failure is not the call's */ }
-      }),
+    onText: (delta) => {
+      if (!delta) return;
+      shown = true;
+      try {
+        onText(delta);
+      } catch { /* a watcher's failure is not the call's */ }
+    },
     retrying() {
       if (!shown) return;
       shown = false;
@@ -58,3 +59,5 @@ export function attemptText(request: ModelRequest): AttemptText {
     },
   };
 }
+
+const UNWATCHED: AttemptText = { onText: undefined, retrying() {} };

@@ -12,6 +12,7 @@ import {
 } from "./schema_adapter.ts";
 export type { SchemaIssue, ToolSchema } from "./schema_adapter.ts";
 import type { ToolDefinition } from "./messages.ts";
+import { isPlainName, PLAIN_NAME } from "./plain_name.ts";
 import type { Model } from "./model.ts";
 import type { LimitsInput } from "./limits.ts";
 import type { StopCondition } from "./stop_conditions.ts";
@@ -140,8 +141,6 @@ export interface ToolSpec<T> {
   run(args: T, ctx: ToolContext): Promise<unknown> | unknown;
 }
 
-const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-
 /**
  * Defines a tool. The JSON schema the model sees is derived from its parameters' schema
  * (zod 4, or a Standard JSON Schema such as arktype's).
@@ -164,8 +163,10 @@ export function defineTool<T>(spec: ToolSpec<T>): Tool<T> {
   if (!spec || typeof spec !== "object") {
     throw new TypeError("defineTool(spec): spec must be an object");
   }
-  if (typeof spec.name !== "string" || !NAME.test(spec.name)) {
-    throw new TypeError(`defineTool: name must match ${NAME}, got ${JSON.stringify(spec.name)}`);
+  if (typeof spec.name !== "string" || !isPlainName(spec.name)) {
+    throw new TypeError(
+      `defineTool: name must match ${PLAIN_NAME}, got ${JSON.stringify(spec.name)}`,
+    );
   }
   if (typeof spec.description !== "string") {
     throw new TypeError(`defineTool(${spec.name}): description must be a string`);

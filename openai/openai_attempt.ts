@@ -88,7 +88,8 @@ export async function attempt(
     ctrl.abort(new DOMException(`timed out after ${cfg.timeoutMs} ms`, "TimeoutError"));
   });
   const onOuterAbort = () => ctrl.abort(signal.reason);
-  signal.addEventListener("abort", onOuterAbort, { once: true });
+  // Removed in `finally` either way: no `once` (its options cost a conversion every call).
+  signal.addEventListener("abort", onOuterAbort);
   let answer: Answer;
   try {
     answer = await fetchAnswer(cfg, body, ctrl.signal, request, streaming);
@@ -125,7 +126,7 @@ async function fetchAnswer(
   const res = await (cfg.nativeFetch ? sent : race(sent, signal, (r) => void r.body?.cancel()));
   const { status, statusText } = res;
   const ok = status >= 200 && status < 300;
-  const sse = /^\s*text\/event-stream/i.test(res.headers.get("content-type") ?? "");
+  const sse = isEventStream(res.headers.get("content-type") ?? "");
   const { bad, reported } = cfg;
   const maxBytes = cfg.maxReplyBytes;
   if (streaming && sse && ok && res.body) {
@@ -144,6 +145,11 @@ async function fetchAnswer(
   const text = await (cfg.nativeFetch ? read : race(read, signal));
   // Only a refusal says when to come back (a 2xx is not asked for one header more).
   return { status, statusText, text, retryAfter: ok ? null : res.headers.get("retry-after") };
+}
+
+/** Whether a content type is SSE's (compared by hand: no regexp on a turn's path). */
+function isEventStream(contentType: string): boolean {
+  return contentType.trimStart().slice(0, 17).toLowerCase() === "text/event-stream";
 }
 
 /**
