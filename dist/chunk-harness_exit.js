@@ -186,6 +186,47 @@ var verdictOf = (function verdictOf(v) {
   };
 });
 
+// harness/clone_data.ts
+var MAX_DEPTH = 256;
+var cloneData = (function cloneData(value) {
+  return copy(value, []);
+});
+var copy = (function copy(value, at) {
+  if (typeof value !== "object" || value === null) {
+    if (typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {
+      throw refused(at, `a ${typeof value}`);
+    }
+    return value;
+  }
+  if (at.length >= MAX_DEPTH) throw refused(at, `nested deeper than ${MAX_DEPTH} (a cycle?)`);
+  if (Array.isArray(value)) {
+    const out2 = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      at.push(i);
+      out2[i] = copy(value[i], at);
+      at.pop();
+    }
+    return out2;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) {
+    throw refused(at, `a ${value.constructor?.name || "non-plain object"}`);
+  }
+  const out = {};
+  for (const key in value) {
+    at.push(key);
+    out[key] = copy(value[key], at);
+    at.pop();
+  }
+  return out;
+});
+var refused = (function refused(at, what) {
+  let path = "";
+  for (const k of at.slice(0, 12)) path += typeof k === "number" ? `[${k}]` : path ? `.${k}` : k;
+  if (at.length > 12) path += "\u2026";
+  return new TypeError(`Cannot copy ${path || "the value"}: ${what}, not data`);
+});
+
 // harness/follow_up.ts
 var FOLLOW_UP_STATUSES = [
   "completed",
@@ -213,7 +254,7 @@ var followUp = (function followUp(state, message, options = {}) {
   }
   const why = followUpRefusal(state);
   if (why) throw new RunStateError(state.runId, state.status, "follow up", why);
-  const next = structuredClone(state);
+  const next = cloneData(state);
   next.limits = checkLimits(options.limits ?? {}, next.limits);
   next.messages.push({
     role: "user",
@@ -383,8 +424,8 @@ var judgeFound = (async function judgeFound(ctx, plan, answer) {
   });
   if (!left) return exit.invalidOutput(answer.raw, check.issues, used);
   const text = repairText(check.issues);
-  const refused = await unaffordableRepair(ctx, answer.raw, text);
-  if (refused) return refused;
+  const refused2 = await unaffordableRepair(ctx, answer.raw, text);
+  if (refused2) return refused2;
   addRepair(state, answer, text);
   return "repair";
 });
@@ -489,7 +530,7 @@ var forkState = (function forkState(source, options) {
     throw new RunStateError(source.runId, source.status, "fork", `it is a subagent of run "${source.parentId}"; fork its root`);
   }
   const { atTurn } = options;
-  const messages = structuredClone(source.messages.slice(0, forkPoint(source, atTurn)));
+  const messages = cloneData(source.messages.slice(0, forkPoint(source, atTurn)));
   const [open] = pending({
     messages
   });
@@ -511,7 +552,7 @@ var forkState = (function forkState(source, options) {
     runId: source.runId,
     turn: atTurn
   };
-  if (source.outputSchema !== void 0) fork.outputSchema = structuredClone(source.outputSchema);
+  if (source.outputSchema !== void 0) fork.outputSchema = cloneData(source.outputSchema);
   const repairs = source.outputRepairs?.filter((i) => i < messages.length);
   if (repairs?.length) fork.outputRepairs = repairs;
   return fork;
@@ -1983,7 +2024,7 @@ var run = (function run(initial, options) {
 });
 var execute2 = (async function execute2(initial, options) {
   checkOptions(initial, options);
-  const state = structuredClone(initial);
+  const state = cloneData(initial);
   markDrivenByRun(state, true);
   state.limits = checkLimits(options.limits ?? {}, state.limits);
   state.model = options.model.name;
@@ -2197,7 +2238,7 @@ var awaitingCall = (function awaitingCall(state, callId, action) {
 });
 var approve = (function approve(state, callId) {
   awaitingCall(state, callId, "approve");
-  const next = structuredClone(state);
+  const next = cloneData(state);
   next.approved.push(callId);
   return next;
 });
@@ -2209,7 +2250,7 @@ var reject = (function reject(state, callId, reason) {
   const name = call.function.name;
   const trimmed = reason?.trim();
   const text = state.inFlight.includes(callId) ? `This ${name} call was interrupted before its result was recorded, so it may or may not have taken effect; the user declined to retry it${trimmed ? `: ${trimmed}` : ""}. Do not report it as done.` : trimmed ? `The user declined this ${name} call: ${trimmed}. It was not run and nothing was changed.` : defaultRejectionText(name);
-  const next = structuredClone(state);
+  const next = cloneData(state);
   next.rejected.push({
     callId,
     reason: text
@@ -2508,6 +2549,7 @@ export {
   isStepCount,
   isBudgetSpent,
   hasToolCall,
+  cloneData,
   followUpRefusal,
   followUp,
   unjudgedAnswer,

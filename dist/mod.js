@@ -9,6 +9,7 @@ import {
 import {
   agentOptionsSchema,
   approve,
+  cloneData,
   defineAgent,
   followUp,
   hasToolCall,
@@ -58,20 +59,20 @@ var MemoryRunStore = class {
   /** Stores a deep copy. */
   save(state) {
     this.saves++;
-    this.#runs.set(state.runId, structuredClone(state));
+    this.#runs.set(state.runId, cloneData(state));
     return Promise.resolve();
   }
   /** Returns a deep copy. */
   load(runId) {
     const s = this.#runs.get(runId);
     if (!s) return Promise.reject(new RunNotFoundError(runId));
-    return Promise.resolve(structuredClone(s));
+    return Promise.resolve(cloneData(s));
   }
   /** Every stored run. */
   list() {
     return [
       ...this.#runs.values()
-    ].map((s) => structuredClone(s));
+    ].map((s) => cloneData(s));
   }
 };
 

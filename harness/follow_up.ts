@@ -20,6 +20,7 @@ import { pending, type RunState, type RunStatus } from "./state.ts";
 import type { StopCondition } from "./stop_conditions.ts";
 import type { RunContext } from "./run_context.ts";
 import { TranscriptScan } from "./transcript_scan.ts";
+import { cloneData } from "./clone_data.ts";
 
 /** The statuses a follow-up may be sent to: the run answered, or stopped at a limit or a Stop. */
 export const FOLLOW_UP_STATUSES: readonly RunStatus[] = [
@@ -95,7 +96,7 @@ export function followUp(
   }
   const why = followUpRefusal(state);
   if (why) throw new RunStateError(state.runId, state.status, "follow up", why);
-  const next = structuredClone(state);
+  const next = cloneData(state);
   next.limits = checkLimits(options.limits ?? {}, next.limits);
   next.messages.push({ role: "user", content: message });
   next.status = "running";

@@ -21,6 +21,7 @@ import { toolDefinitions } from "./tool.ts";
 import type { RunOptions } from "./run_options.ts";
 import type { ChatMessage } from "./messages.ts";
 import { ANSWER_ACCEPTED, answerTools, FINAL_ANSWER_TOOL, planOutput } from "./output_turn.ts";
+import { cloneData } from "./clone_data.ts";
 
 export type { ForkOrigin } from "./state.ts";
 
@@ -80,7 +81,7 @@ export function forkState(source: Readonly<RunState>, options: ForkOptions): Run
     );
   }
   const { atTurn } = options;
-  const messages = structuredClone(source.messages.slice(0, forkPoint(source, atTurn)));
+  const messages = cloneData(source.messages.slice(0, forkPoint(source, atTurn)));
   const [open] = pending({ messages });
   if (open || messages.at(-1)?.role === "assistant" || endsWithAcceptedAnswer(messages)) {
     throw new RangeError(
@@ -105,7 +106,7 @@ export function forkState(source: Readonly<RunState>, options: ForkOptions): Run
   if (context) fork.context = context;
   fork.forkedFrom = { runId: source.runId, turn: atTurn };
   // A typed run's fork answers to the same schema; its repairs so far stay marked.
-  if (source.outputSchema !== undefined) fork.outputSchema = structuredClone(source.outputSchema);
+  if (source.outputSchema !== undefined) fork.outputSchema = cloneData(source.outputSchema);
   const repairs = source.outputRepairs?.filter((i) => i < messages.length);
   if (repairs?.length) fork.outputRepairs = repairs;
   return fork;

@@ -34,6 +34,7 @@ import {
   toolCallsToRun,
   verdictDuringRepair,
 } from "./output_turn.ts";
+import { cloneData } from "./clone_data.ts";
 
 /** A run's state as `run()` returns it: `output` typed as the run's output schema's value. */
 export type RunResult<Output> = Omit<RunState, "output"> & { output: Output | null };
@@ -92,7 +93,7 @@ export function run(initial: RunState, options: RunOptions): Promise<RunState> {
 
 async function execute(initial: RunState, options: RunOptions): Promise<RunState> {
   checkOptions(initial, options);
-  const state: RunState = structuredClone(initial);
+  const state: RunState = cloneData(initial);
   markDrivenByRun(state, true);
   state.limits = checkLimits(options.limits ?? {}, state.limits);
   state.model = options.model.name;

@@ -7,6 +7,7 @@
  */
 import { RunNotFoundError } from "./errors.ts";
 import type { RunState } from "./state.ts";
+import { cloneData } from "./clone_data.ts";
 
 /** Persistence as the loop sees it. */
 export interface RunStore {
@@ -50,7 +51,7 @@ export class MemoryRunStore implements RunStore {
   /** Stores a deep copy. */
   save(state: Readonly<RunState>): Promise<void> {
     this.saves++;
-    this.#runs.set(state.runId, structuredClone(state) as RunState);
+    this.#runs.set(state.runId, cloneData(state) as RunState);
     return Promise.resolve();
   }
 
@@ -58,11 +59,11 @@ export class MemoryRunStore implements RunStore {
   load(runId: string): Promise<RunState> {
     const s = this.#runs.get(runId);
     if (!s) return Promise.reject(new RunNotFoundError(runId));
-    return Promise.resolve(structuredClone(s));
+    return Promise.resolve(cloneData(s));
   }
 
   /** Every stored run. */
   list(): RunState[] {
-    return [...this.#runs.values()].map((s) => structuredClone(s));
+    return [...this.#runs.values()].map((s) => cloneData(s));
   }
 }

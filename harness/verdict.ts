@@ -7,6 +7,7 @@
 import type { ToolCall } from "./messages.ts";
 import { RunStateError } from "./errors.ts";
 import { pending, type RunState } from "./state.ts";
+import { cloneData } from "./clone_data.ts";
 
 function awaitingCall(state: RunState, callId: string, action: string): ToolCall {
   if (typeof callId !== "string" || callId === "") {
@@ -74,7 +75,7 @@ function awaitingCall(state: RunState, callId: string, action: string): ToolCall
  */
 export function approve(state: RunState, callId: string): RunState {
   awaitingCall(state, callId, "approve");
-  const next = structuredClone(state);
+  const next = cloneData(state);
   next.approved.push(callId);
   return next;
 }
@@ -115,7 +116,7 @@ export function reject(state: RunState, callId: string, reason?: string): RunSta
     : trimmed
     ? `The user declined this ${name} call: ${trimmed}. It was not run and nothing was changed.`
     : defaultRejectionText(name);
-  const next = structuredClone(state);
+  const next = cloneData(state);
   next.rejected.push({ callId, reason: text });
   next.inFlight = next.inFlight.filter((id) => id !== callId);
   next.messages.push({ role: "tool", tool_call_id: callId, name, content: text });
