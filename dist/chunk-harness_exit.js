@@ -187,43 +187,86 @@ var verdictOf = (function verdictOf(v) {
 });
 
 // harness/clone_data.ts
-var MAX_DEPTH = 256;
 var cloneData = (function cloneData(value) {
-  return copy(value, []);
-});
-var copy = (function copy(value, at) {
-  if (typeof value !== "object" || value === null) {
-    if (typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {
-      throw refused(at, `a ${typeof value}`);
+  const root = {};
+  const todo = [
+    {
+      src: value,
+      into: root,
+      key: "",
+      within: null
     }
-    return value;
-  }
-  if (at.length >= MAX_DEPTH) throw refused(at, `nested deeper than ${MAX_DEPTH} (a cycle?)`);
-  if (Array.isArray(value)) {
-    const out2 = new Array(value.length);
-    for (let i = 0; i < value.length; i++) {
-      at.push(i);
-      out2[i] = copy(value[i], at);
-      at.pop();
+  ];
+  const open = /* @__PURE__ */ new Set();
+  for (let w = todo.pop(); w; w = todo.pop()) {
+    if (!("into" in w)) {
+      open.delete(w.value);
+      continue;
     }
-    return out2;
+    const { src } = w;
+    if (typeof src !== "object" || src === null) {
+      if (typeof src === "function" || typeof src === "symbol" || typeof src === "bigint") {
+        throw refused(w, `a ${typeof src}`);
+      }
+      put(w.into, w.key, src);
+      continue;
+    }
+    if (open.has(src)) throw refused(w, "a cycle");
+    const array = Array.isArray(src);
+    const proto = Object.getPrototypeOf(src);
+    if (!array && proto !== Object.prototype && proto !== null) {
+      throw refused(w, `a ${src.constructor?.name || "non-plain object"}`);
+    }
+    const at = {
+      value: src,
+      key: w.key,
+      parent: w.within
+    };
+    const out = array ? new Array(src.length) : {};
+    put(w.into, w.key, out);
+    open.add(src);
+    todo.push(at);
+    if (array) {
+      for (let i = src.length - 1; i >= 0; i--) {
+        todo.push({
+          src: src[i],
+          into: out,
+          key: i,
+          within: at
+        });
+      }
+    } else {
+      const keys = Object.keys(src);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i];
+        todo.push({
+          src: src[key],
+          into: out,
+          key,
+          within: at
+        });
+      }
+    }
   }
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) {
-    throw refused(at, `a ${value.constructor?.name || "non-plain object"}`);
-  }
-  const out = {};
-  for (const key in value) {
-    at.push(key);
-    out[key] = copy(value[key], at);
-    at.pop();
-  }
-  return out;
+  return root[""];
 });
-var refused = (function refused(at, what) {
+var put = (function put(into, key, v) {
+  if (key === "__proto__") {
+    Object.defineProperty(into, key, {
+      value: v,
+      enumerable: true,
+      writable: true,
+      configurable: true
+    });
+  } else into[key] = v;
+});
+var refused = (function refused(w, what) {
+  const keys = [
+    w.key
+  ];
+  for (let a = w.within; a && a.parent; a = a.parent) keys.unshift(a.key);
   let path = "";
-  for (const k of at.slice(0, 12)) path += typeof k === "number" ? `[${k}]` : path ? `.${k}` : k;
-  if (at.length > 12) path += "\u2026";
+  for (const k of keys) path += typeof k === "number" ? `[${k}]` : path ? `.${k}` : k;
   return new TypeError(`Cannot copy ${path || "the value"}: ${what}, not data`);
 });
 

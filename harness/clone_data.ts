@@ -6,13 +6,11 @@
  * state holds nothing but such data (it is stored, sent and shown as JSON).
  * Anything else (a function, a symbol, a bigint, a Map, a class instance, a
  * cycle) is refused with a `TypeError`, as `structuredClone` refuses what it
- * cannot copy.
+ * cannot copy. Own enumerable keys are copied (a `__proto__` key as a key);
+ * an array's holes become `undefined`, as they would through JSON.
  *
  * @module
  */
-
-/** How deep data may nest: a run's state nests a few levels; deeper is a cycle, or no state. */
-const MAX_DEPTH = 256;
 
 /**
  * A deep copy of JSON-shaped `value` (see the module doc).
@@ -27,43 +25,82 @@ const MAX_DEPTH = 256;
  * ```
  */
 export function cloneData<T>(value: T): T {
-  return copy(value, []) as T;
+  const root: Record<string, unknown> = {};
+  // Depth-first with a stack of its own, not recursion: data a model wrote may nest deeper
+  // than the call stack goes (structuredClone gives up at about 10,000 levels).
+  const todo: (Work | Within)[] = [{ src: value, into: root, key: "", within: null }];
+  const open = new Set<object>(); // the objects being copied: one met again inside is a cycle
+  for (let w = todo.pop(); w; w = todo.pop()) {
+    if (!("into" in w)) {
+      open.delete(w.value); // its keys are all copied
+      continue;
+    }
+    const { src } = w;
+    if (typeof src !== "object" || src === null) {
+      if (typeof src === "function" || typeof src === "symbol" || typeof src === "bigint") {
+        throw refused(w, `a ${typeof src}`);
+      }
+      put(w.into, w.key, src);
+      continue;
+    }
+    if (open.has(src)) throw refused(w, "a cycle");
+    const array = Array.isArray(src);
+    const proto = Object.getPrototypeOf(src);
+    if (!array && proto !== Object.prototype && proto !== null) {
+      throw refused(w, `a ${src.constructor?.name || "non-plain object"}`);
+    }
+    const at: Within = { value: src, key: w.key, parent: w.within };
+    const out = (array ? new Array(src.length) : {}) as Record<string | number, unknown>;
+    put(w.into, w.key, out);
+    open.add(src);
+    todo.push(at); // taken once its keys are
+    // Pushed last to first, so taken (and each object's keys set) in order.
+    if (array) {
+      for (let i = src.length - 1; i >= 0; i--) {
+        todo.push({ src: src[i], into: out, key: i, within: at });
+      }
+    } else {
+      const keys = Object.keys(src);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
+        todo.push({ src: (src as Record<string, unknown>)[key], into: out, key, within: at });
+      }
+    }
+  }
+  return root[""] as T;
 }
 
-/** Copies `value`; `at` is its path (keys and indexes), built only for an error's words. */
-function copy(value: unknown, at: (string | number)[]): unknown {
-  if (typeof value !== "object" || value === null) {
-    if (typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {
-      throw refused(at, `a ${typeof value}`);
-    }
-    return value;
-  }
-  if (at.length >= MAX_DEPTH) throw refused(at, `nested deeper than ${MAX_DEPTH} (a cycle?)`);
-  if (Array.isArray(value)) {
-    const out = new Array(value.length);
-    for (let i = 0; i < value.length; i++) {
-      at.push(i);
-      out[i] = copy(value[i], at);
-      at.pop();
-    }
-    return out;
-  }
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) {
-    throw refused(at, `a ${value.constructor?.name || "non-plain object"}`);
-  }
-  const out: Record<string, unknown> = {};
-  for (const key in value) {
-    at.push(key);
-    out[key] = copy((value as Record<string, unknown>)[key], at);
-    at.pop();
-  }
-  return out;
+/** A value to copy into `into[key]`, within the objects of `within` (its path). */
+interface Work {
+  src: unknown;
+  into: Record<string | number, unknown>;
+  key: string | number;
+  within: Within | null;
 }
 
-function refused(at: readonly (string | number)[], what: string): TypeError {
+/** An object being copied, and the one it is in (the root's parent is null). */
+interface Within {
+  value: object;
+  key: string | number;
+  parent: Within | null;
+}
+
+/** Sets a key of a copy: a `__proto__` key as a key, not the copy's prototype. */
+function put(into: Record<string | number, unknown>, key: string | number, v: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(into, key, {
+      value: v,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else into[key] = v;
+}
+
+function refused(w: Work, what: string): TypeError {
+  const keys: (string | number)[] = [w.key];
+  for (let a = w.within; a && a.parent; a = a.parent) keys.unshift(a.key);
   let path = "";
-  for (const k of at.slice(0, 12)) path += typeof k === "number" ? `[${k}]` : path ? `.${k}` : k;
-  if (at.length > 12) path += "…";
+  for (const k of keys) path += typeof k === "number" ? `[${k}]` : path ? `.${k}` : k;
   return new TypeError(`Cannot copy ${path || "the value"}: ${what}, not data`);
 }

@@ -3,7 +3,11 @@
 // copy must equal structuredClone's for every state a run makes, and refuse,
 // as structuredClone does, what is not data, with the path to it.
 import assert from "node:assert/strict";
+import { z } from "zod";
 import { cloneData } from "../harness/clone_data.ts";
+import type { Model } from "../harness/model.ts";
+import { defineTool } from "../harness/tool.ts";
+import { approve } from "../harness/verdict.ts";
 import { run } from "../harness/run.ts";
 import { newRun } from "../harness/state.ts";
 import { scriptedModel } from "../testing/scripted_model.ts";
@@ -45,7 +49,11 @@ Deno.test("what is not data is refused with a TypeError naming where it is", () 
   }
   const cycle: Record<string, unknown> = {};
   cycle["self"] = cycle;
-  assert.throws(() => cloneData(cycle), /nested deeper than 256 \(a cycle\?\)/);
+  assert.throws(() => cloneData(cycle), /^TypeError: Cannot copy self: a cycle, not data$/);
+  // The same object twice, side by side, is no cycle: copied twice.
+  const twice = { a: { x: 1 }, b: null as unknown };
+  twice.b = twice.a;
+  assert.deepStrictEqual(cloneData(twice), { a: { x: 1 }, b: { x: 1 } });
   // undefined and null are data (a state's optional fields), kept as they are.
   assert.deepStrictEqual(cloneData({ a: undefined, b: null, c: [undefined] }), {
     a: undefined,
@@ -66,4 +74,69 @@ Deno.test("run() refuses a state that is not data before any call", async () => 
     TypeError,
   );
   assert.equal(called, false);
+});
+
+Deno.test("data a model sent is copied however deep it nests, its keys as keys", () => {
+  // A tool call's arguments (an approval's `args`) nest as deep as the model writes them.
+  // Deeper than structuredClone copies (it gives up at about 10,000 levels).
+  const text = "[".repeat(20_000) + '{"a":[1]}' + "]".repeat(20_000);
+  const deep = JSON.parse(text);
+  const copied = cloneData(deep);
+  assert.equal(JSON.stringify(copied), text);
+  assert.notEqual(copied, deep);
+  const keyed = JSON.parse('{"__proto__": {"polluted": true}, "constructor": 1}');
+  const copy = cloneData(keyed);
+  assert.deepStrictEqual(Object.keys(copy), ["__proto__", "constructor"]);
+  assert.equal(Object.getPrototypeOf(copy), Object.prototype);
+  assert.equal(({} as Record<string, unknown>)["polluted"], undefined);
+  // Only own keys: what a polluted prototype adds is not copied into the data.
+  Object.defineProperty(Object.prototype, "extra", {
+    value: 1,
+    enumerable: true,
+    configurable: true,
+  });
+  try {
+    assert.deepStrictEqual(Object.keys(cloneData({ a: 1 })), ["a"]);
+  } finally {
+    delete (Object.prototype as Record<string, unknown>)["extra"];
+  }
+});
+
+Deno.test("a run stopped for approval of deeply nested arguments can be approved", async () => {
+  // The model decides how deep a call's arguments nest; the approval's `args` hold them parsed.
+  const args = JSON.stringify({ v: JSON.parse("[".repeat(300) + "]".repeat(300)) });
+  let calls = 0;
+  const model: Model = {
+    name: "nesting",
+    complete: () => {
+      const message = calls++ === 0
+        ? {
+          role: "assistant" as const,
+          content: null,
+          tool_calls: [{
+            id: "c1",
+            type: "function" as const,
+            function: { name: "stash", arguments: args },
+          }],
+        }
+        : { role: "assistant" as const, content: "done" };
+      return Promise.resolve({
+        message,
+        usage: { prompt_tokens: 5, completion_tokens: 5 },
+        finishReason: "stop",
+      });
+    },
+  };
+  const stash = defineTool({
+    name: "stash",
+    description: "Keeps a value.",
+    parameters: z.object({ v: z.unknown() }),
+    needsApproval: true,
+    run: () => "kept",
+  });
+  const stopped = await run(newRun("Keep this."), { model, tools: [stash] });
+  assert.equal(stopped.interruption?.type, "approval");
+  const done = await run(approve(stopped, "c1"), { model, tools: [stash] });
+  assert.equal(done.status, "completed", done.stopReason ?? "");
+  assert.equal(done.output, "done");
 });
