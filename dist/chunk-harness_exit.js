@@ -1196,33 +1196,22 @@ var planCall = (function planCall(b) {
     reservedUsd
   };
 });
-var withReservation = (function withReservation(gate, usd, fn) {
+var reserve = (function reserve(gate, usd) {
   gate.inFlight += 1;
   gate.reservedUsd = roundUsd(gate.reservedUsd + usd);
-  let called;
-  try {
-    called = fn();
-  } catch (e) {
-    release(gate, usd);
-    return Promise.reject(e);
-  }
-  return called.then((value) => {
-    release(gate, usd);
-    return value;
-  }, (e) => {
-    release(gate, usd);
-    throw e;
-  });
-});
-var release = (function release(gate, usd) {
-  gate.inFlight -= 1;
-  gate.reservedUsd = roundUsd(gate.reservedUsd - usd);
-  const wakers = waiting.get(gate);
-  if (wakers) {
-    for (const wake of [
-      ...wakers
-    ]) wake();
-  }
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    gate.inFlight -= 1;
+    gate.reservedUsd = roundUsd(gate.reservedUsd - usd);
+    const wakers = waiting.get(gate);
+    if (wakers) {
+      for (const wake of [
+        ...wakers
+      ]) wake();
+    }
+  };
 });
 var waiting = /* @__PURE__ */ new WeakMap();
 var mayFitLater = (function mayFitLater(gate) {
@@ -1360,7 +1349,21 @@ var modelTurn = (async function modelTurn(ctx, definitions, promptTokens) {
     await callSettled(ctx.gate, ctx.signal);
     return null;
   }
-  const called = await withReservation(ctx.gate, plan.reservedUsd, () => ctx.options.store && !ctx.state.modelCall ? ctx.save().then(() => callModel(ctx, definitions, plan)) : callModel(ctx, definitions, plan));
+  const release = reserve(ctx.gate, plan.reservedUsd);
+  try {
+    return await callAndCommit(ctx, definitions, plan, {
+      counted,
+      prices,
+      left,
+      release
+    });
+  } finally {
+    release();
+  }
+});
+var callAndCommit = (async function callAndCommit(ctx, definitions, plan, { counted, prices, left, release }) {
+  if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
+  const called = await callModel(ctx, definitions, plan);
   if (called === null || "status" in called) return called;
   if (called.reply.lost?.length) {
     await countLostReplies(ctx, called.reply.lost, called.reply.usage?.prompt_tokens, definitions);
@@ -1371,7 +1374,7 @@ var modelTurn = (async function modelTurn(ctx, definitions, promptTokens) {
     const reason = await countInvalidUsage(ctx, called.reply, badUsage, definitions);
     return exit.failed(`${reason}; the reply is counted as an estimate`, badUsage);
   }
-  const message = await commitTurn(ctx, called.reply, called.ms, prices);
+  const message = await commitTurn(ctx, called.reply, called.ms, prices, release);
   const over = ctx.options.budgetMode === "hard" ? await overspent(ctx, called.reply, plan.maxTokens, left, prices) : null;
   return over ?? cutByHardBudget(ctx, called.reply, message);
 });
@@ -1447,7 +1450,7 @@ var callModel = (async function callModel(ctx, definitions, plan) {
     return exit.failed(`model call failed${kind ? ` (${kind})` : ""}: ${message}`, message);
   }
 });
-var commitTurn = (async function commitTurn(ctx, reply, ms, prices) {
+var commitTurn = (async function commitTurn(ctx, reply, ms, prices, spent) {
   const { state } = ctx;
   const message = normalizeReply(reply.message, state);
   const usage = reply.usage;
@@ -1458,6 +1461,7 @@ var commitTurn = (async function commitTurn(ctx, reply, ms, prices) {
   ctx.lastPromptTokens = usage.prompt_tokens;
   const told = ctx.spend(turnCost, null);
   if (told) await told;
+  spent();
   state.messages.push(message);
   await ctx.emit({
     type: "turn",
@@ -1871,7 +1875,7 @@ var request = (function request(input, pre, from, cut) {
 });
 var summarize = (async function summarize(input, pre, from, cut) {
   const { ctx, policy } = input;
-  const { state, options, signal } = ctx;
+  const { state, signal } = ctx;
   const req = request(input, pre, from, cut);
   const next = {
     ...pre,
@@ -1900,18 +1904,31 @@ var summarize = (async function summarize(input, pre, from, cut) {
     promptTokens: req.tokens,
     kind: "compaction"
   };
-  let started = 0;
-  const reply = await withReservation(ctx.gate, plan.reservedUsd, async () => {
-    if (options.store) await ctx.save();
-    started = performance.now();
-    return await policy.summaryModel.complete({
-      messages: req.messages,
-      tools: [],
-      maxTokens: plan.maxTokens ?? policy.summaryMaxTokens
-    }, signal).catch((e) => ({
-      failed: e
-    }));
-  });
+  const release = reserve(ctx.gate, plan.reservedUsd);
+  try {
+    return await summaryCall(input, {
+      req,
+      next,
+      plan,
+      quotedUsd,
+      release
+    });
+  } finally {
+    release();
+  }
+});
+var summaryCall = (async function summaryCall(input, { req, next, plan, quotedUsd, release }) {
+  const { ctx, policy } = input;
+  const { options, signal } = ctx;
+  if (options.store) await ctx.save();
+  const started = performance.now();
+  const reply = await policy.summaryModel.complete({
+    messages: req.messages,
+    tools: [],
+    maxTokens: plan.maxTokens ?? policy.summaryMaxTokens
+  }, signal).catch((e) => ({
+    failed: e
+  }));
   const call = {
     prices: policy.summaryPrices,
     promptTokens: req.tokens,
@@ -1936,7 +1953,8 @@ var summarize = (async function summarize(input, pre, from, cut) {
   return await commitSummary(input, next, {
     reply,
     ms,
-    quotedUsd
+    quotedUsd,
+    spent: release
   }) ?? "summarized";
 });
 var commitSummary = (async function commitSummary(input, next, o) {
@@ -1948,6 +1966,7 @@ var commitSummary = (async function commitSummary(input, next, o) {
   state.usage.prompt_tokens += usage.prompt_tokens;
   state.usage.completion_tokens += usage.completion_tokens;
   await ctx.spend(costUsd, null);
+  o.spent();
   const summary = cutText((o.reply.message.content ?? "").trim(), MAX_SUMMARY_CHARS);
   const done = {
     ...next,

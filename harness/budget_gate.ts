@@ -119,47 +119,34 @@ export function planCall(b: CallBudget): CallPlan {
 }
 
 /**
- * Runs `fn` as a call in flight on `gate`, reserving `usd` until it settles:
- * the release is in `finally`, so no path can forget it. Not an async
- * function itself: the loop's every turn goes through it, and one async frame
- * less is one allocation and one tick less.
+ * Marks a call in flight on `gate`, reserving `usd`; the function returned
+ * releases it (once: later calls do nothing). Release it when the call's
+ * cost is spent, not when its reply arrives: a sibling woken by the release
+ * plans with that cost counted. Call it in `finally`, so no path forgets it.
  *
  * @example
  * ```ts
- * import { newBudgetGate, withReservation } from "./budget_gate.ts";
+ * import { newBudgetGate, reserve } from "./budget_gate.ts";
  * const gate = newBudgetGate();
- * await withReservation(gate, 0.01, async () => console.log(gate.inFlight)); // 1
+ * const release = reserve(gate, 0.01);
+ * console.log(gate.inFlight); // 1
+ * release();
+ * release(); // nothing more
  * console.log(gate); // { inFlight: 0, reservedUsd: 0 }
  * ```
  */
-export function withReservation<T>(
-  gate: BudgetGate,
-  usd: number,
-  fn: () => Promise<T>,
-): Promise<T> {
+export function reserve(gate: BudgetGate, usd: number): () => void {
   gate.inFlight += 1;
   gate.reservedUsd = roundUsd(gate.reservedUsd + usd);
-  let called: Promise<T>;
-  try {
-    called = fn();
-  } catch (e) {
-    release(gate, usd);
-    return Promise.reject(e);
-  }
-  return called.then((value) => {
-    release(gate, usd);
-    return value;
-  }, (e: unknown) => {
-    release(gate, usd);
-    throw e;
-  });
-}
-
-function release(gate: BudgetGate, usd: number): void {
-  gate.inFlight -= 1;
-  gate.reservedUsd = roundUsd(gate.reservedUsd - usd);
-  const wakers = waiting.get(gate);
-  if (wakers) { for (const wake of [...wakers]) wake(); }
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    gate.inFlight -= 1;
+    gate.reservedUsd = roundUsd(gate.reservedUsd - usd);
+    const wakers = waiting.get(gate);
+    if (wakers) { for (const wake of [...wakers]) wake(); }
+  };
 }
 
 /** Runs waiting for a call in flight on a gate to settle (beside it: a gate is plain data). */
@@ -185,12 +172,12 @@ export function mayFitLater(gate: BudgetGate): boolean {
  *
  * @example
  * ```ts
- * import { callSettled, newBudgetGate, withReservation } from "./budget_gate.ts";
+ * import { callSettled, newBudgetGate, reserve } from "./budget_gate.ts";
  * const gate = newBudgetGate();
- * const call = withReservation(gate, 0.01, () => new Promise((r) => setTimeout(r, 10)));
+ * const release = reserve(gate, 0.01);
+ * setTimeout(release, 10);
  * await callSettled(gate, new AbortController().signal);
  * console.log(gate.inFlight); // 0
- * await call;
  * ```
  */
 export function callSettled(gate: BudgetGate, signal: AbortSignal): Promise<void> {

@@ -43,7 +43,7 @@ import {
 import { summaryRequest } from "./summary_prompt.ts";
 import { addUsd, computeCost, pricesFor, roundUsd } from "./cost.ts";
 import { countPromptTokens, countTokens, truncateToTokens } from "./tokens.ts";
-import { callSettled, mayFitLater, planCall, withReservation } from "./budget_gate.ts";
+import { type CallPlan, callSettled, mayFitLater, planCall, reserve } from "./budget_gate.ts";
 import { type Exit, exit } from "./exit.ts";
 import { usageProblem } from "./model_turn.ts";
 import { countInvalidUsage, countLostReplies } from "./lost_replies.ts";
@@ -173,7 +173,7 @@ async function summarize(
   cut: number,
 ): Promise<CompactionVerdict> {
   const { ctx, policy } = input;
-  const { state, options, signal } = ctx;
+  const { state, signal } = ctx;
   const req = request(input, pre, from, cut);
   const next: ContextState = {
     ...pre,
@@ -205,16 +205,39 @@ async function summarize(
     promptTokens: req.tokens,
     kind: "compaction",
   };
-  // Reserved before the save: a sibling that plans while it commits sees this call.
-  let started = 0;
-  const reply = await withReservation(ctx.gate, plan.reservedUsd, async () => {
-    if (options.store) await ctx.save(); // its failure is the run's, not the call's
-    started = performance.now(); // the call's time, not the save's
-    return await policy.summaryModel.complete(
-      { messages: req.messages, tools: [], maxTokens: plan.maxTokens ?? policy.summaryMaxTokens },
-      signal,
-    ).catch((e: unknown) => ({ failed: e }));
-  });
+  // Reserved before the save: a sibling that plans while it commits sees this call;
+  // released once its cost is spent, so a sibling woken then plans with it counted.
+  const release = reserve(ctx.gate, plan.reservedUsd);
+  try {
+    return await summaryCall(input, { req, next, plan, quotedUsd, release });
+  } finally {
+    release();
+  }
+}
+
+/** What {@link summaryCall} needs of its summary's plan. */
+interface SummaryCall {
+  req: { messages: ChatMessage[]; tokens: number };
+  next: ContextState;
+  plan: Extract<CallPlan, { type: "call" }>;
+  quotedUsd: number;
+  /** Releases the call's reservation (after its cost is spent). */
+  release: () => void;
+}
+
+/** The reserved summary call: sent, its reply counted and committed (or the exit it ends in). */
+async function summaryCall(
+  input: CompactionInput,
+  { req, next, plan, quotedUsd, release }: SummaryCall,
+): Promise<CompactionVerdict> {
+  const { ctx, policy } = input;
+  const { options, signal } = ctx;
+  if (options.store) await ctx.save(); // its failure is the run's, not the call's
+  const started = performance.now(); // the call's time, not the save's
+  const reply = await policy.summaryModel.complete(
+    { messages: req.messages, tools: [], maxTokens: plan.maxTokens ?? policy.summaryMaxTokens },
+    signal,
+  ).catch((e: unknown) => ({ failed: e }));
   // Priced as the summary model's, its prompt as counted here when the provider reported none.
   const call = {
     prices: policy.summaryPrices,
@@ -244,14 +267,14 @@ async function summarize(
       bad,
     );
   }
-  return await commitSummary(input, next, { reply, ms, quotedUsd }) ?? "summarized";
+  return await commitSummary(input, next, { reply, ms, quotedUsd, spent: release }) ?? "summarized";
 }
 
 /** Bills the summary and commits it (one save: billed, traced and stored together). */
 async function commitSummary(
   input: CompactionInput,
   next: ContextState,
-  o: { reply: ModelReply; ms: number; quotedUsd: number },
+  o: { reply: ModelReply; ms: number; quotedUsd: number; spent: () => void },
 ): Promise<Exit | null> {
   const { ctx, policy } = input;
   const { state } = ctx;
@@ -261,6 +284,7 @@ async function commitSummary(
   state.usage.prompt_tokens += usage.prompt_tokens;
   state.usage.completion_tokens += usage.completion_tokens;
   await ctx.spend(costUsd, null);
+  o.spent(); // the reservation gives way to the cost
   const summary = cutText((o.reply.message.content ?? "").trim(), MAX_SUMMARY_CHARS);
   const done: ContextState = {
     ...next,

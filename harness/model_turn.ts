@@ -20,13 +20,7 @@ import {
   tokenCount,
   tokenizerLoaded,
 } from "./tokens.ts";
-import {
-  type CallPlan,
-  callSettled,
-  mayFitLater,
-  planCall,
-  withReservation,
-} from "./budget_gate.ts";
+import { type CallPlan, callSettled, mayFitLater, planCall, reserve } from "./budget_gate.ts";
 import { type Exit, exit } from "./exit.ts";
 import { textDeltas, textReset } from "./text_deltas.ts";
 import { runUniqueIds } from "./call_ids.ts";
@@ -79,12 +73,36 @@ export async function modelTurn(
     await callSettled(ctx.gate, ctx.signal);
     return null;
   }
-  // Reserved before the save, so a sibling that plans while it commits sees this call.
-  const called = await withReservation(ctx.gate, plan.reservedUsd, () =>
-    // Recorded before it is sent; usually the previous save already carried it.
-    ctx.options.store && !ctx.state.modelCall
-      ? ctx.save().then(() => callModel(ctx, definitions, plan))
-      : callModel(ctx, definitions, plan));
+  // Reserved before the save, so a sibling that plans while it commits sees this call;
+  // released once its cost is spent, so a sibling woken then plans with it counted.
+  const release = reserve(ctx.gate, plan.reservedUsd);
+  try {
+    return await callAndCommit(ctx, definitions, plan, { counted, prices, left, release });
+  } finally {
+    release();
+  }
+}
+
+/** What {@link callAndCommit} needs of its turn's plan. */
+interface TurnCall {
+  counted: { tokens: number | undefined };
+  prices: Prices;
+  /** USD left before the call (hard mode's overspend check). */
+  left: number;
+  /** Releases the call's reservation (after its cost is spent). */
+  release: () => void;
+}
+
+/** The reserved call: sent, its reply counted and committed (or the exit it ends in). */
+async function callAndCommit(
+  ctx: RunContext,
+  definitions: ToolDefinition[],
+  plan: Extract<CallPlan, { type: "call" }>,
+  { counted, prices, left, release }: TurnCall,
+): Promise<Exit | null> {
+  // Recorded before it is sent; usually the previous save already carried it.
+  if (ctx.options.store && !ctx.state.modelCall) await ctx.save();
+  const called = await callModel(ctx, definitions, plan);
   if (called === null || "status" in called) return called;
   // Most replies lost nothing on the way: no call (each async call costs, cold, a few µs a turn).
   if (called.reply.lost?.length) {
@@ -97,7 +115,7 @@ export async function modelTurn(
     const reason = await countInvalidUsage(ctx, called.reply, badUsage, definitions);
     return exit.failed(`${reason}; the reply is counted as an estimate`, badUsage);
   }
-  const message = await commitTurn(ctx, called.reply, called.ms, prices);
+  const message = await commitTurn(ctx, called.reply, called.ms, prices, release);
   const over = ctx.options.budgetMode === "hard"
     ? await overspent(ctx, called.reply, plan.maxTokens, left, prices)
     : null;
@@ -218,6 +236,7 @@ async function commitTurn(
   reply: ModelReply,
   ms: number,
   prices: Prices,
+  spent: () => void,
 ): Promise<AssistantMessage> {
   const { state } = ctx;
   const message = normalizeReply(reply.message, state);
@@ -229,6 +248,7 @@ async function commitTurn(
   ctx.lastPromptTokens = usage.prompt_tokens;
   const told = ctx.spend(turnCost, null); // a root's spend is done at once: no tick for it
   if (told) await told;
+  spent(); // the reservation gives way to the cost
   state.messages.push(message);
   // Traced before it is committed: a crash between the two leaves a billed reply
   // in the trace (the resume asks again), never a committed turn missing from it.
