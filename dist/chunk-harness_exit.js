@@ -456,6 +456,10 @@ var judgeFound = (async function judgeFound(ctx, plan, answer) {
     state.output = check.value;
     return exit.completed("the model answered; the answer passes the output schema");
   }
+  if (ctx.lastFinish === "content_filter" && !answer.calls.length) {
+    const words = JSON.stringify(cutText(answer.raw, 200));
+    return exit.failed(`the model refused to answer (content_filter): ${words}`, answer.raw);
+  }
   const used = repairsUsed(state);
   const left = used < plan.maxRepairs;
   await ctx.emit({
@@ -1459,6 +1463,7 @@ var commitTurn = (async function commitTurn(ctx, reply, ms, prices, spent) {
   state.usage.prompt_tokens += usage.prompt_tokens;
   state.usage.completion_tokens += usage.completion_tokens;
   ctx.lastPromptTokens = usage.prompt_tokens;
+  ctx.lastFinish = reply.finishReason;
   const told = ctx.spend(turnCost, null);
   if (told) await told;
   spent();
@@ -2140,6 +2145,7 @@ var runContext = (function runContext(state, options, emit, output) {
     gate: options.budgetLink?.gate ?? newBudgetGate(),
     emit,
     lastPromptTokens: null,
+    lastFinish: null,
     window: contextWindow(options),
     output,
     save: () => options.store ? saves.checkpoint() : Promise.resolve(),

@@ -246,6 +246,7 @@ async function commitTurn(
   state.usage.prompt_tokens += usage.prompt_tokens;
   state.usage.completion_tokens += usage.completion_tokens;
   ctx.lastPromptTokens = usage.prompt_tokens;
+  ctx.lastFinish = reply.finishReason;
   const told = ctx.spend(turnCost, null); // a root's spend is done at once: no tick for it
   if (told) await told;
   spent(); // the reservation gives way to the cost

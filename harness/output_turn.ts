@@ -8,7 +8,9 @@
  *
  * An invalid answer gets a repair turn: the issues, in words, as the next
  * message (the `final_answer` call's result, or a user message), then an
- * ordinary model turn, under `maxTurns` and the budget.
+ * ordinary model turn, under `maxTurns` and the budget. A refusal (a reply
+ * ending `content_filter`) that fails the schema is not repaired: the run
+ * fails with its words.
  *
  * @module
  */
@@ -30,6 +32,7 @@ import {
 import { z } from "zod";
 import { computeCost, pricesFor } from "./cost.ts";
 import { countPromptTokens, countTokens, loadTokenizer } from "./tokens.ts";
+import { cutText } from "./text.ts";
 
 /** The name of the fallback tool a model without `json_schema` support answers with. */
 export const FINAL_ANSWER_TOOL = "final_answer";
@@ -180,6 +183,12 @@ async function judgeFound(
     answerCalls(state, answer, ANSWER_ACCEPTED);
     state.output = check.value as JsonValue;
     return exit.completed("the model answered; the answer passes the output schema");
+  }
+  // A refusal (or a filtered reply) is no answer to repair: asked again, the model
+  // refuses again, at the price of a turn (a filter, too, cuts the same words).
+  if (ctx.lastFinish === "content_filter" && !answer.calls.length) {
+    const words = JSON.stringify(cutText(answer.raw, 200));
+    return exit.failed(`the model refused to answer (content_filter): ${words}`, answer.raw);
   }
   const used = repairsUsed(state);
   const left = used < plan.maxRepairs;

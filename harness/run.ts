@@ -164,6 +164,7 @@ function runContext(
     gate: options.budgetLink?.gate ?? newBudgetGate(),
     emit,
     lastPromptTokens: null,
+    lastFinish: null,
     window: contextWindow(options),
     output,
     save: () => options.store ? saves.checkpoint() : Promise.resolve(),

@@ -9,6 +9,7 @@ import { ModelError } from "../harness/errors.ts";
 import type { ModelReply, ModelRequest } from "../harness/model.ts";
 import { run } from "../harness/run.ts";
 import { newRun } from "../harness/state.ts";
+import { z } from "zod";
 
 const REQ: ModelRequest = { messages: [{ role: "user", content: "hi" }], tools: [] };
 const USAGE = { prompt_tokens: 9, completion_tokens: 5 };
@@ -88,6 +89,42 @@ Deno.test("a refused run completes with the refusal as its output, not an empty 
   assert.equal(done.status, "completed");
   assert.equal(done.output, REFUSAL);
   assert.equal(done.messages.at(-1)?.content, REFUSAL);
+});
+
+Deno.test("a typed run fails at once on a refusal, its words kept: no repair turn", async () => {
+  for (const stream of [false, true]) {
+    let calls = 0;
+    const answer = stream
+      ? streamed([{ role: "assistant", refusal: "I'm sorry, " }, {
+        refusal: "I can't help with that.",
+      }])
+      : plain({ role: "assistant", content: null, refusal: REFUSAL });
+    const done = await run(newRun("Write something harmful."), {
+      model: modelAnswering(() => (calls++, answer()), stream),
+      output: z.object({ plan: z.string() }),
+    });
+    assert.equal(done.status, "failed", `stream: ${stream}`);
+    assert.equal(calls, 1, "asked once, not repaired");
+    assert.equal(done.error, REFUSAL);
+    assert.match(
+      done.stopReason ?? "",
+      /^the model refused to answer \(content_filter\): "I'm sorry/,
+    );
+    assert.equal(done.output, null);
+    assert.equal(done.outputRepairs, undefined);
+  }
+  // An answer that passes is accepted whatever the finish reason says.
+  const passing = await run(newRun("Plan."), {
+    model: modelAnswering(() =>
+      Response.json({
+        choices: [{ finish_reason: "content_filter", message: { content: '{"plan":"walk"}' } }],
+        usage: USAGE,
+      })
+    ),
+    output: z.object({ plan: z.string() }),
+  });
+  assert.equal(passing.status, "completed");
+  assert.deepEqual(passing.output, { plan: "walk" });
 });
 
 Deno.test("content parts are read for their text parts, plain or streamed; a thinking part is no answer", async () => {
