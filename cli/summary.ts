@@ -99,7 +99,7 @@ export function describeRun(s: RunState): string[] {
       ...JSON.stringify(s.output, null, 2).split("\n").map((l) => `    ${l}`),
     );
   } else if (s.output !== null) lines.push(`  answer: ${JSON.stringify(s.output)}`);
-  for (const i of s.failure?.issues ?? []) {
+  for (const i of s.failure?.kind === "invalid_output" ? s.failure.issues : []) {
     lines.push(`  invalid output at ${i.path}: ${i.message}`);
   }
   // The reason usually quotes the error already: say it once.

@@ -111,6 +111,20 @@ var exit = {
       }
     };
   },
+  /** A typed run's model refused to answer (see {@link Failure}); its words are the error. */
+  refusal(raw) {
+    const reason = raw ? "the model refused to answer (content_filter)" : "the reply was filtered (content_filter) and holds no words";
+    return {
+      status: "failed",
+      interruption: null,
+      reason,
+      error: raw || reason,
+      failure: {
+        kind: "refusal",
+        raw
+      }
+    };
+  },
   /** The turn cap stopped the run (resumable with a higher cap). */
   maxTurns(reason) {
     return {
@@ -456,10 +470,7 @@ var judgeFound = (async function judgeFound(ctx, plan, answer) {
     state.output = check.value;
     return exit.completed("the model answered; the answer passes the output schema");
   }
-  if (ctx.lastFinish === "content_filter" && !answer.calls.length) {
-    const words = JSON.stringify(cutText(answer.raw, 200));
-    return exit.failed(`the model refused to answer (content_filter): ${words}`, answer.raw);
-  }
+  if (ctx.lastFinish === "content_filter" && !answer.calls.length) return exit.refusal(answer.raw);
   const used = repairsUsed(state);
   const left = used < plan.maxRepairs;
   await ctx.emit({

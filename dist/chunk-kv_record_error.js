@@ -508,14 +508,20 @@ var interruptionSchema = z.discriminatedUnion("type", [
     reason: z.string()
   })
 ]);
-var failureSchema = z.strictObject({
-  kind: z.literal("invalid_output"),
-  raw: z.string(),
-  issues: z.array(z.strictObject({
-    path: z.string(),
-    message: z.string()
-  }))
-});
+var failureSchema = z.discriminatedUnion("kind", [
+  z.strictObject({
+    kind: z.literal("invalid_output"),
+    raw: z.string(),
+    issues: z.array(z.strictObject({
+      path: z.string(),
+      message: z.string()
+    }))
+  }),
+  z.strictObject({
+    kind: z.literal("refusal"),
+    raw: z.string()
+  })
+]);
 var headerSchema = z.strictObject({
   $schemaVersion: z.literal(RUN_SCHEMA_VERSION),
   runId: id,

@@ -38,14 +38,24 @@ export type Interruption =
  * Why a run failed, as data, when the failure has a shape of its own (other
  * failures carry their words in `error`). A union: more kinds may join.
  */
-export type Failure = {
-  /** The final answer did not pass the run's output schema, and no repair is left. */
-  kind: "invalid_output";
-  /** The last answer as the model gave it (also in the transcript). */
-  raw: string;
-  /** What is wrong with it: path and message of each issue. */
-  issues: OutputIssue[];
-};
+export type Failure =
+  | {
+    /** The final answer did not pass the run's output schema, and no repair is left. */
+    kind: "invalid_output";
+    /** The last answer as the model gave it (also in the transcript). */
+    raw: string;
+    /** What is wrong with it: path and message of each issue. */
+    issues: OutputIssue[];
+  }
+  | {
+    /**
+     * The model refused to answer a typed run (its reply ended `content_filter`:
+     * a refusal, or a provider's filter) with words that fail the schema; not repaired.
+     */
+    kind: "refusal";
+    /** The reply's words as the model gave them, empty when a filter left none. */
+    raw: string;
+  };
 
 /** How a run ends; build one with {@link exit}. */
 export type Exit =
@@ -78,6 +88,7 @@ export const exit: {
   readonly completed: (reason: string) => Exit;
   readonly failed: (reason: string, error?: string) => Exit;
   readonly invalidOutput: (raw: string, issues: OutputIssue[], repairs: number) => Exit;
+  readonly refusal: (raw: string) => Exit;
   readonly maxTurns: (reason: string) => Exit;
   readonly budget: (reason: string) => Exit;
   readonly interrupted: (interruption: Interruption, reason: string) => Exit;
@@ -105,6 +116,19 @@ export const exit: {
       reason,
       error: reason,
       failure: { kind: "invalid_output", raw, issues },
+    };
+  },
+  /** A typed run's model refused to answer (see {@link Failure}); its words are the error. */
+  refusal(raw: string): Exit {
+    const reason = raw
+      ? "the model refused to answer (content_filter)"
+      : "the reply was filtered (content_filter) and holds no words";
+    return {
+      status: "failed",
+      interruption: null,
+      reason,
+      error: raw || reason,
+      failure: { kind: "refusal", raw },
     };
   },
   /** The turn cap stopped the run (resumable with a higher cap). */

@@ -32,7 +32,6 @@ import {
 import { z } from "zod";
 import { computeCost, pricesFor } from "./cost.ts";
 import { countPromptTokens, countTokens, loadTokenizer } from "./tokens.ts";
-import { cutText } from "./text.ts";
 
 /** The name of the fallback tool a model without `json_schema` support answers with. */
 export const FINAL_ANSWER_TOOL = "final_answer";
@@ -186,10 +185,7 @@ async function judgeFound(
   }
   // A refusal (or a filtered reply) is no answer to repair: asked again, the model
   // refuses again, at the price of a turn (a filter, too, cuts the same words).
-  if (ctx.lastFinish === "content_filter" && !answer.calls.length) {
-    const words = JSON.stringify(cutText(answer.raw, 200));
-    return exit.failed(`the model refused to answer (content_filter): ${words}`, answer.raw);
-  }
+  if (ctx.lastFinish === "content_filter" && !answer.calls.length) return exit.refusal(answer.raw);
   const used = repairsUsed(state);
   const left = used < plan.maxRepairs;
   await ctx.emit({

@@ -72,7 +72,7 @@ export interface RunContext {
   spend(usd: number, callId: string | null): Promise<void> | undefined;
   /** Prompt tokens the provider reported for this run's last call (null: none in this process). */
   lastPromptTokens: number | null;
-  /** The finish reason of this run's last reply in this process (null: none yet). */
+  /** The finish reason of the last reply this `run()` call got (null: none yet). */
   lastFinish: string | null;
   /**
    * The child run of call `callId` is stored with `costUsd`: this run saves,

@@ -47,11 +47,14 @@ export const interruptionSchema = z.discriminatedUnion("type", [
 ]);
 
 /** Why a run failed, as data (`RunState.failure`), as stored and as the API returns it. */
-export const failureSchema = z.strictObject({
-  kind: z.literal("invalid_output"),
-  raw: z.string(),
-  issues: z.array(z.strictObject({ path: z.string(), message: z.string() })),
-});
+export const failureSchema = z.discriminatedUnion("kind", [
+  z.strictObject({
+    kind: z.literal("invalid_output"),
+    raw: z.string(),
+    issues: z.array(z.strictObject({ path: z.string(), message: z.string() })),
+  }),
+  z.strictObject({ kind: z.literal("refusal"), raw: z.string() }),
+]);
 
 const headerSchema = z.strictObject({
   $schemaVersion: z.literal(RUN_SCHEMA_VERSION),

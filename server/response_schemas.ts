@@ -60,7 +60,7 @@ export const LeaseResponse = z.object({
 export const RunViewResponse = RunSummaryResponse.extend({
   failure: failureSchema.nullable().describe(
     "Why the run failed, as data, when the failure has a shape (invalid_output: the raw answer " +
-      "and each issue's path and message)",
+      "and each issue's path and message; refusal: a typed run's refused answer, its words)",
   ),
   limits: runLimitsSchema(),
   lease: LeaseResponse.nullable(),

@@ -9,6 +9,7 @@ import { ModelError } from "../harness/errors.ts";
 import type { ModelReply, ModelRequest } from "../harness/model.ts";
 import { run } from "../harness/run.ts";
 import { newRun } from "../harness/state.ts";
+import { KvRunStore } from "../kv/kv_run_store.ts";
 import { z } from "zod";
 
 const REQ: ModelRequest = { messages: [{ role: "user", content: "hi" }], tools: [] };
@@ -105,14 +106,25 @@ Deno.test("a typed run fails at once on a refusal, its words kept: no repair tur
     });
     assert.equal(done.status, "failed", `stream: ${stream}`);
     assert.equal(calls, 1, "asked once, not repaired");
+    assert.equal(done.stopReason, "the model refused to answer (content_filter)");
     assert.equal(done.error, REFUSAL);
-    assert.match(
-      done.stopReason ?? "",
-      /^the model refused to answer \(content_filter\): "I'm sorry/,
-    );
+    assert.deepEqual(done.failure, { kind: "refusal", raw: REFUSAL });
     assert.equal(done.output, null);
     assert.equal(done.outputRepairs, undefined);
   }
+  // A filter that left no words: said so, not an empty error.
+  const filtered = await run(newRun("Plan."), {
+    model: modelAnswering(() =>
+      Response.json({
+        choices: [{ finish_reason: "content_filter", message: { content: "" } }],
+        usage: USAGE,
+      })
+    ),
+    output: z.object({ plan: z.string() }),
+  });
+  assert.equal(filtered.status, "failed");
+  assert.equal(filtered.error, "the reply was filtered (content_filter) and holds no words");
+  assert.deepEqual(filtered.failure, { kind: "refusal", raw: "" });
   // An answer that passes is accepted whatever the finish reason says.
   const passing = await run(newRun("Plan."), {
     model: modelAnswering(() =>
@@ -150,5 +162,23 @@ Deno.test("content parts are read for their text parts, plain or streamed; a thi
     const e = await complete(plain({ role: "assistant", content })).catch((e: unknown) => e);
     assert.ok(e instanceof ModelError && e.kind === "malformed", String(e));
     assert.match(e.message, /content is not a string or text parts/);
+  }
+});
+
+Deno.test("a refusal's failure is stored and read back from KV", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new KvRunStore(kv);
+    const done = await run(newRun("Write something harmful."), {
+      model: modelAnswering(plain({ role: "assistant", content: null, refusal: REFUSAL })),
+      output: z.object({ plan: z.string() }),
+      store,
+    });
+    assert.equal(done.status, "failed");
+    const loaded = await store.load(done.runId);
+    assert.deepEqual(loaded?.failure, { kind: "refusal", raw: REFUSAL });
+    assert.equal(loaded?.error, REFUSAL);
+  } finally {
+    kv.close();
   }
 });

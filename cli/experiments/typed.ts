@@ -85,7 +85,11 @@ export async function typedOutputExperiment(out: Out): Promise<void> {
   const f = never.failure;
   out(
     `  extract-never: ${never.status} ${f?.kind} after ${never.outputRepairs?.length} repairs; ` +
-      `issues: ${f?.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+      `issues: ${
+        f?.kind === "invalid_output"
+          ? f.issues.map((i) => `${i.path}: ${i.message}`).join("; ")
+          : ""
+      }`,
   );
   out(
     `  its cost ${usd(never.costUsd)} = ${

@@ -534,7 +534,7 @@ function describeRun(s) {
   if (s.outputSchema && s.output !== null) {
     lines.push("  output:", ...JSON.stringify(s.output, null, 2).split("\n").map((l) => `    ${l}`));
   } else if (s.output !== null) lines.push(`  answer: ${JSON.stringify(s.output)}`);
-  for (const i2 of s.failure?.issues ?? []) {
+  for (const i2 of s.failure?.kind === "invalid_output" ? s.failure.issues : []) {
     lines.push(`  invalid output at ${i2.path}: ${i2.message}`);
   }
   if (s.error !== null && !s.stopReason?.includes(s.error)) lines.push(`  error: ${s.error}`);

@@ -2252,7 +2252,7 @@ var LeaseResponse = z2.object({
   pid: z2.int().optional()
 });
 var RunViewResponse = RunSummaryResponse.extend({
-  failure: failureSchema.nullable().describe("Why the run failed, as data, when the failure has a shape (invalid_output: the raw answer and each issue's path and message)"),
+  failure: failureSchema.nullable().describe("Why the run failed, as data, when the failure has a shape (invalid_output: the raw answer and each issue's path and message; refusal: a typed run's refused answer, its words)"),
   limits: runLimitsSchema(),
   lease: LeaseResponse.nullable(),
   compaction: z2.object({
