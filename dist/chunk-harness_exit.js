@@ -1491,8 +1491,8 @@ var commitTurn = (async function commitTurn(ctx, reply, ms, prices, spent) {
     finish: reply.finishReason,
     ms
   });
-  if (message.tool_calls?.length && ctx.options.store) await ctx.save();
-  else state.modelCall = null;
+  if (!message.tool_calls?.length) state.modelCall = null;
+  else if (ctx.options.store) await ctx.save();
   return message;
 });
 var usageProblem = (function usageProblem(usage) {

@@ -136,7 +136,7 @@ var contentText = (function contentText(content) {
   return text;
 });
 var unseenText = (function unseenText(m) {
-  const reasoning = readable(m["reasoning_content"]) || readable(m["reasoning"]);
+  const reasoning = reasoningText(m);
   const content = m["content"];
   if (!Array.isArray(content)) return reasoning;
   let text = reasoning;
@@ -144,6 +144,9 @@ var unseenText = (function unseenText(m) {
     if (isObject(part) && part["type"] !== "text") text += partWords(part);
   }
   return text;
+});
+var reasoningText = (function reasoningText(m) {
+  return readable(m["reasoning_content"]) || readable(m["reasoning"]);
 });
 var partWords = (function partWords(part) {
   const thinking = part["thinking"];
@@ -197,10 +200,7 @@ var readableReplyTokens = (async function readableReplyTokens(body) {
   const raw = isObject(choice) && isObject(choice["message"]) ? choice["message"] : {};
   const calls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] : [];
   const text = contentText(raw["content"]);
-  const words = text === void 0 ? readable(raw["content"]) + unseenText({
-    ...raw,
-    content: void 0
-  }) : (text ?? "") + unseenText(raw);
+  const words = text === void 0 ? readable(raw["content"]) + reasoningText(raw) : (text ?? "") + unseenText(raw);
   const message = {
     role: "assistant",
     content: words + readable(raw["refusal"]) || null,
@@ -240,12 +240,12 @@ var parseBody = (function parseBody(body, request, check) {
   if (isReportedError(body)) return Promise.reject(check.reported(body));
   try {
     const reply = validReply(body, request);
-    return reply instanceof Promise ? reply.catch((e) => refusedAsLost(e, body, check)) : Promise.resolve(reply);
+    return reply instanceof Promise ? reply.catch((e) => asMalformed(e, body, check)) : Promise.resolve(reply);
   } catch (e) {
-    return refusedAsLost(e, body, check);
+    return asMalformed(e, body, check);
   }
 });
-var refusedAsLost = (async function refusedAsLost(e, body, check) {
+var asMalformed = (async function asMalformed(e, body, check) {
   if (!(e instanceof BadReply)) throw e;
   throw check.bad(e.what, [
     await lostOf(body, check.redact(e.what))

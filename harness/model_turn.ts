@@ -269,8 +269,8 @@ async function commitTurn(
   // next save, one commit fewer: the exit's (it usually ends the run) or the one that
   // records the next call (a repair, a compaction). Until then the stored marker says
   // the call may have been billed, as during any commit.
-  if (message.tool_calls?.length && ctx.options.store) await ctx.save();
-  else state.modelCall = null;
+  if (!message.tool_calls?.length) state.modelCall = null;
+  else if (ctx.options.store) await ctx.save();
   return message;
 }
 

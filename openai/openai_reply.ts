@@ -22,7 +22,7 @@ import {
 } from "../harness/tokens.ts";
 import { cutText } from "../harness/text.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../harness/cost.ts";
-import { contentText, isObject, readable, unseenText } from "./reply_words.ts";
+import { contentText, isObject, readable, reasoningText, unseenText } from "./reply_words.ts";
 
 /** The error of a reply that breaks the protocol (with the replies it lost, if any). */
 export function malformed(url: string, redact: (text: string) => string) {
@@ -88,9 +88,10 @@ export async function readableReplyTokens(body: Record<string, unknown>): Promis
   const raw = isObject(choice) && isObject(choice["message"]) ? choice["message"] : {};
   const calls = Array.isArray(raw["tool_calls"]) ? raw["tool_calls"] : [];
   const text = contentText(raw["content"]);
-  // Reasoning and thinking too: the provider bills them. Malformed content counts as its JSON.
+  // Reasoning and thinking too: the provider bills them. Malformed content counts as its
+  // JSON (its parts, thinking ones too, with it).
   const words = text === undefined
-    ? readable(raw["content"]) + unseenText({ ...raw, content: undefined })
+    ? readable(raw["content"]) + reasoningText(raw)
     : (text ?? "") + unseenText(raw);
   const message: AssistantMessage = {
     role: "assistant",
@@ -174,15 +175,15 @@ export function parseBody(
   try {
     const reply = validReply(body, request);
     return reply instanceof Promise
-      ? reply.catch((e: unknown) => refusedAsLost(e, body, check))
+      ? reply.catch((e: unknown) => asMalformed(e, body, check))
       : Promise.resolve(reply);
   } catch (e) {
-    return refusedAsLost(e, body, check);
+    return asMalformed(e, body, check);
   }
 }
 
 /** The malformed reply's error, carrying it as lost (any other failure as it is). */
-async function refusedAsLost(
+async function asMalformed(
   e: unknown,
   body: Record<string, unknown>,
   check: ReplyCheck,

@@ -59,7 +59,7 @@ export function contentText(content: unknown): string | null | undefined {
  * ```
  */
 export function unseenText(m: Record<string, unknown>): string {
-  const reasoning = readable(m["reasoning_content"]) || readable(m["reasoning"]);
+  const reasoning = reasoningText(m);
   const content = m["content"];
   if (!Array.isArray(content)) return reasoning;
   let text = reasoning;
@@ -67,6 +67,11 @@ export function unseenText(m: Record<string, unknown>): string {
     if (isObject(part) && part["type"] !== "text") text += partWords(part);
   }
   return text;
+}
+
+/** The reasoning part of {@link unseenText}: `reasoning_content`, else `reasoning` (`""` for none). */
+export function reasoningText(m: Record<string, unknown>): string {
+  return readable(m["reasoning_content"]) || readable(m["reasoning"]);
 }
 
 /** A part's words: its `thinking` (a text, or text parts), else the part as JSON. */
