@@ -11,37 +11,12 @@ import { memorySink, type TraceEvent } from "../harness/trace.ts";
 import { computeCost } from "../harness/cost.ts";
 import { ModelError } from "../harness/errors.ts";
 import type { Model, ModelReply } from "../harness/model.ts";
+import { pad, padWorker } from "./fixtures/padding.ts";
 
 const RUN_PRICES = { inputPerMillion: 1, outputPerMillion: 2 };
 const SUMMARY_PRICES = { inputPerMillion: 7, outputPerMillion: 30 };
 
-/** A worker that calls `pad` every turn (each result about 400 tokens). */
-const worker: Model = {
-  name: "worker",
-  prices: RUN_PRICES,
-  complete: (req) =>
-    Promise.resolve({
-      message: {
-        role: "assistant",
-        content: null,
-        tool_calls: [{
-          id: `c${req.messages.length}`,
-          type: "function",
-          function: { name: "pad", arguments: "{}" },
-        }],
-      },
-      usage: { prompt_tokens: 100, completion_tokens: 10 },
-      finishReason: "tool_calls",
-    }),
-};
-
-const pad = defineTool({
-  name: "pad",
-  description: "Returns a long text.",
-  parameters: z.object({}),
-  readOnly: true,
-  run: () => "x ".repeat(400),
-});
+const worker = padWorker(RUN_PRICES);
 
 async function compacting(summary: (calls: number) => Promise<ModelReply>) {
   let calls = 0;

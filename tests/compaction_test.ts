@@ -3,8 +3,6 @@
 // context-length errors, and the compacted prompt persisted in KV.
 import assert from "node:assert/strict";
 import { run } from "../harness/run.ts";
-import { defineTool } from "../harness/tool.ts";
-import { z } from "zod";
 import { newRun, type RunState } from "../harness/state.ts";
 import { memorySink, type TraceEvent } from "../harness/trace.ts";
 import { computeCost, roundUsd } from "../harness/cost.ts";
@@ -23,6 +21,7 @@ import { agentRunOptions } from "../subagents/agent_run_options.ts";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { aiSdkModel } from "../ai_sdk/mod.ts";
 import { scriptedFetch } from "../testing/scripted_provider.ts";
+import { pad } from "./fixtures/padding.ts";
 
 const task = "Read errors.log, look around, then tell me what timed out.";
 
@@ -411,13 +410,6 @@ Deno.test("a summary that spends past a soft budget is checked before the next m
         finishReason: "stop",
       })),
   };
-  const pad = defineTool({
-    name: "pad",
-    description: "Returns a long text.",
-    parameters: z.object({}),
-    readOnly: true,
-    run: () => "x ".repeat(400),
-  });
   const done = await run(newRun("go"), {
     model,
     tools: [pad],

@@ -112,29 +112,24 @@ Deno.test("a typed run fails at once on a refusal, its words kept: no repair tur
     assert.equal(done.output, null);
     assert.equal(done.outputRepairs, undefined);
   }
+  // A typed run whose reply a filter ended with `content`.
+  const filteredRun = (content: string) =>
+    run(newRun("Plan."), {
+      model: modelAnswering(() =>
+        Response.json({
+          choices: [{ finish_reason: "content_filter", message: { content } }],
+          usage: USAGE,
+        })
+      ),
+      output: z.object({ plan: z.string() }),
+    });
   // A filter that left no words: said so, not an empty error.
-  const filtered = await run(newRun("Plan."), {
-    model: modelAnswering(() =>
-      Response.json({
-        choices: [{ finish_reason: "content_filter", message: { content: "" } }],
-        usage: USAGE,
-      })
-    ),
-    output: z.object({ plan: z.string() }),
-  });
+  const filtered = await filteredRun("");
   assert.equal(filtered.status, "failed");
   assert.equal(filtered.error, "the reply was filtered (content_filter) and holds no words");
   assert.deepEqual(filtered.failure, { kind: "refusal", raw: "" });
   // An answer that passes is accepted whatever the finish reason says.
-  const passing = await run(newRun("Plan."), {
-    model: modelAnswering(() =>
-      Response.json({
-        choices: [{ finish_reason: "content_filter", message: { content: '{"plan":"walk"}' } }],
-        usage: USAGE,
-      })
-    ),
-    output: z.object({ plan: z.string() }),
-  });
+  const passing = await filteredRun('{"plan":"walk"}');
   assert.equal(passing.status, "completed");
   assert.deepEqual(passing.output, { plan: "walk" });
 });

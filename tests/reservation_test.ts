@@ -3,13 +3,12 @@
 // reservation must give way to the call's cost, not vanish before it: released
 // when the reply arrived, a woken sibling planned with neither counted.
 import assert from "node:assert/strict";
-import { z } from "zod";
 import { computeCost } from "../harness/cost.ts";
-import { defineTool } from "../harness/tool.ts";
 import { callSettled, newBudgetGate } from "../harness/budget_gate.ts";
 import type { Model, ModelReply } from "../harness/model.ts";
 import { run } from "../harness/run.ts";
 import { newRun } from "../harness/state.ts";
+import { pad, padWorker } from "./fixtures/padding.ts";
 
 const prices = { inputPerMillion: 1, outputPerMillion: 4 };
 const USAGE = { prompt_tokens: 1000, completion_tokens: 1000 };
@@ -63,29 +62,8 @@ Deno.test("a summary call's reservation is released only once its cost is told t
       finishReason: "stop",
     };
   });
-  const worker: Model = {
-    name: "worker",
-    prices,
-    complete: () =>
-      Promise.resolve({
-        message: {
-          role: "assistant",
-          content: null,
-          tool_calls: [{ id: "", type: "function", function: { name: "pad", arguments: "{}" } }],
-        },
-        usage: { prompt_tokens: 100, completion_tokens: 10 },
-        finishReason: "tool_calls",
-      }),
-  };
-  const pad = defineTool({
-    name: "pad",
-    description: "Returns a long text.",
-    parameters: z.object({}),
-    readOnly: true,
-    run: () => "x ".repeat(400),
-  });
   const done = run(newRun("go"), {
-    model: worker,
+    model: padWorker(prices),
     tools: [pad],
     context: {
       trigger: { tokens: 600 },
