@@ -16,6 +16,7 @@ import {
   tokenCount,
   type ToolCall,
 } from "./reins.ts";
+import { isObject } from "../harness/is_object.ts";
 
 /** The parts of a v3/v4 generate result reins reads. */
 export interface GenerateResult {
@@ -35,9 +36,6 @@ const FINISH: Record<string, string> = {
   "tool-calls": "tool_calls",
   "content-filter": "content_filter",
 };
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** `tool-calls` → `tool_calls`, as reins (and chat completions) spell finish reasons. */
 export function finishReason(reason: unknown, hasCalls: boolean): string {

@@ -8,9 +8,7 @@
  */
 import type { GenerateResult } from "./ai_sdk_reply.ts";
 import { raced } from "../harness/sleep.ts";
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObject } from "../harness/is_object.ts";
 
 /**
  * Reads a v3/v4 stream of language-model parts into a generate result. An

@@ -7,6 +7,9 @@ import {
   runLimitsSchema
 } from "./chunk-harness_limits.js";
 import {
+  isObject
+} from "./chunk-harness_is_object.js";
+import {
   cutText
 } from "./chunk-harness_text.js";
 import {
@@ -640,9 +643,6 @@ function firstProblem(prefix, issues) {
     field || "(root)",
     issue.message
   ];
-}
-function isObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 function parseHeader(runId, value) {
   if (!isObject(value)) {

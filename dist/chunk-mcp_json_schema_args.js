@@ -2,6 +2,9 @@ import {
   McpStartError
 } from "./chunk-mcp_mcp_start_error.js";
 import {
+  isObject
+} from "./chunk-harness_is_object.js";
+import {
   MAX_TIMER_MS
 } from "./chunk-harness_errors.js";
 import {
@@ -9,7 +12,6 @@ import {
 } from "./chunk-harness_message_of.js";
 
 // mcp/json_schema_args.ts
-var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function typeOf(v) {
   if (v === null) return "null";
   if (Array.isArray(v)) return "array";

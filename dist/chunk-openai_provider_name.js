@@ -2,6 +2,9 @@ import {
   attemptText
 } from "./chunk-harness_text_attempts.js";
 import {
+  isObject
+} from "./chunk-harness_is_object.js";
+import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   toWire
 } from "./chunk-harness_summary_prompt.js";
@@ -116,9 +119,6 @@ var fire = (function fire() {
 });
 
 // openai/reply_words.ts
-var isObject = (function isObject(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-});
 var readable = (function readable(v) {
   return typeof v === "string" ? v : v === void 0 || v === null ? "" : JSON.stringify(v);
 });

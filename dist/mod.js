@@ -32,6 +32,7 @@ import {
   createOpenAIModel
 } from "./chunk-openai_provider_name.js";
 import "./chunk-harness_text_attempts.js";
+import "./chunk-harness_is_object.js";
 import {
   SUMMARY_PROMPT
 } from "./chunk-harness_summary_prompt.js";

@@ -15,6 +15,7 @@ import {
   type RunState,
   type RunStatus,
 } from "../harness/state.ts";
+import { isObject } from "../harness/is_object.ts";
 
 /** The stored header: the run without its messages, plus how many messages count. */
 export type StoredHeader = Omit<RunState, "messages"> & {
@@ -178,10 +179,6 @@ export function firstProblem(prefix: string, issues: readonly Issue[]): [string,
   if (issue.code === "unrecognized_keys" && key !== undefined) path.push(key);
   const field = [prefix, ...path].filter((p) => p !== "").join(".");
   return [field || "(root)", issue.message];
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -7,12 +7,10 @@
  * @module
  */
 import type { SchemaIssue, ToolSchema } from "./reins.ts";
+import { isObject } from "../harness/is_object.ts";
 
 /** Arguments of an MCP tool: a JSON object. */
 export type McpArgs = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 function typeOf(v: unknown): string {
   if (v === null) return "null";

@@ -22,7 +22,8 @@ import {
 } from "../harness/tokens.ts";
 import { cutText } from "../harness/text.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../harness/cost.ts";
-import { contentText, isObject, readable, reasoningText, unseenText } from "./reply_words.ts";
+import { contentText, readable, reasoningText, unseenText } from "./reply_words.ts";
+import { isObject } from "../harness/is_object.ts";
 
 /** The error of a reply that breaks the protocol (with the replies it lost, if any). */
 export function malformed(url: string, redact: (text: string) => string) {

@@ -21,7 +21,8 @@ import { ModelError } from "../harness/errors.ts";
 import { messageOf } from "../harness/message_of.ts";
 import { cutText } from "../harness/text.ts";
 import { isReportedError, roughTokens } from "./openai_reply.ts";
-import { contentText, isObject, unseenText } from "./reply_words.ts";
+import { contentText, unseenText } from "./reply_words.ts";
+import { isObject } from "../harness/is_object.ts";
 import { readSseData } from "./sse_reader.ts";
 
 /** Options of {@link readChatStream}. */

@@ -6,11 +6,7 @@
  *
  * @module
  */
-
-/** A plain object (not null, not an array). */
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+import { isObject } from "../harness/is_object.ts";
 
 /** A value's text as the model wrote it: a string as it is, anything else as JSON. */
 export function readable(v: unknown): string {

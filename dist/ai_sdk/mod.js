@@ -3,6 +3,9 @@ import {
   attemptText
 } from "../chunk-harness_text_attempts.js";
 import {
+  isObject
+} from "../chunk-harness_is_object.js";
+import {
   countCompletionTokens,
   countPromptTokens,
   loadTokenizer,
@@ -107,7 +110,6 @@ var FINISH = {
   "tool-calls": "tool_calls",
   "content-filter": "content_filter"
 };
-var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function finishReason(reason, hasCalls) {
   const unified = isObject(reason) ? reason["unified"] : reason;
   if (typeof unified !== "string") return hasCalls ? "tool_calls" : "stop";
@@ -181,7 +183,6 @@ async function toReply(result, request, name) {
 }
 
 // ai_sdk/ai_sdk_stream.ts
-var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 async function readAiSdkStream(stream, signal, onText) {
   const result = {
     content: [],
@@ -193,7 +194,7 @@ async function readAiSdkStream(stream, signal, onText) {
     for (; ; ) {
       const { value: part, done } = await raced(reader.read(), signal);
       if (done) break;
-      if (isObject2(part)) addPart(part, result, inputs, onText);
+      if (isObject(part)) addPart(part, result, inputs, onText);
     }
   } finally {
     reader.cancel().catch(() => {

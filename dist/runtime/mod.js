@@ -35,6 +35,7 @@ import "../chunk-harness_driven_states.js";
 import "../chunk-harness_limits.js";
 import "../chunk-openai_provider_name.js";
 import "../chunk-harness_text_attempts.js";
+import "../chunk-harness_is_object.js";
 import "../chunk-harness_summary_prompt.js";
 import "../chunk-harness_schema_adapter.js";
 import "../chunk-harness_tokens.js";

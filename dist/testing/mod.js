@@ -3,6 +3,7 @@ import {
   createOpenAIModel
 } from "../chunk-openai_provider_name.js";
 import "../chunk-harness_text_attempts.js";
+import "../chunk-harness_is_object.js";
 import {
   REPAIR_PREFIX,
   SUMMARY_PROMPT,
