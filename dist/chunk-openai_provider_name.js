@@ -713,10 +713,9 @@ var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request, stream
   const res = await (cfg.nativeFetch ? sent : race(sent, signal, (r) => void r.body?.cancel()));
   const { status, statusText } = res;
   const ok = status >= 200 && status < 300;
-  const sse = isEventStream(res.headers.get("content-type") ?? "");
   const { bad, reported: reported2 } = cfg;
   const maxBytes = cfg.maxReplyBytes;
-  if (streaming && sse && ok && res.body) {
+  if (streaming && ok && res.body && isEventStream(res.headers.get("content-type") ?? "")) {
     const streamed = await readChatStream(res.body, {
       onText: request.onText,
       signal,

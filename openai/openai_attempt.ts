@@ -126,10 +126,10 @@ async function fetchAnswer(
   const res = await (cfg.nativeFetch ? sent : race(sent, signal, (r) => void r.body?.cancel()));
   const { status, statusText } = res;
   const ok = status >= 200 && status < 300;
-  const sse = isEventStream(res.headers.get("content-type") ?? "");
   const { bad, reported } = cfg;
   const maxBytes = cfg.maxReplyBytes;
-  if (streaming && sse && ok && res.body) {
+  // A plain call reads no content type: each header read costs a turn a few µs.
+  if (streaming && ok && res.body && isEventStream(res.headers.get("content-type") ?? "")) {
     const streamed = await readChatStream(res.body, {
       onText: request.onText,
       signal,
