@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { isObject } from "../harness/is_object.ts";
 
 /**
  * Prints `line` as one JSON line on stdout (child side).
@@ -31,7 +32,7 @@ export interface ChildLine {
 function parse(text: string): Record<string, unknown> | null {
   try {
     const value = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : null;
+    return isObject(value) ? value : null;
   } catch {
     return null;
   }

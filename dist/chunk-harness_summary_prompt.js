@@ -11,6 +11,9 @@ import {
   issueLine
 } from "./chunk-harness_schema_issue.js";
 import {
+  isObject
+} from "./chunk-harness_is_object.js";
+import {
   messageOf
 } from "./chunk-harness_message_of.js";
 
@@ -378,7 +381,7 @@ var checkValue = (function checkValue(data, schema, format) {
   return first;
 });
 var isValueWrapper = (function isValueWrapper(data) {
-  return typeof data === "object" && data !== null && !Array.isArray(data) && Object.keys(data).length === 1 && "value" in data;
+  return isObject(data) && Object.keys(data).length === 1 && "value" in data;
 });
 var unfenced = (function unfenced(text) {
   const m = /^\s*```[a-zA-Z]*\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);

@@ -7,11 +7,11 @@ import {
   runLimitsSchema
 } from "./chunk-harness_limits.js";
 import {
-  isObject
-} from "./chunk-harness_is_object.js";
-import {
   cutText
 } from "./chunk-harness_text.js";
+import {
+  isObject
+} from "./chunk-harness_is_object.js";
 import {
   ReinsError,
   RunConflictError,

@@ -2,9 +2,6 @@ import {
   attemptText
 } from "./chunk-harness_text_attempts.js";
 import {
-  isObject
-} from "./chunk-harness_is_object.js";
-import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   toWire
 } from "./chunk-harness_summary_prompt.js";
@@ -19,6 +16,9 @@ import {
 import {
   cutText
 } from "./chunk-harness_text.js";
+import {
+  isObject
+} from "./chunk-harness_is_object.js";
 import {
   MAX_TIMER_MS,
   ModelError,

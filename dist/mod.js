@@ -32,7 +32,6 @@ import {
   createOpenAIModel
 } from "./chunk-openai_provider_name.js";
 import "./chunk-harness_text_attempts.js";
-import "./chunk-harness_is_object.js";
 import {
   SUMMARY_PROMPT
 } from "./chunk-harness_summary_prompt.js";
@@ -42,6 +41,7 @@ import "./chunk-harness_text.js";
 import {
   issueLine
 } from "./chunk-harness_schema_issue.js";
+import "./chunk-harness_is_object.js";
 import {
   ModelError,
   PermanentToolError,

@@ -6,6 +6,7 @@
  * @module
  */
 import { cutText } from "./text.ts";
+import { isObject } from "./is_object.ts";
 import { messageOf } from "./message_of.ts";
 import { adaptSchema, type AnySchema, type ToolSchema } from "./schema_adapter.ts";
 
@@ -173,8 +174,7 @@ export function checkValue<T>(
 }
 
 function isValueWrapper(data: unknown): data is { value: unknown } {
-  return typeof data === "object" && data !== null && !Array.isArray(data) &&
-    Object.keys(data).length === 1 && "value" in data;
+  return isObject(data) && Object.keys(data).length === 1 && "value" in data;
 }
 
 /** The text inside one surrounding ```` ``` ```` fence, else the text itself. */

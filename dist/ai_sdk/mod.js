@@ -3,15 +3,15 @@ import {
   attemptText
 } from "../chunk-harness_text_attempts.js";
 import {
-  isObject
-} from "../chunk-harness_is_object.js";
-import {
   countCompletionTokens,
   countPromptTokens,
   loadTokenizer,
   saysContextLength,
   tokenCount
 } from "../chunk-harness_tokens.js";
+import {
+  isObject
+} from "../chunk-harness_is_object.js";
 import {
   ModelError,
   raced,

@@ -57,7 +57,6 @@ import {
 } from "../chunk-harness_limits.js";
 import "../chunk-openai_provider_name.js";
 import "../chunk-harness_text_attempts.js";
-import "../chunk-harness_is_object.js";
 import {
   checkPrices
 } from "../chunk-harness_summary_prompt.js";
@@ -67,6 +66,7 @@ import {
   cutText
 } from "../chunk-harness_text.js";
 import "../chunk-harness_schema_issue.js";
+import "../chunk-harness_is_object.js";
 import {
   MAX_TIMER_MS,
   ReinsError,

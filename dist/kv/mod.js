@@ -9,9 +9,9 @@ import {
 } from "../chunk-kv_record_error.js";
 import "../chunk-harness_driven_states.js";
 import "../chunk-harness_limits.js";
-import "../chunk-harness_is_object.js";
 import "../chunk-harness_text.js";
 import "../chunk-harness_schema_issue.js";
+import "../chunk-harness_is_object.js";
 import {
   RunConflictError,
   RunNotFoundError,

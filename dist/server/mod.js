@@ -69,7 +69,6 @@ import {
 } from "../chunk-harness_limits.js";
 import "../chunk-openai_provider_name.js";
 import "../chunk-harness_text_attempts.js";
-import "../chunk-harness_is_object.js";
 import "../chunk-harness_summary_prompt.js";
 import "../chunk-harness_schema_adapter.js";
 import "../chunk-harness_tokens.js";
@@ -77,6 +76,7 @@ import {
   cutText
 } from "../chunk-harness_text.js";
 import "../chunk-harness_schema_issue.js";
+import "../chunk-harness_is_object.js";
 import {
   ReinsError,
   RunConflictError,

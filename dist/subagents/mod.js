@@ -30,6 +30,7 @@ import "../chunk-harness_schema_adapter.js";
 import "../chunk-harness_tokens.js";
 import "../chunk-harness_text.js";
 import "../chunk-harness_schema_issue.js";
+import "../chunk-harness_is_object.js";
 import {
   SuspendRun
 } from "../chunk-harness_errors.js";

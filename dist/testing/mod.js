@@ -3,7 +3,6 @@ import {
   createOpenAIModel
 } from "../chunk-openai_provider_name.js";
 import "../chunk-harness_text_attempts.js";
-import "../chunk-harness_is_object.js";
 import {
   REPAIR_PREFIX,
   SUMMARY_PROMPT,
@@ -18,6 +17,7 @@ import {
 } from "../chunk-harness_tokens.js";
 import "../chunk-harness_text.js";
 import "../chunk-harness_schema_issue.js";
+import "../chunk-harness_is_object.js";
 import {
   sleep
 } from "../chunk-harness_errors.js";
