@@ -439,17 +439,21 @@ var SseLines = class {
     if (this.#afterCr && text.charCodeAt(0) === 10) from = 1;
     this.#afterCr = false;
     const n = text.length;
-    for (let i = from; i < n && !this.#done; i++) {
-      const c = text.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
+    let lf = text.indexOf("\n", from);
+    let cr = text.indexOf("\r", from);
+    while (!this.#done) {
+      if (lf >= 0 && lf < from) lf = text.indexOf("\n", from);
+      if (cr >= 0 && cr < from) cr = text.indexOf("\r", from);
+      const i = cr < 0 ? lf : lf < 0 ? cr : Math.min(lf, cr);
+      if (i < 0) break;
       const piece = text.slice(from, i);
       this.#line(this.#rest ? this.#rest + piece : piece);
       this.#rest = "";
-      if (c === 13) {
-        if (i + 1 === n) this.#afterCr = true;
-        else if (text.charCodeAt(i + 1) === 10) i++;
-      }
       from = i + 1;
+      if (i === cr) {
+        if (from === n) this.#afterCr = true;
+        else if (text.charCodeAt(from) === 10) from++;
+      }
     }
     if (!this.#done && from < n) this.#rest += text.slice(from);
     return this.#done;
