@@ -572,7 +572,7 @@ var repairIssues = (function repairIssues(text) {
 });
 
 // harness/fork.ts
-var forkPoint = (function forkPoint(state, atTurn) {
+function forkPoint(state, atTurn) {
   const replies = state.messages.filter((m) => m.role === "assistant").length;
   if (!Number.isInteger(atTurn) || atTurn < 0 || atTurn > replies) {
     throw new RangeError(`atTurn must be an integer from 0 to ${replies} (the turns of run "${state.runId}"), got ${atTurn}`);
@@ -582,8 +582,8 @@ var forkPoint = (function forkPoint(state, atTurn) {
     if (m.role === "assistant" && seen++ === atTurn) return i;
   }
   return state.messages.length;
-});
-var forkState = (function forkState(source, options) {
+}
+function forkState(source, options) {
   if (source.parentId !== null) {
     throw new RunStateError(source.runId, source.status, "fork", `it is a subagent of run "${source.parentId}"; fork its root`);
   }
@@ -614,8 +614,8 @@ var forkState = (function forkState(source, options) {
   const repairs = source.outputRepairs?.filter((i) => i < messages.length);
   if (repairs?.length) fork.outputRepairs = repairs;
   return fork;
-});
-var forkableTurns = (function forkableTurns(messages) {
+}
+function forkableTurns(messages) {
   const out = /* @__PURE__ */ new Set();
   let turn = 0;
   let open = /* @__PURE__ */ new Set();
@@ -631,16 +631,16 @@ var forkableTurns = (function forkableTurns(messages) {
   }
   check(messages.length);
   return out;
-});
-var endsWithAcceptedAnswer = (function endsWithAcceptedAnswer(messages, end = messages.length) {
+}
+function endsWithAcceptedAnswer(messages, end = messages.length) {
   for (let i = end - 1; i >= 0; i--) {
     const m = messages[i];
     if (m?.role !== "tool") return false;
     if (m.name === FINAL_ANSWER_TOOL && m.content === ANSWER_ACCEPTED) return true;
   }
   return false;
-});
-var quoteNextCall = (async function quoteNextCall(state, options) {
+}
+async function quoteNextCall(state, options) {
   await loadTokenizer();
   const prices = pricesFor(options.prices ?? options.model.prices, options.model.name);
   const plan = planOutput({
@@ -673,7 +673,7 @@ var quoteNextCall = (async function quoteNextCall(state, options) {
     }, prices),
     model: options.model.name
   };
-});
+}
 
 // harness/execute_tool.ts
 var prepareCall = (function prepareCall(call, tools) {
@@ -818,7 +818,7 @@ var resultOf2 = (function resultOf2(state, callId, args) {
 });
 
 // harness/replay.ts
-var recordedReads = (function recordedReads(source, atTurn, tools) {
+function recordedReads(source, atTurn, tools) {
   const out = /* @__PURE__ */ new Map();
   const messages = source.messages.slice(forkPoint(source, atTurn));
   const results = /* @__PURE__ */ new Map();
@@ -840,24 +840,24 @@ var recordedReads = (function recordedReads(source, atTurn, tools) {
     }
   }
   return out;
-});
-var signatureOf = (function signatureOf(name, args) {
+}
+function signatureOf(name, args) {
   try {
     return callSignature(name, JSON.parse(args));
   } catch {
     return null;
   }
-});
-var forkWrote = (function forkWrote(messages, atTurn, tools) {
+}
+function forkWrote(messages, atTurn, tools) {
   let replies = 0;
   for (const m of messages) {
     if (m.role !== "assistant" || ++replies <= atTurn) continue;
     if (m.tool_calls?.some((c) => tools.get(c.function.name)?.readOnly !== true)) return true;
   }
   return false;
-});
+}
 var indexes = /* @__PURE__ */ new WeakMap();
-var replayedResult = (async function replayedResult(ctx, r, tools) {
+async function replayedResult(ctx, r, tools) {
   const origin = ctx.state.forkedFrom;
   const store = ctx.options.store;
   if (!origin || !store || !r.tool.readOnly) return void 0;
@@ -869,7 +869,7 @@ var replayedResult = (async function replayedResult(ctx, r, tools) {
     indexes.set(ctx, index);
   }
   return (await index).get(r.signature);
-});
+}
 
 // harness/tool_step.ts
 var runToolCalls = (async function runToolCalls(ctx, calls, tools, session) {
@@ -1282,7 +1282,7 @@ var textReset = (function textReset(ctx) {
 });
 
 // harness/lost_replies.ts
-var countLostReplies = (async function countLostReplies(ctx, lost, reportedPrompt, definitions, other) {
+async function countLostReplies(ctx, lost, reportedPrompt, definitions, other) {
   if (!lost?.length) return;
   const { state, options } = ctx;
   let estimate = tokenCount(reportedPrompt) ?? (other ? other.promptTokens : ctx.lastPromptTokens);
@@ -1319,8 +1319,8 @@ var countLostReplies = (async function countLostReplies(ctx, lost, reportedPromp
       costUsd: state.costUsd
     });
   }
-});
-var countInvalidUsage = (async function countInvalidUsage(ctx, reply, problem, definitions, other) {
+}
+async function countInvalidUsage(ctx, reply, problem, definitions, other) {
   await loadTokenizer();
   const completion_tokens = countCompletionTokens(reply.message);
   const reason = `the model reported invalid usage (${problem})`;
@@ -1332,7 +1332,7 @@ var countInvalidUsage = (async function countInvalidUsage(ctx, reply, problem, d
     }
   ], prompt, definitions, other);
   return reason;
-});
+}
 
 // harness/model_turn.ts
 var promptCounter = (function promptCounter(definitions) {
@@ -1593,10 +1593,10 @@ var loadChild = (async function loadChild(store, id, parentId) {
 });
 
 // harness/unfinished_call.ts
-var nextIsModelCall = (function nextIsModelCall(state) {
+function nextIsModelCall(state) {
   return state.status === "running" && pending(state).length === 0 && state.messages.at(-1)?.role !== "assistant";
-});
-var markModelCall = (function markModelCall(state, lastPromptTokens) {
+}
+function markModelCall(state, lastPromptTokens) {
   if (!nextIsModelCall(state)) state.modelCall = null;
   else {
     state.modelCall ??= {
@@ -1605,8 +1605,8 @@ var markModelCall = (function markModelCall(state, lastPromptTokens) {
       promptTokens: lastPromptTokens
     };
   }
-});
-var countUnfinishedCall = (async function countUnfinishedCall(ctx) {
+}
+async function countUnfinishedCall(ctx) {
   const { state, options } = ctx;
   const marker = state.modelCall;
   if (!marker) return;
@@ -1637,7 +1637,7 @@ var countUnfinishedCall = (async function countUnfinishedCall(ctx) {
     costUsd: state.costUsd
   });
   await ctx.save();
-});
+}
 
 // harness/event_chain.ts
 var RESOLVED = Promise.resolve();
@@ -1731,7 +1731,7 @@ var DEFAULT_WINDOW_TOKENS = 128e3;
 var DEFAULT_TRIGGER_SHARE = 0.83;
 var ELIDE_TARGET = 0.6;
 var policySchema;
-var contextPolicySchema = (function contextPolicySchema() {
+function contextPolicySchema() {
   return policySchema ??= z2.strictObject({
     windowTokens: z2.int().min(1).optional().describe("The model's context window in tokens (default: its prices' contextTokens, else 128,000)"),
     trigger: z2.union([
@@ -1747,14 +1747,14 @@ var contextPolicySchema = (function contextPolicySchema() {
     ])).min(1).optional().describe("Cheapest first (default elide, then summarize)"),
     summaryMaxTokens: z2.int().min(1).optional().describe("Reply cap of a summary (default 1,024)")
   });
-});
+}
 var settingsSchema;
-var contextSettingsSchema = (function contextSettingsSchema() {
+function contextSettingsSchema() {
   return settingsSchema ??= contextPolicySchema().extend({
     summaryModel: z2.string().min(1).max(200).optional().describe("The model that writes summaries, by name (default: the run's model)")
   });
-});
-var checkContextPolicy = (function checkContextPolicy(policy) {
+}
+function checkContextPolicy(policy) {
   if (typeof policy !== "object" || policy === null) {
     throw new RangeError(`context must be an object, got ${policy}`);
   }
@@ -1774,8 +1774,8 @@ var checkContextPolicy = (function checkContextPolicy(policy) {
   if (summaryModel !== void 0 && typeof summaryModel?.complete !== "function") {
     throw new RangeError("context.summaryModel must be a Model");
   }
-});
-var resolveContextPolicy = (function resolveContextPolicy(policy, model, prices) {
+}
+function resolveContextPolicy(policy, model, prices) {
   checkContextPolicy(policy);
   const own = pricesFor(prices ?? model.prices, model.name);
   const windowTokens = policy.windowTokens ?? own.contextTokens ?? DEFAULT_WINDOW_TOKENS;
@@ -1793,11 +1793,11 @@ var resolveContextPolicy = (function resolveContextPolicy(policy, model, prices)
     summaryPrices: pricesFor(prices ?? summaryModel.prices, summaryModel.name),
     summaryMaxTokens: policy.summaryMaxTokens ?? 1024
   };
-});
+}
 
 // harness/compaction.ts
 var MAX_SUMMARY_CHARS = 16e3;
-var compact = (async function compact(input) {
+async function compact(input) {
   const { ctx, policy, reason } = input;
   const messages = ctx.state.messages;
   const pre = ctx.state.context ?? emptyContext();
@@ -1827,8 +1827,8 @@ var compact = (async function compact(input) {
     }
   }
   return summarizes ? await summarize(input, pre, from, cut) : null;
-});
-var commit = (async function commit(input, next, o) {
+}
+async function commit(input, next, o) {
   const { ctx } = input;
   const { state } = ctx;
   state.context = next;
@@ -1856,8 +1856,8 @@ var commit = (async function commit(input, next, o) {
     ms: o.ms ?? 0
   });
   await ctx.save();
-});
-var request = (function request(input, pre, from, cut) {
+}
+function request(input, pre, from, cut) {
   const { policy, ctx } = input;
   const messages = ctx.state.messages;
   const room = Math.max(1, policy.windowTokens - policy.summaryMaxTokens - 64);
@@ -1888,8 +1888,8 @@ var request = (function request(input, pre, from, cut) {
     messages: req,
     tokens
   };
-});
-var summarize = (async function summarize(input, pre, from, cut) {
+}
+async function summarize(input, pre, from, cut) {
   const { ctx, policy } = input;
   const { state, signal } = ctx;
   const req = request(input, pre, from, cut);
@@ -1932,8 +1932,8 @@ var summarize = (async function summarize(input, pre, from, cut) {
   } finally {
     release();
   }
-});
-var summaryCall = (async function summaryCall(input, { req, next, plan, quotedUsd, release }) {
+}
+async function summaryCall(input, { req, next, plan, quotedUsd, release }) {
   const { ctx, policy } = input;
   const { options, signal } = ctx;
   if (options.store) await ctx.save();
@@ -1972,8 +1972,8 @@ var summaryCall = (async function summaryCall(input, { req, next, plan, quotedUs
     quotedUsd,
     spent: release
   }) ?? "summarized";
-});
-var commitSummary = (async function commitSummary(input, next, o) {
+}
+async function commitSummary(input, next, o) {
   const { ctx, policy } = input;
   const { state } = ctx;
   const { usage } = o.reply;
@@ -2007,8 +2007,8 @@ var commitSummary = (async function commitSummary(input, next, o) {
     costUsd
   });
   return summary === "" ? exit.failed("compaction failed: the summary call returned no text") : null;
-});
-var planSummary = (function planSummary(input, promptTokens, nextPrompt) {
+}
+function planSummary(input, promptTokens, nextPrompt) {
   const { ctx, policy } = input;
   const { options } = ctx;
   const hard = options.budgetMode === "hard";
@@ -2040,7 +2040,7 @@ var planSummary = (function planSummary(input, promptTokens, nextPrompt) {
     type: "refused",
     reason: `budget spent: a compaction (quoted $${quoted.toFixed(6)}) and the next turn ($${nextUsd.toFixed(6)}) cost more than the $${Math.max(0, ctx.remainingUsd()).toFixed(6)} left (hard budget, not compacted)`
   };
-});
+}
 
 // harness/context_window.ts
 var contextWindow = (function contextWindow(options) {
@@ -2293,7 +2293,7 @@ var ancestorsBroke = (function ancestorsBroke(ctx) {
 });
 
 // harness/verdict.ts
-var awaitingCall = (function awaitingCall(state, callId, action) {
+function awaitingCall(state, callId, action) {
   if (typeof callId !== "string" || callId === "") {
     throw new TypeError(`${action}(state, callId): callId must be a non-empty string`);
   }
@@ -2314,17 +2314,17 @@ var awaitingCall = (function awaitingCall(state, callId, action) {
     throw new RunStateError(state.runId, state.status, verb, `the call awaiting a verdict is "${i.callId}"`);
   }
   return call;
-});
-var approve = (function approve(state, callId) {
+}
+function approve(state, callId) {
   awaitingCall(state, callId, "approve");
   const next = cloneData(state);
   next.approved.push(callId);
   return next;
-});
-var defaultRejectionText = (function defaultRejectionText(toolName) {
+}
+function defaultRejectionText(toolName) {
   return `The user declined this ${toolName} call, so it was not run and nothing was changed. Do not report it as done.`;
-});
-var reject = (function reject(state, callId, reason) {
+}
+function reject(state, callId, reason) {
   const call = awaitingCall(state, callId, "reject");
   const name = call.function.name;
   const trimmed = reason?.trim();
@@ -2342,7 +2342,7 @@ var reject = (function reject(state, callId, reason) {
     content: text
   });
   return next;
-});
+}
 
 // subagents/agent_tool.ts
 import { z as z3 } from "zod";
@@ -2351,7 +2351,7 @@ var questionSchema = () => question ??= z3.object({
   question: z3.string().min(1).describe("The question to research")
 });
 var active = /* @__PURE__ */ new Map();
-var track = (function track(rootId, p) {
+function track(rootId, p) {
   let set = active.get(rootId);
   if (!set) active.set(rootId, set = /* @__PURE__ */ new Set());
   const settled = p.then(() => {
@@ -2362,8 +2362,8 @@ var track = (function track(rootId, p) {
   });
   set.add(settled);
   return p;
-});
-var treeSettled = (async function treeSettled(rootId) {
+}
+async function treeSettled(rootId) {
   for (; ; ) {
     const sets = rootId === void 0 ? [
       ...active.values()
@@ -2376,11 +2376,11 @@ var treeSettled = (async function treeSettled(rootId) {
     if (!pending2.length) return;
     await Promise.all(pending2);
   }
-});
-var childRunId = (function childRunId(parentId, callId) {
+}
+function childRunId(parentId, callId) {
   return `${parentId}.${callId}`;
-});
-var describeChildStop = (function describeChildStop(name, child) {
+}
+function describeChildStop(name, child) {
   const partial = partialFinding(child);
   switch (child.status) {
     case "completed":
@@ -2397,12 +2397,12 @@ var describeChildStop = (function describeChildStop(name, child) {
     default:
       return `${name} stopped (${child.status}): ${child.stopReason ?? "no reason given"}`;
   }
-});
-var partialFinding = (function partialFinding(child) {
+}
+function partialFinding(child) {
   const last = child.messages.findLast((m) => m.role === "assistant" && m.content?.trim());
   return last?.content?.trim() || "none";
-});
-var agentTool = (function agentTool(options) {
+}
+function agentTool(options) {
   const { name, description, system, tools, limits = {}, model, stopWhen, inheritStopWhen, agent } = options;
   if (!Array.isArray(tools)) throw new TypeError(`agentTool(${name}): tools must be an array`);
   if (typeof system !== "string") {
@@ -2454,14 +2454,14 @@ var agentTool = (function agentTool(options) {
     }
     return describeChildStop(name, done);
   }
-});
+}
 
 // subagents/agent_options.ts
 import { z as z4 } from "zod";
 var POSITIVE = "expected a positive integer";
 var BOOLEAN = "expected true or false";
 var schema;
-var agentOptionsSchema = (function agentOptionsSchema() {
+function agentOptionsSchema() {
   return schema ??= z4.strictObject({
     budgetMode: z4.enum([
       "soft",
@@ -2489,11 +2489,11 @@ var agentOptionsSchema = (function agentOptionsSchema() {
     }).optional(),
     context: contextSettingsSchema().optional().describe("Compact the prompt of a long run: old tool results elided, older turns summarized (the summary model by name)")
   });
-});
+}
 
 // subagents/define_agent.ts
 var AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-var checkOptions2 = (function checkOptions2(name, options) {
+function checkOptions2(name, options) {
   if (options === void 0) return {};
   const issue = agentOptionsSchema().safeParse(options).error?.issues[0];
   if (!issue) return {
@@ -2501,8 +2501,8 @@ var checkOptions2 = (function checkOptions2(name, options) {
   };
   const known = issue.code === "unrecognized_keys" ? ` (known: ${Object.keys(agentOptionsSchema().shape).join(", ")})` : "";
   throw new TypeError(`defineAgent(${name}): ${issueLine(issue, "options", options)}${known}`);
-});
-var checkUniqueToolNames = (function checkUniqueToolNames(agent, names) {
+}
+function checkUniqueToolNames(agent, names) {
   const seen = /* @__PURE__ */ new Set();
   for (const n of names) {
     if (seen.has(n)) {
@@ -2510,8 +2510,8 @@ var checkUniqueToolNames = (function checkUniqueToolNames(agent, names) {
     }
     seen.add(n);
   }
-});
-var checkSpec = (function checkSpec(spec) {
+}
+function checkSpec(spec) {
   if (!spec || typeof spec !== "object") {
     throw new TypeError("defineAgent(spec): spec must be an object");
   }
@@ -2540,12 +2540,12 @@ var checkSpec = (function checkSpec(spec) {
       throw new TypeError(`defineAgent(${name}): agents must be made by defineAgent`);
     }
   }
-});
+}
 var AGENTS = /* @__PURE__ */ new WeakSet();
-var isAgent = (function isAgent(value) {
+function isAgent(value) {
   return typeof value === "object" && value !== null && AGENTS.has(value);
-});
-var defineAgent = (function defineAgent(spec) {
+}
+function defineAgent(spec) {
   checkSpec(spec);
   const name = spec.name;
   const agents = Object.freeze([
@@ -2580,8 +2580,8 @@ var defineAgent = (function defineAgent(spec) {
   });
   AGENTS.add(agent);
   return agent;
-});
-var checkPartialLimits = (function checkPartialLimits(limits) {
+}
+function checkPartialLimits(limits) {
   const usd = limits.maxBudgetUsd;
   if (typeof usd === "number" && usd <= 0) {
     throw new RangeError(`limits.maxBudgetUsd: ${GIVEN_BUDGET}, got ${usd}`);
@@ -2591,8 +2591,8 @@ var checkPartialLimits = (function checkPartialLimits(limits) {
   if (limits.maxTurns !== void 0) out.maxTurns = full.maxTurns;
   if (limits.maxBudgetUsd !== void 0) out.maxBudgetUsd = full.maxBudgetUsd;
   return out;
-});
-var agentTools = (async function agentTools(agent, ctx, resolveModel, everyModel) {
+}
+async function agentTools(agent, ctx, resolveModel, everyModel) {
   const own = typeof agent.tools === "function" ? await agent.tools(ctx) : agent.tools;
   if (!Array.isArray(own)) {
     throw new TypeError(`agent ${agent.name}: its tools function must return a list of tools`);
@@ -2615,14 +2615,14 @@ var agentTools = (async function agentTools(agent, ctx, resolveModel, everyModel
   ];
   checkUniqueToolNames(agent.name, tools.map((t) => t.name));
   return tools;
-});
-var childModel = (function childModel(child, resolveModel) {
+}
+function childModel(child, resolveModel) {
   if (child.model === void 0 || typeof child.model !== "string") return child.model;
   if (!resolveModel) {
     throw new TypeError(`agent ${child.name}: model "${child.model}" needs the process's models`);
   }
   return resolveModel(child.model);
-});
+}
 
 export {
   isStepCount,

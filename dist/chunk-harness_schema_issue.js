@@ -1,7 +1,7 @@
 // harness/schema_issue.ts
 var NON_NEGATIVE_NUMBER = "expected a non-negative number";
 var AN_OBJECT = "expected an object";
-var formatPath = (function formatPath(path, start = "") {
+function formatPath(path, start = "") {
   let out = start;
   for (const key of path) {
     if (typeof key === "number") out += `[${key}]`;
@@ -10,8 +10,8 @@ var formatPath = (function formatPath(path, start = "") {
     } else out += `[${JSON.stringify(String(key))}]`;
   }
   return out;
-});
-var issueLine = (function issueLine(issue, start = "", input) {
+}
+function issueLine(issue, start = "", input) {
   const path = formatPath(issue.path, start);
   const where = path ? `${path}: ` : "";
   if (issue.code === "unrecognized_keys") {
@@ -20,23 +20,23 @@ var issueLine = (function issueLine(issue, start = "", input) {
   }
   const got = input === void 0 || issue.message.includes("received") ? "" : gotText(valueAt(input, issue.path));
   return `${where}${issue.message}${got}`;
-});
-var valueAt = (function valueAt(input, path) {
+}
+function valueAt(input, path) {
   let value = input;
   for (const key of path) {
     if (typeof value !== "object" || value === null) return void 0;
     value = value[key];
   }
   return value;
-});
-var gotText = (function gotText(value) {
+}
+function gotText(value) {
   if (typeof value === "string") {
     const quoted = JSON.stringify(value);
     return `, got ${quoted.length > 60 ? `${quoted.slice(0, 57)}..."` : quoted}`;
   }
   if (typeof value === "function") return ", got a function";
   return typeof value === "object" && value !== null ? "" : `, got ${String(value)}`;
-});
+}
 
 export {
   NON_NEGATIVE_NUMBER,

@@ -20,11 +20,11 @@ import {
 // harness/summary_prompt.ts
 var SUMMARY_PROMPT = "You compact the context of an agent run. Summarize the conversation below for the agent that will continue the task without seeing it again. Keep, stated exactly: every fact found in tool results that may matter later (names, numbers, paths, errors), the user's instructions and constraints, what has been done and what is left to do. Say how many times a repeated call was made instead of repeating it. If an earlier summary is given, fold it in. Write plain text, as short as the facts allow. Do not call tools.";
 var MAX_LINE_CHARS = 2e4;
-var oneLine = (function oneLine(text) {
+function oneLine(text) {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > MAX_LINE_CHARS ? `${flat.slice(0, MAX_LINE_CHARS)}\u2026` : flat;
-});
-var lines = (function lines(m) {
+}
+function lines(m) {
   switch (m.role) {
     case "system":
     case "user":
@@ -45,8 +45,8 @@ var lines = (function lines(m) {
         `[result ${m.tool_call_id}] ${oneLine(m.content)}`
       ];
   }
-});
-var summaryRequest = (function summaryRequest(earlier, messages) {
+}
+function summaryRequest(earlier, messages) {
   const parts = [];
   if (earlier !== null) parts.push("[earlier summary]", earlier.trim());
   parts.push("[conversation]", ...messages.flatMap(lines));
@@ -60,7 +60,7 @@ var summaryRequest = (function summaryRequest(earlier, messages) {
       content: parts.join("\n")
     }
   ];
-});
+}
 
 // harness/cost.ts
 import { z } from "zod";
@@ -170,7 +170,7 @@ var TranscriptScan = class {
 
 // harness/context_view.ts
 var ELIDE_MIN_CHARS = 400;
-var emptyContext = (function emptyContext() {
+function emptyContext() {
   return {
     summary: null,
     summaryTurns: 0,
@@ -183,34 +183,34 @@ var emptyContext = (function emptyContext() {
       completion_tokens: 0
     }
   };
-});
-var headLength = (function headLength(messages) {
+}
+function headLength(messages) {
   let i = 0;
   while (messages[i]?.role === "system") i++;
   return messages[i]?.role === "user" ? i + 1 : i;
-});
+}
 var SUMMARY_OPENING = "[Summary of turns 1-";
-var summaryMessage = (function summaryMessage(context) {
+function summaryMessage(context) {
   return {
     role: "user",
     content: `${SUMMARY_OPENING}${context.summaryTurns}, written to save context; the full transcript is kept in the run's record]
 ${context.summary ?? ""}`
   };
-});
-var summarizedTurnsOf = (function summarizedTurnsOf(text) {
+}
+function summarizedTurnsOf(text) {
   if (!text.startsWith(SUMMARY_OPENING)) return 0;
   const n = parseInt(text.slice(SUMMARY_OPENING.length), 10);
   return Number.isInteger(n) && n > 0 ? n : 0;
-});
-var elidedStub = (function elidedStub(result, call) {
+}
+function elidedStub(result, call) {
   const args = call ? ` ${call.function.arguments}` : "";
   return {
     ...result,
     content: `[result elided to save context: ${result.name}${args} returned ${result.content.length} characters. Call the tool again if you need them.]`
   };
-});
+}
 var stubs = /* @__PURE__ */ new WeakMap();
-var callOf = (function callOf(messages, i, id) {
+function callOf(messages, i, id) {
   for (let j = i - 1; j >= 0; j--) {
     const m = messages[j];
     if (m?.role === "assistant" && m.tool_calls) {
@@ -219,33 +219,33 @@ var callOf = (function callOf(messages, i, id) {
     }
   }
   return void 0;
-});
-var shown = (function shown(messages, m, i, context) {
+}
+function shown(messages, m, i, context) {
   if (m.role !== "tool" || i >= context.elidedTo || m.content.length < ELIDE_MIN_CHARS) return m;
   let stub = stubs.get(m);
   if (!stub) stubs.set(m, stub = elidedStub(m, callOf(messages, i, m.tool_call_id)));
   return stub;
-});
-var shownRange = (function shownRange(messages, context, from, to) {
+}
+function shownRange(messages, context, from, to) {
   return messages.slice(from, to).map((m, k) => shown(messages, m, from + k, context));
-});
-var elidable = (function elidable(messages, from, to) {
+}
+function elidable(messages, from, to) {
   let n = 0;
   for (let i = from; i < to; i++) {
     const m = messages[i];
     if (m?.role === "tool" && m.content.length >= ELIDE_MIN_CHARS) n++;
   }
   return n;
-});
-var contextView = (function contextView(messages, context) {
+}
+function contextView(messages, context) {
   if (!context) return messages;
   const head = headLength(messages);
   const out = messages.slice(0, head);
   if (context.summary !== null) out.push(summaryMessage(context));
   const from = Math.max(head, context.summarizedTo);
   return out.concat(shownRange(messages, context, from, messages.length));
-});
-var keptFrom = (function keptFrom(messages, from, keep) {
+}
+function keptFrom(messages, from, keep) {
   let seen = 0;
   for (let i = messages.length - 1; i >= from; i--) {
     if (messages[i]?.role !== "assistant" || ++seen < keep) continue;
@@ -254,13 +254,13 @@ var keptFrom = (function keptFrom(messages, from, keep) {
     return cut > from ? cut : null;
   }
   return null;
-});
-var turnsBetween = (function turnsBetween(messages, from, to) {
+}
+function turnsBetween(messages, from, to) {
   let n = 0;
   for (let i = from; i < to; i++) if (messages[i]?.role === "assistant") n++;
   return n;
-});
-var contextForPrefix = (function contextForPrefix(context, count) {
+}
+function contextForPrefix(context, count) {
   if (!context) return void 0;
   if (context.summarizedTo <= count) {
     return {
@@ -275,8 +275,8 @@ var contextForPrefix = (function contextForPrefix(context, count) {
     summarizedTo: 0,
     elidedTo: Math.min(context.elidedTo, count)
   };
-});
-var forkContext = (function forkContext(context, count) {
+}
+function forkContext(context, count) {
   const cut = contextForPrefix(context, count);
   if (!cut || cut.summary === null && cut.elidedTo === 0) return void 0;
   return {
@@ -286,15 +286,15 @@ var forkContext = (function forkContext(context, count) {
     summarizedTo: cut.summarizedTo,
     elidedTo: cut.elidedTo
   };
-});
+}
 
 // harness/output.ts
 var MAX_OUTPUT_ISSUES = 20;
 var MAX_ISSUE_CHARS = 300;
-var outputFormat = (function outputFormat(schema) {
+function outputFormat(schema) {
   return adaptOutput(schema).format;
-});
-var adaptOutput = (function adaptOutput(schema) {
+}
+function adaptOutput(schema) {
   const where = "run(state, options): options.output";
   let adapted;
   try {
@@ -327,8 +327,8 @@ var adaptOutput = (function adaptOutput(schema) {
     check: adapted.check,
     format
   };
-});
-var isStrict = (function isStrict(s) {
+}
+function isStrict(s) {
   if (Array.isArray(s)) return s.every(isStrict);
   if (typeof s !== "object" || s === null) return true;
   const o = s;
@@ -340,8 +340,8 @@ var isStrict = (function isStrict(s) {
     }
   }
   return Object.values(o).every(isStrict);
-});
-var checkAnswer = (function checkAnswer(text, schema, format) {
+}
+function checkAnswer(text, schema, format) {
   let data;
   try {
     data = JSON.parse(unfenced(text));
@@ -358,8 +358,8 @@ var checkAnswer = (function checkAnswer(text, schema, format) {
     };
   }
   return checkValue(data, schema, format);
-});
-var checkValue = (function checkValue(data, schema, format) {
+}
+function checkValue(data, schema, format) {
   const tries = format.wrapped && isValueWrapper(data) ? [
     data.value,
     data
@@ -379,15 +379,15 @@ var checkValue = (function checkValue(data, schema, format) {
     };
   }
   return first;
-});
-var isValueWrapper = (function isValueWrapper(data) {
+}
+function isValueWrapper(data) {
   return isObject(data) && Object.keys(data).length === 1 && "value" in data;
-});
-var unfenced = (function unfenced(text) {
+}
+function unfenced(text) {
   const m = /^\s*```[a-zA-Z]*\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
   return m?.[1] ?? text;
-});
-var toIssues = (function toIssues(issues) {
+}
+function toIssues(issues) {
   const out = issues.slice(0, MAX_OUTPUT_ISSUES).map((i) => ({
     path: i.path.length ? i.path.map(String).join(".") : "(root)",
     message: cutText(i.message, MAX_ISSUE_CHARS)
@@ -396,13 +396,13 @@ var toIssues = (function toIssues(issues) {
   const last = out.at(-1);
   if (more > 0 && last) last.message += ` (and ${more} more issues)`;
   return out;
-});
-var repairText = (function repairText(issues) {
+}
+function repairText(issues) {
   const lines2 = issues.map((i) => `- at ${i.path}: ${i.message}`);
   return `${REPAIR_PREFIX} ${issues.length === 1 ? "1 issue" : `${issues.length} issues`}:
 ${lines2.join("\n")}
 Answer again with only the corrected JSON value, no other text.`;
-});
+}
 var REPAIR_PREFIX = "Your answer does not match the required JSON Schema;";
 
 // harness/call_ids.ts

@@ -29,7 +29,7 @@ var combineSinks = (function combineSinks(...sinks) {
 });
 
 // subagents/agent_run_options.ts
-var wideningOf = (function wideningOf(agent, asked) {
+function wideningOf(agent, asked) {
   if (asked.budgetMode === "soft" && agent.budgetMode === "hard") {
     return {
       field: "budgetMode",
@@ -57,13 +57,13 @@ var wideningOf = (function wideningOf(agent, asked) {
     };
   }
   return null;
-});
+}
 var TOOL_ERRORS = {
   fatal: 0,
   generic: 1,
   describe: 2
 };
-var narrowRun = (function narrowRun(agent, request, defaults) {
+function narrowRun(agent, request, defaults) {
   const asked = request.options ?? {};
   const fromDefaults = withinAgent(agent, Object.fromEntries(Object.entries(defaults.settings ?? {}).filter(([k]) => agent.options[k] === void 0)));
   const base = {
@@ -88,8 +88,8 @@ var narrowRun = (function narrowRun(agent, request, defaults) {
       ...given(request.limits ?? {})
     }
   };
-});
-var overlay = (function overlay(base, top) {
+}
+function overlay(base, top) {
   const options = {
     ...base,
     ...given(top)
@@ -99,8 +99,8 @@ var overlay = (function overlay(base, top) {
     ...given(top.context)
   };
   return options;
-});
-var withinAgent = (function withinAgent(agent, asked) {
+}
+function withinAgent(agent, asked) {
   const kept = {};
   for (const [k, v] of Object.entries(given(asked))) {
     const one = {
@@ -114,8 +114,8 @@ var withinAgent = (function withinAgent(agent, asked) {
     kept.context = rest;
   }
   return kept;
-});
-var modelChosen = (function modelChosen(agent, asked) {
+}
+function modelChosen(agent, asked) {
   const summaryModel = asked.context?.summaryModel;
   if (summaryModel === void 0) return null;
   const own = agent.options.context?.summaryModel;
@@ -124,18 +124,18 @@ var modelChosen = (function modelChosen(agent, asked) {
     field: "context.summaryModel",
     problem: own === void 0 ? `agent ${agent.name} has its own model; a request may not choose its summary model` : `agent ${agent.name}'s summaries are written by "${own}"; a request may not choose another`
   };
-});
-var given = (function given(o) {
+}
+function given(o) {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== void 0));
-});
-var limitCeiling = (function limitCeiling(agent, defaults = {}) {
+}
+function limitCeiling(agent, defaults = {}) {
   return {
     ...DEFAULT_LIMITS,
     ...given(defaults),
     ...agent.limits
   };
-});
-var limitsWidening = (function limitsWidening(agent, asked, defaults = {}) {
+}
+function limitsWidening(agent, asked, defaults = {}) {
   const ceiling = limitCeiling(agent, defaults);
   for (const k of [
     "maxTurns",
@@ -151,8 +151,8 @@ var limitsWidening = (function limitsWidening(agent, asked, defaults = {}) {
     }
   }
   return null;
-});
-var agentRunOptions = (async function agentRunOptions(agent, asked, setup) {
+}
+async function agentRunOptions(agent, asked, setup) {
   const every = setup.modelForTree ? setup.model : void 0;
   const tools = await agentTools(agent, setup.context, setup.resolveModel, every);
   const options = overlay(agent.options, withinAgent(agent, asked));
@@ -176,8 +176,8 @@ var agentRunOptions = (async function agentRunOptions(agent, asked, setup) {
       output: agent.output
     }
   };
-});
-var contextPolicyOf = (function contextPolicyOf(context, resolveModel) {
+}
+function contextPolicyOf(context, resolveModel) {
   if (!context) return void 0;
   const { summaryModel, ...rest } = context;
   if (summaryModel === void 0) return rest;
@@ -188,7 +188,7 @@ var contextPolicyOf = (function contextPolicyOf(context, resolveModel) {
     ...rest,
     summaryModel: resolveModel(summaryModel)
   };
-});
+}
 
 export {
   memorySink,

@@ -78,7 +78,7 @@ var MemoryRunStore = class {
 };
 
 // subagents/run_agent.ts
-var runAgent = (async function runAgent(agent, task, options = {}) {
+async function runAgent(agent, task, options = {}) {
   if (!isAgent(agent)) {
     throw new TypeError("runAgent(agent, task): agent must be made by defineAgent");
   }
@@ -123,8 +123,8 @@ var runAgent = (async function runAgent(agent, task, options = {}) {
     ...runOptions,
     ...own
   });
-});
-var fresh = (function fresh(agent, task, model, limits) {
+}
+function fresh(agent, task, model, limits) {
   if (task.trim() === "") {
     throw new TypeError(`runAgent(${agent.name}): task must be a non-empty string or a run state`);
   }
@@ -134,8 +134,8 @@ var fresh = (function fresh(agent, task, model, limits) {
     model: model.name,
     limits
   });
-});
-var continued = (function continued(agent, state) {
+}
+function continued(agent, state) {
   if (typeof state !== "object" || state === null || typeof state.runId !== "string") {
     throw new TypeError(`runAgent(${agent.name}): task must be a non-empty string or a run state`);
   }
@@ -144,8 +144,8 @@ var continued = (function continued(agent, state) {
     throw new TypeError(`runAgent(${agent.name}): run "${state.runId}" is ${whose}`);
   }
   return state;
-});
-var named = (function named(name, e) {
+}
+function named(name, e) {
   const message = `runAgent(${name}): ${e.message}`;
   if (e instanceof RangeError) return new RangeError(message, {
     cause: e
@@ -154,8 +154,8 @@ var named = (function named(name, e) {
     cause: e
   });
   return e;
-});
-var modelOf = (function modelOf(agent, resolve) {
+}
+function modelOf(agent, resolve) {
   if (typeof agent.model === "object") return agent.model;
   if (typeof agent.model === "string") {
     if (!resolve) {
@@ -164,7 +164,7 @@ var modelOf = (function modelOf(agent, resolve) {
     return resolve(agent.model);
   }
   throw new TypeError(`runAgent(${agent.name}): the agent names no model: give runAgent's options.model, or defineAgent's model (runAgent reads no LLM_MODEL: that is the server's and the CLI's)`);
-});
+}
 export {
   DEFAULT_LIMITS,
   MemoryRunStore,

@@ -18,7 +18,7 @@
  *
  * - The top-level functions of the core entry (mod.js and the chunks it
  *   imports) are compiled with their module, so Deno's code cache holds them
- *   (see scripts/eager_functions.ts).
+ *   (see scripts/eager_functions.ts), except those of `LAZY_MODULES`.
  * - Chunks are named after their first module (`chunk-harness_limits.js`),
  *   not the bundler's content hash: a change to one source then rewrites the
  *   chunks it is in, not the name of every chunk that imports them.
@@ -33,6 +33,29 @@ import { relative } from "node:path";
 import { eagerFunctions } from "./eager_functions.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
+
+/**
+ * The core entry's modules no plain turn calls: their functions stay lazy
+ * (see scripts/eager_functions.ts), compiled by the runs that use them.
+ */
+export const LAZY_MODULES: ReadonlySet<string> = new Set([
+  "harness/compaction.ts",
+  "harness/context_policy.ts",
+  "harness/context_view.ts",
+  "harness/summary_prompt.ts",
+  "harness/fork.ts",
+  "harness/replay.ts",
+  "harness/output.ts",
+  "harness/verdict.ts",
+  "harness/lost_replies.ts",
+  "harness/unfinished_call.ts",
+  "harness/schema_issue.ts",
+  "subagents/agent_options.ts",
+  "subagents/agent_run_options.ts",
+  "subagents/agent_tool.ts",
+  "subagents/define_agent.ts",
+  "subagents/run_agent.ts",
+]);
 const DIST = "dist/";
 
 /** One published entry: where users load it from and the source it is built from. */
@@ -68,9 +91,15 @@ async function build(entries: Entry[], externals: string[], outdir: string): Pro
   await stableNames(outdir);
   // What every run calls (the core entry and what it imports), not the server's or
   // the KV's: those stay lazy, compiled only by the processes that call them.
+  const held = new Set<string>();
   for (const path of await importClosure(`${outdir}/mod.js`)) {
-    await Deno.writeTextFile(path, eagerFunctions(await Deno.readTextFile(path)).code);
+    const eager = eagerFunctions(await Deno.readTextFile(path), LAZY_MODULES);
+    eager.modules.forEach((m) => held.add(m));
+    await Deno.writeTextFile(path, eager.code);
   }
+  // A module moved or renamed would silently turn eager again.
+  const gone = [...LAZY_MODULES].filter((m) => !held.has(m));
+  if (gone.length) throw new Error(`LAZY_MODULES names what the core entry lacks: ${gone}`);
   for (const e of entries) {
     const file = `${outdir}/${e.dist.slice(DIST.length)}`;
     const types = relative(`${ROOT}${e.dist}`.replace(/[^/]+$/, ""), `${ROOT}${e.source}`);

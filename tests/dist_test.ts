@@ -51,21 +51,37 @@ Deno.test("the bundle renames no class and no exported function", async () => {
 
 Deno.test("dist's top-level functions are compiled with their module (cached), named as before", async () => {
   const { eagerFunctions } = await import("../scripts/eager_functions.ts");
-  // The core entry's files (what every run calls); the others stay lazy.
+  const { LAZY_MODULES } = await import("../scripts/bundle.ts");
+  // The core entry's files (what every run calls); the others stay lazy, and
+  // so do the core's modules that no plain turn calls.
   const core = ["mod.js", "chunk-harness_exit.js", "chunk-openai_provider_name.js"];
-  let wrapped = 0;
+  let wrapped = 0, lazy = 0;
   for (const name of core) {
     const text = await Deno.readTextFile(new URL(`dist/${name}`, root));
-    assert.doesNotMatch(text, /^(async )?function\b/m, `${name}: a lazy declaration`);
+    let module = "";
+    for (const line of text.split("\n")) {
+      module = /^\/\/ ([\w/]+\.ts)$/.exec(line)?.[1] ?? module;
+      if (!/^(async )?function\b/.test(line)) continue;
+      assert.ok(LAZY_MODULES.has(module), `${name}: a lazy declaration in ${module}: ${line}`);
+      lazy++;
+    }
     wrapped += text.match(/^var ([\w$]+) = \((async )?function\*? ?\1\(/gm)?.length ?? 0;
   }
-  assert.ok(wrapped > 150, `${wrapped} functions`);
+  assert.ok(wrapped > 120 && lazy > 20, `${wrapped} eager functions, ${lazy} lazy`);
   const server = await Deno.readTextFile(new URL("dist/server/mod.js", root));
   assert.match(server, /^function\b/m, "the server's own functions stay lazy");
   // A function it cannot close is an error, never a guess.
   assert.throws(() => eagerFunctions("function f() {\n  return `\n  }`;"), SyntaxError);
   const { code } = eagerFunctions("async function* g(a) {\n  yield a;\n}\n");
   assert.equal(code, "var g = (async function* g(a) {\n  yield a;\n});\n");
+  // A lazy module's functions keep their declarations; the next module's are wrapped.
+  const two = "// a/rare.ts\nfunction r() {\n}\n// a/hot.ts\nfunction h() {\n}\n";
+  const some = eagerFunctions(two, new Set(["a/rare.ts"]));
+  assert.equal(
+    some.code,
+    "// a/rare.ts\nfunction r() {\n}\n// a/hot.ts\nvar h = (function h() {\n});\n",
+  );
+  assert.deepEqual([some.wrapped, some.modules], [1, ["a/rare.ts", "a/hot.ts"]]);
 });
 
 /** Adds the name of every class declared in the .ts/.js files under `dir`. */
