@@ -1,3 +1,7 @@
+var __freeze = Object.freeze;
+var __defProp = Object.defineProperty;
+var __template = (cooked, raw) => __freeze(__defProp(cooked, "raw", { value: __freeze(raw || cooked.slice()) }));
+
 // harness/errors.ts
 var ReinsError = class extends Error {
   /** Creates a reins error with a message. */
@@ -75,6 +79,17 @@ var RunTooLargeError = class extends ReinsError {
   }
 };
 
+// harness/message_of.ts
+var messageOf = (function messageOf(e) {
+  if (e instanceof Error) return e.message || e.name;
+  if (typeof e === "string") return e;
+  try {
+    return JSON.stringify(e) ?? String(e);
+  } catch {
+    return String(e);
+  }
+});
+
 // harness/sleep.ts
 var MAX_TIMER_MS = 2 ** 31 - 1;
 var sleep = (function sleep(ms, signal) {
@@ -104,7 +119,13 @@ var raced = (function raced(p, signal) {
   });
 });
 
+// harness/is_object.ts
+var isObject = (function isObject(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+});
+
 export {
+  __template,
   ReinsError,
   RunStateError,
   RunConflictError,
@@ -113,6 +134,8 @@ export {
   PermanentToolError,
   SuspendRun,
   RunTooLargeError,
+  messageOf,
+  isObject,
   MAX_TIMER_MS,
   sleep,
   raced

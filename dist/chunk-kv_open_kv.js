@@ -2,11 +2,9 @@ import {
   retryLocked
 } from "./chunk-kv_record_error.js";
 import {
-  ReinsError
-} from "./chunk-harness_errors.js";
-import {
+  ReinsError,
   messageOf
-} from "./chunk-harness_message_of.js";
+} from "./chunk-harness_errors.js";
 
 // kv/open_kv.ts
 import { dirname } from "node:path";

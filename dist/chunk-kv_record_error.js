@@ -1,27 +1,19 @@
 import {
-  isDrivenByRun
-} from "./chunk-harness_driven_states.js";
-import {
   RUN_SCHEMA_VERSION,
   RUN_STATUSES,
+  cutText,
+  isDrivenByRun,
   runLimitsSchema
 } from "./chunk-harness_limits.js";
-import {
-  cutText
-} from "./chunk-harness_text.js";
-import {
-  isObject
-} from "./chunk-harness_is_object.js";
 import {
   ReinsError,
   RunConflictError,
   RunNotFoundError,
   RunTooLargeError,
+  isObject,
+  messageOf,
   sleep
 } from "./chunk-harness_errors.js";
-import {
-  messageOf
-} from "./chunk-harness_message_of.js";
 
 // kv/record_error.ts
 var RecordError = class extends ReinsError {

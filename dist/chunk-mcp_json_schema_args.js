@@ -2,14 +2,10 @@ import {
   McpStartError
 } from "./chunk-mcp_mcp_start_error.js";
 import {
-  isObject
-} from "./chunk-harness_is_object.js";
-import {
-  MAX_TIMER_MS
-} from "./chunk-harness_errors.js";
-import {
+  MAX_TIMER_MS,
+  isObject,
   messageOf
-} from "./chunk-harness_message_of.js";
+} from "./chunk-harness_errors.js";
 
 // mcp/json_schema_args.ts
 function typeOf(v) {

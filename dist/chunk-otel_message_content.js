@@ -3,7 +3,7 @@ import {
 } from "./chunk-harness_limits.js";
 import {
   messageOf
-} from "./chunk-harness_message_of.js";
+} from "./chunk-harness_errors.js";
 
 // otel/message_content.ts
 var CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";

@@ -2,26 +2,18 @@ import {
   RecordError
 } from "./chunk-kv_record_error.js";
 import {
-  agentOptionsSchema
-} from "./chunk-harness_exit.js";
-import {
+  AN_OBJECT,
   GIVEN_BUDGET,
+  agentOptionsSchema,
+  issueLine,
+  pricesSchemaOf,
   runLimitsSchema
 } from "./chunk-harness_limits.js";
 import {
-  pricesSchemaOf
-} from "./chunk-harness_summary_prompt.js";
-import {
-  AN_OBJECT,
-  issueLine
-} from "./chunk-harness_schema_issue.js";
-import {
   MAX_TIMER_MS,
-  ReinsError
-} from "./chunk-harness_errors.js";
-import {
+  ReinsError,
   messageOf
-} from "./chunk-harness_message_of.js";
+} from "./chunk-harness_errors.js";
 
 // runtime/config.ts
 import { z } from "zod";

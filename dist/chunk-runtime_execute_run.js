@@ -2,10 +2,6 @@ import {
   openTelemetry
 } from "./chunk-otel_message_content.js";
 import {
-  agentRunOptions,
-  combineSinks
-} from "./chunk-harness_trace.js";
-import {
   KvRunStore,
   RecordError,
   decodeValue,
@@ -25,27 +21,23 @@ import {
   toolTable
 } from "./chunk-subagents_tree.js";
 import {
+  RESUMABLE_STATUSES,
   agentOptionsSchema,
+  agentRunOptions,
+  checkLimits,
+  combineSinks,
+  createOpenAIModel,
   followUp,
   isAgent,
-  run,
-  treeSettled,
-  unjudgedAnswer
-} from "./chunk-harness_exit.js";
-import {
-  RESUMABLE_STATUSES,
-  checkLimits,
   isoNow,
   pending,
-  runLimitsSchema
-} from "./chunk-harness_limits.js";
-import {
-  createOpenAIModel
-} from "./chunk-openai_provider_name.js";
-import {
   priceTableSchema,
-  pricesSchema
-} from "./chunk-harness_summary_prompt.js";
+  pricesSchema,
+  run,
+  runLimitsSchema,
+  treeSettled,
+  unjudgedAnswer
+} from "./chunk-harness_limits.js";
 import {
   MAX_TIMER_MS,
   ReinsError,

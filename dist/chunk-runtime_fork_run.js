@@ -3,18 +3,14 @@ import {
   modelOf
 } from "./chunk-runtime_execute_run.js";
 import {
-  agentRunOptions
-} from "./chunk-harness_trace.js";
-import {
+  agentRunOptions,
   forkState,
   newBudgetGate,
   planCall,
-  quoteNextCall
-} from "./chunk-harness_exit.js";
-import {
   pricesFor,
+  quoteNextCall,
   roundUsd
-} from "./chunk-harness_summary_prompt.js";
+} from "./chunk-harness_limits.js";
 import {
   RunStateError
 } from "./chunk-harness_errors.js";

@@ -2,20 +2,16 @@ import {
   agentTools,
   approve,
   childRunId,
+  outputFormat,
   reject,
   run,
   treeSettled
-} from "./chunk-harness_exit.js";
-import {
-  outputFormat
-} from "./chunk-harness_summary_prompt.js";
+} from "./chunk-harness_limits.js";
 import {
   RunNotFoundError,
-  RunStateError
-} from "./chunk-harness_errors.js";
-import {
+  RunStateError,
   messageOf
-} from "./chunk-harness_message_of.js";
+} from "./chunk-harness_errors.js";
 
 // subagents/tree.ts
 function canList(store) {

@@ -1,9 +1,7 @@
 import {
+  cutText,
   defineTool
-} from "./chunk-harness_tool.js";
-import {
-  cutText
-} from "./chunk-harness_text.js";
+} from "./chunk-harness_limits.js";
 import {
   PermanentToolError,
   sleep

@@ -6,7 +6,9 @@
  * (about 5 ms of a 20 ms import, issue 29); the bundle is 14 files.
  *
  * - Code-split: the entry points share one copy of each module, so a class
- *   is the same class whichever entry point it came through (`instanceof`).
+ *   is the same class whichever entry point it came through (`instanceof`);
+ *   every entry reaches the whole core, so the core is one shared file (see
+ *   scripts/entry_wrappers.ts).
  * - npm packages stay imports, resolved by deno.json's `imports` as before.
  * - Each entry file starts with `@ts-self-types` naming its source: types,
  *   docs and `deno doc --lint` still come from the TypeScript.
@@ -31,6 +33,7 @@
  */
 import { relative } from "node:path";
 import { eagerFunctions } from "./eager_functions.ts";
+import { writeEntryWrappers } from "./entry_wrappers.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
@@ -57,6 +60,10 @@ export const LAZY_MODULES: ReadonlySet<string> = new Set([
   "subagents/run_agent.ts",
 ]);
 const DIST = "dist/";
+/** Where the entries' wrappers are written for the bundler (see scripts/entry_wrappers.ts). */
+const WRAPPERS = ".dist-entries/";
+/** Entries that export only types: they load nothing, the core included. */
+const TYPES_ONLY: ReadonlySet<string> = new Set(["model/mod.ts"]);
 
 /** One published entry: where users load it from and the source it is built from. */
 interface Entry {
@@ -82,11 +89,19 @@ async function build(entries: Entry[], externals: string[], outdir: string): Pro
   const args = ["bundle", "--quiet", "--platform", "deno", "--packages", "external"];
   for (const e of externals) args.push("--external", e);
   args.push("--code-splitting", "--outdir", outdir);
-  args.push(...entries.map((e) => e.source));
-  const out = await new Deno.Command(Deno.execPath(), { args, cwd: ROOT, stderr: "piped" })
-    .output();
-  if (!out.success) {
-    throw new Error(`deno bundle failed:\n${new TextDecoder().decode(out.stderr)}`);
+  // A fixed folder, not a temporary one: the bundle names its modules by path.
+  const wrappers = `${ROOT}${WRAPPERS}`;
+  await Deno.remove(wrappers, { recursive: true }).catch(() => {});
+  try {
+    const sources = entries.map((e) => e.source);
+    args.push(...await writeEntryWrappers(ROOT, wrappers, sources, TYPES_ONLY));
+    const out = await new Deno.Command(Deno.execPath(), { args, cwd: ROOT, stderr: "piped" })
+      .output();
+    if (!out.success) {
+      throw new Error(`deno bundle failed:\n${new TextDecoder().decode(out.stderr)}`);
+    }
+  } finally {
+    await Deno.remove(wrappers, { recursive: true }).catch(() => {});
   }
   await stableNames(outdir);
   // What every run calls (the core entry and what it imports), not the server's or

@@ -1,23 +1,18 @@
 // @ts-self-types="../../ai_sdk/mod.ts"
 import {
-  attemptText
-} from "../chunk-harness_text_attempts.js";
-import {
+  attemptText,
   countCompletionTokens,
   countPromptTokens,
   loadTokenizer,
   saysContextLength,
   tokenCount
-} from "../chunk-harness_tokens.js";
-import {
-  isObject
-} from "../chunk-harness_is_object.js";
+} from "../chunk-harness_limits.js";
 import {
   ModelError,
+  isObject,
   raced,
   sleep
 } from "../chunk-harness_errors.js";
-import "../chunk-__template.js";
 
 // ai_sdk/ai_sdk_prompt.ts
 function input(args) {

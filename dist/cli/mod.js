@@ -34,49 +34,31 @@ import {
 } from "../chunk-runtime_execute_run.js";
 import "../chunk-otel_message_content.js";
 import {
-  agentRunOptions,
-  combineSinks,
-  fileSink,
-  limitsWidening,
-  narrowRun
-} from "../chunk-harness_trace.js";
-import {
   KvRunStore
 } from "../chunk-kv_record_error.js";
 import {
   loadTree
 } from "../chunk-subagents_tree.js";
-import "../chunk-harness_exit.js";
-import "../chunk-harness_tool.js";
-import "../chunk-harness_driven_states.js";
 import {
   GIVEN_BUDGET,
   RESUMABLE_STATUSES,
   RUN_STATUSES,
+  agentRunOptions,
+  checkPrices,
+  combineSinks,
+  cutText,
+  fileSink,
+  limitsWidening,
+  narrowRun,
   newRun
 } from "../chunk-harness_limits.js";
-import "../chunk-openai_provider_name.js";
-import "../chunk-harness_text_attempts.js";
-import {
-  checkPrices
-} from "../chunk-harness_summary_prompt.js";
-import "../chunk-harness_schema_adapter.js";
-import "../chunk-harness_tokens.js";
-import {
-  cutText
-} from "../chunk-harness_text.js";
-import "../chunk-harness_schema_issue.js";
-import "../chunk-harness_is_object.js";
 import {
   MAX_TIMER_MS,
   ReinsError,
   RunConflictError,
+  messageOf,
   sleep
 } from "../chunk-harness_errors.js";
-import {
-  messageOf
-} from "../chunk-harness_message_of.js";
-import "../chunk-__template.js";
 
 // cli/args.ts
 import { parseArgs } from "node:util";

@@ -6,14 +6,10 @@ import {
 } from "../chunk-tools_list_files.js";
 import {
   defineTool
-} from "../chunk-harness_tool.js";
-import "../chunk-harness_schema_adapter.js";
-import "../chunk-harness_text.js";
+} from "../chunk-harness_limits.js";
 import {
   PermanentToolError
 } from "../chunk-harness_errors.js";
-import "../chunk-harness_message_of.js";
-import "../chunk-__template.js";
 
 // tools/workspace.ts
 import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from "node:path";

@@ -6,10 +6,8 @@ import {
 import {
   McpStartError
 } from "../chunk-mcp_mcp_start_error.js";
-import "../chunk-harness_is_object.js";
+import "../chunk-harness_limits.js";
 import "../chunk-harness_errors.js";
-import "../chunk-harness_message_of.js";
-import "../chunk-__template.js";
 export {
   McpStartError,
   mcpServerTools,

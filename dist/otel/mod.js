@@ -5,9 +5,7 @@ import {
   openTelemetry
 } from "../chunk-otel_message_content.js";
 import "../chunk-harness_limits.js";
-import "../chunk-harness_schema_issue.js";
-import "../chunk-harness_message_of.js";
-import "../chunk-__template.js";
+import "../chunk-harness_errors.js";
 export {
   CAPTURE_CONTENT_ENV,
   DEFAULT_AGENT_NAME,

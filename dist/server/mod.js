@@ -32,11 +32,6 @@ import {
 } from "../chunk-runtime_execute_run.js";
 import "../chunk-otel_message_content.js";
 import {
-  limitCeiling,
-  limitsWidening,
-  narrowRun
-} from "../chunk-harness_trace.js";
-import {
   CHUNK_BYTES,
   KvRunStore,
   RecordError,
@@ -54,42 +49,28 @@ import {
   loadTree
 } from "../chunk-subagents_tree.js";
 import {
-  agentOptionsSchema,
-  childRunId,
-  followUpRefusal,
-  forkableTurns
-} from "../chunk-harness_exit.js";
-import "../chunk-harness_tool.js";
-import "../chunk-harness_driven_states.js";
-import {
   RESUMABLE_STATUSES,
   RUN_STATUSES,
+  agentOptionsSchema,
+  childRunId,
+  cutText,
+  followUpRefusal,
+  forkableTurns,
+  limitCeiling,
+  limitsWidening,
+  narrowRun,
   newRun,
   runLimitsSchema
 } from "../chunk-harness_limits.js";
-import "../chunk-openai_provider_name.js";
-import "../chunk-harness_text_attempts.js";
-import "../chunk-harness_summary_prompt.js";
-import "../chunk-harness_schema_adapter.js";
-import "../chunk-harness_tokens.js";
-import {
-  cutText
-} from "../chunk-harness_text.js";
-import "../chunk-harness_schema_issue.js";
-import "../chunk-harness_is_object.js";
 import {
   ReinsError,
   RunConflictError,
   RunNotFoundError,
   RunStateError,
+  __template,
+  messageOf,
   sleep
 } from "../chunk-harness_errors.js";
-import {
-  messageOf
-} from "../chunk-harness_message_of.js";
-import {
-  __template
-} from "../chunk-__template.js";
 
 // server/app.ts
 import { Hono } from "hono";

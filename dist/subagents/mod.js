@@ -17,25 +17,13 @@ import {
 import {
   agentTool,
   agentTools,
+  checkLimits,
   defineAgent,
   isAgent
-} from "../chunk-harness_exit.js";
-import "../chunk-harness_tool.js";
-import "../chunk-harness_driven_states.js";
-import {
-  checkLimits
 } from "../chunk-harness_limits.js";
-import "../chunk-harness_summary_prompt.js";
-import "../chunk-harness_schema_adapter.js";
-import "../chunk-harness_tokens.js";
-import "../chunk-harness_text.js";
-import "../chunk-harness_schema_issue.js";
-import "../chunk-harness_is_object.js";
 import {
   SuspendRun
 } from "../chunk-harness_errors.js";
-import "../chunk-harness_message_of.js";
-import "../chunk-__template.js";
 
 // subagents/research.ts
 var RESEARCH_SYSTEM = "You are a research assistant working for another agent. Answer the one question you are given using your tools, then reply with a short finding and stop. Your final reply is all the other agent will see, so put the answer in it.";

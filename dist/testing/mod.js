@@ -1,30 +1,18 @@
 // @ts-self-types="../../testing/mod.ts"
 import {
-  createOpenAIModel
-} from "../chunk-openai_provider_name.js";
-import "../chunk-harness_text_attempts.js";
-import {
   REPAIR_PREFIX,
   SUMMARY_PROMPT,
-  summarizedTurnsOf
-} from "../chunk-harness_summary_prompt.js";
-import "../chunk-harness_schema_adapter.js";
-import {
   countCompletionTokens,
   countPromptTokens,
+  createOpenAIModel,
   loadTokenizer,
+  summarizedTurnsOf,
   truncateToTokens
-} from "../chunk-harness_tokens.js";
-import "../chunk-harness_text.js";
-import "../chunk-harness_schema_issue.js";
-import "../chunk-harness_is_object.js";
+} from "../chunk-harness_limits.js";
 import {
+  messageOf,
   sleep
 } from "../chunk-harness_errors.js";
-import {
-  messageOf
-} from "../chunk-harness_message_of.js";
-import "../chunk-__template.js";
 
 // testing/scenarios.ts
 import { z } from "zod";
