@@ -17,7 +17,7 @@
  * Not every module of that entry: the functions of `lazy` modules (those no
  * plain turn calls: compaction, forks, agents, typed output, approvals,
  * recovery) keep their declarations. Compiled eagerly, they made a fresh
- * process's peak RSS about 0.5 MB higher and its first run no faster.
+ * process's peak RSS 0.8-1.0 MB higher and its first run no faster.
  *
  * The bundler writes each top-level function from a line starting
  * `function name(` (or `async function`, `function*`) to the first line that
