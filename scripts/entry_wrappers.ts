@@ -7,8 +7,8 @@
  * Why (issue 29): the bundler cuts shared code into one chunk per set of
  * entries that reach it. `./kv`, `./mcp`, `./testing` and the rest each reach
  * another part of the core, so `mod.js` loaded 17 files; a fresh process paid
- * about 2.7 ms and 0.5 MB for the pieces. When every entry reaches all of the
- * core, it is one chunk and `mod.js` loads 3 files. Each entry is used with
+ * 3-4 ms of its first run and 0.5-0.7 MB for the pieces. When every entry
+ * reaches all of the core, it is one chunk and `mod.js` loads 3 files. Each entry is used with
  * the core (a run needs `run()`), so none loads more in use, and the sources'
  * own imports still point only down.
  *
