@@ -415,9 +415,7 @@ var cloneData = (function cloneData(value) {
     }
     const { src } = w;
     if (typeof src !== "object" || src === null) {
-      if (typeof src === "function" || typeof src === "symbol" || typeof src === "bigint") {
-        throw refused(w, `a ${typeof src}`);
-      }
+      if (!isPrimitive(src)) throw refused(w, `a ${typeof src}`);
       put(w.into, w.key, src);
       continue;
     }
@@ -432,7 +430,7 @@ var cloneData = (function cloneData(value) {
       key: w.key,
       parent: w.within
     };
-    const out = array ? new Array(src.length) : {};
+    const out = array ? new Array(src.length) : plainCopy(src);
     put(w.into, w.key, out);
     open.add(src);
     todo.push(at);
@@ -446,19 +444,33 @@ var cloneData = (function cloneData(value) {
         });
       }
     } else {
-      const keys = Object.keys(src);
+      const keys = Object.keys(out);
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i];
-        todo.push({
-          src: src[key],
-          into: out,
-          key,
-          within: at
-        });
+        const v = out[key];
+        if (typeof v === "object" ? v !== null : !isPrimitive(v)) {
+          todo.push({
+            src: v,
+            into: out,
+            key,
+            within: at
+          });
+        }
       }
     }
   }
   return root[""];
+});
+var plainCopy = (function plainCopy(src) {
+  if (Object.getOwnPropertySymbols(src).length === 0) return {
+    ...src
+  };
+  const out = {};
+  for (const key of Object.keys(src)) put(out, key, src[key]);
+  return out;
+});
+var isPrimitive = (function isPrimitive(v) {
+  return typeof v !== "function" && typeof v !== "symbol" && typeof v !== "bigint";
 });
 var put = (function put(into, key, v) {
   if (key === "__proto__") {
