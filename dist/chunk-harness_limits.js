@@ -1538,6 +1538,29 @@ var isDrivenByRun = (function isDrivenByRun(state) {
   return driving.has(state);
 });
 
+// harness/race_signal.ts
+var raceSignal = (function raceSignal(p, signal, onLate) {
+  return new Promise((resolve, reject2) => {
+    let done = false;
+    const onAbort = () => {
+      done = true;
+      signal.removeEventListener("abort", onAbort);
+      reject2(signal.reason);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort);
+    p.then((v) => {
+      if (done) return onLate?.(v);
+      signal.removeEventListener("abort", onAbort);
+      resolve(v);
+    }, (e) => {
+      if (done) return;
+      signal.removeEventListener("abort", onAbort);
+      reject2(e);
+    });
+  });
+});
+
 // harness/execute_tool.ts
 var prepareCall = (function prepareCall(call, tools) {
   const name = call.function?.name;
@@ -1620,25 +1643,6 @@ var resultOf = (function resultOf(value) {
     type: "tool-result",
     output
   };
-});
-var raceSignal = (async function raceSignal(value, signal) {
-  let onAbort;
-  const aborted = new Promise((_, reject2) => {
-    onAbort = () => reject2(signal.reason);
-    signal.addEventListener("abort", onAbort, {
-      once: true
-    });
-  });
-  try {
-    return await Promise.race([
-      value,
-      aborted
-    ]);
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-    aborted.catch(() => {
-    });
-  }
 });
 
 // harness/dedupe.ts
@@ -3682,9 +3686,7 @@ var readSseData = (async function readSseData(stream, onData, options) {
   const reader = byob ?? plain;
   const onAbort = () => void reader.cancel(signal.reason).catch(() => {
   });
-  signal.addEventListener("abort", onAbort, {
-    once: true
-  });
+  signal.addEventListener("abort", onAbort);
   const lines2 = new SseLines(onData);
   const decoder = new TextDecoder();
   let buffer = byob ? new Uint8Array(spare.pop() ?? new ArrayBuffer(BUFFER_BYTES)) : void 0;
@@ -4013,7 +4015,7 @@ var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request2, strea
     signal
   };
   const sent = cfg.doFetch(cfg.url, init);
-  const res = await (cfg.nativeFetch ? sent : race(sent, signal, (r) => void r.body?.cancel()));
+  const res = await (cfg.nativeFetch ? sent : raceSignal(sent, signal, (r) => void r.body?.cancel()));
   const { status, statusText } = res;
   const ok = status >= 200 && status < 300;
   const { bad, reported: reported2 } = cfg;
@@ -4032,7 +4034,7 @@ var fetchAnswer = (async function fetchAnswer(cfg, body, signal, request2, strea
     };
   }
   const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, ok ? request2 : null);
-  const text = await (cfg.nativeFetch ? read : race(read, signal));
+  const text = await (cfg.nativeFetch ? read : raceSignal(read, signal));
   return {
     status,
     statusText,
@@ -4137,27 +4139,6 @@ var interpret = (function interpret(cfg, answer, request2) {
   }
   const kind = status === 400 && saysContextLength(text) ? "context_length" : "bad_request";
   throw new ModelError(kind, `${line}: ${errorMessage(text)}`, status);
-});
-var race = (function race(p, signal, onLate) {
-  return new Promise((resolve, reject2) => {
-    let done = false;
-    const onAbort = () => {
-      done = true;
-      reject2(signal.reason);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, {
-      once: true
-    });
-    p.then((v) => {
-      signal.removeEventListener("abort", onAbort);
-      if (done) onLate?.(v);
-      else resolve(v);
-    }, (e) => {
-      signal.removeEventListener("abort", onAbort);
-      if (!done) reject2(e);
-    });
-  });
 });
 var retryAfterMs = (function retryAfterMs(header) {
   if (header === null || header.trim() === "") return void 0;

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { raceSignal } from "./race_signal.ts";
 import type { ToolCall } from "./messages.ts";
 import { describeIssues, type ToolContext } from "./tool.ts";
 import type { AnyTool } from "./run_options.ts";
@@ -124,19 +125,4 @@ function resultOf(value: unknown): ToolOutcome {
     ? ""
     : JSON.stringify(value);
   return { type: "tool-result", output };
-}
-
-/** `value`, or a rejection with the signal's reason once it aborts, whichever comes first. */
-async function raceSignal<T>(value: PromiseLike<T>, signal: AbortSignal): Promise<T> {
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([value, aborted]);
-  } finally {
-    signal.removeEventListener("abort", onAbort!);
-    aborted.catch(() => {});
-  }
 }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { raceSignal } from "../harness/race_signal.ts";
 import { saysContextLength } from "../harness/context_errors.ts";
 import type { LostReply, ModelReply, ModelRequest } from "../harness/model.ts";
 import { ModelError } from "../harness/errors.ts";
@@ -123,7 +124,8 @@ async function fetchAnswer(
     signal,
   };
   const sent = cfg.doFetch(cfg.url, init);
-  const res = await (cfg.nativeFetch ? sent : race(sent, signal, (r) => void r.body?.cancel()));
+  const res =
+    await (cfg.nativeFetch ? sent : raceSignal(sent, signal, (r) => void r.body?.cancel()));
   const { status, statusText } = res;
   const ok = status >= 200 && status < 300;
   const { bad, reported } = cfg;
@@ -142,7 +144,7 @@ async function fetchAnswer(
   }
   // Only a 2xx was taken by the provider: an error body over the cap is no reply.
   const read = cappedText(res, maxBytes, bad, cfg.nativeFetch, ok ? request : null);
-  const text = await (cfg.nativeFetch ? read : race(read, signal));
+  const text = await (cfg.nativeFetch ? read : raceSignal(read, signal));
   // Only a refusal says when to come back (a 2xx is not asked for one header more).
   return { status, statusText, text, retryAfter: ok ? null : res.headers.get("retry-after") };
 }
@@ -273,27 +275,6 @@ function interpret(
   }
   const kind = status === 400 && saysContextLength(text) ? "context_length" : "bad_request";
   throw new ModelError(kind, `${line}: ${errorMessage(text)}`, status);
-}
-
-/** Settles with `p`, or rejects with `signal.reason` first; a late value goes to `onLate`. */
-function race<T>(p: Promise<T>, signal: AbortSignal, onLate?: (v: T) => void): Promise<T> {
-  return new Promise((resolve, reject) => {
-    let done = false;
-    const onAbort = () => {
-      done = true;
-      reject(signal.reason);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    p.then((v) => {
-      signal.removeEventListener("abort", onAbort);
-      if (done) onLate?.(v);
-      else resolve(v);
-    }, (e) => {
-      signal.removeEventListener("abort", onAbort);
-      if (!done) reject(e);
-    });
-  });
 }
 
 /** Parses `Retry-After` (delta seconds, possibly fractional, or an HTTP date) to ms. */

@@ -62,7 +62,8 @@ export async function readSseData(
   }
   const reader = (byob ?? plain)!;
   const onAbort = () => void reader.cancel(signal.reason).catch(() => {});
-  signal.addEventListener("abort", onAbort, { once: true });
+  // No `once` (its options cost a conversion every call): removed in `finally`.
+  signal.addEventListener("abort", onAbort);
   const lines = new SseLines(onData);
   const decoder = new TextDecoder();
   let buffer: Uint8Array<ArrayBuffer> | undefined = byob
