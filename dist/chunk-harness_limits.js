@@ -430,7 +430,7 @@ var cloneData = (function cloneData(value) {
       key: w.key,
       parent: w.within
     };
-    const out = array ? new Array(src.length) : plainCopy(src);
+    const out = array ? [] : plainCopy(src);
     put(w.into, w.key, out);
     open.add(src);
     todo.push(at);

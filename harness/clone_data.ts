@@ -48,10 +48,9 @@ export function cloneData<T>(value: T): T {
       throw refused(w, `a ${src.constructor?.name || "non-plain object"}`);
     }
     const at: Within = { value: src, key: w.key, parent: w.within };
-    const out = (array ? new Array(src.length) : plainCopy(src)) as Record<
-      string | number,
-      unknown
-    >;
+    // Filled in index order from empty, an array stays packed (`new Array(n)` is holey:
+    // slower to read and to stringify, and a run sends its transcript every turn).
+    const out = (array ? [] : plainCopy(src)) as Record<string | number, unknown>;
     put(w.into, w.key, out);
     open.add(src);
     todo.push(at); // taken once its keys are

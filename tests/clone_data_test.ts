@@ -141,15 +141,17 @@ Deno.test("a run stopped for approval of deeply nested arguments can be approved
   assert.equal(done.output, "done");
 });
 
-Deno.test("a copied state keeps V8's fast properties; symbol keys are not copied", async () => {
+Deno.test("a copied state keeps V8's fast properties and packed arrays; symbol keys are not copied", async () => {
   // Set key by key, an object of more than a dozen keys becomes a dictionary in V8,
   // and the loop reads the state all run long. Seen only with a V8 flag: a process of its own.
   const code = `
     import { cloneData } from "${new URL("../harness/clone_data.ts", import.meta.url)}";
     import { newRun } from "${new URL("../harness/state.ts", import.meta.url)}";
     const fast = new Function("o", "return %HasFastProperties(o)");
+    const holey = new Function("a", "return %HasHoleyElements(a)");
     const state = newRun("task", { model: "m" });
-    console.log(Object.keys(state).length, fast(state), fast(cloneData(state)));`;
+    const copy = cloneData(state);
+    console.log(Object.keys(state).length, fast(state), fast(copy), holey(copy.messages));`;
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["eval", "--v8-flags=--allow-natives-syntax", code],
     stdout: "piped",
@@ -157,9 +159,9 @@ Deno.test("a copied state keeps V8's fast properties; symbol keys are not copied
   }).output();
   const text = new TextDecoder().decode(out.stdout).trim();
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  const [keys, original, copy] = text.split(" ");
+  const [keys, original, copy, holey] = text.split(" ");
   assert.ok(Number(keys) > 12, `a state has ${keys} keys: too few to tell`);
-  assert.deepStrictEqual([original, copy], ["true", "true"]);
+  assert.deepStrictEqual([original, copy, holey], ["true", "true", "false"]);
   const copied = cloneData({ a: { b: 1 }, [Symbol("s")]: 2 });
   assert.deepStrictEqual(Object.getOwnPropertySymbols(copied), []);
   assert.deepStrictEqual(copied, { a: { b: 1 } });
