@@ -78,10 +78,32 @@ async function hasTime(): Promise<boolean> {
   }
 }
 
+/**
+ * A DENO_DIR of this bench's own, its npm cache the real one (linked), so the
+ * children's V8 code cache is written by the warm-up round. An entry an
+ * earlier process wrote under other V8 flags (any `--v8-flags` run, a
+ * profile) is rejected and not written again: every child would compile zod
+ * and reins anew, 10-25 ms more of V8's own time per process, measured here,
+ * varying with what ran on the machine before, not with the code.
+ */
+async function ownDenoDir(): Promise<{ path: string; remove(): Promise<void> }> {
+  const info = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const { npmCache } = JSON.parse(new TextDecoder().decode(info.stdout));
+  const path = await Deno.makeTempDir({ prefix: "reins-bench-deno-dir-" });
+  await Deno.symlink(npmCache, `${path}/npm`);
+  // The link goes, not what it points to.
+  return { path, remove: () => Deno.remove(path, { recursive: true }) };
+}
+
 async function spawnOnce(
   mode: FreshMode,
   baseUrl: string,
   withTime: boolean,
+  denoDir: string,
 ): Promise<FreshFigures> {
   const rssFile = withTime ? await Deno.makeTempFile() : "";
   const deno = [
@@ -99,7 +121,12 @@ async function spawnOnce(
   ];
   const [cmd, ...args] = withTime ? [TIME, "-f", "%M", "-o", rssFile, ...deno] : deno;
   const t0 = performance.now();
-  const out = await new Deno.Command(cmd, { args, stdout: "piped", stderr: "piped" }).output();
+  const out = await new Deno.Command(cmd, {
+    args,
+    env: { DENO_DIR: denoDir },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
   const wallMs = performance.now() - t0;
   const text = new TextDecoder().decode(out.stdout).trim();
   if (!out.success) {
@@ -129,7 +156,8 @@ async function spawnOnce(
 
 /**
  * Spawns every mode `runs` times (after one discarded warm-up round that
- * fills the module cache) and returns the medians.
+ * fills the module and code caches of a DENO_DIR of its own, see
+ * {@link ownDenoDir}) and returns the medians.
  */
 export async function benchFresh(
   options: { runs?: number; modes?: readonly FreshMode[] } = {},
@@ -145,17 +173,19 @@ export async function benchFresh(
   );
   const baseUrl = `http://127.0.0.1:${server.addr.port}/v1`;
   const samples = new Map<FreshMode, FreshFigures[]>(modes.map((m) => [m, []]));
+  const denoDir = await ownDenoDir();
   try {
     progress(`fresh processes: ${modes.length} modes x ${runs} runs (+1 warm-up round)`);
     for (let i = -1; i < runs; i++) {
       for (const mode of modes) {
-        const s = await spawnOnce(mode, baseUrl, withTime);
+        const s = await spawnOnce(mode, baseUrl, withTime, denoDir.path);
         if (i >= 0) samples.get(mode)!.push(s);
       }
     }
   } finally {
     ac.abort();
     await server.finished;
+    await denoDir.remove();
   }
   const out = {} as Record<FreshMode, FreshFigures>;
   for (const [mode, list] of samples) {
