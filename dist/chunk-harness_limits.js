@@ -415,7 +415,7 @@ var cloneData = (function cloneData(value) {
     }
     const { src } = w;
     if (typeof src !== "object" || src === null) {
-      if (!isPrimitive(src)) throw refused(w, `a ${typeof src}`);
+      if (notData(src)) throw refused(w, `a ${typeof src}`);
       put(w.into, w.key, src);
       continue;
     }
@@ -448,7 +448,7 @@ var cloneData = (function cloneData(value) {
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i];
         const v = out[key];
-        if (typeof v === "object" ? v !== null : !isPrimitive(v)) {
+        if (typeof v === "object" ? v !== null : notData(v)) {
           todo.push({
             src: v,
             into: out,
@@ -469,8 +469,8 @@ var plainCopy = (function plainCopy(src) {
   for (const key of Object.keys(src)) put(out, key, src[key]);
   return out;
 });
-var isPrimitive = (function isPrimitive(v) {
-  return typeof v !== "function" && typeof v !== "symbol" && typeof v !== "bigint";
+var notData = (function notData(v) {
+  return typeof v === "function" || typeof v === "symbol" || typeof v === "bigint";
 });
 var put = (function put(into, key, v) {
   if (key === "__proto__") {

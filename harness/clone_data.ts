@@ -37,7 +37,7 @@ export function cloneData<T>(value: T): T {
     }
     const { src } = w;
     if (typeof src !== "object" || src === null) {
-      if (!isPrimitive(src)) throw refused(w, `a ${typeof src}`);
+      if (notData(src)) throw refused(w, `a ${typeof src}`);
       put(w.into, w.key, src);
       continue;
     }
@@ -48,8 +48,8 @@ export function cloneData<T>(value: T): T {
       throw refused(w, `a ${src.constructor?.name || "non-plain object"}`);
     }
     const at: Within = { value: src, key: w.key, parent: w.within };
-    // Filled in index order from empty, an array stays packed (`new Array(n)` is holey:
-    // slower to read and to stringify, and a run sends its transcript every turn).
+    // Filled in index order from empty, an array stays packed as the original is
+    // (`new Array(n)` is holey for good, and its reads check the prototype chain).
     const out = (array ? [] : plainCopy(src)) as Record<string | number, unknown>;
     put(w.into, w.key, out);
     open.add(src);
@@ -65,7 +65,7 @@ export function cloneData<T>(value: T): T {
         const key = keys[i]!;
         const v = out[key];
         // A primitive is copied already; an object is replaced by its copy.
-        if (typeof v === "object" ? v !== null : !isPrimitive(v)) {
+        if (typeof v === "object" ? v !== null : notData(v)) {
           todo.push({ src: v, into: out, key, within: at });
         }
       }
@@ -103,8 +103,9 @@ function plainCopy(src: object): Record<string, unknown> {
   return out;
 }
 
-function isPrimitive(v: unknown): boolean {
-  return typeof v !== "function" && typeof v !== "symbol" && typeof v !== "bigint";
+/** A function, a symbol or a bigint: refused (see the module doc). */
+function notData(v: unknown): boolean {
+  return typeof v === "function" || typeof v === "symbol" || typeof v === "bigint";
 }
 
 /** Sets a key of a copy: a `__proto__` key as a key, not the copy's prototype. */
