@@ -7,7 +7,7 @@
  * @module
  */
 import type { GenerateResult } from "./ai_sdk_reply.ts";
-import { raced } from "../harness/sleep.ts";
+import { raceSignal } from "../harness/race_signal.ts";
 import { isObject } from "../harness/is_object.ts";
 
 /**
@@ -39,7 +39,7 @@ export async function readAiSdkStream(
   const reader = stream.getReader();
   try {
     for (;;) {
-      const { value: part, done } = await raced(reader.read(), signal);
+      const { value: part, done } = await raceSignal(reader.read(), signal);
       if (done) break;
       if (isObject(part)) addPart(part, result, inputs, onText);
     }

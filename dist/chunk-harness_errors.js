@@ -108,16 +108,6 @@ var sleep = (function sleep(ms, signal) {
     });
   });
 });
-var raced = (function raced(p, signal) {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, {
-      once: true
-    });
-    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-});
 
 // harness/is_object.ts
 var isObject = (function isObject(v) {
@@ -137,6 +127,5 @@ export {
   messageOf,
   isObject,
   MAX_TIMER_MS,
-  sleep,
-  raced
+  sleep
 };

@@ -4942,6 +4942,7 @@ export {
   followUpRefusal,
   followUp,
   defineTool,
+  raceSignal,
   summarizedTurnsOf,
   loadTokenizer,
   tokenCount,

@@ -1,6 +1,7 @@
 /**
  * Racing a promise against an abort signal, for work that may ignore the
- * signal (a tool, a caller's `fetch`): the run still stops at once.
+ * signal (a tool, a caller's `fetch`, a stream reader's read): the run still
+ * stops at once.
  *
  * @module
  */
@@ -9,7 +10,8 @@
  * Settles as `p` does, or rejects with `signal.reason` once it aborts,
  * whichever comes first; a value that arrives after the abort goes to
  * `onLate` (e.g. a response whose body must be cancelled). One listener, no
- * promise of its own beyond the one returned: it runs on every tool call.
+ * promise of its own beyond the one returned: it runs on every tool call
+ * and every read of a streamed reply.
  *
  * @example
  * ```ts

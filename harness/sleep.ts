@@ -1,5 +1,5 @@
 /**
- * An abortable sleep that never leaves a timer behind, and an abortable wait on a promise.
+ * An abortable sleep that never leaves a timer behind.
  *
  * @module
  */
@@ -41,28 +41,5 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     }, Math.max(0, ms));
     signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/**
- * `p`, or a rejection with `signal.reason` as soon as `signal` aborts (for a
- * read that does not watch the signal itself, e.g. a stream reader's); the
- * listener is removed once `p` settles.
- *
- * @example
- * ```ts
- * import { raced } from "./sleep.ts";
- * const ac = new AbortController();
- * const never = new Promise<string>(() => {});
- * setTimeout(() => ac.abort(new Error("stop")), 5);
- * await raced(never, ac.signal).catch((e) => console.log(e.message)); // "stop"
- * ```
- */
-export function raced<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 }

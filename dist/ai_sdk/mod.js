@@ -4,13 +4,13 @@ import {
   countCompletionTokens,
   countPromptTokens,
   loadTokenizer,
+  raceSignal,
   saysContextLength,
   tokenCount
 } from "../chunk-harness_limits.js";
 import {
   ModelError,
   isObject,
-  raced,
   sleep
 } from "../chunk-harness_errors.js";
 
@@ -187,7 +187,7 @@ async function readAiSdkStream(stream, signal, onText) {
   const reader = stream.getReader();
   try {
     for (; ; ) {
-      const { value: part, done } = await raced(reader.read(), signal);
+      const { value: part, done } = await raceSignal(reader.read(), signal);
       if (done) break;
       if (isObject(part)) addPart(part, result, inputs, onText);
     }
