@@ -1,4 +1,7 @@
 import {
+  settlesWithin
+} from "./chunk-harness_settles_within.js";
+import {
   McpStartError
 } from "./chunk-mcp_mcp_start_error.js";
 import {
@@ -145,27 +148,15 @@ var OwnedStdioTransport = class extends StdioClientTransport {
     if (!child || !closed) return;
     const running = () => child.exitCode === null && child.signalCode === null;
     if (running()) signal(child.pid, "SIGTERM");
-    if (await within(closed, GRACE_MS)) return;
+    if (await settlesWithin(closed, GRACE_MS)) return;
     if (running()) signal(child.pid, "SIGKILL");
-    await within(closed, GRACE_MS);
+    await settlesWithin(closed, GRACE_MS);
   }
 };
 function signal(pid, s) {
   try {
     Deno.kill(pid, s);
   } catch {
-  }
-}
-async function within(p, ms) {
-  let timer;
-  const late = new Promise((resolve) => timer = setTimeout(() => resolve(false), ms));
-  try {
-    return await Promise.race([
-      p.then(() => true),
-      late
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 function makeTransport(spec) {

@@ -16,6 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { settlesWithin } from "../harness/settles_within.ts";
 
 /** An MCP server started as a child process, spoken to over its stdin and stdout. */
 export interface McpStdioServer {
@@ -93,10 +94,10 @@ export class OwnedStdioTransport extends StdioClientTransport {
     if (!child || !closed) return;
     const running = () => child.exitCode === null && child.signalCode === null;
     if (running()) signal(child.pid!, "SIGTERM");
-    if (await within(closed, GRACE_MS)) return;
+    if (await settlesWithin(closed, GRACE_MS)) return;
     if (running()) signal(child.pid!, "SIGKILL");
     // A grandchild may hold the pipes open: do not wait for them forever.
-    await within(closed, GRACE_MS);
+    await settlesWithin(closed, GRACE_MS);
   }
 }
 
@@ -104,17 +105,6 @@ function signal(pid: number, s: Deno.Signal): void {
   try {
     Deno.kill(pid, s);
   } catch { /* already gone */ }
-}
-
-/** Whether `p` settles within `ms` (no timer is left behind either way). */
-async function within(p: Promise<void>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms));
-  try {
-    return await Promise.race([p.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The transport for a server spec: Streamable HTTP for a URL, else an owned stdio process. */

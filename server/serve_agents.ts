@@ -12,7 +12,7 @@
  * @module
  */
 import { ReinsError } from "../harness/errors.ts";
-import { sleep } from "../harness/sleep.ts";
+import { settlesWithin } from "../harness/settles_within.ts";
 import { messageOf } from "../harness/message_of.ts";
 import { type Env, readEnv, type ReinsEnv } from "../runtime/env.ts";
 import { listenRefusal, type ServeOptions, type Service, startService } from "./service.ts";
@@ -113,17 +113,6 @@ function denied(e: unknown): e is Error {
 
 /** How long open responses may take to finish once the server stops taking requests. */
 const SHUTDOWN_GRACE_MS = 2000;
-
-/** Whether `p` settles within `ms` (it is left running if not); leaves no timer behind. */
-async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  const timer = new AbortController();
-  const late = sleep(ms, timer.signal).then(() => false, () => false);
-  try {
-    return await Promise.race([p.then(() => true), late]);
-  } finally {
-    timer.abort();
-  }
-}
 
 /** SIGINT and SIGTERM call `fn` until the returned function removes them. */
 function onSignals(fn: (signal: string) => void): () => void {

@@ -1,5 +1,8 @@
 // @ts-self-types="../../server/mod.ts"
 import {
+  settlesWithin
+} from "../chunk-harness_settles_within.js";
+import {
   forkRun,
   forkRunOptions
 } from "../chunk-runtime_fork_run.js";
@@ -3598,18 +3601,6 @@ function denied(e) {
   return e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied;
 }
 var SHUTDOWN_GRACE_MS = 2e3;
-async function settlesWithin(p, ms2) {
-  const timer = new AbortController();
-  const late = sleep(ms2, timer.signal).then(() => false, () => false);
-  try {
-    return await Promise.race([
-      p.then(() => true),
-      late
-    ]);
-  } finally {
-    timer.abort();
-  }
-}
 function onSignals(fn) {
   const listeners = [
     [
