@@ -193,7 +193,8 @@ function runReadPaths(): Json {
         ],
         responses: {
           "200": {
-            description: "An event stream: `id:` the seq, `event:` the type, `data:` the event",
+            description: "An event stream: `id:` the seq, `data:` the event (its `type` inside). " +
+              "Only text deltas are named (`event: text_delta`); the others are plain messages.",
             content: { "text/event-stream": { schema: { type: "string" } } },
           },
           ...forRun,

@@ -134,6 +134,10 @@ Deno.test("GET /runs/:id/events carries the deltas as text_delta events that joi
     // Other events stay unnamed (plain `message` events), as before.
     const named = blocks.filter((b) => /^event: /m.test(b)).length;
     assert.equal(named, deltas.length);
+    // The published API says the same of the stream.
+    const doc = (await s.call("GET", "/openapi.json")).body;
+    const said = doc.paths["/runs/{id}/events"].get.responses["200"].description as string;
+    assert.match(said, /Only text deltas are named \(`event: text_delta`\)/);
     const view = await settled(s, id);
     assert.equal(deltas.map((d) => d.delta).join(""), view.output);
     assert.ok(blocks.findLastIndex((b) => /text_delta/.test(b)) < blocks.length - 1);
