@@ -12,12 +12,11 @@
  */
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { z } from "zod";
 import { RunNotFoundError } from "../harness/errors.ts";
 import { sleep } from "../harness/sleep.ts";
 import { RESUMABLE_STATUSES } from "../harness/state.ts";
 import type { ResolvedDeps } from "./deps.ts";
-import { EventsQuerySchema, parseInput } from "./schemas.ts";
+import { EventsQuerySchema, LastEventIdSchema, parseInput } from "./schemas.ts";
 import { runIdParam } from "./views.ts";
 
 /**
@@ -27,7 +26,6 @@ import { runIdParam } from "./views.ts";
  */
 export const KEEPALIVE_MS = 10_000;
 
-const LastEventIdSchema = z.coerce.number().pipe(z.int().min(-1));
 /** Between the status checks of a quiet stream, in polls. */
 const STATUS_EVERY_POLLS = 20;
 
@@ -57,7 +55,10 @@ const STATUS_EVERY_POLLS = 20;
 export function registerEventRoutes(app: Hono, deps: ResolvedDeps): void {
   app.get("/runs/:id/events", async (c) => {
     const id = runIdParam(c);
-    const query = parseInput(EventsQuerySchema, c.req.query(), "");
+    // An empty `after=` is no position, as an empty Last-Event-ID is: from the start.
+    const { after: given, ...rest } = c.req.query();
+    const asked = given === undefined || given.trim() === "" ? rest : { ...rest, after: given };
+    const query = parseInput(EventsQuerySchema, asked, "");
     const header = c.req.header("last-event-id");
     const after = header !== undefined && header.trim() !== ""
       ? parseInput(LastEventIdSchema, header, "Last-Event-ID")

@@ -105,16 +105,28 @@ export const StopSchema = z.strictObject({
   ),
 });
 
+/**
+ * An integer written in decimal digits (a query value, a header): `0x10`,
+ * `1e3`, ` 1` or an empty value are refused, not read as some other number.
+ */
+function decimalInt(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return z.string().regex(/^-?[0-9]{1,15}$/, "expected an integer in decimal digits")
+    .transform(Number).pipe(z.int().min(min).max(max));
+}
+
 /** Query of `GET /runs` (exactly optional, as a query has no `undefined`: the store's options). */
 export const ListQuerySchema = z.strictObject({
   status: RunStatusSchema.exactOptional(),
-  limit: z.coerce.number().pipe(z.int().min(1).max(1000)).exactOptional(),
+  limit: decimalInt(1, 1000).exactOptional().describe("At most this many runs, 1 to 1000"),
 });
+
+/** The `Last-Event-ID` header of an event stream: the last seq the client has (-1: none). */
+export const LastEventIdSchema = decimalInt(-1);
 
 /** Query of `GET /runs/:id/events`. */
 export const EventsQuerySchema = z.strictObject({
-  after: z.coerce.number().pipe(z.int().min(-1)).optional().describe(
-    "Send only events after this seq (like Last-Event-ID)",
+  after: decimalInt(-1).optional().describe(
+    "Send only events after this seq, -1 or more (like Last-Event-ID); empty: from the start",
   ),
   follow: z.enum(["true", "false", "1", "0"]).optional().describe(
     "false: send the stored events and close (default true: then live ones)",

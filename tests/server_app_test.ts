@@ -175,6 +175,10 @@ Deno.test("bad input is a 400 naming the field, and nothing is written", () =>
       ["POST", `/runs/${id}/stop`, { reason: "" }, "reason"],
       ["POST", `/runs/${id}/resume`, { limits: { maxTurns: "x" } }, "limits.maxTurns"],
       ["GET", `/runs/${id}/events?after=x`, undefined, "after"],
+      // Only decimal digits: not read as 1 or 10 (nor 16 runs).
+      ["GET", `/runs/${id}/events?follow=false&after=0x1`, undefined, "after"],
+      ["GET", `/runs/${id}/events?follow=false&after=1e1`, undefined, "after"],
+      ["GET", "/runs?limit=0x10", undefined, "limit"],
     ];
     for (const [method, path, body, field] of cases) {
       const res = await s.call(method, path, body);
@@ -183,8 +187,13 @@ Deno.test("bad input is a 400 naming the field, and nothing is written", () =>
       assert.equal(res.body.error.field, field, `${method} ${path} ${JSON.stringify(body)}`);
       assert.ok(res.body.error.message.startsWith(`${field}: `), res.body.error.message);
     }
-    const sse = await s.call("GET", `/runs/${id}/events`, undefined, { "last-event-id": "abc" });
-    assert.equal(sse.body.error.field, "Last-Event-ID");
+    for (const lastId of ["abc", "0x10", "1e3", "-2"]) {
+      const sse = await s.call("GET", `/runs/${id}/events?follow=false`, undefined, {
+        "last-event-id": lastId,
+      });
+      assert.equal(sse.status, 400, lastId);
+      assert.equal(sse.body.error.field, "Last-Event-ID");
+    }
     assert.deepEqual(await kvSnapshot(s.kv), before);
   }));
 
@@ -232,6 +241,13 @@ Deno.test("SSE: stored events in order with ids, resuming after Last-Event-ID, t
       parseSse(await (await s.app.request(`/runs/${id}/events?follow=0&after=4`)).text()),
       all.slice(5),
     );
+    // An empty position is none, in the query as in the header: from event 0.
+    for (const query of ["after=", "after=%20"]) {
+      const from = await s.app.request(`/runs/${id}/events?follow=0&${query}`, {
+        headers: { "last-event-id": "" },
+      });
+      assert.deepEqual(parseSse(await from.text()), all, query);
+    }
 
     // Live: a slow run streamed from its start until run_stopped, then the client leaves.
     const slow = (await s.call("POST", "/runs", { task: "scan", scenario: "slow" })).body.runId;

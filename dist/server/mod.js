@@ -1910,12 +1910,16 @@ var ResumeSchema = z.strictObject({
 var StopSchema = z.strictObject({
   reason: z.string().trim().min(1).max(1e3).optional().describe("Why (default: stopped by a person)")
 });
+function decimalInt(min, max = Number.MAX_SAFE_INTEGER) {
+  return z.string().regex(/^-?[0-9]{1,15}$/, "expected an integer in decimal digits").transform(Number).pipe(z.int().min(min).max(max));
+}
 var ListQuerySchema = z.strictObject({
   status: RunStatusSchema.exactOptional(),
-  limit: z.coerce.number().pipe(z.int().min(1).max(1e3)).exactOptional()
+  limit: decimalInt(1, 1e3).exactOptional().describe("At most this many runs, 1 to 1000")
 });
+var LastEventIdSchema = decimalInt(-1);
 var EventsQuerySchema = z.strictObject({
-  after: z.coerce.number().pipe(z.int().min(-1)).optional().describe("Send only events after this seq (like Last-Event-ID)"),
+  after: decimalInt(-1).optional().describe("Send only events after this seq, -1 or more (like Last-Event-ID); empty: from the start"),
   follow: z.enum([
     "true",
     "false",
@@ -2199,7 +2203,7 @@ function registerInspectorParts(app, deps) {
 }
 
 // server/openapi.ts
-import { z as z7 } from "zod";
+import { z as z6 } from "zod";
 
 // server/response_schemas.ts
 import { z as z2 } from "zod";
@@ -2309,10 +2313,10 @@ var ErrorResponse = z2.object({
 });
 
 // server/openapi_conversation.ts
-import { z as z6 } from "zod";
+import { z as z5 } from "zod";
 
 // server/routes_conversation.ts
-import { z as z5 } from "zod";
+import { z as z4 } from "zod";
 
 // kv/idempotency.ts
 import { z as z3 } from "zod";
@@ -2452,14 +2456,17 @@ async function releaseIdempotencyKey(kv, scope, versionstamp) {
 
 // server/routes_events.ts
 import { streamSSE } from "hono/streaming";
-import { z as z4 } from "zod";
 var KEEPALIVE_MS = 1e4;
-var LastEventIdSchema = z4.coerce.number().pipe(z4.int().min(-1));
 var STATUS_EVERY_POLLS = 20;
 function registerEventRoutes(app, deps) {
   app.get("/runs/:id/events", async (c) => {
     const id = runIdParam(c);
-    const query = parseInput(EventsQuerySchema, c.req.query(), "");
+    const { after: given, ...rest } = c.req.query();
+    const asked = given === void 0 || given.trim() === "" ? rest : {
+      ...rest,
+      after: given
+    };
+    const query = parseInput(EventsQuerySchema, asked, "");
     const header = c.req.header("last-event-id");
     const after = header !== void 0 && header.trim() !== "" ? parseInput(LastEventIdSchema, header, "Last-Event-ID") : query.after ?? -1;
     const follow = query.follow !== "false" && query.follow !== "0";
@@ -2852,15 +2859,15 @@ function registerRunRoutes(app, deps) {
 }
 
 // server/routes_conversation.ts
-var FollowUpSchema = z5.strictObject({
-  content: z5.string().trim().min(1).max(1e5).describe("The person's next message"),
+var FollowUpSchema = z4.strictObject({
+  content: z4.string().trim().min(1).max(1e5).describe("The person's next message"),
   limits: LimitsSchema.optional().describe("New limits from now on (the turn cap counts turns since the last message; the budget is the whole conversation's)")
 });
-var ForkSchema = z5.strictObject({
-  atTurn: z5.int().min(0).describe("Fork after this turn of the source (its reply and tool results); 0: before its first call"),
-  start: z5.boolean().optional().describe("Start the fork now (default true); false: create and quote it only (a resume starts it)"),
+var ForkSchema = z4.strictObject({
+  atTurn: z4.int().min(0).describe("Fork after this turn of the source (its reply and tool results); 0: before its first call"),
+  start: z4.boolean().optional().describe("Start the fork now (default true); false: create and quote it only (a resume starts it)"),
   limits: LimitsSchema.optional().describe("The fork's limits (default: the source's)"),
-  quoteOnly: z5.boolean().optional().describe("Only quote the fork's next call: nothing is created (200 with `{ forkedFrom, quote }`)")
+  quoteOnly: z4.boolean().optional().describe("Only quote the fork's next call: nothing is created (200 with `{ forkedFrom, quote }`)")
 });
 function registerConversationRoutes(app, deps) {
   app.post("/runs/:id/messages", async (c) => {
@@ -2988,23 +2995,23 @@ var idempotencyErrors = {
 };
 
 // server/openapi_conversation.ts
-var usd2 = z6.number().min(0);
-var count2 = z6.int().min(0);
-var QuoteResponse = z6.object({
+var usd2 = z5.number().min(0);
+var count2 = z5.int().min(0);
+var QuoteResponse = z5.object({
   turn: count2.describe("The turn the call will be"),
   promptTokens: count2.describe("Prompt tokens of the call, counted (o200k_base)"),
   promptUsd: usd2,
   replyTokens: count2.describe("Reply tokens reserved (max_tokens)"),
   replyUsd: usd2.describe("What the reserved reply costs at most"),
   totalUsd: usd2.describe("promptUsd + replyUsd: the call in full (a hard budget caps the reply)"),
-  model: z6.string()
+  model: z5.string()
 });
 var ForkCreatedResponse = RunViewResponse.extend({
   quote: QuoteResponse
 });
-var ForkQuoteResponse = z6.object({
-  forkedFrom: z6.object({
-    runId: z6.string(),
+var ForkQuoteResponse = z5.object({
+  forkedFrom: z5.object({
+    runId: z5.string(),
     turn: count2
   }),
   quote: QuoteResponse
@@ -3079,7 +3086,7 @@ function addConversationRoutes(doc, schema2, params, errors) {
 
 // server/openapi.ts
 function schema(s, io = "input") {
-  const { $schema: _drop, ...rest } = z7.toJSONSchema(s, {
+  const { $schema: _drop, ...rest } = z6.toJSONSchema(s, {
     io
   });
   return rest;
