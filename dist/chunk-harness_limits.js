@@ -17,6 +17,9 @@ import { z } from "zod";
 // harness/schema_issue.ts
 var NON_NEGATIVE_NUMBER = "expected a non-negative number";
 var AN_OBJECT = "expected an object";
+function objectError(issue) {
+  return issue.code === "invalid_type" ? AN_OBJECT : void 0;
+}
 function formatPath(path, start = "") {
   let out = start;
   for (const key of path) {
@@ -78,7 +81,7 @@ var buildSchema = (function buildSchema() {
       error: NON_NEGATIVE_NUMBER
     }).describe("USD at most")
   }, {
-    error: AN_OBJECT
+    error: objectError
   });
 });
 var checkNonNegative = (function checkNonNegative(name, value, integer) {
@@ -880,15 +883,15 @@ var priceSchemas = (function priceSchemas() {
     cachedInputPerMillion: nonNegNum.optional(),
     cacheWritePerMillion: nonNegNum.optional()
   }, {
-    error: AN_OBJECT
+    error: objectError
   });
   const table = z3.strictObject({
     default: prices,
     models: z3.record(z3.string(), prices, {
-      error: AN_OBJECT
+      error: objectError
     }).optional()
   }, {
-    error: AN_OBJECT
+    error: objectError
   });
   return schemas = {
     prices,
@@ -4918,7 +4921,7 @@ function modelOf(agent, resolve) {
 
 export {
   isDrivenByRun,
-  AN_OBJECT,
+  objectError,
   issueLine,
   DEFAULT_LIMITS,
   GIVEN_BUDGET,

@@ -2,10 +2,10 @@ import {
   RecordError
 } from "./chunk-kv_record_error.js";
 import {
-  AN_OBJECT,
   GIVEN_BUDGET,
   agentOptionsSchema,
   issueLine,
+  objectError,
   pricesSchemaOf,
   runLimitsSchema
 } from "./chunk-harness_limits.js";
@@ -36,7 +36,7 @@ var names = z.array(z.string({
 var strings = z.record(z.string(), z.string({
   error: "expected a string"
 }), {
-  error: AN_OBJECT
+  error: objectError
 });
 var mcpServerSchema = z.strictObject({
   type: z.enum([
@@ -72,7 +72,7 @@ var mcpServerSchema = z.strictObject({
     error: TIMEOUT
   }).optional()
 }, {
-  error: AN_OBJECT
+  error: objectError
 }).refine((s) => s.command === void 0 !== (s.url === void 0), {
   error: 'expected "command" (a stdio server) or "url" (an HTTP server), not both'
 });
@@ -102,7 +102,7 @@ var configSchema = z.strictObject({
   context: agentOptionsSchema().shape.context,
   workspace: text.optional(),
   mcpServers: z.record(z.string(), mcpServerSchema, {
-    error: AN_OBJECT
+    error: objectError
   }).superRefine((servers, ctx) => {
     for (const name of Object.keys(servers)) {
       if (!/^[a-zA-Z0-9_-]{1,32}$/.test(name)) {

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { CallUsage } from "./messages.ts";
-import { AN_OBJECT, issueLine, NON_NEGATIVE_NUMBER } from "./schema_issue.ts";
+import { issueLine, NON_NEGATIVE_NUMBER, objectError } from "./schema_issue.ts";
 
 /** USD per million tokens. */
 export interface Prices {
@@ -62,11 +62,11 @@ function priceSchemas(): { prices: z.ZodType<Prices>; table: z.ZodType<PriceTabl
     contextTokens: posInt.optional(),
     cachedInputPerMillion: nonNegNum.optional(),
     cacheWritePerMillion: nonNegNum.optional(),
-  }, { error: AN_OBJECT });
+  }, { error: objectError });
   const table = z.strictObject({
     default: prices,
-    models: z.record(z.string(), prices, { error: AN_OBJECT }).optional(),
-  }, { error: AN_OBJECT });
+    models: z.record(z.string(), prices, { error: objectError }).optional(),
+  }, { error: objectError });
   return schemas = { prices, table };
 }
 

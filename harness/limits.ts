@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { AN_OBJECT, NON_NEGATIVE_NUMBER } from "./schema_issue.ts";
+import { NON_NEGATIVE_NUMBER, objectError } from "./schema_issue.ts";
 
 /** The limits every run has. */
 export interface RunLimits {
@@ -63,7 +63,7 @@ function buildSchema() {
       .describe(
         "USD at most",
       ),
-  }, { error: AN_OBJECT });
+  }, { error: objectError });
 }
 
 /**

@@ -13,6 +13,24 @@ export const NON_NEGATIVE_NUMBER = "expected a non-negative number";
 export const AN_OBJECT = "expected an object";
 
 /**
+ * The error option of an object (or record) schema: {@link AN_OBJECT} for a
+ * value that is no object, zod's own message for the rest (an unknown key is
+ * named as one, not called "expected an object").
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { objectError } from "./schema_issue.ts";
+ * const s = z.strictObject({ a: z.number() }, { error: objectError });
+ * console.log(s.safeParse(1).error?.issues[0]?.message); // expected an object
+ * console.log(s.safeParse({ a: 1, b: 2 }).error?.issues[0]?.message); // Unrecognized key: "b"
+ * ```
+ */
+export function objectError(issue: { code?: string | undefined }): string | undefined {
+  return issue.code === "invalid_type" ? AN_OBJECT : undefined;
+}
+
+/**
  * A path as a person writes it: `limits.maxTurns`, `prices.models["gpt-4.1"]`,
  * `items[2]`, after `start` when given.
  *

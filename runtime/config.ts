@@ -10,7 +10,7 @@ import { z } from "zod";
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import { ReinsError } from "../harness/errors.ts";
 import { messageOf } from "../harness/message_of.ts";
-import { AN_OBJECT, issueLine } from "../harness/schema_issue.ts";
+import { issueLine, objectError } from "../harness/schema_issue.ts";
 import { readEnv } from "./env.ts";
 import { type Prices, pricesSchemaOf, type PriceTable } from "../harness/cost.ts";
 import { GIVEN_BUDGET, runLimitsSchema } from "../harness/limits.ts";
@@ -76,7 +76,7 @@ const text = z.string({ error: STRING }).min(1, { error: STRING });
 
 const names = z.array(z.string({ error: "expected a tool name" }), { error: "expected an array" });
 const strings = z.record(z.string(), z.string({ error: "expected a string" }), {
-  error: AN_OBJECT,
+  error: objectError,
 });
 const mcpServerSchema = z.strictObject({
   type: z.enum(["stdio", "http", "streamable-http"], {
@@ -97,7 +97,7 @@ const mcpServerSchema = z.strictObject({
   timeoutMs: z.number({ error: TIMEOUT }).positive({ error: TIMEOUT }).max(MAX_TIMER_MS, {
     error: TIMEOUT,
   }).optional(),
-}, { error: AN_OBJECT }).refine((s) => (s.command === undefined) !== (s.url === undefined), {
+}, { error: objectError }).refine((s) => (s.command === undefined) !== (s.url === undefined), {
   error: 'expected "command" (a stdio server) or "url" (an HTTP server), not both',
 });
 
@@ -117,7 +117,7 @@ const configSchema = z.strictObject({
   toolErrors: agentOptionsSchema().shape.toolErrors,
   context: agentOptionsSchema().shape.context,
   workspace: text.optional(),
-  mcpServers: z.record(z.string(), mcpServerSchema, { error: AN_OBJECT }).superRefine(
+  mcpServers: z.record(z.string(), mcpServerSchema, { error: objectError }).superRefine(
     (servers, ctx) => {
       for (const name of Object.keys(servers)) {
         if (!/^[a-zA-Z0-9_-]{1,32}$/.test(name)) {

@@ -187,6 +187,11 @@ Deno.test("bad input is a 400 naming the field, and nothing is written", () =>
       assert.equal(res.body.error.field, field, `${method} ${path} ${JSON.stringify(body)}`);
       assert.ok(res.body.error.message.startsWith(`${field}: `), res.body.error.message);
     }
+    // An unknown key inside limits is named as one (it was "expected an object").
+    const extra = await s.call("POST", "/runs", { task: "x", limits: { maxTurns: 5, foo: 1 } });
+    assert.equal(extra.status, 400);
+    assert.equal(extra.body.error.field, "limits.foo");
+    assert.match(extra.body.error.message, /^limits\.foo: Unrecognized key: "foo"$/);
     for (const lastId of ["abc", "0x10", "1e3", "-2"]) {
       const sse = await s.call("GET", `/runs/${id}/events?follow=false`, undefined, {
         "last-event-id": lastId,
