@@ -85,6 +85,8 @@ function wrap(text: string, indent: number, width: number): string {
 
 /** What `--help` says besides the flags (a project's own command line gives its own). */
 export interface UsageOptions {
+  /** How the usage names the command (default `deno task run`, this repository's). */
+  command?: string | undefined;
   /** The paragraph after the usage line: what the command is, what it does with no arguments. */
   intro?: string | undefined;
   /** The scenarios `--scenario` may play, listed under it. */
@@ -113,13 +115,15 @@ ${wrap([...options.scenarios].sort().join(", "), 30, 100)}
   const latency = options.scenarios?.length
     ? "  --latency-ms N              scripted provider latency per request\n"
     : "";
-  return `Usage: deno task run [flags] [TASK]
+  const command = options.command ?? "deno task run";
+  return `Usage: ${command} [flags] [TASK]
+       ${command} runs [list | show ID | trace ID | tree ID] (--help: its own flags)
 
 ${intro}
 
 A run (persisted in Deno KV; prints its id):
-  deno task run --agent NAME "Which file mentions a timeout?"
-  deno task run --base-url URL --model M "Which file mentions a timeout?"
+  ${command} --agent NAME "Which file mentions a timeout?"
+  ${command} --base-url URL --model M "Which file mentions a timeout?"
 
 Continue a run (in this process):
   --resume ID                 run what is pending, then continue

@@ -63,6 +63,11 @@ export interface CliOptions {
   scenarios?: ScenarioCatalog;
   /** What `--help` says the command is, after the usage line. */
   intro?: string;
+  /**
+   * How `--help` and the printed hints (approve, reject, resume) name this
+   * command (default: `deno run -A <the main module's file name>`).
+   */
+  command?: string;
   /** The arguments (default `Deno.args`). */
   args?: readonly string[];
 }
@@ -264,8 +269,15 @@ async function execute(s: Session, root: RunState): Promise<number> {
 
 function report(s: Session, done: RunState): number {
   if (s.flags.json) console.log(JSON.stringify(summarize(done)));
-  else for (const line of describeRun(done)) console.log(line);
+  else for (const line of describeRun(done, commandOf(s.options))) console.log(line);
   return exitCodeOf(done);
+}
+
+/** How this command is named to its user: given, else `deno run -A <main module's file>`. */
+function commandOf(options: CliOptions): string {
+  if (options.command !== undefined) return options.command;
+  const file = new URL(Deno.mainModule).pathname.split("/").at(-1) || "cli.ts";
+  return `deno run -A ${decodeURIComponent(file)}`;
 }
 
 /**
@@ -362,11 +374,12 @@ export async function cli(options: CliOptions): Promise<number> {
   const argv = [...options.args ?? Deno.args];
   let code: number;
   try {
-    if (argv[0] === "runs") code = await runsMain(argv.slice(1));
+    if (argv[0] === "runs") code = await runsMain(argv.slice(1), commandOf(options));
     else {
       const flags = parseRunArgs(argv, options.scenarios?.task);
       if (flags.command.kind === "help" || flags.command.kind === "demo") {
-        console.log(runUsage({ intro: options.intro, scenarios: options.scenarios?.names }));
+        const { intro, scenarios } = options;
+        console.log(runUsage({ command: commandOf(options), intro, scenarios: scenarios?.names }));
         code = flags.command.kind === "help" ? EXIT_CODES.completed : EXIT_CODES.usage;
       } else code = await command(options, flags);
     }

@@ -8,7 +8,7 @@ import type { RunState } from "../harness/state.ts";
 
 /** Every exit code, by name. */
 export const EXIT_CODES = Object.freeze({
-  /** The run completed (and the demo, when every experiment ran). */
+  /** The run completed (and this repository's demo, when every experiment ran). */
   completed: 0,
   /** The run failed (a permanent tool error, a model error, `toolErrors: fatal`). */
   failed: 1,
@@ -55,7 +55,7 @@ export function exitCodeOf(state: Pick<RunState, "status" | "interruption">): nu
 
 /** The exit-code table of `--help`. */
 export const EXIT_CODES_HELP = `Exit codes:
-  0  completed (the demo: every experiment ran)
+  0  completed
   1  failed
   2  usage error: bad flag or value, unknown run, wrong state, lease still held
   3  max_turns_exceeded (resume with --max-turns N)

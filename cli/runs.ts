@@ -17,15 +17,32 @@ import { cutText } from "../harness/text.ts";
 import type { ChatMessage } from "../harness/messages.ts";
 import { storedTask } from "../kv/stored_task.ts";
 
-/** `--help` text. */
-export const RUNS_USAGE = `Usage: deno task runs [list] [--status S] [--limit N] [--json]
-       deno task runs show ID [--json]
-       deno task runs trace ID
-       deno task runs tree ID [--json]
-Flags: --kv PATH (env REINS_KV_PATH, default .reins/runs.sqlite)
+/**
+ * The `--help` text, naming the command as `command` (a `cli()` of your own:
+ * `deno run -A cli.ts runs`).
+ *
+ * @example
+ * ```ts
+ * import { runsUsage } from "./runs.ts";
+ * console.log(runsUsage("deno run -A cli.ts runs").split("\n")[0]);
+ * // Usage: deno run -A cli.ts runs [list] [--status S] [--limit N] [--json]
+ * ```
+ */
+export function runsUsage(command = "deno task runs"): string {
+  return `Usage: ${command} [list] [--status S] [--limit N] [--json]
+       ${command} show ID [--json]
+       ${command} trace ID
+       ${command} tree ID [--json]
+${RUNS_REST}`;
+}
+
+const RUNS_REST = `Flags: --kv PATH (env REINS_KV_PATH, default .reins/runs.sqlite)
 Exit codes:
   0  printed what was asked, whatever the run's status (read it from --json's "status")
   2  usage error: bad flag or value, unknown command, unknown run id (one line on stderr)`;
+
+/** `deno task runs --help`: this repository's {@link runsUsage}. */
+export const RUNS_USAGE: string = runsUsage();
 
 const STATUSES = RUN_STATUSES;
 
@@ -138,12 +155,17 @@ function messageLine(m: ChatMessage): string {
   return `  ${m.role.padEnd(9)} ${text.length > 300 ? cutText(text, 300) + "…" : text}`;
 }
 
-async function showRun(store: KvRunStore, id: string, json: boolean): Promise<void> {
+async function showRun(
+  store: KvRunStore,
+  id: string,
+  json: boolean,
+  command = "deno task run",
+): Promise<void> {
   const s = await store.load(id);
   if (json) return console.log(JSON.stringify(s));
-  for (const line of describeRun(s)) console.log(line);
+  for (const line of describeRun(s, command)) console.log(line);
   if (RESUMABLE_STATUSES.includes(s.status) && s.status !== "running") {
-    console.log(`  resume: deno task run --resume ${s.runId}`);
+    console.log(`  resume: ${command} --resume ${s.runId}`);
   }
   console.log("transcript:");
   for (const m of s.messages) console.log(messageLine(m));
@@ -175,6 +197,8 @@ function envKvPath(): string | undefined {
 
 /**
  * `deno task runs ARGS` (and `cli()`'s `runs ARGS`): list, show, trace, tree.
+ * `runCommand` is how its hints name the command that runs agents (default
+ * `deno task run`; `cli()` gives its own, and its usage is that + ` runs`).
  *
  * @example
  * ```ts ignore
@@ -182,9 +206,10 @@ function envKvPath(): string | undefined {
  * Deno.exitCode = await runsMain(["list", "--json"]);
  * ```
  */
-export async function runsMain(argv: string[]): Promise<number> {
+export async function runsMain(argv: string[], runCommand?: string): Promise<number> {
   const a = parseRunsArgs(argv);
-  if (a.help) return (console.log(RUNS_USAGE), EXIT_CODES.completed);
+  const usage = runsUsage(runCommand === undefined ? undefined : `${runCommand} runs`);
+  if (a.help) return (console.log(usage), EXIT_CODES.completed);
   const kv = await openKv(a.kv ?? await defaultKvPath(envKvPath()));
   try {
     const store = new KvRunStore(kv);
@@ -197,7 +222,7 @@ export async function runsMain(argv: string[]): Promise<number> {
         ? await listTable(store, runs)
         : "no runs";
       console.log(text);
-    } else if (a.sub === "show") await showRun(store, a.id, a.json);
+    } else if (a.sub === "show") await showRun(store, a.id, a.json, runCommand);
     else if (a.sub === "trace") {
       await store.load(a.id); // a clear error for an unknown id
       for (const e of await store.events(a.id)) console.log(JSON.stringify(e.event));

@@ -71,7 +71,7 @@ export function summarize(s: RunState): RunSummaryJson {
  * console.log(describeRun(s).at(-1)); // "  spent $0.010780 of $0.010000 (108%)"
  * ```
  */
-export function describeRun(s: RunState): string[] {
+export function describeRun(s: RunState, command = "deno task run"): string[] {
   const lines = [
     `run ${s.runId}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ""}`,
     `  turns=${s.turns}  toolRuns=${s.toolRuns}  in=${s.usage.prompt_tokens}  out=${s.usage.completion_tokens}`,
@@ -88,8 +88,8 @@ export function describeRun(s: RunState): string[] {
       `  awaiting a verdict on ${i.toolName}(${JSON.stringify(i.args)}) call ${i.callId}${
         i.runId && i.runId !== s.runId ? ` in child run ${i.runId}` : ""
       }`,
-      `  approve: deno task run --approve ${s.runId} ${i.callId}`,
-      `  reject:  deno task run --reject ${s.runId} ${i.callId} --reason "..."`,
+      `  approve: ${command} --approve ${s.runId} ${i.callId}`,
+      `  reject:  ${command} --reject ${s.runId} ${i.callId} --reason "..."`,
     );
   }
   if (s.outputSchema && s.output !== null) {

@@ -240,16 +240,17 @@ export function demoCliOptions(env: ReinsEnv = envOrDefaults()): CliOptions {
     defaultModel: "plan",
     scenarios: DEMO_SCENARIOS,
     intro: DEMO_INTRO,
+    command: "deno task run",
   };
 }
 
 /** What this repository's `deno task run --help` says first. */
 const DEMO_INTRO = `With no arguments: the demo, 13 experiments (plan, turn caps, budgets, tool
 errors, dedupe, approval, crash and resume, Stop, latency, subagents, typed
-output) against the in-process scripted provider, one table each. Otherwise one run of a demo
-agent (demo, demo-deep, demo-cleanup, demo-typed; --scenario picks the one it
-needs), persisted in Deno KV, or a continuation of one. --scenario defaults to
-plan when there is no --base-url.`;
+output) against the in-process scripted provider, one table each; exit 0 when
+every one ran. Otherwise one run of a demo agent (demo, demo-deep, demo-cleanup,
+demo-typed; --scenario picks the one it needs), persisted in Deno KV, or a
+continuation of one. --scenario defaults to plan when there is no --base-url.`;
 
 /**
  * What `deno task worker` executes in this repository: the demo agents;

@@ -24,6 +24,11 @@ Deno.test("cli({ agents }): a run of the user's agent, its approval, runs, --jso
     assert.match(first.stdout, /tool refund awaits a verdict \(needs approval\)/);
     const id = first.stdout.match(/^run ([0-9a-f-]{36})$/m)?.[1];
     assert.ok(id, first.stdout);
+    // The hints name the user's command, not this repository's `deno task run`.
+    const hint = `deno run -A support_cli.ts --approve ${id} call_1_0`;
+    assert.ok(first.stdout.includes(`  approve: ${hint}`), first.stdout);
+    const shown = await run(["runs", "show", id]);
+    assert.ok(shown.stdout.includes(`  approve: ${hint}`), shown.stdout);
 
     const listed = await run(["runs", "--json"]);
     assert.equal(listed.code, 0, listed.stderr);
@@ -124,5 +129,19 @@ Deno.test("cli({ agents }): flags may only narrow the agent, as HTTP's requests;
     assert.equal(approved.code, 0, approved.stderr);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("cli({ agents }) --help names the user's command, and its exit 0 is no demo's", async () => {
+  for (const args of [["--help"], ["runs", "--help"]]) {
+    const help = await runScript("tests/fixtures/support_cli.ts", args, {
+      env: { LLM_BASE_URL: "", LLM_MODEL: "" },
+    });
+    assert.equal(help.code, 0, help.stderr);
+    assert.doesNotMatch(help.stdout, /deno task run|experiment/);
+    const usage = args[0] === "runs"
+      ? "deno run -A support_cli.ts runs"
+      : "deno run -A support_cli.ts";
+    assert.ok(help.stdout.startsWith(`Usage: ${usage} [`), help.stdout.split("\n")[0]);
   }
 });

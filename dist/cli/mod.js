@@ -65,7 +65,7 @@ import { parseArgs } from "node:util";
 
 // cli/exit_codes.ts
 var EXIT_CODES = Object.freeze({
-  /** The run completed (and the demo, when every experiment ran). */
+  /** The run completed (and this repository's demo, when every experiment ran). */
   completed: 0,
   /** The run failed (a permanent tool error, a model error, `toolErrors: fatal`). */
   failed: 1,
@@ -99,7 +99,7 @@ function exitCodeOf(state) {
   }
 }
 var EXIT_CODES_HELP = `Exit codes:
-  0  completed (the demo: every experiment ran)
+  0  completed
   1  failed
   2  usage error: bad flag or value, unknown run, wrong state, lease still held
   3  max_turns_exceeded (resume with --max-turns N)
@@ -137,13 +137,15 @@ ${wrap([
   ].sort().join(", "), 30, 100)}
 ` : "";
   const latency = options.scenarios?.length ? "  --latency-ms N              scripted provider latency per request\n" : "";
-  return `Usage: deno task run [flags] [TASK]
+  const command2 = options.command ?? "deno task run";
+  return `Usage: ${command2} [flags] [TASK]
+       ${command2} runs [list | show ID | trace ID | tree ID] (--help: its own flags)
 
 ${intro}
 
 A run (persisted in Deno KV; prints its id):
-  deno task run --agent NAME "Which file mentions a timeout?"
-  deno task run --base-url URL --model M "Which file mentions a timeout?"
+  ${command2} --agent NAME "Which file mentions a timeout?"
+  ${command2} --base-url URL --model M "Which file mentions a timeout?"
 
 Continue a run (in this process):
   --resume ID                 run what is pending, then continue
@@ -502,7 +504,7 @@ function summarize(s) {
     } : {}
   };
 }
-function describeRun(s) {
+function describeRun(s, command2 = "deno task run") {
   const lines = [
     `run ${s.runId}: ${s.status}${s.stopReason ? ` (${s.stopReason})` : ""}`,
     `  turns=${s.turns}  toolRuns=${s.toolRuns}  in=${s.usage.prompt_tokens}  out=${s.usage.completion_tokens}`
@@ -512,7 +514,7 @@ function describeRun(s) {
   }
   const i = s.interruption;
   if (i?.type === "approval") {
-    lines.push(`  awaiting a verdict on ${i.toolName}(${JSON.stringify(i.args)}) call ${i.callId}${i.runId && i.runId !== s.runId ? ` in child run ${i.runId}` : ""}`, `  approve: deno task run --approve ${s.runId} ${i.callId}`, `  reject:  deno task run --reject ${s.runId} ${i.callId} --reason "..."`);
+    lines.push(`  awaiting a verdict on ${i.toolName}(${JSON.stringify(i.args)}) call ${i.callId}${i.runId && i.runId !== s.runId ? ` in child run ${i.runId}` : ""}`, `  approve: ${command2} --approve ${s.runId} ${i.callId}`, `  reject:  ${command2} --reject ${s.runId} ${i.callId} --reason "..."`);
   }
   if (s.outputSchema && s.output !== null) {
     lines.push("  output:", ...JSON.stringify(s.output, null, 2).split("\n").map((l) => `    ${l}`));
@@ -757,14 +759,18 @@ function readsAsNumber(cell) {
 }
 
 // cli/runs.ts
-var RUNS_USAGE = `Usage: deno task runs [list] [--status S] [--limit N] [--json]
-       deno task runs show ID [--json]
-       deno task runs trace ID
-       deno task runs tree ID [--json]
-Flags: --kv PATH (env REINS_KV_PATH, default .reins/runs.sqlite)
+function runsUsage(command2 = "deno task runs") {
+  return `Usage: ${command2} [list] [--status S] [--limit N] [--json]
+       ${command2} show ID [--json]
+       ${command2} trace ID
+       ${command2} tree ID [--json]
+${RUNS_REST}`;
+}
+var RUNS_REST = `Flags: --kv PATH (env REINS_KV_PATH, default .reins/runs.sqlite)
 Exit codes:
   0  printed what was asked, whatever the run's status (read it from --json's "status")
   2  usage error: bad flag or value, unknown command, unknown run id (one line on stderr)`;
+var RUNS_USAGE = runsUsage();
 var STATUSES = RUN_STATUSES;
 function age(iso, now = Date.now()) {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1e3));
@@ -870,12 +876,12 @@ function messageLine(m) {
   ].filter(Boolean).join(" ") : m.role === "tool" ? `[${m.tool_call_id}] ${m.content}` : m.content ?? "";
   return `  ${m.role.padEnd(9)} ${text.length > 300 ? cutText(text, 300) + "\u2026" : text}`;
 }
-async function showRun(store, id, json) {
+async function showRun(store, id, json, command2 = "deno task run") {
   const s = await store.load(id);
   if (json) return console.log(JSON.stringify(s));
-  for (const line of describeRun(s)) console.log(line);
+  for (const line of describeRun(s, command2)) console.log(line);
   if (RESUMABLE_STATUSES.includes(s.status) && s.status !== "running") {
-    console.log(`  resume: deno task run --resume ${s.runId}`);
+    console.log(`  resume: ${command2} --resume ${s.runId}`);
   }
   console.log("transcript:");
   for (const m of s.messages) console.log(messageLine(m));
@@ -904,9 +910,10 @@ function envKvPath() {
     throw new UsageError(e.message);
   }
 }
-async function runsMain(argv) {
+async function runsMain(argv, runCommand) {
   const a = parseRunsArgs(argv);
-  if (a.help) return console.log(RUNS_USAGE), EXIT_CODES.completed;
+  const usage = runsUsage(runCommand === void 0 ? void 0 : `${runCommand} runs`);
+  if (a.help) return console.log(usage), EXIT_CODES.completed;
   const kv = await openKv(a.kv ?? await defaultKvPath(envKvPath()));
   try {
     const store = new KvRunStore(kv);
@@ -918,7 +925,7 @@ async function runsMain(argv) {
       });
       const text = a.json ? JSON.stringify(runs) : runs.length ? await listTable(store, runs) : "no runs";
       console.log(text);
-    } else if (a.sub === "show") await showRun(store, a.id, a.json);
+    } else if (a.sub === "show") await showRun(store, a.id, a.json, runCommand);
     else if (a.sub === "trace") {
       await store.load(a.id);
       for (const e of await store.events(a.id)) console.log(JSON.stringify(e.event));
@@ -1107,8 +1114,13 @@ async function execute(s, root) {
 }
 function report(s, done) {
   if (s.flags.json) console.log(JSON.stringify(summarize(done)));
-  else for (const line of describeRun(done)) console.log(line);
+  else for (const line of describeRun(done, commandOf2(s.options))) console.log(line);
   return exitCodeOf(done);
+}
+function commandOf2(options) {
+  if (options.command !== void 0) return options.command;
+  const file = new URL(Deno.mainModule).pathname.split("/").at(-1) || "cli.ts";
+  return `deno run -A ${decodeURIComponent(file)}`;
 }
 async function endUnstarted(store, id, e) {
   try {
@@ -1197,13 +1209,15 @@ async function cli(options) {
   ];
   let code;
   try {
-    if (argv[0] === "runs") code = await runsMain(argv.slice(1));
+    if (argv[0] === "runs") code = await runsMain(argv.slice(1), commandOf2(options));
     else {
       const flags = parseRunArgs(argv, options.scenarios?.task);
       if (flags.command.kind === "help" || flags.command.kind === "demo") {
+        const { intro, scenarios } = options;
         console.log(runUsage({
-          intro: options.intro,
-          scenarios: options.scenarios?.names
+          command: commandOf2(options),
+          intro,
+          scenarios: scenarios?.names
         }));
         code = flags.command.kind === "help" ? EXIT_CODES.completed : EXIT_CODES.usage;
       } else code = await command(options, flags);
