@@ -69,7 +69,10 @@ const common = {
 };
 const forRun = { ...common, "404": error("No such run") };
 const bodyErrors = {
-  "413": error("The body is larger than the limit (2 MiB)"),
+  "413": error(
+    "The body is larger than the limit (2 MiB), or a field is longer than its own " +
+      "(`error.field` names it, the message says the limit)",
+  ),
   "415": error("A body that is not sent as `application/json`"),
 };
 
@@ -79,6 +82,7 @@ function control(
   bodyName: string,
   required: boolean,
   accepted = "Run",
+  done = "Accepted; the run continues in the background.",
 ): Json {
   return {
     post: {
@@ -87,7 +91,7 @@ function control(
       requestBody: body(bodyName, required),
       responses: {
         "202": {
-          description: "Accepted; the run continues in the background. A replay " +
+          description: `${done} A replay ` +
             "(`Idempotent-Replayed: true`) is the first answer, and nothing is done again",
           headers: replayedHeader,
           content: json(ref(accepted)),
@@ -108,7 +112,7 @@ function agentAndRunPaths(): Json {
         summary: "The agents this server serves: their tools (JSON Schema) and limits",
         responses: {
           "200": { description: "`{ agents }`", content: json(ref("AgentList")) },
-          ...common,
+          "401": common["401"],
         },
       },
     },
@@ -209,8 +213,22 @@ function controlPaths(): Json {
   return {
     "/runs/{id}/approve": control("Approve the call the tree awaits", "Approve", true),
     "/runs/{id}/reject": control("Reject the call the tree awaits, in words", "Reject", true),
-    "/runs/{id}/resume": control("Resume the tree (optionally with new limits)", "Resume", false),
-    "/runs/{id}/stop": control("Stop the whole tree of the run", "Stop", false, "StopRecorded"),
+    "/runs/{id}/resume": control(
+      "Resume the tree (optionally with new limits)",
+      "Resume",
+      false,
+      "Run",
+      "Accepted; the run continues in the background (limits that leave it no new turn " +
+        "end it again at once, at the same cap).",
+    ),
+    "/runs/{id}/stop": control(
+      "Stop the whole tree of the run",
+      "Stop",
+      false,
+      "StopRecorded",
+      "The tree's Stop record: a running tree stops at once; a finished one stays as it is. " +
+        "A tree already stopped answers with its first record (its reason, not this one's).",
+    ),
     "/openapi.json": {
       get: {
         summary: "This document",
@@ -219,6 +237,7 @@ function controlPaths(): Json {
             description: "OpenAPI 3.1",
             content: json({ type: "object", additionalProperties: true }),
           },
+          "401": common["401"],
         },
       },
     },

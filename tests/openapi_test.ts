@@ -80,3 +80,40 @@ Deno.test("real responses validate against the published response schemas", () =
     assert.notEqual(validates(doc, "/runs", "get", "200", { runs: [{ runId: 1 }] }), null);
     assert.notEqual(validates(doc, "/runs/{id}", "get", "200", { ...waiting, status: "x" }), null);
   }));
+
+Deno.test("each status the API answers is one its document lists for that route", () =>
+  withServer({ token: "t0ken" }, async (s) => {
+    const auth = { authorization: "Bearer t0ken" };
+    const post = (path: string, body: unknown) =>
+      s.app.request(path, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const doc = (await s.call("GET", "/openapi.json")).body as Json;
+    const listed = (path: string, method: string) =>
+      Object.keys((((doc.paths as Json)[path] as Json)[method] as Json).responses as Json);
+    const id = (await s.call("POST", "/runs", { scenario: "plan" })).body.runId;
+    await settled(s, id);
+    const cases: [string, string, string, () => Promise<Response>][] = [
+      ["/openapi.json", "get", "401", () => s.app.request("/openapi.json")],
+      ["/agents", "get", "401", () => s.app.request("/agents")],
+      ["/agents", "get", "200", () => s.app.request("/agents?foo=1", { headers: auth })],
+      ["/runs", "post", "413", () => post("/runs", { task: "x".repeat(100_001) })],
+      ["/runs/{id}/stop", "post", "202", () => post(`/runs/${id}/stop`, {})],
+      [
+        "/runs/{id}/events",
+        "get",
+        "400",
+        () => s.app.request(`/runs/${id}/events?follow=false&after=0x1`, { headers: auth }),
+      ],
+    ];
+    for (const [path, method, status, send] of cases) {
+      const res = await send();
+      await res.body?.cancel();
+      assert.equal(String(res.status), status, `${method} ${path}`);
+      assert.ok(listed(path, method).includes(status), `${method} ${path}: ${status} not listed`);
+    }
+    // GET /agents takes no input: no 400 is listed for it.
+    assert.ok(!listed("/agents", "get").includes("400"));
+  }));

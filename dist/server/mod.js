@@ -3140,10 +3140,10 @@ var forRun = {
   "404": error2("No such run")
 };
 var bodyErrors = {
-  "413": error2("The body is larger than the limit (2 MiB)"),
+  "413": error2("The body is larger than the limit (2 MiB), or a field is longer than its own (`error.field` names it, the message says the limit)"),
   "415": error2("A body that is not sent as `application/json`")
 };
-function control(summary, bodyName, required, accepted = "Run") {
+function control(summary, bodyName, required, accepted = "Run", done = "Accepted; the run continues in the background.") {
   return {
     post: {
       summary,
@@ -3154,7 +3154,7 @@ function control(summary, bodyName, required, accepted = "Run") {
       requestBody: body(bodyName, required),
       responses: {
         "202": {
-          description: "Accepted; the run continues in the background. A replay (`Idempotent-Replayed: true`) is the first answer, and nothing is done again",
+          description: `${done} A replay (\`Idempotent-Replayed: true\`) is the first answer, and nothing is done again`,
           headers: replayedHeader,
           content: json2(ref2(accepted))
         },
@@ -3175,7 +3175,7 @@ function agentAndRunPaths() {
             description: "`{ agents }`",
             content: json2(ref2("AgentList"))
           },
-          ...common
+          "401": common["401"]
         }
       }
     },
@@ -3315,8 +3315,8 @@ function controlPaths() {
   return {
     "/runs/{id}/approve": control("Approve the call the tree awaits", "Approve", true),
     "/runs/{id}/reject": control("Reject the call the tree awaits, in words", "Reject", true),
-    "/runs/{id}/resume": control("Resume the tree (optionally with new limits)", "Resume", false),
-    "/runs/{id}/stop": control("Stop the whole tree of the run", "Stop", false, "StopRecorded"),
+    "/runs/{id}/resume": control("Resume the tree (optionally with new limits)", "Resume", false, "Run", "Accepted; the run continues in the background (limits that leave it no new turn end it again at once, at the same cap)."),
+    "/runs/{id}/stop": control("Stop the whole tree of the run", "Stop", false, "StopRecorded", "The tree's Stop record: a running tree stops at once; a finished one stays as it is. A tree already stopped answers with its first record (its reason, not this one's)."),
     "/openapi.json": {
       get: {
         summary: "This document",
@@ -3327,7 +3327,8 @@ function controlPaths() {
               type: "object",
               additionalProperties: true
             })
-          }
+          },
+          "401": common["401"]
         }
       }
     }
