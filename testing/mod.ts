@@ -19,10 +19,9 @@
  *
  * @module
  */
+export { type Fault, FAULTS } from "./faults.ts";
 export {
   createScriptedProvider,
-  type Fault,
-  FAULTS,
   type ProviderRequestInfo,
   scriptedFetch,
   type ScriptedProvider,

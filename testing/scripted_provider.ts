@@ -13,12 +13,20 @@ import {
   loadTokenizer,
   truncateToTokens,
 } from "../harness/tokens.ts";
-import { say, type Scenario, type ScenarioInput, scenarioInput, SCENARIOS } from "./scenarios.ts";
+import {
+  say,
+  type Scenario,
+  type ScenarioInput,
+  scenarioInput,
+  SCENARIOS,
+  type ScriptedReply,
+} from "./scenarios.ts";
 import { isSummaryRequest, scriptedSummary } from "./scripted_summarizer.ts";
 import { latencyOf, pacedStream } from "./paced_stream.ts";
 import { sleep } from "../harness/sleep.ts";
 import { messageOf } from "../harness/message_of.ts";
 import { TREE_SCENARIOS } from "./tree_scenarios.ts";
+import { type Fault, faultResponse, FAULTS } from "./faults.ts";
 import {
   type ChatRequest,
   type Completion,
@@ -27,23 +35,6 @@ import {
   parseChatRequest,
   streamEvents,
 } from "./wire.ts";
-
-/** The faults the provider can inject (header `x-reins-fault`, or options). */
-export const FAULTS = [
-  "429",
-  "429-no-retry-after",
-  "500",
-  "401",
-  "malformed",
-  "bad-shape",
-] as const;
-
-/**
- * A fault: `429` (with `Retry-After`, seconds from header `x-reins-retry-after`, default 1),
- * `429-no-retry-after`, `500`, `401`, `malformed` (200, body not JSON) or
- * `bad-shape` (200, JSON without `choices`).
- */
-export type Fault = typeof FAULTS[number];
 
 /** What the provider tells `onRequest` and `faults` about a chat request. */
 export interface ProviderRequestInfo {
@@ -106,41 +97,6 @@ export const SCRIPTED_CHUNK_MS = 20;
 export interface ScriptedProvider {
   /** Answers one HTTP request. */
   fetch(request: Request): Promise<Response>;
-}
-
-function faultResponse(fault: Fault, req: Request, model: string): Response {
-  switch (fault) {
-    case "429":
-    case "429-no-retry-after": {
-      const headers: Record<string, string> = {};
-      if (fault === "429") headers["retry-after"] = req.headers.get("x-reins-retry-after") ?? "1";
-      return errorResponse(
-        429,
-        "Rate limit reached (injected fault)",
-        "rate_limit_error",
-        "rate_limit_exceeded",
-        headers,
-      );
-    }
-    case "500":
-      return errorResponse(
-        500,
-        "The server had an error (injected fault)",
-        "server_error",
-        "internal_error",
-      );
-    case "401":
-      return errorResponse(
-        401,
-        "Incorrect API key provided (injected fault)",
-        "invalid_request_error",
-        "invalid_api_key",
-      );
-    case "malformed":
-      return new Response("{this is not json", { headers: { "content-type": "application/json" } });
-    case "bad-shape":
-      return Response.json({ id: "chatcmpl-bad-shape", object: "chat.completion", model });
-  }
 }
 
 /** OpenAI's answer to a prompt over the window `window` (none: no limit), or null. */
@@ -239,9 +195,14 @@ async function scriptedCompletion(
 ): Promise<Completion> {
   await loadTokenizer(); // it reports real counts: built once per process, on first use
   // reins's summary call gets the deterministic summary, whatever the scenario.
-  const reply = isSummaryRequest(request.messages)
-    ? say(scriptedSummary(request.messages.at(-1)?.content ?? ""))
-    : scenario(input);
+  let reply: ScriptedReply;
+  try {
+    reply = isSummaryRequest(request.messages)
+      ? say(scriptedSummary(request.messages.at(-1)?.content ?? ""))
+      : scenario(input);
+  } catch (e) {
+    throw new ScenarioFailed(e);
+  }
   const message: AssistantMessage = { role: "assistant", content: reply.content };
   if (reply.tool_calls?.length) {
     message.tool_calls = reply.tool_calls.map((t) => ({
@@ -295,8 +256,23 @@ async function chatResponse(
   });
 }
 
-/** A thrown error as a response: 499 when the client went away, else 500. */
+/** A scenario (a script) that threw: the same request fails the same way, so no retry helps. */
+class ScenarioFailed extends Error {
+  constructor(cause: unknown) {
+    super(`the scenario failed: ${messageOf(cause)}`, { cause });
+  }
+}
+
+/**
+ * A thrown error as a response: 400 for a scenario that threw (a 5xx would
+ * be retried, and a script fails alike every time), 499 when the client went
+ * away, else 500.
+ */
 function errorOf(err: unknown, req: Request): Response {
+  if (err instanceof ScenarioFailed) {
+    const message = `Scripted provider: ${err.message}`;
+    return errorResponse(400, message, "invalid_request_error", "scenario_error");
+  }
   if (req.signal.aborted) {
     return errorResponse(499, "The client closed the request", "client_closed", "aborted");
   }

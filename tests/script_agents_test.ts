@@ -50,3 +50,21 @@ Deno.test("scriptAgents refuses a script for no agent of the tree", () => {
     message: /a script for "cashier", which is none of the agents/,
   });
 });
+
+Deno.test("a script that throws fails the run at once, saying so: no retry of a 5xx", async () => {
+  const asked: number[] = [];
+  // Default retries (3): a 500 would be asked 4 times, with backoff between.
+  const model = scriptedModel("shop", {
+    scenarios: { shop: scriptAgents([manager], shopScripts) },
+    onRequest: (info) => void asked.push(info.turn),
+    stream: false,
+  });
+  // No system message: the request is none of the agents', a mistake of the test's own.
+  const done = await run(newRun("How many A1?"), { model, tools: [], limits: { maxTurns: 4 } });
+  assert.equal(done.status, "failed");
+  assert.match(
+    done.stopReason ?? "",
+    /\(bad_request\): 400 .*the scenario failed: scriptAgents: the request's system message is none of the agents' instructions/,
+  );
+  assert.equal(asked.length, 1);
+});

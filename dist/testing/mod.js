@@ -14,8 +14,305 @@ import {
   sleep
 } from "../chunk-harness_errors.js";
 
-// testing/scenarios.ts
+// testing/wire.ts
 import { z } from "zod";
+var textPart = z.object({
+  type: z.string(),
+  text: z.string().optional()
+});
+var content = z.union([
+  z.string(),
+  z.array(textPart)
+]).nullable().optional();
+var wireToolCall = z.object({
+  id: z.string(),
+  type: z.literal("function").optional(),
+  function: z.object({
+    name: z.string(),
+    arguments: z.string()
+  })
+});
+var wireMessage = z.object({
+  role: z.enum([
+    "system",
+    "developer",
+    "user",
+    "assistant",
+    "tool"
+  ]),
+  content,
+  name: z.string().optional(),
+  tool_calls: z.array(wireToolCall).nullable().optional(),
+  tool_call_id: z.string().optional()
+}).refine((m) => m.role !== "tool" || m.tool_call_id !== void 0, {
+  message: "a tool message needs tool_call_id"
+});
+var wireTool = z.object({
+  type: z.literal("function"),
+  function: z.object({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional()
+  })
+});
+var tokenCap = z.number().int().min(1).nullable().optional();
+var responseFormat = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("text")
+  }),
+  z.object({
+    type: z.literal("json_object")
+  }),
+  z.object({
+    type: z.literal("json_schema"),
+    json_schema: z.object({
+      name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
+      description: z.string().optional(),
+      schema: z.record(z.string(), z.unknown()).optional(),
+      strict: z.boolean().nullable().optional()
+    })
+  })
+]);
+var chatRequestSchema = z.object({
+  model: z.string().min(1),
+  messages: z.array(wireMessage).min(1),
+  tools: z.array(wireTool).nullable().optional(),
+  max_tokens: tokenCap,
+  max_completion_tokens: tokenCap,
+  stream: z.boolean().nullable().optional(),
+  stream_options: z.object({
+    include_usage: z.boolean().optional()
+  }).nullable().optional(),
+  response_format: responseFormat.nullable().optional()
+});
+function text(value) {
+  if (value === null || value === void 0) return null;
+  if (typeof value === "string") return value;
+  return value.map((p) => p.text ?? "").join("");
+}
+function parseChatRequest(body) {
+  const parsed = chatRequestSchema.safeParse(body);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`);
+    return {
+      error: `Invalid chat completions request: ${issues.join("; ")}`
+    };
+  }
+  const b = parsed.data;
+  const messages = b.messages.map((m) => {
+    const c = text(m.content);
+    if (m.role === "assistant") {
+      const msg = {
+        role: "assistant",
+        content: c
+      };
+      if (m.tool_calls?.length) {
+        msg.tool_calls = m.tool_calls.map((t) => ({
+          id: t.id,
+          type: "function",
+          function: {
+            name: t.function.name,
+            arguments: t.function.arguments
+          }
+        }));
+      }
+      return msg;
+    }
+    if (m.role === "tool") {
+      return {
+        role: "tool",
+        tool_call_id: m.tool_call_id ?? "",
+        name: m.name ?? "",
+        content: c ?? ""
+      };
+    }
+    return {
+      role: m.role,
+      content: c ?? ""
+    };
+  });
+  const tools = (b.tools ?? []).map((t) => ({
+    type: "function",
+    function: {
+      name: t.function.name,
+      description: t.function.description ?? "",
+      parameters: t.function.parameters ?? {}
+    }
+  }));
+  const caps = [
+    b.max_tokens,
+    b.max_completion_tokens
+  ].filter((n) => n != null);
+  return {
+    model: b.model,
+    messages,
+    tools,
+    maxTokens: caps.length ? Math.min(...caps) : void 0,
+    stream: b.stream === true,
+    includeUsage: b.stream_options?.include_usage === true,
+    ...b.response_format ? {
+      responseFormat: b.response_format
+    } : {}
+  };
+}
+function wireUsage(usage) {
+  return {
+    ...usage,
+    total_tokens: usage.prompt_tokens + usage.completion_tokens
+  };
+}
+function completionBody(c) {
+  const message = {
+    role: "assistant",
+    content: c.message.content
+  };
+  if (c.message.tool_calls?.length) message["tool_calls"] = c.message.tool_calls;
+  return {
+    id: c.id,
+    object: "chat.completion",
+    created: c.created,
+    model: c.model,
+    choices: [
+      {
+        index: 0,
+        message,
+        logprobs: null,
+        finish_reason: c.finishReason
+      }
+    ],
+    usage: wireUsage(c.usage)
+  };
+}
+function pieces(s) {
+  return (s.match(/\s*\S+\s*|\s+/g) ?? []).flatMap((p) => p.match(/[^]{1,8}/g) ?? []);
+}
+function streamEvents(c, includeUsage) {
+  const head = {
+    id: c.id,
+    object: "chat.completion.chunk",
+    created: c.created,
+    model: c.model
+  };
+  const extra = includeUsage ? {
+    usage: null
+  } : {};
+  const chunk = (delta, finish = null) => JSON.stringify({
+    ...head,
+    choices: [
+      {
+        index: 0,
+        delta,
+        logprobs: null,
+        finish_reason: finish
+      }
+    ],
+    ...extra
+  });
+  const out = [];
+  out.push(chunk({
+    role: "assistant",
+    content: c.message.content === null ? null : ""
+  }));
+  for (const p of pieces(c.message.content ?? "")) out.push(chunk({
+    content: p
+  }));
+  (c.message.tool_calls ?? []).forEach((call, index) => {
+    const args = call.function.arguments;
+    const half = Math.ceil(args.length / 2);
+    out.push(chunk({
+      tool_calls: [
+        {
+          index,
+          id: call.id,
+          type: "function",
+          function: {
+            name: call.function.name,
+            arguments: ""
+          }
+        }
+      ]
+    }));
+    for (const part of [
+      args.slice(0, half),
+      args.slice(half)
+    ]) {
+      if (part) out.push(chunk({
+        tool_calls: [
+          {
+            index,
+            function: {
+              arguments: part
+            }
+          }
+        ]
+      }));
+    }
+  });
+  out.push(chunk({}, c.finishReason));
+  if (includeUsage) out.push(JSON.stringify({
+    ...head,
+    choices: [],
+    usage: wireUsage(c.usage)
+  }));
+  return [
+    ...out,
+    "[DONE]"
+  ].map((d) => `data: ${d}
+
+`);
+}
+function errorResponse(status, message, type, code, headers = {}) {
+  return Response.json({
+    error: {
+      message,
+      type,
+      param: null,
+      code
+    }
+  }, {
+    status,
+    headers
+  });
+}
+
+// testing/faults.ts
+var FAULTS = [
+  "429",
+  "429-no-retry-after",
+  "500",
+  "401",
+  "malformed",
+  "bad-shape"
+];
+function faultResponse(fault, req, model) {
+  switch (fault) {
+    case "429":
+    case "429-no-retry-after": {
+      const headers = {};
+      if (fault === "429") headers["retry-after"] = req.headers.get("x-reins-retry-after") ?? "1";
+      return errorResponse(429, "Rate limit reached (injected fault)", "rate_limit_error", "rate_limit_exceeded", headers);
+    }
+    case "500":
+      return errorResponse(500, "The server had an error (injected fault)", "server_error", "internal_error");
+    case "401":
+      return errorResponse(401, "Incorrect API key provided (injected fault)", "invalid_request_error", "invalid_api_key");
+    case "malformed":
+      return new Response("{this is not json", {
+        headers: {
+          "content-type": "application/json"
+        }
+      });
+    case "bad-shape":
+      return Response.json({
+        id: "chatcmpl-bad-shape",
+        object: "chat.completion",
+        model
+      });
+  }
+}
+
+// testing/scenarios.ts
+import { z as z2 } from "zod";
 function callId(turn, index = 0) {
   return `call_${turn}_${index}`;
 }
@@ -43,9 +340,9 @@ var DECLINED_ANSWER = "I did not delete anything: you declined the deletion.";
 var DELETED_ANSWER = "Deleted access.log to free space.";
 var DELETED_TWICE_ANSWER = "Deleted access.log twice.";
 var SCANNED_PREFIX = "Scanned the archive: ";
-var TIMEOUT_LOCATION = z.object({
-  file: z.string().min(1),
-  line: z.number().int().positive()
+var TIMEOUT_LOCATION = z2.object({
+  file: z2.string().min(1),
+  line: z2.number().int().positive()
 });
 var LOCATION_ANSWER = '{"file":"errors.log","line":12}';
 var WRONG_TYPE_ANSWER = '{"file":"errors.log","line":"12"}';
@@ -369,306 +666,11 @@ var TREE_SCENARIOS = {
   })
 };
 
-// testing/wire.ts
-import { z as z2 } from "zod";
-var textPart = z2.object({
-  type: z2.string(),
-  text: z2.string().optional()
-});
-var content = z2.union([
-  z2.string(),
-  z2.array(textPart)
-]).nullable().optional();
-var wireToolCall = z2.object({
-  id: z2.string(),
-  type: z2.literal("function").optional(),
-  function: z2.object({
-    name: z2.string(),
-    arguments: z2.string()
-  })
-});
-var wireMessage = z2.object({
-  role: z2.enum([
-    "system",
-    "developer",
-    "user",
-    "assistant",
-    "tool"
-  ]),
-  content,
-  name: z2.string().optional(),
-  tool_calls: z2.array(wireToolCall).nullable().optional(),
-  tool_call_id: z2.string().optional()
-}).refine((m) => m.role !== "tool" || m.tool_call_id !== void 0, {
-  message: "a tool message needs tool_call_id"
-});
-var wireTool = z2.object({
-  type: z2.literal("function"),
-  function: z2.object({
-    name: z2.string().min(1),
-    description: z2.string().optional(),
-    parameters: z2.record(z2.string(), z2.unknown()).optional()
-  })
-});
-var tokenCap = z2.number().int().min(1).nullable().optional();
-var responseFormat = z2.discriminatedUnion("type", [
-  z2.object({
-    type: z2.literal("text")
-  }),
-  z2.object({
-    type: z2.literal("json_object")
-  }),
-  z2.object({
-    type: z2.literal("json_schema"),
-    json_schema: z2.object({
-      name: z2.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
-      description: z2.string().optional(),
-      schema: z2.record(z2.string(), z2.unknown()).optional(),
-      strict: z2.boolean().nullable().optional()
-    })
-  })
-]);
-var chatRequestSchema = z2.object({
-  model: z2.string().min(1),
-  messages: z2.array(wireMessage).min(1),
-  tools: z2.array(wireTool).nullable().optional(),
-  max_tokens: tokenCap,
-  max_completion_tokens: tokenCap,
-  stream: z2.boolean().nullable().optional(),
-  stream_options: z2.object({
-    include_usage: z2.boolean().optional()
-  }).nullable().optional(),
-  response_format: responseFormat.nullable().optional()
-});
-function text(value) {
-  if (value === null || value === void 0) return null;
-  if (typeof value === "string") return value;
-  return value.map((p) => p.text ?? "").join("");
-}
-function parseChatRequest(body) {
-  const parsed = chatRequestSchema.safeParse(body);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`);
-    return {
-      error: `Invalid chat completions request: ${issues.join("; ")}`
-    };
-  }
-  const b = parsed.data;
-  const messages = b.messages.map((m) => {
-    const c = text(m.content);
-    if (m.role === "assistant") {
-      const msg = {
-        role: "assistant",
-        content: c
-      };
-      if (m.tool_calls?.length) {
-        msg.tool_calls = m.tool_calls.map((t) => ({
-          id: t.id,
-          type: "function",
-          function: {
-            name: t.function.name,
-            arguments: t.function.arguments
-          }
-        }));
-      }
-      return msg;
-    }
-    if (m.role === "tool") {
-      return {
-        role: "tool",
-        tool_call_id: m.tool_call_id ?? "",
-        name: m.name ?? "",
-        content: c ?? ""
-      };
-    }
-    return {
-      role: m.role,
-      content: c ?? ""
-    };
-  });
-  const tools = (b.tools ?? []).map((t) => ({
-    type: "function",
-    function: {
-      name: t.function.name,
-      description: t.function.description ?? "",
-      parameters: t.function.parameters ?? {}
-    }
-  }));
-  const caps = [
-    b.max_tokens,
-    b.max_completion_tokens
-  ].filter((n) => n != null);
-  return {
-    model: b.model,
-    messages,
-    tools,
-    maxTokens: caps.length ? Math.min(...caps) : void 0,
-    stream: b.stream === true,
-    includeUsage: b.stream_options?.include_usage === true,
-    ...b.response_format ? {
-      responseFormat: b.response_format
-    } : {}
-  };
-}
-function wireUsage(usage) {
-  return {
-    ...usage,
-    total_tokens: usage.prompt_tokens + usage.completion_tokens
-  };
-}
-function completionBody(c) {
-  const message = {
-    role: "assistant",
-    content: c.message.content
-  };
-  if (c.message.tool_calls?.length) message["tool_calls"] = c.message.tool_calls;
-  return {
-    id: c.id,
-    object: "chat.completion",
-    created: c.created,
-    model: c.model,
-    choices: [
-      {
-        index: 0,
-        message,
-        logprobs: null,
-        finish_reason: c.finishReason
-      }
-    ],
-    usage: wireUsage(c.usage)
-  };
-}
-function pieces(s) {
-  return (s.match(/\s*\S+\s*|\s+/g) ?? []).flatMap((p) => p.match(/[^]{1,8}/g) ?? []);
-}
-function streamEvents(c, includeUsage) {
-  const head = {
-    id: c.id,
-    object: "chat.completion.chunk",
-    created: c.created,
-    model: c.model
-  };
-  const extra = includeUsage ? {
-    usage: null
-  } : {};
-  const chunk = (delta, finish = null) => JSON.stringify({
-    ...head,
-    choices: [
-      {
-        index: 0,
-        delta,
-        logprobs: null,
-        finish_reason: finish
-      }
-    ],
-    ...extra
-  });
-  const out = [];
-  out.push(chunk({
-    role: "assistant",
-    content: c.message.content === null ? null : ""
-  }));
-  for (const p of pieces(c.message.content ?? "")) out.push(chunk({
-    content: p
-  }));
-  (c.message.tool_calls ?? []).forEach((call, index) => {
-    const args = call.function.arguments;
-    const half = Math.ceil(args.length / 2);
-    out.push(chunk({
-      tool_calls: [
-        {
-          index,
-          id: call.id,
-          type: "function",
-          function: {
-            name: call.function.name,
-            arguments: ""
-          }
-        }
-      ]
-    }));
-    for (const part of [
-      args.slice(0, half),
-      args.slice(half)
-    ]) {
-      if (part) out.push(chunk({
-        tool_calls: [
-          {
-            index,
-            function: {
-              arguments: part
-            }
-          }
-        ]
-      }));
-    }
-  });
-  out.push(chunk({}, c.finishReason));
-  if (includeUsage) out.push(JSON.stringify({
-    ...head,
-    choices: [],
-    usage: wireUsage(c.usage)
-  }));
-  return [
-    ...out,
-    "[DONE]"
-  ].map((d) => `data: ${d}
-
-`);
-}
-function errorResponse(status, message, type, code, headers = {}) {
-  return Response.json({
-    error: {
-      message,
-      type,
-      param: null,
-      code
-    }
-  }, {
-    status,
-    headers
-  });
-}
-
 // testing/scripted_provider.ts
-var FAULTS = [
-  "429",
-  "429-no-retry-after",
-  "500",
-  "401",
-  "malformed",
-  "bad-shape"
-];
 var BUILT_IN_SCENARIOS = Object.freeze({
   ...SCENARIOS,
   ...TREE_SCENARIOS
 });
-function faultResponse(fault, req, model) {
-  switch (fault) {
-    case "429":
-    case "429-no-retry-after": {
-      const headers = {};
-      if (fault === "429") headers["retry-after"] = req.headers.get("x-reins-retry-after") ?? "1";
-      return errorResponse(429, "Rate limit reached (injected fault)", "rate_limit_error", "rate_limit_exceeded", headers);
-    }
-    case "500":
-      return errorResponse(500, "The server had an error (injected fault)", "server_error", "internal_error");
-    case "401":
-      return errorResponse(401, "Incorrect API key provided (injected fault)", "invalid_request_error", "invalid_api_key");
-    case "malformed":
-      return new Response("{this is not json", {
-        headers: {
-          "content-type": "application/json"
-        }
-      });
-    case "bad-shape":
-      return Response.json({
-        id: "chatcmpl-bad-shape",
-        object: "chat.completion",
-        model
-      });
-  }
-}
 async function overWindow(request, window) {
   if (window === void 0) return null;
   await loadTokenizer();
@@ -732,7 +734,12 @@ async function acceptChat(req, scenarios, latencyMs) {
 }
 async function scriptedCompletion(request, scenario, input) {
   await loadTokenizer();
-  const reply = isSummaryRequest(request.messages) ? say(scriptedSummary(request.messages.at(-1)?.content ?? "")) : scenario(input);
+  let reply;
+  try {
+    reply = isSummaryRequest(request.messages) ? say(scriptedSummary(request.messages.at(-1)?.content ?? "")) : scenario(input);
+  } catch (e) {
+    throw new ScenarioFailed(e);
+  }
   const message = {
     role: "assistant",
     content: reply.content
@@ -788,7 +795,18 @@ async function chatResponse(req, scenarios, options) {
     }
   });
 }
+var ScenarioFailed = class extends Error {
+  constructor(cause) {
+    super(`the scenario failed: ${messageOf(cause)}`, {
+      cause
+    });
+  }
+};
 function errorOf(err, req) {
+  if (err instanceof ScenarioFailed) {
+    const message2 = `Scripted provider: ${err.message}`;
+    return errorResponse(400, message2, "invalid_request_error", "scenario_error");
+  }
   if (req.signal.aborted) {
     return errorResponse(499, "The client closed the request", "client_closed", "aborted");
   }
