@@ -97,13 +97,22 @@ function narrowed(
   return run;
 }
 
-/** Whether an `Accept` header asks for `text/event-stream` (before any JSON type). */
+/**
+ * Whether an `Accept` header asks for `text/event-stream` over JSON: by its
+ * `q` (0 is "not acceptable"), else by order; `*\/*` and the like ask for JSON.
+ */
 export function wantsEventStream(accept: string | undefined): boolean {
   if (!accept) return false;
-  const types = accept.toLowerCase().split(",").map((t) => t.replace(/;.*/s, "").trim()); // without parameters
-  const sse = types.indexOf("text/event-stream");
-  const json = types.findIndex((t) => t === "application/json");
-  return sse >= 0 && (json < 0 || sse < json);
+  let sse = { q: 0, at: Infinity }, json = { q: 0, at: Infinity };
+  accept.toLowerCase().split(",").forEach((range, at) => {
+    const [type = "", ...params] = range.split(";").map((p) => p.trim());
+    const qParam = params.find((p) => p.startsWith("q="));
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
+    if (!(q >= 0 && q <= 1)) return; // a malformed q: the range is ignored
+    if (type === "text/event-stream" && sse.at === Infinity) sse = { q, at };
+    if (type === "application/json" && json.at === Infinity) json = { q, at };
+  });
+  return sse.q > 0 && (sse.q > json.q || (sse.q === json.q && sse.at < json.at));
 }
 
 /**

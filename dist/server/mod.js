@@ -2784,10 +2784,28 @@ function narrowed(deps, agent, body2) {
 }
 function wantsEventStream(accept) {
   if (!accept) return false;
-  const types = accept.toLowerCase().split(",").map((t) => t.replace(/;.*/s, "").trim());
-  const sse = types.indexOf("text/event-stream");
-  const json3 = types.findIndex((t) => t === "application/json");
-  return sse >= 0 && (json3 < 0 || sse < json3);
+  let sse = {
+    q: 0,
+    at: Infinity
+  }, json3 = {
+    q: 0,
+    at: Infinity
+  };
+  accept.toLowerCase().split(",").forEach((range, at) => {
+    const [type = "", ...params] = range.split(";").map((p) => p.trim());
+    const qParam = params.find((p) => p.startsWith("q="));
+    const q = qParam === void 0 ? 1 : Number(qParam.slice(2));
+    if (!(q >= 0 && q <= 1)) return;
+    if (type === "text/event-stream" && sse.at === Infinity) sse = {
+      q,
+      at
+    };
+    if (type === "application/json" && json3.at === Infinity) json3 = {
+      q,
+      at
+    };
+  });
+  return sse.q > 0 && (sse.q > json3.q || sse.q === json3.q && sse.at < json3.at);
 }
 async function createRun(deps, body2, runId) {
   const agent = agentFor(deps, body2);
