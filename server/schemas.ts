@@ -188,6 +188,8 @@ export function isJsonContentType(header: string | null): boolean {
   return type === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type);
 }
 
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /**
  * Reads and validates a JSON body; an empty body counts as `{}` when
  * `optional`. A body that is not empty must be sent as `application/json`
@@ -210,7 +212,14 @@ export async function readBody<T extends z.ZodType>(
   schema: T,
   optional = false,
 ): Promise<z.infer<T>> {
-  const text = await request.text();
+  const bytes = await request.arrayBuffer();
+  let text: string;
+  try {
+    // JSON is UTF-8 (RFC 8259): other bytes are refused, not stored as U+FFFD.
+    text = STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new BadRequestError("body", "not valid UTF-8");
+  }
   if (text.trim() === "") {
     if (optional) return parseInput(schema, {}, "");
     throw new BadRequestError("body", "a JSON object is required");

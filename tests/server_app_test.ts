@@ -187,6 +187,14 @@ Deno.test("bad input is a 400 naming the field, and nothing is written", () =>
       assert.equal(res.body.error.field, field, `${method} ${path} ${JSON.stringify(body)}`);
       assert.ok(res.body.error.message.startsWith(`${field}: `), res.body.error.message);
     }
+    // Bytes that are not UTF-8 are refused, not stored as replacement characters.
+    const latin1 = await s.app.request("/runs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: new Uint8Array([...new TextEncoder().encode('{"task":"caf'), 0xe9, 0x22, 0x7d]),
+    });
+    assert.equal(latin1.status, 400);
+    assert.equal((await latin1.json()).error.message, "body: not valid UTF-8");
     // An unknown key inside limits is named as one (it was "expected an object").
     const extra = await s.call("POST", "/runs", { task: "x", limits: { maxTurns: 5, foo: 1 } });
     assert.equal(extra.status, 400);

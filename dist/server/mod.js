@@ -1950,8 +1950,17 @@ function isJsonContentType(header) {
   const type = (header ?? "").replace(/;.*/s, "").trim().toLowerCase();
   return type === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type);
 }
+var STRICT_UTF8 = new TextDecoder("utf-8", {
+  fatal: true
+});
 async function readBody(request, schema2, optional = false) {
-  const text = await request.text();
+  const bytes = await request.arrayBuffer();
+  let text;
+  try {
+    text = STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new BadRequestError("body", "not valid UTF-8");
+  }
   if (text.trim() === "") {
     if (optional) return parseInput(schema2, {}, "");
     throw new BadRequestError("body", "a JSON object is required");
