@@ -107,7 +107,11 @@ export interface RunState {
   limits: RunLimits;
   /** Model calls made (each one billed). */
   turns: number;
-  /** Tool executions (cached and rejected calls do not count). */
+  /**
+   * Tool executions started: a call cut short (a Stop, a crash) and run
+   * again when the run goes on counts each time; cached and rejected calls
+   * do not count.
+   */
   toolRuns: number;
   /** Tokens of this run's own model calls. */
   usage: Usage;

@@ -32,7 +32,10 @@ export const RunSummaryResponse = z.object({
     "The agent the run is of (absent on runs made without one)",
   ),
   turns: count,
-  toolRuns: count,
+  toolRuns: count.describe(
+    "Tool executions started (a call cut short and run again counts each time; cached " +
+      "and rejected calls do not)",
+  ),
   costUsd: usd.describe("This run's spend, its descendants' included"),
   childCostUsd: usd,
   estimatedUsd: usd.describe(

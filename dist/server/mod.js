@@ -2229,7 +2229,7 @@ var RunSummaryResponse = z2.object({
   model: z2.string().nullable(),
   agent: z2.string().optional().describe("The agent the run is of (absent on runs made without one)"),
   turns: count,
-  toolRuns: count,
+  toolRuns: count.describe("Tool executions started (a call cut short and run again counts each time; cached and rejected calls do not)"),
   costUsd: usd.describe("This run's spend, its descendants' included"),
   childCostUsd: usd,
   estimatedUsd: usd.describe("Of costUsd, the estimated prompts of model calls a crash left unanswered"),
