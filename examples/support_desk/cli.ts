@@ -2,4 +2,5 @@
 import { cli } from "@reins/reins/cli";
 import { agents } from "./agents.ts";
 
-Deno.exit(await cli({ agents }));
+// `command`: how --help and the printed hints (approve, reject, resume) name it.
+Deno.exit(await cli({ agents, command: "deno task run" }));
